@@ -1,0 +1,39 @@
+/**
+ * Every Lambda of the service, declared once. The CDK app bundles each `entry` as its own
+ * function and routes API Gateway to it; the local stack (infra/local) imports the very same
+ * module and calls its `handler` export. So what runs locally is what is deployed.
+ */
+export interface ApiRoute {
+  /** CDK construct id and log name. */
+  name: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path under /api/v1, in API Gateway's template form. */
+  path: string;
+  /** Module, relative to the repository root, whose `handler` export serves the route. */
+  entry: string;
+}
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  { name: 'CreatePosts', method: 'POST', path: '/posts', entry: 'functions/create-posts.ts' },
+  { name: 'ListPosts', method: 'GET', path: '/posts', entry: 'functions/list-posts.ts' },
+  { name: 'GetPost', method: 'GET', path: '/posts/{id}', entry: 'functions/get-post.ts' },
+  { name: 'DeletePost', method: 'DELETE', path: '/posts/{id}', entry: 'functions/delete-post.ts' },
+  { name: 'ListAccounts', method: 'GET', path: '/accounts', entry: 'functions/list-accounts.ts' },
+];
+
+export const API_BASE_PATH = '/api/v1';
+
+/** Consumers of the SQS queues (event source mappings on AWS, pollers in the local stack). */
+export interface QueueConsumer {
+  name: string;
+  queue: 'publish' | 'deletion';
+  entry: string;
+}
+
+export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
+  { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts' },
+  { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts' },
+];
+
+/** Runs on a timer (one-minute EventBridge rule on AWS, every few seconds locally and at start-up). */
+export const SWEEPER = { name: 'Sweeper', entry: 'functions/sweeper.ts' } as const;

@@ -1,0 +1,59 @@
+/**
+ * Configuration is read from the environment once per cold start. A missing variable is a
+ * deployment mistake, so it fails loudly at the first read rather than as a confusing
+ * `undefined` deep inside a request.
+ */
+export class MissingConfigError extends Error {
+  readonly code = 'missing_config';
+  constructor(readonly variable: string) {
+    super(`Environment variable ${variable} is required but not set`);
+    this.name = 'MissingConfigError';
+  }
+}
+
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new MissingConfigError(name);
+  return value;
+}
+
+export function optionalEnv(name: string, fallback: string): string {
+  const value = process.env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+export function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`Environment variable ${name} must be a number, got "${raw}"`);
+  return value;
+}
+
+/** Names of every environment variable the code reads: one list shared by the CDK app, the local stack and tests. */
+export const ENV = {
+  directoryTable: 'DIRECTORY_TABLE',
+  postsTable: 'POSTS_TABLE',
+  idempotencyTable: 'IDEMPOTENCY_TABLE',
+  countersTable: 'COUNTERS_TABLE',
+  publishQueueUrl: 'PUBLISH_QUEUE_URL',
+  publishQueueArn: 'PUBLISH_QUEUE_ARN',
+  deletionQueueUrl: 'DELETION_QUEUE_URL',
+  schedulerGroup: 'SCHEDULER_GROUP',
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  schedulerDlqArn: 'SCHEDULER_DLQ_ARN',
+  mediaBucket: 'MEDIA_BUCKET',
+  mediaBaseUrl: 'MEDIA_BASE_URL',
+  mediaForcePathStyle: 'MEDIA_FORCE_PATH_STYLE',
+  /** Local stack: the signing key itself. AWS: unset, and CURSOR_SIGNING_KEY_SECRET_ID names the secret. */
+  cursorSigningKey: 'CURSOR_SIGNING_KEY',
+  cursorSigningKeySecretId: 'CURSOR_SIGNING_KEY_SECRET_ID',
+  xApiBaseUrl: 'X_API_BASE_URL',
+  linkedinApiBaseUrl: 'LINKEDIN_API_BASE_URL',
+  platformCredentialsSecretId: 'PLATFORM_CREDENTIALS_SECRET_ID',
+  tokenKmsKeyId: 'TOKEN_KMS_KEY_ID',
+  localTokenKeyFile: 'LOCAL_TOKEN_KEY_FILE',
+  /** Local-only overrides (bench): never set on AWS. */
+  rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
+  rateLimitPerDay: 'RATE_LIMIT_PER_DAY',
+} as const;

@@ -1,0 +1,137 @@
+/**
+ * The records the service keeps, in the contract's words (api-v1.md, decisions.md). These are the
+ * shapes the use cases work with; lib/store maps them to DynamoDB items and lib/domain/views.ts
+ * to the JSON objects of the API.
+ */
+export const PUBLISHABLE_PLATFORMS = ['linkedin', 'x'] as const;
+export type PublishablePlatform = (typeof PUBLISHABLE_PLATFORMS)[number];
+export const KNOWN_PLATFORMS = [
+  'linkedin',
+  'x',
+  'instagram',
+  'facebook',
+  'tiktok',
+  'threads',
+  'bluesky',
+  'youtube',
+] as const;
+
+export const SCOPES = ['read', 'write', 'publish', 'media'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const POST_STATUSES = ['draft', 'scheduled', 'published', 'failed'] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+
+export const TOKEN_HEALTH = ['healthy', 'expiring', 'needs_reauth', 'refresh_failed'] as const;
+export type TokenHealth = (typeof TOKEN_HEALTH)[number];
+
+export const ACCOUNT_TYPES = ['personal', 'organization'] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
+
+/** How a sandbox platform answers for this account (local stack and tests only). */
+export const SANDBOX_BEHAVIOURS = ['ok', 'refuse', 'expired', 'flaky'] as const;
+export type SandboxBehaviour = (typeof SANDBOX_BEHAVIOURS)[number];
+
+export interface User {
+  id: string;
+  email: string;
+  /** Active subscription; false gives 403 subscription_inactive. */
+  active: boolean;
+  /** Plan allowance: accepted non-draft posts per calendar month (UTC). */
+  monthlyPostAllowance: number;
+  /** Every workspace the user owns, kept on the user so auth + create need no extra Query. */
+  workspaceIds: string[];
+  createdAt: string;
+}
+
+export interface Workspace {
+  id: string;
+  userId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface Account {
+  id: string;
+  userId: string;
+  workspaceId: string;
+  platform: string;
+  name: string;
+  handle: string;
+  accountType: AccountType;
+  active: boolean;
+  tokenHealth: TokenHealth;
+  connectedAt: string;
+  /** Platform-side id of the author (LinkedIn person/organization id, X user id). */
+  platformUserId: string;
+  sandbox?: SandboxBehaviour;
+}
+
+/**
+ * Platform tokens live in an item of their own that no index projects, so no read path that lists
+ * accounts can ever carry them. Tokens are stored encrypted (lib/platforms/token-cipher.ts).
+ */
+export interface AccountCredentials {
+  accountId: string;
+  accessTokenEncrypted: string;
+  refreshTokenEncrypted: string | null;
+  /** ISO time the access token expires. */
+  accessTokenExpiresAt: string | null;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  /** hex SHA-256 of the secret part; compared in constant time. */
+  secretHash: string;
+  scopes: Scope[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface MediaItem {
+  id: string;
+  userId: string;
+  /** The service-hosted URL that the caller puts in `media`. */
+  url: string;
+  contentType: string;
+  sizeBytes: number;
+  durationSeconds: number | null;
+  /** Object key in the media bucket. */
+  objectKey: string;
+  createdAt: string;
+}
+
+export interface PostError {
+  message: string;
+  advice: string;
+}
+
+export interface Post {
+  id: string;
+  userId: string;
+  workspaceId: string;
+  accountId: string;
+  platform: PublishablePlatform;
+  campaignId: string;
+  status: PostStatus;
+  text: string;
+  mediaUrls: string[];
+  /** Media library ids behind mediaUrls, in the same order. */
+  mediaIds: string[];
+  /** The `options` entry for this post's platform, as validated. */
+  options: Record<string, unknown>;
+  scheduledFor: string;
+  publishedAt: string | null;
+  publishedUrl: string | null;
+  platformPostId: string | null;
+  error: PostError | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Set when DELETE removed the post from every read. */
+  deletedAt: string | null;
+  /** Calendar month (YYYY-MM) whose allowance this post spent a unit of; null for drafts. */
+  allowanceCycle: string | null;
+  /** DELETE asked with deleteFromPlatform=true (also when the send was still running). */
+  deleteFromPlatformRequested: boolean;
+}
