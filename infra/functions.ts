@@ -37,3 +37,9 @@ export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
 
 /** Runs on a timer (one-minute EventBridge rule on AWS, every few seconds locally and at start-up). */
 export const SWEEPER = { name: 'Sweeper', entry: 'functions/sweeper.ts' } as const;
+
+/**
+ * Requests that match no route (API Gateway's $default route; the local server's fallback) get a
+ * JSON error in the contract's shape instead of API Gateway's own `{"message":"Not Found"}`.
+ */
+export const DEFAULT_ROUTE = { name: 'RouteNotFound', entry: 'functions/route-not-found.ts' } as const;
