@@ -69,7 +69,7 @@ export interface Account {
 
 /**
  * Platform tokens live in an item of their own that no index projects, so no read path that lists
- * accounts can ever carry them. Tokens are stored encrypted (lib/platforms/token-cipher.ts).
+ * accounts can ever carry them. Tokens are stored encrypted (lib/store/token-cipher.ts).
  */
 export interface AccountCredentials {
   accountId: string;
@@ -134,4 +134,9 @@ export interface Post {
   allowanceCycle: string | null;
   /** DELETE asked with deleteFromPlatform=true (also when the send was still running). */
   deleteFromPlatformRequested: boolean;
+  /**
+   * Set by the publish worker when it first claims the post (never cleared): from then on the post
+   * may be live, so DELETE keeps the record (soft delete) instead of cancelling it. Absent = null.
+   */
+  sendStartedAt?: string | null;
 }

@@ -7,6 +7,7 @@
  * directory   pk                 sk                    what
  *             USER#<userId>      PROFILE               user (email, active, allowance, workspaceIds)
  *             USER#<userId>      WORKSPACE#<wsId>      workspace
+ *             WORKSPACE#<wsId>   WORKSPACE             the same workspace, found by id alone (owner lookup)
  *             ACCOUNT#<acctId>   ACCOUNT               account (gsi1: USER#<userId> / <wsId>#<acctId>)
  *             ACCOUNT#<acctId>   CREDENTIALS           encrypted platform tokens (no index keys)
  *             KEY#<keyId>        KEY                   API key: secret hash, scopes, revokedAt

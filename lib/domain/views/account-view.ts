@@ -1,0 +1,35 @@
+import type { Account } from '../model.js';
+
+/** The `account` object of api-v1.md: what GET /accounts returns and the admin CLI prints. */
+export interface AccountView {
+  object: 'account';
+  id: string;
+  workspaceId: string;
+  platform: string;
+  name: string;
+  handle: string;
+  accountType: Account['accountType'];
+  active: boolean;
+  tokenHealth: Account['tokenHealth'];
+  connectedAt: string;
+}
+
+/**
+ * Picks the public fields one by one, so nothing internal (owner id, platform user id, sandbox
+ * behaviour, and never a token) can leak by being added to the record later.
+ */
+export function accountView(account: Account): AccountView {
+  return {
+    object: 'account',
+    id: account.id,
+    workspaceId: account.workspaceId,
+    platform: account.platform,
+    name: account.name,
+    handle: account.handle,
+    accountType: account.accountType,
+    active: account.active,
+    tokenHealth: account.tokenHealth,
+    // Stored with toISOString already; normalising again guards any record written by hand.
+    connectedAt: new Date(account.connectedAt).toISOString(),
+  };
+}
