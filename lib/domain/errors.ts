@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   invalid_query: { type: 'invalid_request_error', status: 400 },
   route_not_found: { type: 'invalid_request_error', status: 404 },
   method_not_allowed: { type: 'invalid_request_error', status: 405 },
+  // Not in api-v1.md's table: an Idempotency-Key header that cannot be a key (empty, too long, not printable).
+  invalid_idempotency_key: { type: 'invalid_request_error', status: 400 },
   post_not_found: { type: 'invalid_request_error', status: 404 },
   idempotency_in_flight: { type: 'invalid_request_error', status: 409 },
   idempotency_key_reused: { type: 'invalid_request_error', status: 422 },

@@ -1,0 +1,153 @@
+/**
+ * "Make this post due at time T" (PostDispatcher): the publish queue with a delay when T is at
+ * most 15 minutes away (SQS's longest delay), else a one-time EventBridge Scheduler schedule that
+ * puts the same message on the publish queue.
+ *
+ * The schedule fires EARLY_FIRE_SECONDS before T: Scheduler starts a one-time schedule within its
+ * minute, not at the second, and the target delivery adds its own latency, so firing on time would
+ * make posts late. The worker sees scheduledFor still ahead and delays the message again for the
+ * last stretch (at most 15 minutes), which SQS does to the second.
+ *
+ * Failures are reported per post, never thrown: a post written but not queued becomes `failed`
+ * with reason schedule_failed (the create use case does that), the others go ahead.
+ */
+import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, ResourceNotFoundException, type SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { logger } from '../observability.js';
+import type { DueRequest, PostDispatcher } from '../ports.js';
+import { publishMessage, scheduleName } from './messages.js';
+
+/** SQS's maximum DelaySeconds: within this, a delayed message is exact and cheaper than a schedule. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+export const EARLY_FIRE_SECONDS = 180;
+const SEND_BATCH_SIZE = 10;
+/** Schedules are created in parallel, a few at a time (Scheduler has no batch create). */
+const SCHEDULE_CONCURRENCY = 10;
+
+export interface PublishDispatcherConfig {
+  publishQueueUrl: string;
+  publishQueueArn: string;
+  schedulerGroup: string;
+  /** Role Scheduler assumes to send to the publish queue. */
+  schedulerRoleArn: string;
+  /** Where Scheduler puts a message it could not deliver. */
+  schedulerDlqArn: string;
+}
+
+/** `at(yyyy-mm-ddThh:mm:ss)` in UTC, the form one-time schedules take. */
+export function atExpression(at: Date): string {
+  return `at(${at.toISOString().slice(0, 19)})`;
+}
+
+export class PublishDispatcher implements PostDispatcher {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly scheduler: SchedulerClient,
+    private readonly config: PublishDispatcherConfig,
+  ) {}
+
+  async dispatch(requests: readonly DueRequest[], now: Date): Promise<{ failed: string[] }> {
+    const queued: { request: DueRequest; delaySeconds: number }[] = [];
+    const scheduled: DueRequest[] = [];
+    for (const request of requests) {
+      const remainingMs = Date.parse(request.scheduledFor) - now.getTime();
+      const delaySeconds = Math.max(0, Math.ceil(remainingMs / 1000));
+      if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) queued.push({ request, delaySeconds });
+      else scheduled.push(request);
+    }
+    const failed = [
+      ...(await this.sendToQueue(queued)),
+      ...(await this.createSchedules(scheduled)),
+    ];
+    return { failed };
+  }
+
+  async cancel(postId: string): Promise<void> {
+    try {
+      await this.scheduler.send(new DeleteScheduleCommand({ Name: scheduleName(postId), GroupName: this.config.schedulerGroup }));
+    } catch (error) {
+      // Posts due within 15 minutes never had a schedule, and a fired one deletes itself.
+      if (error instanceof ResourceNotFoundException) return;
+      throw error;
+    }
+  }
+
+  private async sendToQueue(entries: { request: DueRequest; delaySeconds: number }[]): Promise<string[]> {
+    const chunks: (typeof entries)[] = [];
+    for (let start = 0; start < entries.length; start += SEND_BATCH_SIZE) chunks.push(entries.slice(start, start + SEND_BATCH_SIZE));
+    const failed = await Promise.all(chunks.map((chunk) => this.sendChunk(chunk)));
+    return failed.flat();
+  }
+
+  private async sendChunk(chunk: { request: DueRequest; delaySeconds: number }[]): Promise<string[]> {
+    let pending = chunk.map((entry, index) => ({ ...entry, id: String(index) }));
+    // The SDK retries a failed call; entries refused inside a successful call get one more try here.
+    for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
+      try {
+        const out = await this.sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.config.publishQueueUrl,
+            Entries: pending.map((entry) => ({
+              Id: entry.id,
+              MessageBody: JSON.stringify(publishMessage(entry.request.postId, entry.request.scheduledFor)),
+              DelaySeconds: entry.delaySeconds,
+            })),
+          }),
+        );
+        const refused = new Set((out.Failed ?? []).map((entry) => entry.Id));
+        if (refused.size > 0) logger.warn('Publish queue refused messages', { failed: out.Failed });
+        pending = pending.filter((entry) => refused.has(entry.id));
+      } catch (error) {
+        logger.error('Could not send to the publish queue', { error: error as Error, posts: pending.map((entry) => entry.request.postId) });
+        break;
+      }
+    }
+    return pending.map((entry) => entry.request.postId);
+  }
+
+  private async createSchedules(requests: DueRequest[]): Promise<string[]> {
+    const failed: string[] = [];
+    for (let start = 0; start < requests.length; start += SCHEDULE_CONCURRENCY) {
+      const slice = requests.slice(start, start + SCHEDULE_CONCURRENCY);
+      const outcomes = await Promise.allSettled(slice.map((request) => this.createSchedule(request)));
+      outcomes.forEach((outcome, index) => {
+        const request = slice[index];
+        if (outcome.status === 'rejected' && request) {
+          logger.error('Could not create the schedule of a post', { error: outcome.reason as Error, postId: request.postId });
+          failed.push(request.postId);
+        }
+      });
+    }
+    return failed;
+  }
+
+  private async createSchedule(request: DueRequest): Promise<void> {
+    const fireAt = new Date(Date.parse(request.scheduledFor) - EARLY_FIRE_SECONDS * 1000);
+    try {
+      await this.scheduler.send(
+        new CreateScheduleCommand({
+          Name: scheduleName(request.postId),
+          GroupName: this.config.schedulerGroup,
+          ScheduleExpression: atExpression(fireAt),
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          // Same token on a retry of the same post: Scheduler treats the retry as the same request.
+          ClientToken: request.postId,
+          Target: {
+            Arn: this.config.publishQueueArn,
+            RoleArn: this.config.schedulerRoleArn,
+            Input: JSON.stringify(publishMessage(request.postId, request.scheduledFor)),
+            DeadLetterConfig: { Arn: this.config.schedulerDlqArn },
+            // A delivery that keeps failing goes to the DLQ within the hour rather than days later.
+            RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 20 },
+          },
+        }),
+      );
+    } catch (error) {
+      // The schedule of this post exists already (a retried create): it is the one we want.
+      if (error instanceof ConflictException) return;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The publish queue as the worker and the sweeper use it: put a post's message back with a delay
+ * (the last stretch before its due time, a retry after a transient failure, a message the sweeper
+ * found lost). Same message body as the dispatcher's (messages.ts).
+ */
+import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { logger } from '../observability.js';
+import type { PublishQueue } from '../ports.js';
+import { publishMessage } from './messages.js';
+
+const BATCH = 10;
+const MAX_DELAY_SECONDS = 900;
+
+export class SqsPublishQueue implements PublishQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async send(entries: readonly { postId: string; scheduledFor: string; delaySeconds: number }[]): Promise<{ failed: string[] }> {
+    const failed: string[] = [];
+    for (let start = 0; start < entries.length; start += BATCH) {
+      const chunk = entries.slice(start, start + BATCH);
+      try {
+        const out = await this.sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: chunk.map((entry, index) => ({
+              Id: String(index),
+              MessageBody: JSON.stringify(publishMessage(entry.postId, entry.scheduledFor)),
+              DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.floor(entry.delaySeconds))),
+            })),
+          }),
+        );
+        for (const refused of out.Failed ?? []) {
+          const entry = chunk[Number(refused.Id)];
+          if (entry) failed.push(entry.postId);
+        }
+      } catch (error) {
+        logger.error('Could not put publish messages back on the queue', { error: error as Error, posts: chunk.map((entry) => entry.postId) });
+        failed.push(...chunk.map((entry) => entry.postId));
+      }
+    }
+    return { failed };
+  }
+
+  /**
+   * When the queue was created (Unix seconds, as text). A queue created again has lost every
+   * message it held (the local stack's in-memory queues after a restart): the sweeper then looks
+   * ahead for posts whose messages went with it.
+   */
+  async generation(): Promise<string | null> {
+    const out = await this.sqs.send(new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['CreatedTimestamp'] }));
+    return out.Attributes?.CreatedTimestamp ?? null;
+  }
+}

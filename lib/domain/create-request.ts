@@ -1,0 +1,379 @@
+/**
+ * The body of POST /posts, checked field by field with valibot into our own error codes
+ * (api-v1.md "POST /posts", decisions.md "Create"). Pure: `now` comes in, nothing is read.
+ *
+ * The checks run in a fixed ORDER and the first failure wins, so one body always gives the same
+ * error. The order:
+ *
+ *   1. invalid_body            body is not a JSON object (param null)
+ *   2. invalid_body            a top-level field that the contract does not define (param = that field;
+ *                              refusing it beats silently ignoring a typo such as `scheduleFor`, which
+ *                              would otherwise publish at once)
+ *   3. invalid_body            workspaceId not a string (param workspaceId)
+ *   4. invalid_body            campaignId not a string of 1..128 characters (param campaignId)
+ *   5. accounts_required       accounts missing, not an array, empty, or an entry not a non-empty string
+ *   6. too_many_accounts       more than 25 entries
+ *   7. accounts_required       the same id listed twice (one post per account)
+ *   8. invalid_text            text present and not a string (null included)
+ *   9. invalid_texts           texts not an object (param texts), an entry not a string or keyed by an
+ *                              id that is not in `accounts` (param texts.<id>)
+ *  10. invalid_media           media not an array of strings (param media), or more than 20 entries
+ *                              (no platform takes more, so the request cannot succeed anywhere)
+ *  11. invalid_scheduled_for   not a real calendar date-time with a zone
+ *  12. scheduled_for_in_past   before `now`
+ *  13. scheduled_for_too_far   after now + 30 days (message names the latest accepted time)
+ *  14. invalid_option          options not an object, a key that is not a platform we post to, a
+ *                              setting unknown or mistyped (param options.<platform>[.<setting>])
+ *
+ * What needs stored data comes after, in the use case: workspace_required / workspace_not_found,
+ * invalid_option for a platform not in the request, media_not_hosted, then the per-target reasons.
+ */
+import * as v from 'valibot';
+import { ApiError, type ErrorCode } from './errors.js';
+import { PUBLISHABLE_PLATFORMS, type PublishablePlatform } from './model.js';
+
+export const MAX_ACCOUNTS_PER_REQUEST = 25;
+export const MAX_MEDIA_PER_REQUEST = 20;
+export const MAX_CAMPAIGN_ID_LENGTH = 128;
+export const SCHEDULING_HORIZON_MS = 30 * 24 * 60 * 60 * 1000;
+
+export const CREATE_BODY_FIELDS = [
+  'accounts',
+  'text',
+  'texts',
+  'media',
+  'scheduledFor',
+  'draft',
+  'options',
+  'workspaceId',
+  'campaignId',
+] as const;
+
+export interface XOptions {
+  communityId?: string;
+  shareWithFollowers?: boolean;
+}
+
+/** The validated `options`: only platforms we post to, only their known settings. */
+export interface PlatformOptions {
+  linkedin?: Record<string, never>;
+  x?: XOptions;
+}
+
+export interface CreatePostsRequest {
+  accounts: string[];
+  /** The text for every account without an entry in `texts`; null when not given. */
+  text: string | null;
+  /** Per-account text; a Map so an id such as `__proto__` is an ordinary key. */
+  texts: Map<string, string>;
+  media: string[];
+  /** null: publish at once (or, for a draft, keep the creation time). */
+  scheduledFor: Date | null;
+  /** Exactly `true` in the body; any other value (even "true") is a post that goes out. */
+  draft: boolean;
+  options: PlatformOptions;
+  workspaceId: string | null;
+  campaignId: string | null;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isJsonObject(input: unknown): input is JsonObject {
+  return typeof input === 'object' && input !== null && !Array.isArray(input);
+}
+
+/** Plain words for what was received, for messages ("got null", "got an array"). */
+export function describeJson(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return 'a string';
+    case 'number':
+      return 'a number';
+    case 'boolean':
+      return 'a boolean';
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+/** RFC 3339 / ISO 8601 extended date-time with seconds optional and a mandatory zone. */
+const ZONED_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * A real calendar date-time with a zone, as epoch ms; null when the string is not one.
+ * Date.parse alone is not enough: it rolls `2027-02-30` over to March 2 and reads a string without a
+ * zone as local time, and both must be refused.
+ */
+export function parseZonedDateTime(value: string): number | null {
+  const match = ZONED_DATE_TIME.exec(value);
+  if (!match) return null;
+  const [, y, mo, d, h, mi, s, fraction, zone, sign, zh, zm] = match;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = s === undefined ? 0 : Number(s);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day > daysInMonth) return null;
+  let offsetMinutes = 0;
+  if (zone !== 'Z') {
+    const offsetHours = Number(zh);
+    const offsetMins = Number(zm);
+    if (offsetHours > 23 || offsetMins > 59) return null;
+    offsetMinutes = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  }
+  // Milliseconds: the API keeps millisecond precision; finer digits are cut, not rounded up.
+  const millis = fraction === undefined ? 0 : Math.floor(Number(`0${fraction}`) * 1000);
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+  // Years 0000-0099 are mapped to 1900+ by Date.UTC; a year that far off is refused as in the past anyway.
+  return Number.isFinite(utc) ? utc : null;
+}
+
+interface Failure {
+  code: ErrorCode;
+  message: string;
+  param: string | null;
+}
+
+function fail(code: ErrorCode, message: string, param: string | null): never {
+  throw new ApiError(code, message, { param });
+}
+
+/** Runs one valibot schema; on failure, returns the first issue's path as a dotted param. */
+function firstIssue<T extends v.GenericSchema>(schema: T, input: unknown): { path: string[]; input: unknown } | null {
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (result.success) return null;
+  const issue = result.issues[0];
+  return { path: (issue.path ?? []).map((item) => String(item.key)), input: issue.input };
+}
+
+/** The fields and settings allowed under `options`, per platform. */
+const optionsSchema = v.strictObject({
+  linkedin: v.optional(v.strictObject({})),
+  x: v.optional(
+    v.strictObject({
+      communityId: v.optional(v.pipe(v.string(), v.minLength(1))),
+      shareWithFollowers: v.optional(v.boolean()),
+    }),
+  ),
+});
+
+const knownFieldsSchema = v.strictObject(
+  Object.fromEntries(CREATE_BODY_FIELDS.map((field) => [field, v.optional(v.unknown())])) as Record<
+    (typeof CREATE_BODY_FIELDS)[number],
+    v.OptionalSchema<v.UnknownSchema, undefined>
+  >,
+);
+
+const campaignIdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_CAMPAIGN_ID_LENGTH));
+const stringArray = v.array(v.string());
+
+export function parseCreatePostsBody(body: unknown, now: Date): CreatePostsRequest {
+  // 1. The body itself.
+  if (!isJsonObject(body)) fail('invalid_body', `The request body must be a JSON object; got ${describeJson(body)}.`, null);
+
+  // 2. Unknown top-level fields.
+  const unknownField = firstIssue(knownFieldsSchema, body);
+  if (unknownField) {
+    const field = unknownField.path[0] ?? '';
+    fail('invalid_body', `Unknown field \`${field}\`. Allowed fields: ${CREATE_BODY_FIELDS.join(', ')}.`, field);
+  }
+
+  // 3-4. workspaceId, campaignId.
+  if (body.workspaceId !== undefined && typeof body.workspaceId !== 'string') {
+    fail('invalid_body', `workspaceId must be a string; got ${describeJson(body.workspaceId)}.`, 'workspaceId');
+  }
+  if (body.campaignId !== undefined && firstIssue(campaignIdSchema, body.campaignId)) {
+    fail(
+      'invalid_body',
+      typeof body.campaignId === 'string'
+        ? `campaignId must be 1 to ${MAX_CAMPAIGN_ID_LENGTH} characters long.`
+        : `campaignId must be a string; got ${describeJson(body.campaignId)}.`,
+      'campaignId',
+    );
+  }
+
+  // 5-7. accounts.
+  const accounts = checkAccounts(body.accounts);
+
+  // 8. text.
+  if (body.text !== undefined && typeof body.text !== 'string') {
+    fail('invalid_text', `text must be a string; got ${describeJson(body.text)}.`, 'text');
+  }
+
+  // 9. texts.
+  const texts = checkTexts(body.texts, accounts);
+
+  // 10. media.
+  const media = checkMedia(body.media);
+
+  // 11-13. scheduledFor.
+  const scheduledFor = checkScheduledFor(body.scheduledFor, now);
+
+  // 14. options (shape only; platform-in-request needs the resolved accounts).
+  const options = checkOptions(body.options);
+
+  return {
+    accounts,
+    text: typeof body.text === 'string' ? body.text : null,
+    texts,
+    media,
+    scheduledFor,
+    draft: body.draft === true,
+    options,
+    workspaceId: typeof body.workspaceId === 'string' ? body.workspaceId : null,
+    campaignId: typeof body.campaignId === 'string' ? body.campaignId : null,
+  };
+}
+
+function checkAccounts(value: unknown): string[] {
+  const required = (message: string): never => fail('accounts_required', message, 'accounts');
+  if (value === undefined) required('accounts is required: list the ids of the accounts to post to.');
+  const issue = firstIssue(stringArray, value);
+  if (issue) {
+    if (!Array.isArray(value)) required(`accounts must be an array of account ids; got ${describeJson(value)}.`);
+    required(`accounts[${issue.path[0] ?? '?'}] must be an account id string; got ${describeJson(issue.input)}.`);
+  }
+  const accounts = value as string[];
+  if (accounts.length === 0) required('accounts is empty: list at least one account id.');
+  const empty = accounts.findIndex((id) => id.length === 0);
+  if (empty >= 0) required(`accounts[${empty}] is an empty string; expected an account id.`);
+  if (accounts.length > MAX_ACCOUNTS_PER_REQUEST) {
+    fail(
+      'too_many_accounts',
+      `accounts lists ${accounts.length} ids; at most ${MAX_ACCOUNTS_PER_REQUEST} are allowed per request.`,
+      'accounts',
+    );
+  }
+  const seen = new Set<string>();
+  for (const id of accounts) {
+    if (seen.has(id)) required(`accounts lists ${JSON.stringify(id)} more than once; one post is made per account.`);
+    seen.add(id);
+  }
+  return [...accounts];
+}
+
+function checkTexts(value: unknown, accounts: string[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  if (value === undefined) return texts;
+  if (!isJsonObject(value)) {
+    fail('invalid_texts', `texts must be an object of strings keyed by account id; got ${describeJson(value)}.`, 'texts');
+  }
+  const requested = new Set(accounts);
+  // Object.entries sees own properties only, `__proto__` included, so nothing slips past.
+  for (const [id, text] of Object.entries(value)) {
+    if (typeof text !== 'string') {
+      fail('invalid_texts', `texts.${id} must be a string; got ${describeJson(text)}.`, `texts.${id}`);
+    }
+    if (!requested.has(id)) {
+      fail('invalid_texts', `texts.${id} names an account that is not in accounts.`, `texts.${id}`);
+    }
+    texts.set(id, text);
+  }
+  return texts;
+}
+
+function checkMedia(value: unknown): string[] {
+  if (value === undefined) return [];
+  const issue = firstIssue(stringArray, value);
+  if (issue) {
+    fail(
+      'invalid_media',
+      Array.isArray(value)
+        ? `media[${issue.path[0] ?? '?'}] must be a URL string; got ${describeJson(issue.input)}.`
+        : `media must be an array of media library URLs; got ${describeJson(value)}.`,
+      'media',
+    );
+  }
+  const media = value as string[];
+  if (media.length > MAX_MEDIA_PER_REQUEST) {
+    fail('invalid_media', `media lists ${media.length} files; no platform accepts more than ${MAX_MEDIA_PER_REQUEST}.`, 'media');
+  }
+  return [...media];
+}
+
+function checkScheduledFor(value: unknown, now: Date): Date | null {
+  if (value === undefined) return null;
+  const millis = typeof value === 'string' ? parseZonedDateTime(value) : null;
+  if (millis === null) {
+    fail(
+      'invalid_scheduled_for',
+      typeof value === 'string'
+        ? 'scheduledFor must be an ISO 8601 date and time with a zone, such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00+01:00.'
+        : `scheduledFor must be an ISO 8601 string; got ${describeJson(value)}.`,
+      'scheduledFor',
+    );
+  }
+  if (millis < now.getTime()) {
+    fail('scheduled_for_in_past', `scheduledFor ${new Date(millis).toISOString()} is in the past.`, 'scheduledFor');
+  }
+  const latest = now.getTime() + SCHEDULING_HORIZON_MS;
+  if (millis > latest) {
+    fail(
+      'scheduled_for_too_far',
+      `scheduledFor is more than 30 days ahead; the latest accepted time is ${new Date(latest).toISOString()}.`,
+      'scheduledFor',
+    );
+  }
+  return new Date(millis);
+}
+
+function checkOptions(value: unknown): PlatformOptions {
+  if (value === undefined) return {};
+  if (!isJsonObject(value)) {
+    fail('invalid_option', `options must be an object keyed by platform; got ${describeJson(value)}.`, 'options');
+  }
+  const result = v.safeParse(optionsSchema, value, { abortEarly: true });
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const path = (issue.path ?? []).map((item) => String(item.key));
+  const param = ['options', ...path].join('.');
+  const [platform, setting] = path;
+  let failure: Failure;
+  if (setting === undefined) {
+    failure = (PUBLISHABLE_PLATFORMS as readonly string[]).includes(platform ?? '')
+      ? { code: 'invalid_option', param, message: `${param} must be an object of settings; got ${describeJson(issue.input)}.` }
+      : {
+          code: 'invalid_option',
+          param,
+          message: `${param}: options are keyed by platform (${PUBLISHABLE_PLATFORMS.join(', ')}).`,
+        };
+  } else if (issue.type === 'strict_object') {
+    const allowed = platform === 'x' ? 'communityId, shareWithFollowers' : 'none';
+    failure = { code: 'invalid_option', param, message: `${param} is not a ${platform} option (accepted: ${allowed}).` };
+  } else {
+    const expected = setting === 'shareWithFollowers' ? 'a boolean' : 'a non-empty string';
+    failure = { code: 'invalid_option', param, message: `${param} must be ${expected}; got ${describeJson(issue.input)}.` };
+  }
+  return fail(failure.code, failure.message, failure.param);
+}
+
+/**
+ * invalid_option for a platform not in the request. "In the request" means: the platform of an
+ * account that resolved (exists, is the caller's, is in the request's workspace). An id that did
+ * not resolve has no platform, so `options.x` beside an unresolved X account id is refused too:
+ * nothing is written and the caller fixes the id or the options.
+ */
+export function checkOptionPlatforms(options: PlatformOptions, platformsInRequest: ReadonlySet<string>): void {
+  for (const platform of Object.keys(options) as PublishablePlatform[]) {
+    if (!platformsInRequest.has(platform)) {
+      fail(
+        'invalid_option',
+        `options.${platform} is set but no account in this request is on ${platform}.`,
+        `options.${platform}`,
+      );
+    }
+  }
+}
+
+/** The options of one platform as stored on its posts (an empty object when none were given). */
+export function optionsFor(options: PlatformOptions, platform: PublishablePlatform): Record<string, unknown> {
+  return { ...(options[platform] ?? {}) };
+}

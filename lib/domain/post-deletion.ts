@@ -1,0 +1,61 @@
+/**
+ * What DELETE /posts/{id} does to a post, by state (api-v1.md "States and transitions",
+ * decisions.md "Delete"). Pure: the store carries the plan out with a write conditioned on the
+ * state the plan was made from, and the use case plans again if that state changed meanwhile.
+ *
+ * | state                              | record        | softDeleted | allowance unit | live post            |
+ * |------------------------------------|---------------|-------------|----------------|----------------------|
+ * | draft                              | removed       | false       | (none spent)   | -                    |
+ * | failed                             | removed       | false       | kept spent     | - (never went out)   |
+ * | scheduled, not claimed by worker   | removed       | false       | given back     | schedule deleted     |
+ * | scheduled, claimed (being sent)    | kept, hidden  | true        | kept spent     | deleted by the worker once its id is known, when asked |
+ * | published                          | kept, hidden  | true        | kept spent     | deletion queued when asked |
+ *
+ * A failed post is removed rather than kept: it never reached anyone, so there is nothing for
+ * analytics to keep, and its unit is not given back (the contract gives units back only for a
+ * scheduled post cancelled before it goes out). A post claimed by the worker may already be live,
+ * so it is treated like a published one: its record stays (hidden from every read) and the worker,
+ * which sees deleteFromPlatformRequested, deletes the live post after publishing it.
+ */
+import type { Post } from './model.js';
+
+export type DeletionPlan =
+  | {
+      kind: 'remove';
+      /** Give the post's allowance unit back (a scheduled post cancelled before it went out). */
+      refundCycle: string | null;
+      /** Delete the post's pending schedule (best effort). */
+      cancelSchedule: boolean;
+      softDeleted: false;
+      platformDeletionQueuedFor: [];
+    }
+  | {
+      kind: 'soft-delete';
+      /** Record deleteFromPlatformRequested=true on the post. */
+      recordDeleteFromPlatform: boolean;
+      /** Put a message on the deletion queue now (published posts; a post being sent is left to the worker). */
+      queuePlatformDeletion: boolean;
+      softDeleted: true;
+      platformDeletionQueuedFor: string[];
+    };
+
+export function planDeletion(post: Post, deleteFromPlatform: boolean): DeletionPlan {
+  const claimed = post.sendStartedAt !== undefined && post.sendStartedAt !== null;
+  if (post.status === 'draft' || post.status === 'failed' || (post.status === 'scheduled' && !claimed)) {
+    const cancelled = post.status === 'scheduled';
+    return {
+      kind: 'remove',
+      refundCycle: cancelled ? post.allowanceCycle : null,
+      cancelSchedule: cancelled,
+      softDeleted: false,
+      platformDeletionQueuedFor: [],
+    };
+  }
+  return {
+    kind: 'soft-delete',
+    recordDeleteFromPlatform: deleteFromPlatform,
+    queuePlatformDeletion: deleteFromPlatform && post.status === 'published' && post.platformPostId !== null,
+    softDeleted: true,
+    platformDeletionQueuedFor: deleteFromPlatform ? [post.platform] : [],
+  };
+}

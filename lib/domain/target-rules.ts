@@ -1,0 +1,181 @@
+/**
+ * The per-target rules of a create (api-v1.md "Rejection reasons", decisions.md "Per-platform
+ * rules"): one verdict per requested account, decided before anything is written. Pure.
+ *
+ * Order (first failing rule is the reason):
+ *   account_unresolved → platform_not_available → token_invalid → token_refresh_failed →
+ *   text_empty → text_too_long → unsupported_media → video_too_long
+ * (quota_exceeded is decided when the posts are written, schedule_failed when they are queued.)
+ * Connection problems come first because reconnecting is the fix that matters most; a text or
+ * media fix would still fail on a dead connection.
+ */
+import twitterText from 'twitter-text';
+import type { RejectionReason } from './errors.js';
+import { PUBLISHABLE_PLATFORMS, type Account, type MediaItem, type PublishablePlatform } from './model.js';
+
+export interface PlatformRules {
+  maxTextLength: number;
+  /** How the platform counts text towards maxTextLength. */
+  textLength(text: string): number;
+  imageTypes: readonly string[];
+  maxImages: number;
+  videoTypes: readonly string[];
+  maxVideoSeconds: number;
+}
+
+/**
+ * X counts "weighted" characters after NFC normalisation: URLs 23, CJK and emoji 2. twitter-text's
+ * `valid` is false for an empty text, but a media-only post is allowed, so only the length is used.
+ */
+function xTextLength(text: string): number {
+  return twitterText.parseTweet(text.normalize('NFC')).weightedLength;
+}
+
+/**
+ * LinkedIn's limit is counted in UTF-16 code units (JavaScript's `length`), not code points. That is
+ * the stricter of the two counts (a character outside the BMP is 2 units, 1 code point), so any text
+ * accepted here fits whichever way LinkedIn counts; LinkedIn's own documentation does not say.
+ */
+function utf16Length(text: string): number {
+  return text.length;
+}
+
+export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
+  x: {
+    maxTextLength: 280,
+    textLength: xTextLength,
+    imageTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'],
+    maxImages: 4,
+    videoTypes: ['video/mp4'],
+    maxVideoSeconds: 140,
+  },
+  linkedin: {
+    maxTextLength: 3000,
+    textLength: utf16Length,
+    imageTypes: ['image/jpeg', 'image/png', 'image/gif'],
+    maxImages: 20,
+    videoTypes: ['video/mp4'],
+    maxVideoSeconds: 30 * 60,
+  },
+};
+
+export function isPublishablePlatform(platform: string): platform is PublishablePlatform {
+  return (PUBLISHABLE_PLATFORMS as readonly string[]).includes(platform);
+}
+
+export interface TargetInput {
+  /** The id as requested (echoed in the result even when it resolves to nothing). */
+  accountId: string;
+  /** The account stored under that id, if any (it may be someone else's). */
+  account: Account | undefined;
+  userId: string;
+  /** The workspace of the request; null when the caller owns none. */
+  workspaceId: string | null;
+  /** The text for this account (texts[id] ?? text ?? ""). */
+  text: string;
+  /** The request's media, already resolved to the caller's library items, in request order. */
+  media: readonly MediaItem[];
+}
+
+export type TargetVerdict =
+  | { accepted: true; accountId: string; account: Account; platform: PublishablePlatform }
+  | { accepted: false; accountId: string; platform: string | null; reason: RejectionReason; message: string };
+
+function reject(
+  input: TargetInput,
+  platform: string | null,
+  reason: RejectionReason,
+  message: string,
+): TargetVerdict {
+  return { accepted: false, accountId: input.accountId, platform, reason, message };
+}
+
+/**
+ * Whether a requested id resolves: the account exists, is the caller's, is in the request's
+ * workspace and still connected. Another user's account, another workspace's, or one no longer
+ * connected all look the same as an unknown id: the caller learns nothing about accounts that are
+ * not theirs (the result's platform stays null).
+ */
+export function resolvesTo(account: Account | undefined, userId: string, workspaceId: string | null): account is Account {
+  return account !== undefined && account.userId === userId && account.workspaceId === workspaceId && account.active;
+}
+
+export function evaluateTarget(input: TargetInput): TargetVerdict {
+  const { account } = input;
+  if (!resolvesTo(account, input.userId, input.workspaceId)) {
+    return reject(input, null, 'account_unresolved', `${input.accountId} is not a connected account in this workspace.`);
+  }
+  const platform = account.platform;
+  if (!isPublishablePlatform(platform)) {
+    return reject(
+      input,
+      platform,
+      'platform_not_available',
+      `Posting to ${platform} is not available; only ${PUBLISHABLE_PLATFORMS.join(' and ')} accounts can be posted to.`,
+    );
+  }
+  if (account.tokenHealth === 'needs_reauth') {
+    return reject(input, platform, 'token_invalid', `The connection to ${account.handle} has expired or was revoked; reconnect the account.`);
+  }
+  if (account.tokenHealth === 'refresh_failed') {
+    return reject(input, platform, 'token_refresh_failed', `The connection to ${account.handle} could not be refreshed; reconnect the account.`);
+  }
+
+  const rules = PLATFORM_RULES[platform];
+  // Whitespace alone is no text: both platforms refuse a post made only of it.
+  if (input.text.trim().length === 0 && input.media.length === 0) {
+    return reject(input, platform, 'text_empty', `${platform} needs text or media; this post has neither.`);
+  }
+  const length = rules.textLength(input.text);
+  if (length > rules.maxTextLength) {
+    return reject(
+      input,
+      platform,
+      'text_too_long',
+      `The text is ${length} characters as ${platform} counts them; the limit is ${rules.maxTextLength}.`,
+    );
+  }
+
+  const mediaProblem = checkMedia(rules, platform, input.media);
+  if (mediaProblem) return reject(input, platform, mediaProblem.reason, mediaProblem.message);
+
+  return { accepted: true, accountId: input.accountId, account, platform };
+}
+
+function checkMedia(
+  rules: PlatformRules,
+  platform: PublishablePlatform,
+  media: readonly MediaItem[],
+): { reason: RejectionReason; message: string } | null {
+  if (media.length === 0) return null;
+  const images = media.filter((item) => rules.imageTypes.includes(item.contentType));
+  const videos = media.filter((item) => rules.videoTypes.includes(item.contentType));
+  const other = media.find((item) => !rules.imageTypes.includes(item.contentType) && !rules.videoTypes.includes(item.contentType));
+  if (other) {
+    return {
+      reason: 'unsupported_media',
+      message: `${platform} does not accept ${other.contentType} files (accepted: ${[...rules.imageTypes, ...rules.videoTypes].join(', ')}).`,
+    };
+  }
+  if (videos.length > 0 && images.length > 0) {
+    return { reason: 'unsupported_media', message: `${platform} takes either images or one video in a post, not both.` };
+  }
+  if (videos.length > 1) {
+    return { reason: 'unsupported_media', message: `${platform} takes one video per post; ${videos.length} were attached.` };
+  }
+  if (images.length > rules.maxImages) {
+    return {
+      reason: 'unsupported_media',
+      message: `${platform} takes at most ${rules.maxImages} images per post; ${images.length} were attached.`,
+    };
+  }
+  const video = videos[0];
+  // A video of unknown duration is let through: the platform is the judge at publish time.
+  if (video && video.durationSeconds !== null && video.durationSeconds > rules.maxVideoSeconds) {
+    return {
+      reason: 'video_too_long',
+      message: `The video is ${Math.ceil(video.durationSeconds)} s long; ${platform} accepts at most ${rules.maxVideoSeconds} s.`,
+    };
+  }
+  return null;
+}

@@ -1,0 +1,61 @@
+/**
+ * The adapters behind the post routes, built once per cold start on first use (so importing a
+ * function module reads no configuration, and a function builds only what it needs: GET
+ * /posts/{id} never reads the queue settings). SDK clients are created here, once per process;
+ * their endpoints come from the SDK's own AWS_ENDPOINT_URL_* variables, set by the local stack
+ * and unset on AWS.
+ */
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from './config.js';
+import { SqsPlatformDeletionQueue } from './dispatch/platform-deletion-queue.js';
+import { PublishDispatcher } from './dispatch/publish-dispatcher.js';
+import { readSecret } from './secrets.js';
+import { DynamoDbIdempotencyStore } from './store/dynamodb-idempotency-store.js';
+import { DynamoDbPostStore } from './store/dynamodb-post-store.js';
+
+let posts: DynamoDbPostStore | undefined;
+let idempotency: DynamoDbIdempotencyStore | undefined;
+let sqs: SQSClient | undefined;
+let dispatcher: PublishDispatcher | undefined;
+let deletionQueue: SqsPlatformDeletionQueue | undefined;
+
+export function postStore(): DynamoDbPostStore {
+  posts ??= new DynamoDbPostStore();
+  return posts;
+}
+
+export function idempotencyStore(): DynamoDbIdempotencyStore {
+  idempotency ??= new DynamoDbIdempotencyStore();
+  return idempotency;
+}
+
+function sqsClient(): SQSClient {
+  sqs ??= new SQSClient({});
+  return sqs;
+}
+
+export function publishDispatcher(): PublishDispatcher {
+  dispatcher ??= new PublishDispatcher(sqsClient(), new SchedulerClient({}), {
+    publishQueueUrl: requireEnv(ENV.publishQueueUrl),
+    publishQueueArn: requireEnv(ENV.publishQueueArn),
+    schedulerGroup: requireEnv(ENV.schedulerGroup),
+    schedulerRoleArn: requireEnv(ENV.schedulerRoleArn),
+    schedulerDlqArn: requireEnv(ENV.schedulerDlqArn),
+  });
+  return dispatcher;
+}
+
+export function platformDeletionQueue(): SqsPlatformDeletionQueue {
+  deletionQueue ??= new SqsPlatformDeletionQueue(sqsClient(), requireEnv(ENV.deletionQueueUrl));
+  return deletionQueue;
+}
+
+export function mediaBaseUrl(): string {
+  return requireEnv(ENV.mediaBaseUrl);
+}
+
+/** The cursor signing key: the value itself locally, a Secrets Manager secret (fetched once) on AWS. */
+export function cursorSigningKey(): Promise<string> {
+  return readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId);
+}

@@ -1,0 +1,182 @@
+/**
+ * Idempotency records of POST /posts (api-v1.md "Idempotency", decisions.md "Idempotency") in the
+ * idempotency table: pk = USER#<userId>#<key>, TTL attribute expiresAt (epoch seconds, 24 h).
+ *
+ * Why not the Powertools idempotency utility: it keys records by a hash of the payload and caches
+ * whatever the handler returns, while the contract needs the key scoped to the user with the body
+ * compared separately (422 on a different body), only a 202 remembered, and - the part that matters
+ * most - the record completed in the SAME DynamoDB transaction that writes the posts, so a crash can
+ * never leave posts written without the response that a retry must replay (which would create them
+ * twice). That transaction is the post store's; this module owns the record's layout and exports the
+ * completing update for it. The rest is one conditional PutItem and one DeleteItem.
+ *
+ * Timeline (the condition of `claim` decides every case in one request, like Powertools'
+ * persistence layer, with the existing record returned by ReturnValuesOnConditionCheckFailure
+ * instead of a second read):
+ *
+ *   request A                                   request B, same user + key
+ *   ─────────                                   ──────────────────────────
+ *   PutItem in_progress, hash, lockToken,
+ *     lockExpiresAt = now + 60 s
+ *     IF no record, or record past expiresAt,
+ *        or (in_progress AND lock expired)  →  ok
+ *                                              PutItem (same condition) fails, old record returned:
+ *                                                hash differs           → 422 idempotency_key_reused
+ *                                                in_progress, lock live → 409 idempotency_in_flight
+ *   validate, resolve accounts ...
+ *   refused (400 …)  → DeleteItem IF lockToken = A's   (the key is free again: rule 5)
+ *   or TransactWriteItems [posts…, allowance,
+ *     record: completed + response IF lockToken = A's]
+ *                                              PutItem fails, record completed, same hash
+ *                                                → the stored 202 replayed (Idempotent-Replayed: true)
+ *   A crashed before either? B may take the key over once lockExpiresAt has passed; A's late
+ *   transaction then fails its lockToken condition and writes nothing.
+ */
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requireEnv } from '../config.js';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency.js';
+import { randomToken } from '../ids.js';
+import type { IdempotencyClaim, IdempotencyLock, IdempotencyStore, IdempotentResponse } from '../ports.js';
+import { documentClient } from './dynamo-client.js';
+import { IDEMPOTENCY_TABLE } from './tables.js';
+
+export function idempotencyRecordKey(userId: string, key: string): { pk: string } {
+  return { pk: `USER#${userId}#${key}` };
+}
+
+/**
+ * The Update that completes a record inside another transaction (the post store's create): only
+ * the request holding the lock can complete it.
+ */
+export function idempotencyCompletionUpdate(tableName: string, lock: IdempotencyLock, response: IdempotentResponse) {
+  return {
+    TableName: tableName,
+    Key: idempotencyRecordKey(lock.userId, lock.key),
+    UpdateExpression: 'SET #status = :completed, responseStatus = :responseStatus, responseBody = :responseBody REMOVE lockExpiresAt',
+    ConditionExpression: '#status = :inProgress AND lockToken = :lockToken',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':completed': 'completed',
+      ':inProgress': 'in_progress',
+      ':lockToken': lock.lockToken,
+      ':responseStatus': response.status,
+      ':responseBody': JSON.stringify(response.body),
+    },
+  };
+}
+
+/** Replaces the remembered response of a completed record (after some targets could not be queued). */
+export function idempotencyResponseUpdate(tableName: string, lock: IdempotencyLock, response: IdempotentResponse) {
+  return {
+    TableName: tableName,
+    Key: idempotencyRecordKey(lock.userId, lock.key),
+    UpdateExpression: 'SET responseStatus = :responseStatus, responseBody = :responseBody',
+    ConditionExpression: 'lockToken = :lockToken',
+    ExpressionAttributeValues: {
+      ':lockToken': lock.lockToken,
+      ':responseStatus': response.status,
+      ':responseBody': JSON.stringify(response.body),
+    },
+  };
+}
+
+/** Forgets a record this request holds (its final answer was not a 202). */
+export function idempotencyRecordDelete(tableName: string, lock: IdempotencyLock) {
+  return {
+    TableName: tableName,
+    Key: idempotencyRecordKey(lock.userId, lock.key),
+    ConditionExpression: 'lockToken = :lockToken',
+    ExpressionAttributeValues: { ':lockToken': lock.lockToken },
+  };
+}
+
+export class IdempotencyRecordError extends Error {
+  readonly code = 'idempotency_record_malformed';
+  constructor(field: string) {
+    super(`Idempotency record has a missing or malformed ${field}`);
+    this.name = 'IdempotencyRecordError';
+  }
+}
+
+function stringAttribute(item: Record<string, AttributeValue>, field: string): string | null {
+  const value = item[field];
+  return value !== undefined && 'S' in value && typeof value.S === 'string' ? value.S : null;
+}
+
+function numberAttribute(item: Record<string, AttributeValue>, field: string): number | null {
+  const value = item[field];
+  return value !== undefined && 'N' in value && typeof value.N === 'string' ? Number(value.N) : null;
+}
+
+export interface DynamoDbIdempotencyStoreOptions {
+  tableName?: string;
+  client?: DynamoDBDocumentClient;
+}
+
+export class DynamoDbIdempotencyStore implements IdempotencyStore {
+  readonly tableName: string;
+  private readonly client: DynamoDBDocumentClient;
+
+  constructor(options: DynamoDbIdempotencyStoreOptions = {}) {
+    this.tableName = options.tableName ?? requireEnv(IDEMPOTENCY_TABLE.envVar);
+    this.client = options.client ?? documentClient;
+  }
+
+  async claim(userId: string, key: string, bodyHash: string, now: Date): Promise<IdempotencyClaim> {
+    const lock: IdempotencyLock = { userId, key, lockToken: randomToken(24) };
+    const nowMs = now.getTime();
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...idempotencyRecordKey(userId, key),
+            status: 'in_progress',
+            bodyHash,
+            lockToken: lock.lockToken,
+            lockExpiresAt: nowMs + IDEMPOTENCY_LOCK_MS,
+            // DynamoDB TTL reads epoch seconds; deletion can lag, so the condition checks it too.
+            expiresAt: Math.floor((nowMs + IDEMPOTENCY_TTL_MS) / 1000),
+          },
+          ConditionExpression:
+            'attribute_not_exists(pk) OR expiresAt < :nowSeconds OR (#status = :inProgress AND lockExpiresAt < :nowMs)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':nowSeconds': Math.floor(nowMs / 1000),
+            ':nowMs': nowMs,
+            ':inProgress': 'in_progress',
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { outcome: 'started', lock };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return this.existing(error.Item, bodyHash);
+    }
+  }
+
+  async release(lock: IdempotencyLock): Promise<void> {
+    try {
+      await this.client.send(new DeleteCommand(idempotencyRecordDelete(this.tableName, lock)));
+    } catch (error) {
+      // Someone took the key over after our lock expired: the record is theirs now.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  private existing(item: Record<string, AttributeValue> | undefined, bodyHash: string): IdempotencyClaim {
+    // The condition failed, so a live record exists; DynamoDB returns it with the failure.
+    if (!item) throw new IdempotencyRecordError('record (not returned with the failed condition)');
+    if (stringAttribute(item, 'bodyHash') !== bodyHash) return { outcome: 'body_mismatch' };
+    const status = stringAttribute(item, 'status');
+    if (status === 'in_progress') return { outcome: 'in_flight' };
+    if (status !== 'completed') throw new IdempotencyRecordError('status');
+    const responseStatus = numberAttribute(item, 'responseStatus');
+    const responseBody = stringAttribute(item, 'responseBody');
+    if (responseStatus === null) throw new IdempotencyRecordError('responseStatus');
+    if (responseBody === null) throw new IdempotencyRecordError('responseBody');
+    return { outcome: 'replay', response: { status: responseStatus, body: JSON.parse(responseBody) as unknown } };
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * POST /posts (api-v1.md "POST /posts — create posts", decisions.md "Create", "Plan allowance",
+ * "Idempotency"). One independent post per target account; the request as a whole is refused only
+ * for request-level errors, each target is accepted, rejected (nothing written) or failed (written
+ * but not queued) on its own.
+ *
+ * Steps, in order (the first refusal wins):
+ *   1. scope: `write` for a draft (`draft` exactly true), `publish` otherwise (403 insufficient_scope)
+ *   2. Idempotency-Key: claim the key (409 in flight, 422 other body, replay of the stored 202).
+ *      Claimed before validating, so a retry of a finished request replays its answer even when
+ *      its body would no longer validate (a scheduledFor that has passed since).
+ *   3. body rules (lib/domain/create-request.ts), then workspace, options vs the platforms of the
+ *      resolved accounts, media_not_hosted
+ *   4. per-target rules (lib/domain/target-rules.ts)
+ *   5. one transaction: the accepted posts + allowance (first k that fit; the rest quota_exceeded)
+ *      + the idempotency record completed with the 202
+ *   6. dispatch the posts that go out; a post that cannot be queued becomes failed
+ *      (schedule_failed) and its unit is given back
+ * A request that ends in anything but a 202 releases its idempotency key (only a 202 is remembered).
+ *
+ * DynamoDB requests: claim 1 + accounts 1 (+ media 1 when media is attached) + transaction 1,
+ * whatever the number of targets; the counter is read only when the allowance condition fails.
+ */
+import { allowanceCycle } from '../domain/allowance.js';
+import {
+  checkOptionPlatforms,
+  optionsFor,
+  parseCreatePostsBody,
+  type CreatePostsRequest,
+} from '../domain/create-request.js';
+import { ApiError, type RejectionReason } from '../domain/errors.js';
+import { bodyHash, parseIdempotencyKey } from '../domain/idempotency.js';
+import { mediaIdFromUrl } from '../domain/media-library.js';
+import type { MediaItem, Post, PostError, PublishablePlatform } from '../domain/model.js';
+import { requireScope } from '../domain/scopes.js';
+import { evaluateTarget, resolvesTo, type TargetVerdict } from '../domain/target-rules.js';
+import { newId } from '../ids.js';
+import { logger } from '../observability.js';
+import type {
+  AccountReader,
+  Caller,
+  Clock,
+  IdempotencyLock,
+  IdempotencyStore,
+  MediaReader,
+  PostDispatcher,
+  PostStore,
+  WorkspaceReader,
+} from '../ports.js';
+
+export interface PostResult {
+  object: 'post_result';
+  id: string | null;
+  accountId: string;
+  platform: string | null;
+  status: 'accepted' | 'rejected' | 'failed';
+  reason: RejectionReason | null;
+  message: string | null;
+}
+
+export interface PostBatch {
+  object: 'post_batch';
+  campaignId: string;
+  posts: PostResult[];
+}
+
+export interface CreatePostsResponse {
+  status: 202;
+  body: PostBatch;
+}
+
+/** A fresh 202, or the remembered one replayed (with Idempotent-Replayed: true). */
+export interface CreatePostsOutcome {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The longest account id looked up; anything longer cannot be an id and is simply unresolved. */
+const MAX_ACCOUNT_ID_LENGTH = 256;
+
+export const SCHEDULE_FAILED_ERROR: PostError = {
+  message: 'The post was created but could not be queued for publishing.',
+  advice: 'Create the post again; this one will not go out.',
+};
+
+export interface CreatePostsDeps {
+  posts: PostStore;
+  idempotency: IdempotencyStore;
+  accounts: AccountReader;
+  workspaces: WorkspaceReader;
+  media: MediaReader;
+  dispatcher: PostDispatcher;
+  clock: Clock;
+  /** MEDIA_BASE_URL: media URLs of the caller's library start with it. */
+  mediaBaseUrl: string;
+}
+
+/** A target as decided: its verdict, and the post that will be written when accepted. */
+interface Target {
+  verdict: TargetVerdict;
+  post: Post | null;
+}
+
+export class CreatePosts {
+  constructor(private readonly deps: CreatePostsDeps) {}
+
+  async execute(
+    caller: Caller,
+    body: unknown,
+    idempotencyKeyHeader: string | undefined,
+  ): Promise<CreatePostsOutcome> {
+    const isDraft = typeof body === 'object' && body !== null && (body as { draft?: unknown }).draft === true;
+    requireScope(caller, isDraft ? 'write' : 'publish');
+    const key = parseIdempotencyKey(idempotencyKeyHeader);
+    const now = this.deps.clock.now();
+
+    let lock: IdempotencyLock | null = null;
+    if (key !== null) {
+      const claim = await this.deps.idempotency.claim(caller.userId, key, bodyHash(body), now);
+      switch (claim.outcome) {
+        case 'replay':
+          return { ...claim.response, headers: { 'Idempotent-Replayed': 'true' } };
+        case 'in_flight':
+          throw new ApiError('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry once it has finished.', {
+            param: 'Idempotency-Key',
+          });
+        case 'body_mismatch':
+          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key.', {
+            param: 'Idempotency-Key',
+          });
+        case 'started':
+          lock = claim.lock;
+      }
+    }
+
+    // remembered: the posts transaction completed the record; released: a later transaction deleted it.
+    const progress = { remembered: false, released: false };
+    try {
+      return await this.create(caller, body, now, lock, progress);
+    } catch (error) {
+      // A refused or failed request is not remembered: the key may be used again. Once the posts
+      // transaction has completed the record, it stays (a retry must replay, not create twice).
+      if (lock && !progress.remembered && !progress.released) {
+        await this.deps.idempotency.release(lock).catch((releaseError: unknown) => {
+          logger.warn('Could not release an idempotency record; it unlocks when its lock expires', {
+            error: releaseError as Error,
+          });
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async create(
+    caller: Caller,
+    body: unknown,
+    now: Date,
+    lock: IdempotencyLock | null,
+    progress: { remembered: boolean; released: boolean },
+  ): Promise<CreatePostsResponse> {
+    const request = parseCreatePostsBody(body, now);
+    const workspaceId = await this.workspaceOf(caller, request.workspaceId);
+
+    const lookup = [...new Set(request.accounts.filter((id) => id.length <= MAX_ACCOUNT_ID_LENGTH))];
+    const accounts = await this.deps.accounts.getAccounts(lookup);
+    const platformsInRequest = new Set<string>();
+    for (const id of request.accounts) {
+      const account = accounts.get(id);
+      if (resolvesTo(account, caller.userId, workspaceId)) platformsInRequest.add(account.platform);
+    }
+    checkOptionPlatforms(request.options, platformsInRequest);
+
+    const media = await this.hostedMedia(caller, request.media);
+
+    const campaignId = request.campaignId ?? newId('cmp');
+    const createdAt = now.toISOString();
+    const targets: Target[] = request.accounts.map((accountId) => {
+      const text = request.texts.get(accountId) ?? request.text ?? '';
+      const verdict = evaluateTarget({ accountId, account: accounts.get(accountId), userId: caller.userId, workspaceId, text, media });
+      return { verdict, post: verdict.accepted ? this.newPost(caller, request, verdict, { campaignId, text, media, createdAt }) : null };
+    });
+
+    const toWrite = targets.flatMap((target) => (target.post ? [target.post] : []));
+    if (toWrite.length === 0) throw noTargetAccepted(targets.map((target) => resultOf(target, new Set(), new Set())));
+
+    const { written, overAllowance } = await this.deps.posts.createPosts({
+      userId: caller.userId,
+      posts: toWrite,
+      allowanceLimit: caller.user.monthlyPostAllowance,
+      idempotency: lock,
+      response: (writtenIds) => {
+        const batch = batchOf(campaignId, targets, writtenIds, new Set());
+        return batch.posts.some((result) => result.status === 'accepted') ? { status: 202, body: batch } : null;
+      },
+    });
+    const writtenIds = new Set(written.map((post) => post.id));
+    if (written.length === 0) throw noTargetAccepted(batchOf(campaignId, targets, writtenIds, new Set()).posts);
+    progress.remembered = lock !== null;
+    if (overAllowance.length > 0) logger.info('Plan allowance used up', { userId: caller.userId, refused: overAllowance.length });
+
+    const outgoing = written.filter((post) => post.status === 'scheduled');
+    const { failed } =
+      outgoing.length === 0
+        ? { failed: [] as string[] }
+        : await this.deps.dispatcher.dispatch(
+            outgoing.map((post) => ({ postId: post.id, scheduledFor: post.scheduledFor })),
+            this.deps.clock.now(),
+          );
+    if (failed.length === 0) return { status: 202, body: batchOf(campaignId, targets, writtenIds, new Set()) };
+
+    const failedIds = new Set(failed);
+    const batch = batchOf(campaignId, targets, writtenIds, failedIds);
+    const anyAccepted = batch.posts.some((result) => result.status === 'accepted');
+    await this.deps.posts.markScheduleFailed({
+      userId: caller.userId,
+      posts: outgoing.filter((post) => failedIds.has(post.id)),
+      error: SCHEDULE_FAILED_ERROR,
+      now: this.deps.clock.now(),
+      idempotency: lock,
+      // Still a 202 when something was accepted; otherwise the record is forgotten with the 400.
+      response: anyAccepted ? { status: 202, body: batch } : null,
+    });
+    if (!anyAccepted) {
+      // The record was deleted in that transaction already: the 400 is not remembered.
+      progress.released = lock !== null;
+      throw noTargetAccepted(batch.posts);
+    }
+    return { status: 202, body: batch };
+  }
+
+  /** The workspace of the request (workspace_required / workspace_not_found); null when the caller owns none. */
+  private async workspaceOf(caller: Caller, requested: string | null): Promise<string | null> {
+    const owned = caller.user.workspaceIds;
+    if (requested === null) {
+      if (owned.length > 1) {
+        throw new ApiError('workspace_required', 'You own several workspaces: say which one with workspaceId.', { param: 'workspaceId' });
+      }
+      return owned[0] ?? null;
+    }
+    if (owned.includes(requested)) return requested;
+    // The user record may be up to a minute old (key cache): a workspace created since is read fresh.
+    const workspace = requested.length <= MAX_ACCOUNT_ID_LENGTH ? await this.deps.workspaces.getWorkspace(requested) : null;
+    if (workspace?.userId === caller.userId) return requested;
+    throw new ApiError('workspace_not_found', 'No workspace with this id is owned by the caller.', { param: 'workspaceId' });
+  }
+
+  /** The caller's library items behind the media URLs, in request order; media_not_hosted otherwise. */
+  private async hostedMedia(caller: Caller, urls: string[]): Promise<MediaItem[]> {
+    if (urls.length === 0) return [];
+    const ids = urls.map((url) => mediaIdFromUrl(url, this.deps.mediaBaseUrl));
+    const notHosted = (index: number): never => {
+      throw new ApiError(
+        'media_not_hosted',
+        `media[${index}] is not a file of your media library; upload it there first and use the URL it gives.`,
+        { param: 'media' },
+      );
+    };
+    const firstForeign = ids.findIndex((id) => id === null || id.length > MAX_ACCOUNT_ID_LENGTH);
+    if (firstForeign >= 0) notHosted(firstForeign);
+    const items = await this.deps.media.getMediaItems([...new Set(ids as string[])]);
+    return urls.map((url, index) => {
+      const item = items.get(ids[index] ?? '');
+      // Another user's file, or a URL that only looks like one of ours, is not in the caller's library.
+      if (!item || item.userId !== caller.userId || item.url !== url) return notHosted(index);
+      return item;
+    });
+  }
+
+  private newPost(
+    caller: Caller,
+    request: CreatePostsRequest,
+    verdict: Extract<TargetVerdict, { accepted: true }>,
+    shared: { campaignId: string; text: string; media: MediaItem[]; createdAt: string },
+  ): Post {
+    const platform: PublishablePlatform = verdict.platform;
+    return {
+      id: newId('post'),
+      userId: caller.userId,
+      workspaceId: verdict.account.workspaceId,
+      accountId: verdict.accountId,
+      platform,
+      campaignId: shared.campaignId,
+      status: request.draft ? 'draft' : 'scheduled',
+      text: shared.text,
+      mediaUrls: shared.media.map((item) => item.url),
+      mediaIds: shared.media.map((item) => item.id),
+      options: optionsFor(request.options, platform),
+      // No scheduledFor: due at once (a draft keeps its creation time).
+      scheduledFor: request.scheduledFor?.toISOString() ?? shared.createdAt,
+      publishedAt: null,
+      publishedUrl: null,
+      platformPostId: null,
+      error: null,
+      createdAt: shared.createdAt,
+      updatedAt: shared.createdAt,
+      deletedAt: null,
+      allowanceCycle: request.draft ? null : allowanceCycle(new Date(shared.createdAt)),
+      deleteFromPlatformRequested: false,
+    };
+  }
+}
+
+function resultOf(target: Target, writtenIds: ReadonlySet<string>, failedIds: ReadonlySet<string>): PostResult {
+  const { verdict, post } = target;
+  if (!verdict.accepted) {
+    return {
+      object: 'post_result',
+      id: null,
+      accountId: verdict.accountId,
+      platform: verdict.platform,
+      status: 'rejected',
+      reason: verdict.reason,
+      message: verdict.message,
+    };
+  }
+  if (!post || !writtenIds.has(post.id)) {
+    return {
+      object: 'post_result',
+      id: null,
+      accountId: verdict.accountId,
+      platform: verdict.platform,
+      status: 'rejected',
+      reason: 'quota_exceeded',
+      message: "The plan's post allowance for this month is used up.",
+    };
+  }
+  if (failedIds.has(post.id)) {
+    return {
+      object: 'post_result',
+      id: post.id,
+      accountId: verdict.accountId,
+      platform: verdict.platform,
+      status: 'failed',
+      reason: 'schedule_failed',
+      message: 'The post was created but could not be queued; it will not go out.',
+    };
+  }
+  return { object: 'post_result', id: post.id, accountId: verdict.accountId, platform: verdict.platform, status: 'accepted', reason: null, message: null };
+}
+
+function batchOf(campaignId: string, targets: Target[], writtenIds: ReadonlySet<string>, failedIds: ReadonlySet<string>): PostBatch {
+  return { object: 'post_batch', campaignId, posts: targets.map((target) => resultOf(target, writtenIds, failedIds)) };
+}
+
+/**
+ * No target accepted: 400 whose code is the first target's reason (no_targets_accepted when it has
+ * none), with every post_result beside the error.
+ */
+function noTargetAccepted(posts: PostResult[]): ApiError {
+  const first = posts[0];
+  const reason = first?.reason ?? null;
+  const message =
+    reason === null
+      ? 'No target was accepted.'
+      : `No target was accepted. First target (${first?.accountId ?? ''}): ${first?.message ?? reason}`;
+  return new ApiError(reason ?? 'no_targets_accepted', message, { status: 400, param: 'accounts', extraBody: { posts } });
+}

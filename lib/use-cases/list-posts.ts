@@ -1,0 +1,79 @@
+/**
+ * GET /posts (scope `read`): the caller's posts across every workspace they own, newest first,
+ * optionally of one status, in pages of `limit` (1-100, default 25) chained by a signed cursor.
+ * One Query per page on byUser or byUserStatus; deleted posts are not in those indexes, so every
+ * page but the last is full.
+ */
+import { decodeCursor, encodeCursor, type CursorScope } from '../domain/cursor.js';
+import { ApiError } from '../domain/errors.js';
+import { POST_STATUSES, type PostStatus } from '../domain/model.js';
+import { postView, type PostView } from '../domain/views/post-view.js';
+import type { Caller, PostPageKey, PostStore } from '../ports.js';
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+const ALLOWED_PARAMETERS = ['status', 'limit', 'cursor'] as const;
+
+export interface ListPostsQuery {
+  status: PostStatus | null;
+  limit: number;
+  cursor: string | null;
+}
+
+export interface PostList {
+  object: 'list';
+  posts: PostView[];
+  nextCursor: string | null;
+}
+
+export function parseListPostsQuery(query: Record<string, string>): ListPostsQuery {
+  for (const name of Object.keys(query)) {
+    if (!(ALLOWED_PARAMETERS as readonly string[]).includes(name)) {
+      throw new ApiError('invalid_query', `Unknown query parameter \`${name}\`. GET /posts accepts status, limit and cursor.`, {
+        param: name,
+      });
+    }
+  }
+  const { status, limit, cursor } = query;
+  if (status !== undefined && !(POST_STATUSES as readonly string[]).includes(status)) {
+    throw new ApiError('invalid_status', `status must be one of ${POST_STATUSES.join(', ')}.`, { param: 'status' });
+  }
+  let pageSize = DEFAULT_PAGE_SIZE;
+  if (limit !== undefined) {
+    // Digits only: "10.5", "1e2", " 10" and "" are not whole numbers as written.
+    pageSize = /^[0-9]{1,3}$/.test(limit) ? Number(limit) : Number.NaN;
+    if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
+      throw new ApiError('invalid_limit', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`, { param: 'limit' });
+    }
+  }
+  return { status: (status as PostStatus | undefined) ?? null, limit: pageSize, cursor: cursor ?? null };
+}
+
+/** A page key the store did not hand out for this list (only reachable with a validly signed cursor). */
+function isInvalidPageKey(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'invalid_page_key';
+}
+
+export class ListPosts {
+  constructor(private readonly deps: { posts: PostStore; cursorSigningKey: () => Promise<string> }) {}
+
+  async execute(caller: Caller, query: ListPostsQuery): Promise<PostList> {
+    const scope: CursorScope = { userId: caller.userId, status: query.status };
+    const signingKey = await this.deps.cursorSigningKey();
+    const startKey: PostPageKey | null = query.cursor === null ? null : decodeCursor(query.cursor, scope, signingKey);
+    try {
+      const page = await this.deps.posts.listPosts({ userId: caller.userId, status: query.status, limit: query.limit, startKey });
+      return {
+        object: 'list',
+        // The Query is keyed by the caller's id; checking again keeps a mis-indexed item from crossing tenants.
+        posts: page.posts.filter((post) => post.userId === caller.userId && post.deletedAt === null).map(postView),
+        nextCursor: page.nextKey === null ? null : encodeCursor(scope, page.nextKey, signingKey),
+      };
+    } catch (error) {
+      if (isInvalidPageKey(error)) {
+        throw new ApiError('invalid_cursor', 'cursor is not a nextCursor returned by this API for this list.', { param: 'cursor', cause: error });
+      }
+      throw error;
+    }
+  }
+}

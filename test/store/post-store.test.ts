@@ -1,0 +1,254 @@
+/**
+ * The post and idempotency stores against DynamoDB Local (the shared, unprefixed tables of the
+ * test global setup). Every test uses its own user ids, so tests never see each other's items.
+ * What goes through HTTP is tested in test/http/posts-*.test.ts; here: the store's own guarantees
+ * under concurrency and the methods the publish worker uses.
+ */
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import type { Post } from '../../lib/domain/model.js';
+import { newId } from '../../lib/ids.js';
+import { DynamoDbIdempotencyStore } from '../../lib/store/dynamodb-idempotency-store.js';
+import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+
+const { dynamodbEndpoint, sharedTables } = inject('localAws');
+const raw = dynamoDbClientFor(dynamodbEndpoint);
+const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+const posts = new DynamoDbPostStore({
+  client,
+  postsTable: sharedTables.posts ?? '',
+  countersTable: sharedTables.counters ?? '',
+  idempotencyTable: sharedTables.idempotency ?? '',
+});
+const idempotency = new DynamoDbIdempotencyStore({ client, tableName: sharedTables.idempotency ?? '' });
+
+afterAll(() => raw.destroy());
+
+const NOW = new Date('2026-11-21T09:30:00.000Z');
+
+function post(userId: string, changes: Partial<Post> = {}): Post {
+  const createdAt = changes.createdAt ?? NOW.toISOString();
+  return {
+    id: newId('post'),
+    userId,
+    workspaceId: 'ws_1',
+    accountId: 'acct_1',
+    platform: 'x',
+    campaignId: 'cmp_1',
+    status: 'scheduled',
+    text: 'hello',
+    mediaUrls: [],
+    mediaIds: [],
+    options: {},
+    scheduledFor: createdAt,
+    publishedAt: null,
+    publishedUrl: null,
+    platformPostId: null,
+    error: null,
+    createdAt,
+    updatedAt: createdAt,
+    deletedAt: null,
+    allowanceCycle: changes.status === 'draft' ? null : '2026-11',
+    deleteFromPlatformRequested: false,
+    ...changes,
+  };
+}
+
+async function used(userId: string): Promise<number> {
+  const out = await client.send(new GetCommand({ TableName: sharedTables.counters, Key: allowanceCounterKey(userId, '2026-11') }));
+  return typeof out.Item?.used === 'number' ? out.Item.used : 0;
+}
+
+async function rawItem(id: string): Promise<Record<string, unknown> | undefined> {
+  return (await client.send(new GetCommand({ TableName: sharedTables.posts, Key: { id } }))).Item;
+}
+
+const write = (userId: string, batch: Post[], allowanceLimit: number) =>
+  posts.createPosts({ userId, posts: batch, allowanceLimit, idempotency: null, response: () => null });
+
+describe('createPosts and the allowance', () => {
+  it('writes every draft and the first posts that fit, in request order', async () => {
+    const userId = newId('usr');
+    const batch = [post(userId), post(userId, { status: 'draft' }), post(userId), post(userId)];
+    const result = await write(userId, batch, 2);
+    expect(result.written.map((p) => p.id)).toEqual([batch[0]?.id, batch[1]?.id, batch[2]?.id]);
+    expect(result.overAllowance.map((p) => p.id)).toEqual([batch[3]?.id]);
+    expect(await used(userId)).toBe(2);
+    expect(await rawItem(batch[3]?.id ?? '')).toBeUndefined();
+  });
+
+  it('parallel creates against a nearly spent allowance never exceed it', async () => {
+    const userId = newId('usr');
+    await write(userId, [post(userId), post(userId), post(userId)], 10);
+    const results = await Promise.all(Array.from({ length: 8 }, () => write(userId, [post(userId), post(userId)], 10)));
+    const written = results.reduce((sum, result) => sum + result.written.length, 0);
+    expect(written).toBe(7);
+    expect(await used(userId)).toBe(10);
+    const listed = await posts.listPosts({ userId, status: null, limit: 100, startKey: null });
+    expect(listed.posts).toHaveLength(10);
+  });
+
+  it('completes the idempotency record in the same transaction, only for the lock holder', async () => {
+    const userId = newId('usr');
+    const claim = await idempotency.claim(userId, 'key-1', 'hash-a', NOW);
+    if (claim.outcome !== 'started') throw new Error('expected to claim');
+    const first = post(userId);
+    await posts.createPosts({
+      userId,
+      posts: [first],
+      allowanceLimit: 5,
+      idempotency: claim.lock,
+      response: (ids) => ({ status: 202, body: { ids: [...ids] } }),
+    });
+    expect(await idempotency.claim(userId, 'key-1', 'hash-a', NOW)).toEqual({
+      outcome: 'replay',
+      response: { status: 202, body: { ids: [first.id] } },
+    });
+    // A request whose lock is not the record's writes nothing at all.
+    const stranger = post(userId);
+    await expect(
+      posts.createPosts({
+        userId,
+        posts: [stranger],
+        allowanceLimit: 5,
+        idempotency: { ...claim.lock, lockToken: 'not-mine' },
+        response: () => ({ status: 202, body: {} }),
+      }),
+    ).rejects.toMatchObject({ code: 'idempotency_lock_lost' });
+    expect(await rawItem(stranger.id)).toBeUndefined();
+    expect(await used(userId)).toBe(1);
+  });
+});
+
+describe('idempotency claims', () => {
+  it('in flight, body mismatch, release, and a crashed lock taken over after it expires', async () => {
+    const userId = newId('usr');
+    const first = await idempotency.claim(userId, 'k', 'h1', NOW);
+    expect(first.outcome).toBe('started');
+    expect(await idempotency.claim(userId, 'k', 'h1', NOW)).toEqual({ outcome: 'in_flight' });
+    expect(await idempotency.claim(userId, 'k', 'h2', NOW)).toEqual({ outcome: 'body_mismatch' });
+    if (first.outcome === 'started') await idempotency.release(first.lock);
+    const again = await idempotency.claim(userId, 'k', 'h2', NOW);
+    expect(again.outcome).toBe('started');
+    // 61 s later the unfinished record no longer locks the key.
+    expect((await idempotency.claim(userId, 'k', 'h2', new Date(NOW.getTime() + 61_000))).outcome).toBe('started');
+    // The same key of another user is another record.
+    expect((await idempotency.claim(newId('usr'), 'k', 'h1', NOW)).outcome).toBe('started');
+  });
+
+  it('exactly one of many parallel claims starts', async () => {
+    const userId = newId('usr');
+    const claims = await Promise.all(Array.from({ length: 10 }, () => idempotency.claim(userId, 'same', 'h', NOW)));
+    expect(claims.filter((claim) => claim.outcome === 'started')).toHaveLength(1);
+    expect(claims.filter((claim) => claim.outcome === 'in_flight')).toHaveLength(9);
+  });
+});
+
+describe('list pages', () => {
+  it('are full until the last, newest first, with no duplicate and no gap, also per status', async () => {
+    const userId = newId('usr');
+    const all = Array.from({ length: 23 }, (_, i) =>
+      post(userId, { createdAt: new Date(NOW.getTime() + i * 1000).toISOString(), status: i % 3 === 0 ? 'draft' : 'scheduled' }),
+    );
+    for (let i = 0; i < all.length; i += 10) await write(userId, all.slice(i, i + 10), 100);
+    const collect = async (status: Post['status'] | null) => {
+      const ids: string[] = [];
+      const sizes: number[] = [];
+      let startKey = null;
+      do {
+        const page: Awaited<ReturnType<typeof posts.listPosts>> = await posts.listPosts({ userId, status, limit: 5, startKey });
+        ids.push(...page.posts.map((p) => p.id));
+        sizes.push(page.posts.length);
+        startKey = page.nextKey;
+      } while (startKey !== null);
+      return { ids, sizes };
+    };
+    const everything = await collect(null);
+    expect(everything.ids).toEqual([...all].reverse().map((p) => p.id));
+    expect(everything.sizes).toEqual([5, 5, 5, 5, 3]);
+    const drafts = await collect('draft');
+    expect(drafts.ids).toEqual([...all].reverse().filter((p) => p.status === 'draft').map((p) => p.id));
+    expect(drafts.sizes).toEqual([5, 3]);
+    await expect(posts.listPosts({ userId, status: null, limit: 5, startKey: { id: 'x', listPk: 'someone-else', listSk: 'y' } })).rejects.toMatchObject({
+      code: 'invalid_page_key',
+    });
+  });
+});
+
+describe('delete transitions and the worker', () => {
+  it('cancelling a scheduled post removes it and gives its unit back; a claimed post is not removed', async () => {
+    const userId = newId('usr');
+    const [a, b] = [post(userId), post(userId)];
+    await write(userId, [a!, b!], 10);
+    expect(await used(userId)).toBe(2);
+    expect(await posts.removePost(a!, '2026-11')).toBe(true);
+    expect(await rawItem(a!.id)).toBeUndefined();
+    expect(await used(userId)).toBe(1);
+    // The worker claims b; a remove planned from the unclaimed state now fails its condition.
+    await client.send(
+      new UpdateCommand({
+        TableName: sharedTables.posts,
+        Key: { id: b!.id },
+        UpdateExpression: 'SET sendStartedAt = :now',
+        ExpressionAttributeValues: { ':now': NOW.toISOString() },
+      }),
+    );
+    expect(await posts.removePost(b!, '2026-11')).toBe(false);
+    expect(await used(userId)).toBe(1);
+    const claimed = await posts.getPost(b!.id);
+    expect(claimed?.sendStartedAt).toBe(NOW.toISOString());
+    const hidden = await posts.softDeletePost(claimed!, { deleteFromPlatform: true, now: NOW });
+    expect(hidden).toMatchObject({ deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true });
+    // The send succeeds afterwards: recorded, still hidden, and the worker learns deletion was asked.
+    const published = await posts.recordPublished(claimed!, { publishedAt: NOW.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, NOW);
+    expect(published).toMatchObject({ status: 'published', deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true, platformPostId: '1' });
+    const item = await rawItem(b!.id);
+    expect(item).not.toHaveProperty('listPk');
+    expect(item).not.toHaveProperty('statusPk');
+    expect(item).not.toHaveProperty('duePk');
+    const listed = await posts.listPosts({ userId, status: null, limit: 10, startKey: null });
+    expect(listed.posts).toEqual([]);
+    // Recording twice does nothing: the post is no longer scheduled.
+    expect(await posts.recordFailed(claimed!, { message: 'm', advice: 'a' }, NOW)).toBeNull();
+  });
+
+  it('recordFailed on a live post moves its status index and leaves the due index', async () => {
+    const userId = newId('usr');
+    const p = post(userId);
+    await write(userId, [p], 10);
+    const failed = await posts.recordFailed(p, { message: 'refused', advice: 'shorten it' }, NOW);
+    expect(failed).toMatchObject({ status: 'failed', error: { message: 'refused', advice: 'shorten it' } });
+    const byStatus = await client.send(
+      new QueryCommand({
+        TableName: sharedTables.posts,
+        IndexName: 'byUserStatus',
+        KeyConditionExpression: 'statusPk = :pk',
+        ExpressionAttributeValues: { ':pk': `${userId}#failed` },
+      }),
+    );
+    expect(byStatus.Items?.map((item) => item.id)).toEqual([p.id]);
+    expect(await rawItem(p.id)).not.toHaveProperty('duePk');
+  });
+
+  it('markScheduleFailed fails the posts, gives their units back and updates the remembered response', async () => {
+    const userId = newId('usr');
+    const claim = await idempotency.claim(userId, 'k', 'h', NOW);
+    if (claim.outcome !== 'started') throw new Error('expected to claim');
+    const [a, b] = [post(userId), post(userId)];
+    await posts.createPosts({ userId, posts: [a!, b!], allowanceLimit: 10, idempotency: claim.lock, response: () => ({ status: 202, body: 'v1' }) });
+    const failed = await posts.markScheduleFailed({
+      userId,
+      posts: [b!],
+      error: { message: 'not queued', advice: 'retry' },
+      now: NOW,
+      idempotency: claim.lock,
+      response: { status: 202, body: 'v2' },
+    });
+    expect(failed.map((p) => p.status)).toEqual(['failed']);
+    expect(await used(userId)).toBe(1);
+    expect((await posts.getPost(b!.id))?.status).toBe('failed');
+    expect(await idempotency.claim(userId, 'k', 'h', NOW)).toEqual({ outcome: 'replay', response: { status: 202, body: 'v2' } });
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { allowanceCycle, unitsThatFit } from '../../../lib/domain/allowance.js';
+import { decodeCursor, encodeCursor, type CursorScope } from '../../../lib/domain/cursor.js';
+import { bodyHash, canonicalJson, parseIdempotencyKey } from '../../../lib/domain/idempotency.js';
+import type { Post } from '../../../lib/domain/model.js';
+import { planDeletion } from '../../../lib/domain/post-deletion.js';
+import { postView } from '../../../lib/domain/views/post-view.js';
+
+const basePost: Post = {
+  id: 'post_00000000000000000001',
+  userId: 'usr_1',
+  workspaceId: 'ws_1',
+  accountId: 'acct_1',
+  platform: 'x',
+  campaignId: 'cmp_1',
+  status: 'scheduled',
+  text: 'hello',
+  mediaUrls: [],
+  mediaIds: [],
+  options: { communityId: '1' },
+  scheduledFor: '2026-11-21T10:30:00+01:00',
+  publishedAt: null,
+  publishedUrl: null,
+  platformPostId: null,
+  error: null,
+  createdAt: '2026-11-21T09:00:00.000Z',
+  updatedAt: '2026-11-21T09:00:00.000Z',
+  deletedAt: null,
+  allowanceCycle: '2026-11',
+  deleteFromPlatformRequested: false,
+};
+
+describe('postView', () => {
+  it('shows the public fields only, timestamps in UTC with ms, unset ones null', () => {
+    const view = postView({ ...basePost, error: { message: 'm', advice: 'a', code: 'internal' } as Post['error'] });
+    expect(view).toEqual({
+      object: 'post',
+      id: basePost.id,
+      workspaceId: 'ws_1',
+      accountId: 'acct_1',
+      platform: 'x',
+      campaignId: 'cmp_1',
+      status: 'scheduled',
+      text: 'hello',
+      mediaUrls: [],
+      scheduledFor: '2026-11-21T09:30:00.000Z',
+      publishedAt: null,
+      publishedUrl: null,
+      platformPostId: null,
+      error: { message: 'm', advice: 'a' },
+      createdAt: '2026-11-21T09:00:00.000Z',
+      updatedAt: '2026-11-21T09:00:00.000Z',
+    });
+  });
+});
+
+describe('cursor', () => {
+  const key = 'signing-key';
+  const scope: CursorScope = { userId: 'usr_1', status: null };
+  const lastKey = { id: 'post_1', listPk: 'usr_1', listSk: '2026#post_1' };
+
+  it('round-trips for the same user and filter', () => {
+    expect(decodeCursor(encodeCursor(scope, lastKey, key), scope, key)).toEqual(lastKey);
+  });
+
+  const refused = (cursor: string, as: CursorScope = scope, signingKey = key) => () => decodeCursor(cursor, as, signingKey);
+  const invalid = expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' });
+
+  it('refuses a cursor of another user, another filter, another key, or changed', () => {
+    const cursor = encodeCursor(scope, lastKey, key);
+    expect(refused(cursor, { userId: 'usr_2', status: null })).toThrow(invalid);
+    expect(refused(cursor, { userId: 'usr_1', status: 'draft' })).toThrow(invalid);
+    expect(refused(cursor, scope, 'other-key')).toThrow(invalid);
+    const [version, payload, signature] = cursor.split('.') as [string, string, string];
+    const forged = Buffer.from(JSON.stringify({ u: 'usr_1', s: null, k: { ...lastKey, listSk: '9999' } })).toString('base64url');
+    expect(refused(`${version}.${forged}.${signature}`)).toThrow(invalid);
+    expect(refused(`${version}.${payload}.${signature.slice(1)}`)).toThrow(invalid);
+    expect(refused(`v2.${payload}.${signature}`)).toThrow(invalid);
+    for (const garbage of ['', 'abc', '...', 'v1..', 'x'.repeat(5000)]) expect(refused(garbage)).toThrow(invalid);
+  });
+});
+
+describe('idempotency rules', () => {
+  it('canonical JSON ignores key order and white space, not values', () => {
+    const a = JSON.parse('{"b": [1, {"y": 2, "x": 1}], "a": "s"}') as unknown;
+    const b = JSON.parse('{"a":"s","b":[1,{"x":1,"y":2}]}') as unknown;
+    expect(canonicalJson(a)).toBe(canonicalJson(b));
+    expect(bodyHash(a)).toBe(bodyHash(b));
+    expect(bodyHash({ a: [1, 2] })).not.toBe(bodyHash({ a: [2, 1] }));
+    expect(bodyHash({ a: 1 })).not.toBe(bodyHash({ a: '1' }));
+    expect(bodyHash(JSON.parse('{"a": 1.0}'))).toBe(bodyHash({ a: 1 }));
+  });
+
+  it('parses the Idempotency-Key header', () => {
+    expect(parseIdempotencyKey(undefined)).toBeNull();
+    expect(parseIdempotencyKey('order-42')).toBe('order-42');
+    for (const bad of ['', 'a b', 'x'.repeat(256), 'é']) {
+      expect(() => parseIdempotencyKey(bad)).toThrow(expect.objectContaining({ code: 'invalid_idempotency_key' }));
+    }
+  });
+});
+
+describe('allowance', () => {
+  it('cycles by UTC calendar month and fits the first k', () => {
+    expect(allowanceCycle(new Date('2026-11-30T23:59:59.999Z'))).toBe('2026-11');
+    expect(allowanceCycle(new Date('2026-12-01T00:00:00.000Z'))).toBe('2026-12');
+    expect(unitsThatFit(5, 8, 10)).toBe(2);
+    expect(unitsThatFit(5, 12, 10)).toBe(0);
+    expect(unitsThatFit(3, 0, 10)).toBe(3);
+  });
+});
+
+describe('planDeletion', () => {
+  it('removes drafts, failed and unclaimed scheduled posts; refunds only the scheduled one', () => {
+    expect(planDeletion({ ...basePost, status: 'draft', allowanceCycle: null }, true)).toMatchObject({
+      kind: 'remove',
+      refundCycle: null,
+      softDeleted: false,
+      platformDeletionQueuedFor: [],
+    });
+    expect(planDeletion({ ...basePost, status: 'failed' }, false)).toMatchObject({ kind: 'remove', refundCycle: null, cancelSchedule: false });
+    expect(planDeletion(basePost, true)).toMatchObject({ kind: 'remove', refundCycle: '2026-11', cancelSchedule: true, softDeleted: false });
+  });
+
+  it('soft-deletes published and claimed posts; queues only a published one', () => {
+    const published = { ...basePost, status: 'published' as const, platformPostId: '1', publishedUrl: 'u', publishedAt: basePost.createdAt };
+    expect(planDeletion(published, false)).toMatchObject({ kind: 'soft-delete', softDeleted: true, queuePlatformDeletion: false, platformDeletionQueuedFor: [] });
+    expect(planDeletion(published, true)).toMatchObject({ queuePlatformDeletion: true, recordDeleteFromPlatform: true, platformDeletionQueuedFor: ['x'] });
+    const sending = { ...basePost, sendStartedAt: '2026-11-21T09:30:00.000Z' };
+    expect(planDeletion(sending, true)).toMatchObject({
+      kind: 'soft-delete',
+      queuePlatformDeletion: false,
+      recordDeleteFromPlatform: true,
+      platformDeletionQueuedFor: ['x'],
+    });
+  });
+});
