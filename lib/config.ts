@@ -56,4 +56,20 @@ export const ENV = {
   /** Local-only overrides (bench): never set on AWS. */
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
   rateLimitPerDay: 'RATE_LIMIT_PER_DAY',
+  /** Seconds a verified API key (and its user) is kept in memory; at most 60 (api-v1.md: revocation within a minute). */
+  apiKeyCacheSeconds: 'API_KEY_CACHE_SECONDS',
+  /** Platform adapters: API version header of LinkedIn (YYYYMM) and its OAuth host when not the real one. */
+  linkedinApiVersion: 'LINKEDIN_API_VERSION',
+  linkedinOauthBaseUrl: 'LINKEDIN_OAUTH_BASE_URL',
+  /** Local stack: platform OAuth client credentials. AWS: unset, PLATFORM_CREDENTIALS_SECRET_ID holds them as JSON. */
+  xClientId: 'X_CLIENT_ID',
+  xClientSecret: 'X_CLIENT_SECRET',
+  linkedinClientId: 'LINKEDIN_CLIENT_ID',
+  linkedinClientSecret: 'LINKEDIN_CLIENT_SECRET',
+  /** Local alternative to the secret: the same JSON ({"x": {clientId, clientSecret}, "linkedin": {...}}) inline. */
+  platformCredentials: 'PLATFORM_CREDENTIALS',
+  /** Sweeper: how late (seconds) a scheduled post with nothing in flight may be before its message counts as lost. */
+  sweeperGraceSeconds: 'SWEEPER_GRACE_SECONDS',
+  /** Publish worker: wait (seconds) after a lost answer before X is asked again (30 by default; tests shorten it). */
+  publishAmbiguousRecheckSeconds: 'PUBLISH_AMBIGUOUS_RECHECK_SECONDS',
 } as const;

@@ -1,0 +1,20 @@
+/**
+ * Scope rules of api-v1.md (Authentication, 4): `write`, `publish` and `media` each imply `read`;
+ * `write` and `publish` are separate, not nested (a `publish`-only key cannot create drafts or
+ * delete, a `write`-only key cannot create a post that goes out). `media` is reserved: nothing
+ * needs it, so beyond `read` it grants nothing.
+ */
+import { ApiError } from './errors.js';
+import type { Scope } from './model.js';
+
+export function hasScope(granted: readonly Scope[], needed: Scope): boolean {
+  if (granted.includes(needed)) return true;
+  // Every scope a key can hold includes reading, so any scope at all satisfies `read`.
+  return needed === 'read' && granted.length > 0;
+}
+
+/** Throws 403 insufficient_scope naming the scope the key lacks. */
+export function requireScope(caller: { scopes: readonly Scope[] }, needed: Scope): void {
+  if (hasScope(caller.scopes, needed)) return;
+  throw new ApiError('insufficient_scope', `This API key lacks the \`${needed}\` scope needed for this request.`);
+}

@@ -1,0 +1,110 @@
+/**
+ * The HTTP pipeline every API function shares (API Gateway HTTP API, payload format 2.0):
+ *
+ *   rateLimitHeaders      outermost: X-RateLimit-* (+ Retry-After on 429) on every response
+ *   errorHandler          the one place an error becomes a response
+ *   requestContext        the event in our shape (ApiRequest)
+ *   authenticate          Bearer key -> caller; a failure waits for the count
+ *   countRequest          key bucket (minute + day) or, without a valid key, the address bucket;
+ *                         429, else the authentication failure, else on
+ *   requireSubscription   403 subscription_inactive
+ *   requireScope          403 insufficient_scope (options.scope, default `read`)
+ *   jsonBody              options.jsonBody: 400 invalid_body unless the body is a JSON object
+ *   route                 (request, caller) => {status, body, headers?}
+ *
+ * Steps only throw or fall through: none returns an early response, because middy would then
+ * skip the `after` steps, and with them the rate-limit headers. Behaviour that needs to answer
+ * early (an idempotent replay) wraps the route instead: see /work/notes/http-api.md.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Scope } from '../domain/model.js';
+import { DEFAULT_RATE_LIMITS, rateLimitHeaderValues, unknownDecision } from '../domain/rate-windows.js';
+import { logger } from '../observability.js';
+import type { AnonymousRoute, Route } from './api-request.js';
+import { authenticate } from './authenticate.js';
+import { errorHandler, INTERNAL_ERROR_BODY } from './error-handler.js';
+import type { HttpDependencies } from './http-dependencies.js';
+import { httpDependencies } from './http-dependencies.js';
+import { jsonBody } from './json-body.js';
+import { toStructuredResult, withHeaders } from './json-response.js';
+import type { HttpMiddleware } from './pipeline-state.js';
+import { pipelineState, requestContext, verifiedCaller } from './pipeline-state.js';
+import { countRequest, rateLimitHeaders } from './rate-limit.js';
+import { requireScope } from './require-scope.js';
+import { requireSubscription } from './require-subscription.js';
+
+export type { AnonymousRoute, ApiRequest, ApiResponse, Route } from './api-request.js';
+
+export interface ApiHandlerOptions {
+  /**
+   * Scope checked before the route runs. Default `read`, which every scope implies. A route whose
+   * scope depends on the request (POST /posts) leaves the default and calls requireScope itself.
+   */
+  scope?: Scope;
+  /** Parse the body into `request.body` as a JSON object; anything else is 400 invalid_body. */
+  jsonBody?: boolean;
+  /** Tests only: dependencies from buildHttpDependencies(). Default: the process-wide ones. */
+  dependencies?: HttpDependencies;
+}
+
+export type ApiLambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** A Lambda handler for an authenticated route. */
+export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLambdaHandler {
+  return lazily(() => {
+    const deps = options.dependencies ?? httpDependencies();
+    const steps: HttpMiddleware[] = [
+      ...outerSteps(deps),
+      authenticate(deps.authenticator),
+      countRequest(deps.rateLimiter, deps.clock),
+      requireSubscription(),
+      requireScope(options.scope ?? 'read'),
+    ];
+    if (options.jsonBody) steps.push(jsonBody());
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+      .use(steps)
+      .handler(async (event) => {
+        const state = pipelineState({ event });
+        return toStructuredResult(await route(state.request, verifiedCaller(state)));
+      });
+  });
+}
+
+/**
+ * A Lambda handler that authenticates no one (the unknown-route handler): every request is
+ * counted against the client address and carries that bucket's headers.
+ */
+export function anonymousApiHandler(route: AnonymousRoute, options: Pick<ApiHandlerOptions, 'dependencies'> = {}): ApiLambdaHandler {
+  return lazily(() => {
+    const deps = options.dependencies ?? httpDependencies();
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+      .use([...outerSteps(deps), countRequest(deps.rateLimiter, deps.clock)])
+      .handler(async (event) => toStructuredResult(await route(pipelineState({ event }).request)));
+  });
+}
+
+function outerSteps(deps: HttpDependencies): HttpMiddleware[] {
+  // Order matters: middy runs `after`/`onError` in reverse, so the headers step, listed first, runs last.
+  return [rateLimitHeaders(deps.limits.perMinute, deps.clock), errorHandler(), requestContext()];
+}
+
+/**
+ * Builds the pipeline on the first invocation, so importing a function module reads no
+ * configuration. A build that fails (a missing environment variable) is a deployment mistake:
+ * it is logged, answered with the generic 500 in the contract's shape (headers included), and
+ * tried again on the next invocation, like a failed Lambda init.
+ */
+function lazily(build: () => ApiLambdaHandler): ApiLambdaHandler {
+  let built: ApiLambdaHandler | undefined;
+  return async (event, context) => {
+    try {
+      built ??= build();
+    } catch (error) {
+      logger.error('API handler could not be built', { error: error instanceof Error ? error : String(error) });
+      const response = toStructuredResult({ status: 500, body: INTERNAL_ERROR_BODY });
+      return withHeaders(response, rateLimitHeaderValues(unknownDecision(new Date(), DEFAULT_RATE_LIMITS.perMinute)));
+    }
+    return built(event, context);
+  };
+}

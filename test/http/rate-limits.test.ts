@@ -1,0 +1,131 @@
+/**
+ * Rate limits through HTTP, with the local-only override RATE_LIMIT_PER_MINUTE=5 so a window
+ * fills in a few requests (test/http/rate-limits-real.test.ts runs the real 120). Each test uses
+ * its own key and its own source address; sequences that count start early enough in a minute
+ * to stay inside it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomToken } from '../../lib/ids.js';
+import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
+import type { ApiResponse } from '../support/http.js';
+import { clientFrom, freshSourceAddress } from '../support/http-from.js';
+import { assertDocumentedResponse } from '../support/openapi.js';
+import { createKey, provisionUser, revokeKey, type ProvisionedUser } from '../support/provision.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+
+const PER_MINUTE = 5;
+
+let stack: TestStack;
+let user: ProvisionedUser;
+
+beforeAll(async () => {
+  stack = await startTestStack({ env: { RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), RATE_LIMIT_PER_DAY: '1000' } });
+  user = await provisionUser({ accounts: [{ platform: 'x' }] });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function getAccounts(key: string | undefined, sourceAddress = freshSourceAddress()): Promise<ApiResponse> {
+  const response = await clientFrom(stack.baseUrl, sourceAddress, key)('GET', '/accounts');
+  assertDocumentedResponse('GET', '/accounts', response);
+  return response;
+}
+
+const burst = { status: 429, type: 'rate_limit_error', code: 'rate_limit_burst' };
+
+describe('per-key minute limit', () => {
+  it('admits the limit, counting Remaining down to 0, then answers 429 rate_limit_burst with Retry-After', async () => {
+    const { apiKey } = await createKey(user.userId);
+    await startOfRoomyMinute(10);
+    const responses: ApiResponse[] = [];
+    for (let i = 0; i <= PER_MINUTE; i += 1) responses.push(await getAccounts(apiKey));
+
+    const admitted = responses.slice(0, PER_MINUTE);
+    expect(admitted.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(admitted.map((r) => rateHeaders(r).remaining)).toEqual([4, 3, 2, 1, 0]);
+    for (const response of admitted) expect(rateHeaders(response)).toMatchObject({ limit: PER_MINUTE, retryAfter: null });
+
+    const refused = responses[PER_MINUTE] as ApiResponse;
+    expectApiError(refused, burst);
+    const headers = rateHeaders(refused);
+    expect(headers).toMatchObject({ limit: PER_MINUTE, remaining: 0 });
+    // Every response of the sequence describes the same window, which resets at the next UTC minute.
+    expect(new Set(responses.map((r) => rateHeaders(r).reset)).size).toBe(1);
+    expect(headers.reset % 60).toBe(0);
+    expect(headers.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(headers.retryAfter).toBeLessThanOrEqual(60);
+    expect(headers.reset - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(60);
+  });
+
+  it('admits exactly the limit out of many concurrent requests', async () => {
+    const { apiKey } = await createKey(user.userId);
+    await startOfRoomyMinute(15);
+    const responses = await Promise.all(Array.from({ length: 30 }, () => getAccounts(apiKey)));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(PER_MINUTE);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(30 - PER_MINUTE);
+    expect(responses.filter((r) => r.status === 200).map((r) => rateHeaders(r).remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('keeps keys apart: a full key does not slow down another key of the same user', async () => {
+    const first = await createKey(user.userId);
+    const second = await createKey(user.userId);
+    await startOfRoomyMinute(10);
+    for (let i = 0; i <= PER_MINUTE; i += 1) await getAccounts(first.apiKey);
+    expectApiError(await getAccounts(first.apiKey), burst);
+    const other = await getAccounts(second.apiKey);
+    expect(other.status).toBe(200);
+    expect(rateHeaders(other).remaining).toBe(PER_MINUTE - 1);
+  });
+});
+
+describe('client-address bucket for failed authentication', () => {
+  it('answers 429 instead of 401 once an address has failed the limit, while valid keys from it still work', async () => {
+    const address = freshSourceAddress();
+    const revoked = await createKey(user.userId);
+    await revokeKey(revoked.keyId);
+    const [, id] = user.apiKey.split('_');
+    const attempts = [undefined, 'garbage', `ak_${randomToken(16)}_${randomToken(32)}`, `ak_${id}_${randomToken(32)}`, revoked.apiKey];
+    await startOfRoomyMinute(10);
+
+    const failures: ApiResponse[] = [];
+    for (const key of attempts) failures.push(await getAccounts(key, address));
+    expect(failures.map((r) => (r.body as { error: { code: string } }).error.code)).toEqual([
+      'api_key_missing',
+      'api_key_malformed',
+      'api_key_unknown',
+      'api_key_unknown',
+      'api_key_revoked',
+    ]);
+    expect(failures.map((r) => rateHeaders(r).remaining)).toEqual([4, 3, 2, 1, 0]);
+
+    // The sixth failure of the minute: the guesser learns nothing more about the key, just to wait.
+    const sixth = await getAccounts(`ak_${id}_${randomToken(32)}`, address);
+    expectApiError(sixth, burst);
+    expect(rateHeaders(sixth).retryAfter).toBeGreaterThanOrEqual(1);
+    // Even the right key with no header at all: the address is over its limit.
+    expectApiError(await getAccounts(undefined, address), burst);
+
+    // A valid key is counted against its own bucket, not the address.
+    const valid = await getAccounts(user.apiKey, address);
+    expect(valid.status).toBe(200);
+
+    // Unknown routes share the address bucket.
+    const unknownRoute = await clientFrom(stack.baseUrl, address)('GET', '/nowhere');
+    expectApiError(unknownRoute, burst);
+
+    // Another address is unaffected.
+    expectApiError(await getAccounts(undefined), { status: 401, type: 'authentication_error', code: 'api_key_missing' });
+  });
+
+  it('admits exactly the limit of concurrent failed attempts from one address', async () => {
+    const address = freshSourceAddress();
+    await startOfRoomyMinute(15);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => getAccounts(`ak_${randomToken(16)}_${randomToken(32)}`, address)),
+    );
+    expect(responses.filter((r) => r.status === 401)).toHaveLength(PER_MINUTE);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(20 - PER_MINUTE);
+  });
+});
