@@ -1,0 +1,45 @@
+/**
+ * The sweeper (EventBridge rule every minute on AWS; every few seconds in the local stack): puts
+ * back on the publish queue every scheduled post whose message was lost (lib/use-cases/sweep.ts).
+ * The first run in a process, and the first run after the publish queue was created anew, also look
+ * ahead over the SQS delay window: that is what brings back, on time, the posts whose messages an
+ * emptied queue lost (the local stack's in-memory queues after a restart).
+ */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { logger, metrics } from '../lib/observability.js';
+import { ENV, numberEnv } from '../lib/config.js';
+import { systemClock } from '../lib/ports.js';
+import { DUE_SHARDS } from '../lib/store/tables.js';
+import { Sweep, type SweepResult } from '../lib/use-cases/sweep.js';
+import { flushMetrics, workerDependencies } from '../lib/worker-dependencies.js';
+
+let sweep: Sweep | undefined;
+/** The publish queue's creation time at the last run: undefined before the first run of this process. */
+let queueGeneration: string | null | undefined;
+
+export const handler = middy<ScheduledEvent, SweepResult, Error, Context>()
+  .use(flushMetrics())
+  .handler(async () => {
+    const deps = workerDependencies();
+    sweep ??= new Sweep({
+      state: deps.state,
+      queue: deps.publishQueue,
+      clock: systemClock,
+      shards: DUE_SHARDS,
+      graceMs: numberEnv(ENV.sweeperGraceSeconds, 10) * 1000,
+    });
+    // Look ahead on the first run of a process and whenever the queue was created anew since the
+    // last run (its messages are gone); if the queue cannot be asked, only on the first run.
+    const generation = await deps.publishQueue.generation().catch((error: unknown) => {
+      logger.warn('Could not read the publish queue attributes', { error: error as Error });
+      return queueGeneration ?? null;
+    });
+    const lookAhead = queueGeneration === undefined || generation !== queueGeneration;
+    const result = await sweep.execute({ lookAhead });
+    queueGeneration = generation;
+    if (result.resent > 0 || result.failedToSend > 0) logger.warn('Sweeper put lost publish messages back', { ...result, lookAhead });
+    if (result.resent > 0) metrics.addMetric('SweptPosts', MetricUnit.Count, result.resent);
+    return result;
+  });

@@ -1,0 +1,148 @@
+/**
+ * Plumbing shared by the sandbox platforms (x.ts, linkedin.ts): reading requests, answering JSON,
+ * telling which account a sandbox token belongs to, ids of the platforms' real shapes, and the
+ * one-shot faults tests inject to reproduce a lost answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes, randomInt } from 'node:crypto';
+import type { SandboxBehaviour } from '../../../lib/domain/model.js';
+import { parseSandboxToken } from '../../../lib/domain/sandbox-tokens.js';
+
+export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
+
+/**
+ * Faults a test can arm for the next create of one account:
+ *   drop_after_create   the post is created, then the connection is cut without an answer
+ *   hang_after_create   the post is created and no answer ever comes (the client times out)
+ *   drop_before_create  the connection is cut and nothing is created
+ *   rate_limited        429 with the platform's rate-limit headers
+ *   slow_create         the post is created and the answer comes SLOW_CREATE_MS later (a window
+ *                       for a test to act while the post is being sent)
+ */
+export type SandboxFault = 'drop_after_create' | 'hang_after_create' | 'drop_before_create' | 'rate_limited' | 'slow_create';
+
+export const SLOW_CREATE_MS = 1500;
+
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export class FaultBook {
+  private readonly armed = new Map<string, SandboxFault[]>();
+
+  arm(accountId: string, fault: SandboxFault): void {
+    const list = this.armed.get(accountId) ?? [];
+    list.push(fault);
+    this.armed.set(accountId, list);
+  }
+
+  take(accountId: string): SandboxFault | null {
+    const list = this.armed.get(accountId);
+    const fault = list?.shift() ?? null;
+    if (list && list.length === 0) this.armed.delete(accountId);
+    return fault;
+  }
+}
+
+export class BodyTooLargeError extends Error {
+  readonly code = 'body_too_large';
+  constructor() {
+    super('Request body too large');
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limitBytes) throw new BodyTooLargeError();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, {
+    ...(text === '' ? {} : { 'Content-Type': 'application/json; charset=utf-8' }),
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Parses a multipart/form-data body with the platform's own parser (WHATWG Response.formData). */
+export async function parseMultipart(req: IncomingMessage, body: Buffer): Promise<FormData | null> {
+  const type = req.headers['content-type'];
+  if (typeof type !== 'string' || !type.startsWith('multipart/form-data')) return null;
+  try {
+    return await new Response(body, { headers: { 'content-type': type } }).formData();
+  } catch {
+    return null;
+  }
+}
+
+export function parseJsonBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The account of a `Bearer sandbox.<accountId>.<random>` header, or null. */
+export function bearerAccount(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer (\S+)$/.exec(header);
+  if (!match?.[1]) return null;
+  const parsed = parseSandboxToken(match[1]);
+  return parsed?.kind === 'access' ? parsed.accountId : null;
+}
+
+export function refreshTokenAccount(token: string): string | null {
+  const parsed = parseSandboxToken(token);
+  return parsed?.kind === 'refresh' ? parsed.accountId : null;
+}
+
+const X_EPOCH_MS = 1288834974657n;
+let sequence = 0n;
+
+/**
+ * A 19-digit id shaped like X's (and LinkedIn's activity ids): milliseconds since X's epoch in the
+ * high bits, a sequence and randomness in the low 22, so ids grow with time like the real ones.
+ */
+export function snowflakeId(): string {
+  sequence = (sequence + 1n) & 0xfffn;
+  const id = ((BigInt(Date.now()) - X_EPOCH_MS) << 22n) | (BigInt(randomInt(0, 1024)) << 12n) | sequence;
+  return id.toString().padStart(19, '1');
+}
+
+/** LinkedIn's digital-asset ids look like `C4E10AQ...`: base64url-ish, 22+ characters. */
+export function assetId(): string {
+  return `C5${randomBytes(15).toString('base64url').replace(/[-_]/g, 'A')}`;
+}
+
+export function unixSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+/** What a test sees of a post the sandbox holds. */
+export interface SandboxPost {
+  id: string;
+  accountId: string;
+  /** The text a reader sees (LinkedIn: unescaped and, like LinkedIn, cut at an unescaped reserved character). */
+  text: string;
+  mediaIds: string[];
+  createdAt: Date;
+  deletedAt: Date | null;
+  /** Everything else the create carried (X: community_id, share_with_followers; LinkedIn: the raw body). */
+  details: Record<string, unknown>;
+}

@@ -1,0 +1,122 @@
+/**
+ * The sandbox platforms of the local stack and the tests: one node:http server on 127.0.0.1 that
+ * serves X under /x and LinkedIn under /linkedin, so the adapters run unchanged against
+ * `X_API_BASE_URL=<xBaseUrl>` and `LINKEDIN_API_BASE_URL=<linkedinBaseUrl>` (LinkedIn's OAuth
+ * endpoint is served on the same base). State is in memory: posts, uploads and used refresh
+ * tokens are gone when it stops.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { AccountBehaviour } from './common.js';
+import { LinkedinSandbox } from './linkedin.js';
+import { XSandbox, type ClientCredentialsCheck } from './x.js';
+
+export type { SandboxFault, SandboxPost } from './common.js';
+export { LinkedinSandbox } from './linkedin.js';
+export { XSandbox } from './x.js';
+
+/**
+ * The OAuth client credentials the local stack gives the service (X_CLIENT_ID / X_CLIENT_SECRET,
+ * LINKEDIN_CLIENT_ID / LINKEDIN_CLIENT_SECRET) and the sandbox checks on refresh.
+ */
+export const SANDBOX_CLIENT_CREDENTIALS = {
+  x: { clientId: 'sandbox-x-client', clientSecret: 'sandbox-x-client-secret' },
+  linkedin: { clientId: 'sandbox-linkedin-client', clientSecret: 'sandbox-linkedin-client-secret' },
+} as const satisfies Record<'x' | 'linkedin', ClientCredentialsCheck>;
+
+/** The same credentials as environment variables, ready to merge into the functions' env. */
+export const SANDBOX_CLIENT_ENV = {
+  X_CLIENT_ID: SANDBOX_CLIENT_CREDENTIALS.x.clientId,
+  X_CLIENT_SECRET: SANDBOX_CLIENT_CREDENTIALS.x.clientSecret,
+  LINKEDIN_CLIENT_ID: SANDBOX_CLIENT_CREDENTIALS.linkedin.clientId,
+  LINKEDIN_CLIENT_SECRET: SANDBOX_CLIENT_CREDENTIALS.linkedin.clientSecret,
+} as const;
+
+export interface SandboxOptions {
+  /** 0 picks a free port. */
+  port: number;
+  accountBehaviour: AccountBehaviour;
+  /** Client credentials accepted on refresh; SANDBOX_CLIENT_CREDENTIALS when not given. */
+  clients?: { x: ClientCredentialsCheck; linkedin: ClientCredentialsCheck };
+  /** X posts per account per 15 minutes before 429; unlimited when not set. */
+  xCreateLimitPer15Minutes?: number;
+  /** Media processing: polls that still answer "in progress" (default 1), X's check_after_secs (default 1). */
+  processingPolls?: number;
+  xCheckAfterSecs?: number;
+  linkedinVideoPartBytes?: number;
+}
+
+export interface SandboxPlatforms {
+  xBaseUrl: string;
+  linkedinBaseUrl: string;
+  x: XSandbox;
+  linkedin: LinkedinSandbox;
+  stop(): Promise<void>;
+}
+
+export async function startSandboxPlatforms(options: SandboxOptions): Promise<SandboxPlatforms> {
+  let origin = '';
+  const clients = options.clients ?? SANDBOX_CLIENT_CREDENTIALS;
+  const x = new XSandbox({
+    accountBehaviour: options.accountBehaviour,
+    client: clients.x,
+    ...(options.xCreateLimitPer15Minutes !== undefined ? { createLimitPer15Minutes: options.xCreateLimitPer15Minutes } : {}),
+    ...(options.processingPolls !== undefined ? { processingPolls: options.processingPolls } : {}),
+    ...(options.xCheckAfterSecs !== undefined ? { checkAfterSecs: options.xCheckAfterSecs } : {}),
+  });
+  const linkedin = new LinkedinSandbox({
+    accountBehaviour: options.accountBehaviour,
+    baseUrl: () => `${origin}/linkedin`,
+    client: clients.linkedin,
+    ...(options.processingPolls !== undefined ? { processingPolls: options.processingPolls } : {}),
+    ...(options.linkedinVideoPartBytes !== undefined ? { videoPartBytes: options.linkedinVideoPartBytes } : {}),
+  });
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (url.pathname.startsWith('/x/')) return x.handle(req, res, url.pathname.slice(2), url.searchParams);
+    if (url.pathname.startsWith('/linkedin/')) return linkedin.handle(req, res, url.pathname.slice('/linkedin'.length), url.searchParams);
+    res.writeHead(404, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ message: `No sandbox platform at ${url.pathname}` }));
+  };
+
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      // The sandbox is a stand-in for the platforms, not part of the service: plain stderr.
+      console.error('[sandbox] request failed:', error instanceof Error ? error.message : String(error));
+      if (!res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ status: 500, message: 'Internal sandbox error' }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  // Longer than the client's idle keep-alive, so the server never closes a socket the client is
+  // about to reuse (that race would look like a lost answer to the adapter).
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+
+  return {
+    xBaseUrl: `${origin}/x`,
+    linkedinBaseUrl: `${origin}/linkedin`,
+    x,
+    linkedin,
+    stop: async () => {
+      for (const res of [...x.hanging, ...linkedin.hanging]) res.destroy();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

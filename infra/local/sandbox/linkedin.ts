@@ -1,0 +1,481 @@
+/**
+ * A stand-in for the parts of LinkedIn's versioned REST API the `linkedin` adapter uses: Posts
+ * (create, delete), Images and Videos (initializeUpload, PUT to the upload URL, finalizeUpload,
+ * status), and the OAuth refresh. Every /rest call must carry `LinkedIn-Version` and
+ * `X-Restli-Protocol-Version: 2.0.0`, as LinkedIn requires. Commentary is read as "little text":
+ * an unescaped reserved character cuts the stored text there, exactly the silent loss the adapter
+ * must prevent, so a test can see it.
+ *
+ * Behaviour per account (`accountBehaviour`): ok publishes; refuse 422 with LinkedIn's body;
+ * expired 401 on every call and the refresh grant refused; flaky 503 once per post, then accepts.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { issueSandboxTokens } from '../../../lib/domain/sandbox-tokens.js';
+import { unescapeLittleText } from '../../../lib/platforms/linkedin-text.js';
+import type { ClientCredentialsCheck } from './x.js';
+import {
+  BodyTooLargeError,
+  FaultBook,
+  SLOW_CREATE_MS,
+  pause,
+  assetId,
+  bearerAccount,
+  isRecord,
+  parseJsonBody,
+  readBody,
+  refreshTokenAccount,
+  sendJson,
+  snowflakeId,
+  type AccountBehaviour,
+  type SandboxFault,
+  type SandboxPost,
+} from './common.js';
+
+export interface LinkedinSandboxOptions {
+  accountBehaviour: AccountBehaviour;
+  /** Base URL the server is reached at; upload URLs point back to it. Set by startSandboxPlatforms. */
+  baseUrl: () => string;
+  client?: ClientCredentialsCheck;
+  /** Bytes per video part in upload instructions (LinkedIn: 4 MiB). */
+  videoPartBytes?: number;
+  /** Status reads that answer PROCESSING after finalize before AVAILABLE. */
+  processingPolls?: number;
+}
+
+const CREATE_FIELDS = new Set([
+  'author',
+  'commentary',
+  'visibility',
+  'distribution',
+  'lifecycleState',
+  'isReshareDisabledByAuthor',
+  'content',
+  'contentLandingPage',
+  'contentCallToActionLabel',
+  'reshareContext',
+  'adContext',
+  'container',
+]);
+const AUTHOR = /^urn:li:(person|organization):[A-Za-z0-9_-]+$/;
+const RESERVED_UNESCAPED = /(?<!\\)(?:\\\\)*[|{}@[\]()<>#*_~]/;
+
+interface LinkedinAsset {
+  urn: string;
+  kind: 'image' | 'video';
+  owner: string;
+  accountId: string;
+  /** Image: received bytes. Video: expected size. */
+  sizeBytes: number;
+  uploaded: boolean;
+  uploadToken: string;
+  /** Video parts: range and the ETag given for it once uploaded. */
+  parts: { firstByte: number; lastByte: number; etag: string | null }[];
+  status: 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED';
+  pollsLeft: number;
+}
+
+function error(status: number, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { status, ...extra, message };
+}
+
+function fieldError(path: string, problem: string): Record<string, unknown> {
+  return error(422, `ERROR :: ${path} :: ${problem}\n`, { code: 'UNPROCESSABLE_ENTITY' });
+}
+
+/**
+ * The text LinkedIn keeps for a commentary: unescaped, and cut at the first reserved character
+ * that was not escaped (that is how LinkedIn loses text without saying so).
+ */
+export function storedCommentary(commentary: string): string {
+  const match = RESERVED_UNESCAPED.exec(commentary);
+  if (!match) return unescapeLittleText(commentary);
+  const cut = match.index + match[0].length - 1;
+  return unescapeLittleText(commentary.slice(0, cut));
+}
+
+export class LinkedinSandbox {
+  private readonly posts = new Map<string, SandboxPost>();
+  private readonly assets = new Map<string, LinkedinAsset>();
+  private readonly createAttempts = new Map<string, number>();
+  private readonly flakySeen = new Set<string>();
+  private refreshes = 0;
+  readonly faults = new FaultBook();
+  readonly hanging = new Set<ServerResponse>();
+
+  constructor(private readonly options: LinkedinSandboxOptions) {}
+
+  // ---- inspection helpers for tests ----
+
+  listPosts(accountId?: string): SandboxPost[] {
+    return [...this.posts.values()].filter((post) => accountId === undefined || post.accountId === accountId);
+  }
+
+  createCount(accountId: string): number {
+    return this.listPosts(accountId).length;
+  }
+
+  createAttemptCount(accountId: string): number {
+    return this.createAttempts.get(accountId) ?? 0;
+  }
+
+  refreshCount(): number {
+    return this.refreshes;
+  }
+
+  uploadedMedia(accountId: string): { urn: string; kind: string; sizeBytes: number; status: string }[] {
+    return [...this.assets.values()]
+      .filter((asset) => asset.accountId === accountId)
+      .map(({ urn, kind, sizeBytes, status }) => ({ urn, kind, sizeBytes, status }));
+  }
+
+  injectFault(accountId: string, fault: SandboxFault): void {
+    this.faults.arm(accountId, fault);
+  }
+
+  // ---- HTTP ----
+
+  async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    const method = req.method ?? 'GET';
+    try {
+      if (method === 'POST' && path === '/oauth/v2/accessToken') return await this.refresh(req, res);
+
+      const accountId = bearerAccount(req);
+      if (accountId === null) {
+        return sendJson(res, 401, error(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }));
+      }
+      const behaviour = await this.options.accountBehaviour(accountId);
+      if (behaviour === 'expired') {
+        await readBody(req, 600 * 1024 * 1024);
+        return sendJson(res, 401, error(401, 'The token used in the request has expired', { serviceErrorCode: 65601, code: 'EXPIRED_ACCESS_TOKEN' }));
+      }
+
+      // Upload URLs are LinkedIn's storage, not the versioned API: no version headers there.
+      const imageUpload = /^\/sandbox-uploads\/images\/([A-Za-z0-9]+)$/.exec(path);
+      if (method === 'PUT' && imageUpload?.[1]) return await this.putImage(req, res, accountId, imageUpload[1]);
+      const videoUpload = /^\/sandbox-uploads\/videos\/([A-Za-z0-9]+)\/(\d+)$/.exec(path);
+      if (method === 'PUT' && videoUpload?.[1] && videoUpload[2]) return await this.putVideoPart(req, res, accountId, videoUpload[1], Number(videoUpload[2]));
+
+      if (!path.startsWith('/rest/')) return sendJson(res, 404, error(404, `No resource at ${path}`));
+      const version = req.headers['linkedin-version'];
+      if (typeof version !== 'string' || !/^\d{6}(\.\d{2})?$/.test(version)) {
+        return sendJson(res, 400, error(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', { code: 'VERSION_MISSING' }));
+      }
+      if (req.headers['x-restli-protocol-version'] !== '2.0.0') {
+        return sendJson(res, 400, error(400, 'X-Restli-Protocol-Version 2.0.0 is required for this API.', { code: 'ILLEGAL_ARGUMENT' }));
+      }
+
+      if (method === 'POST' && path === '/rest/posts') return await this.create(req, res, accountId, behaviour);
+      const post = /^\/rest\/posts\/([^/]+)$/.exec(path);
+      if (method === 'DELETE' && post?.[1]) return this.remove(res, accountId, decodeURIComponent(post[1]));
+      if (method === 'POST' && path === '/rest/images' && query.get('action') === 'initializeUpload') return await this.initializeImage(req, res, accountId);
+      if (method === 'POST' && path === '/rest/videos' && query.get('action') === 'initializeUpload') return await this.initializeVideo(req, res, accountId);
+      if (method === 'POST' && path === '/rest/videos' && query.get('action') === 'finalizeUpload') return await this.finalizeVideo(req, res, accountId);
+      const video = /^\/rest\/videos\/([^/]+)$/.exec(path);
+      if (method === 'GET' && video?.[1]) return this.videoStatus(res, accountId, decodeURIComponent(video[1]));
+      return sendJson(res, 404, error(404, `No resource at ${method} ${path}`));
+    } catch (caught) {
+      if (caught instanceof BodyTooLargeError) return sendJson(res, 413, error(413, 'Request entity too large'));
+      throw caught;
+    }
+  }
+
+  private async jsonBody(req: IncomingMessage, res: ServerResponse, limit = 1024 * 1024): Promise<Record<string, unknown> | null> {
+    const raw = await readBody(req, limit);
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      sendJson(res, 400, error(400, 'Content-Type application/json is required', { code: 'ILLEGAL_ARGUMENT' }));
+      return null;
+    }
+    const body = parseJsonBody(raw);
+    if (!isRecord(body)) {
+      sendJson(res, 400, error(400, 'Unable to parse the request body as JSON', { code: 'ILLEGAL_ARGUMENT' }));
+      return null;
+    }
+    return body;
+  }
+
+  private checkMediaRef(
+    ref: unknown,
+    author: string,
+    accountId: string,
+    path: string,
+  ): { asset: LinkedinAsset; refusal?: never } | { asset?: never; refusal: Record<string, unknown> } {
+    if (!isRecord(ref) || typeof ref.id !== 'string') return { refusal: fieldError(`${path}/id`, 'field is required but not found and has no default value') };
+    for (const key of Object.keys(ref)) {
+      if (!['id', 'altText', 'title'].includes(key)) return { refusal: fieldError(`${path}/${key}`, 'unrecognized field found but not allowed') };
+    }
+    const asset = this.assets.get(ref.id);
+    if (!asset || asset.accountId !== accountId || asset.owner !== author) {
+      return { refusal: error(400, `Invalid media id ${ref.id}: not found or not owned by ${author}`, { code: 'ILLEGAL_ARGUMENT' }) };
+    }
+    if (asset.status !== 'AVAILABLE') {
+      return { refusal: error(400, `Media ${ref.id} is not available (status ${asset.status})`, { code: 'ILLEGAL_ARGUMENT' }) };
+    }
+    return { asset };
+  }
+
+  private async create(req: IncomingMessage, res: ServerResponse, accountId: string, behaviour: string): Promise<void> {
+    this.createAttempts.set(accountId, this.createAttemptCount(accountId) + 1);
+    const body = await this.jsonBody(req, res);
+    if (!body) return;
+    const fault = this.faults.take(accountId);
+    if (fault === 'drop_before_create') return void req.socket.destroy();
+    if (fault === 'rate_limited') return sendJson(res, 429, error(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.'));
+
+    for (const field of Object.keys(body)) {
+      if (!CREATE_FIELDS.has(field)) return sendJson(res, 422, fieldError(`/${field}`, 'unrecognized field found but not allowed'));
+    }
+    for (const field of ['author', 'visibility', 'distribution', 'lifecycleState']) {
+      if (body[field] === undefined) return sendJson(res, 422, fieldError(`/${field}`, 'field is required but not found and has no default value'));
+    }
+    const author = body.author;
+    if (typeof author !== 'string' || !AUTHOR.test(author)) return sendJson(res, 422, fieldError('/author', `"${String(author)}" is not a valid person or organization URN`));
+    if (!['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'].includes(String(body.visibility))) {
+      return sendJson(res, 422, fieldError('/visibility', 'value is not a valid enum symbol'));
+    }
+    if (!['PUBLISHED', 'DRAFT', 'PUBLISH_REQUESTED'].includes(String(body.lifecycleState))) {
+      return sendJson(res, 422, fieldError('/lifecycleState', 'value is not a valid enum symbol'));
+    }
+    const distribution = body.distribution;
+    if (!isRecord(distribution) || !['MAIN_FEED', 'NONE'].includes(String(distribution.feedDistribution))) {
+      return sendJson(res, 422, fieldError('/distribution/feedDistribution', 'field is required but not found and has no default value'));
+    }
+    if (body.isReshareDisabledByAuthor !== undefined && typeof body.isReshareDisabledByAuthor !== 'boolean') {
+      return sendJson(res, 422, fieldError('/isReshareDisabledByAuthor', 'value is not a boolean'));
+    }
+    const commentary = body.commentary ?? '';
+    if (typeof commentary !== 'string') return sendJson(res, 422, fieldError('/commentary', 'value is not a string'));
+    const text = storedCommentary(commentary);
+    // Counted as LinkedIn (Java) counts: UTF-16 code units of the text, not of its escapes.
+    const shown = unescapeLittleText(commentary).length;
+    if (shown > 3000) {
+      return sendJson(res, 400, error(400, `ShareCommentary text length (${shown} characters) exceeded the maximum allowed (3000 characters)`, { code: 'ILLEGAL_ARGUMENT' }));
+    }
+
+    const mediaIds: string[] = [];
+    const content = body.content;
+    if (content !== undefined) {
+      if (!isRecord(content) || Object.keys(content).length !== 1) return sendJson(res, 422, fieldError('/content', 'exactly one content type expected'));
+      if (content.media !== undefined) {
+        const checked = this.checkMediaRef(content.media, author, accountId, '/content/media');
+        if (checked.refusal) return sendJson(res, Number(checked.refusal.status), checked.refusal);
+        mediaIds.push(checked.asset.urn);
+      } else if (content.multiImage !== undefined) {
+        const multi = content.multiImage;
+        const images = isRecord(multi) && Array.isArray(multi.images) ? (multi.images as unknown[]) : null;
+        if (!images || images.length < 2 || images.length > 20) return sendJson(res, 422, fieldError('/content/multiImage/images', 'between 2 and 20 images expected'));
+        for (const [index, image] of images.entries()) {
+          const checked = this.checkMediaRef(image, author, accountId, `/content/multiImage/images/${index}`);
+          if (checked.refusal) return sendJson(res, Number(checked.refusal.status), checked.refusal);
+          if (checked.asset.kind !== 'image') return sendJson(res, 422, fieldError(`/content/multiImage/images/${index}/id`, 'only images may be combined'));
+          mediaIds.push(checked.asset.urn);
+        }
+      } else {
+        return sendJson(res, 422, fieldError(`/content/${Object.keys(content)[0] ?? ''}`, 'unsupported content type'));
+      }
+    }
+    if (text.trim() === '' && mediaIds.length === 0) return sendJson(res, 422, fieldError('/commentary', 'a post needs commentary or content'));
+
+    if (behaviour === 'refuse') {
+      return sendJson(res, 422, error(422, 'Post refused: the content was flagged as violating the Professional Community Policies.', { code: 'CONTENT_POLICY_VIOLATION' }));
+    }
+    if (behaviour === 'flaky') {
+      const key = `${accountId}\n${commentary}`;
+      if (!this.flakySeen.has(key)) {
+        this.flakySeen.add(key);
+        return sendJson(res, 503, error(503, 'Service Unavailable'));
+      }
+    }
+
+    const urn = `urn:li:share:${snowflakeId()}`;
+    this.posts.set(urn, {
+      id: urn,
+      accountId,
+      text,
+      mediaIds,
+      createdAt: new Date(),
+      deletedAt: null,
+      details: { author, commentary, visibility: body.visibility, lifecycleState: body.lifecycleState },
+    });
+    if (fault === 'drop_after_create') return void req.socket.destroy();
+    if (fault === 'hang_after_create') {
+      this.hanging.add(res);
+      return;
+    }
+    if (fault === 'slow_create') await pause(SLOW_CREATE_MS);
+    res.writeHead(201, { 'x-restli-id': urn, 'x-linkedin-id': urn, 'Content-Length': '0' });
+    res.end();
+  }
+
+  private remove(res: ServerResponse, accountId: string, urn: string): void {
+    const post = this.posts.get(urn);
+    if (post && post.accountId !== accountId) return sendJson(res, 403, error(403, `Not enough permissions to delete ${urn}`, { code: 'ACCESS_DENIED' }));
+    // A second delete answers 204 as well: the post is gone either way.
+    if (post && post.deletedAt === null) post.deletedAt = new Date();
+    if (!post) return sendJson(res, 404, error(404, `Post ${urn} not found`, { code: 'NOT_FOUND' }));
+    res.writeHead(204);
+    res.end();
+  }
+
+  private ownerError(owner: unknown): Record<string, unknown> | null {
+    if (typeof owner !== 'string' || !AUTHOR.test(owner)) return fieldError('/initializeUploadRequest/owner', 'a person or organization URN is required');
+    return null;
+  }
+
+  private async initializeImage(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const body = await this.jsonBody(req, res);
+    if (!body) return;
+    const request = body.initializeUploadRequest;
+    if (!isRecord(request) || Object.keys(body).length !== 1) return sendJson(res, 422, fieldError('/initializeUploadRequest', 'field is required'));
+    const invalid = this.ownerError(request.owner);
+    if (invalid) return sendJson(res, 422, invalid);
+    const id = assetId();
+    const urn = `urn:li:image:${id}`;
+    this.assets.set(urn, {
+      urn,
+      kind: 'image',
+      owner: String(request.owner),
+      accountId,
+      sizeBytes: 0,
+      uploaded: false,
+      uploadToken: '',
+      parts: [],
+      status: 'WAITING_UPLOAD',
+      pollsLeft: 0,
+    });
+    return sendJson(res, 200, {
+      value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.options.baseUrl()}/sandbox-uploads/images/${id}`, image: urn },
+    });
+  }
+
+  private async putImage(req: IncomingMessage, res: ServerResponse, accountId: string, id: string): Promise<void> {
+    const bytes = await readBody(req, 40 * 1024 * 1024);
+    const asset = this.assets.get(`urn:li:image:${id}`);
+    if (!asset || asset.accountId !== accountId) return sendJson(res, 404, error(404, 'Upload not found'));
+    if (bytes.length === 0) return sendJson(res, 400, error(400, 'Empty upload'));
+    asset.sizeBytes = bytes.length;
+    asset.uploaded = true;
+    asset.status = 'AVAILABLE';
+    res.writeHead(201, { 'Content-Length': '0' });
+    res.end();
+  }
+
+  private async initializeVideo(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const body = await this.jsonBody(req, res);
+    if (!body) return;
+    const request = body.initializeUploadRequest;
+    if (!isRecord(request)) return sendJson(res, 422, fieldError('/initializeUploadRequest', 'field is required'));
+    for (const key of Object.keys(request)) {
+      if (!['owner', 'fileSizeBytes', 'uploadCaptions', 'uploadThumbnail', 'purpose', 'mediaLibraryMetadata'].includes(key)) {
+        return sendJson(res, 422, fieldError(`/initializeUploadRequest/${key}`, 'unrecognized field found but not allowed'));
+      }
+    }
+    const invalid = this.ownerError(request.owner);
+    if (invalid) return sendJson(res, 422, invalid);
+    const size = request.fileSizeBytes;
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > 500 * 1024 * 1024) {
+      return sendJson(res, 422, fieldError('/initializeUploadRequest/fileSizeBytes', 'a size from 1 byte to 500 MB is required'));
+    }
+    const id = assetId();
+    const urn = `urn:li:video:${id}`;
+    const partBytes = this.options.videoPartBytes ?? 4 * 1024 * 1024;
+    const parts: LinkedinAsset['parts'] = [];
+    for (let first = 0; first < size; first += partBytes) parts.push({ firstByte: first, lastByte: Math.min(first + partBytes, size) - 1, etag: null });
+    const uploadToken = parts.length > 1 ? randomBytes(12).toString('hex') : '';
+    this.assets.set(urn, {
+      urn,
+      kind: 'video',
+      owner: String(request.owner),
+      accountId,
+      sizeBytes: size,
+      uploaded: false,
+      uploadToken,
+      parts,
+      status: 'WAITING_UPLOAD',
+      pollsLeft: this.options.processingPolls ?? 1,
+    });
+    return sendJson(res, 200, {
+      value: {
+        uploadUrlsExpireAt: Date.now() + 86_400_000,
+        video: urn,
+        uploadToken,
+        uploadInstructions: parts.map((part, index) => ({
+          uploadUrl: `${this.options.baseUrl()}/sandbox-uploads/videos/${id}/${index}`,
+          firstByte: part.firstByte,
+          lastByte: part.lastByte,
+        })),
+      },
+    });
+  }
+
+  private async putVideoPart(req: IncomingMessage, res: ServerResponse, accountId: string, id: string, index: number): Promise<void> {
+    const bytes = await readBody(req, 40 * 1024 * 1024);
+    const asset = this.assets.get(`urn:li:video:${id}`);
+    const part = asset?.parts[index];
+    if (!asset || asset.accountId !== accountId || !part) return sendJson(res, 404, error(404, 'Upload not found'));
+    const expected = part.lastByte - part.firstByte + 1;
+    if (bytes.length !== expected) return sendJson(res, 400, error(400, `Part ${index} must be ${expected} bytes, got ${bytes.length}`));
+    part.etag = `/ambry-video/signedId/${randomBytes(16).toString('hex')}`;
+    res.writeHead(200, { ETag: part.etag, 'Content-Length': '0' });
+    res.end();
+  }
+
+  private async finalizeVideo(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const body = await this.jsonBody(req, res);
+    if (!body) return;
+    const request = body.finalizeUploadRequest;
+    if (!isRecord(request)) return sendJson(res, 422, fieldError('/finalizeUploadRequest', 'field is required'));
+    const asset = typeof request.video === 'string' ? this.assets.get(request.video) : undefined;
+    if (!asset || asset.kind !== 'video' || asset.accountId !== accountId) return sendJson(res, 400, error(400, 'Unknown video', { code: 'ILLEGAL_ARGUMENT' }));
+    if ((request.uploadToken ?? '') !== asset.uploadToken) return sendJson(res, 400, error(400, 'Invalid uploadToken', { code: 'ILLEGAL_ARGUMENT' }));
+    const ids = request.uploadedPartIds;
+    const expected = asset.parts.map((part) => part.etag);
+    if (!Array.isArray(ids) || ids.length !== expected.length || ids.some((etag, i) => etag !== expected[i] || etag === null)) {
+      return sendJson(res, 400, error(400, 'uploadedPartIds do not match the uploaded parts', { code: 'ILLEGAL_ARGUMENT' }));
+    }
+    asset.uploaded = true;
+    asset.status = asset.pollsLeft > 0 ? 'PROCESSING' : 'AVAILABLE';
+    res.writeHead(200, { 'Content-Length': '0' });
+    res.end();
+  }
+
+  private videoStatus(res: ServerResponse, accountId: string, urn: string): void {
+    const asset = this.assets.get(urn);
+    if (!asset || asset.kind !== 'video' || asset.accountId !== accountId) return sendJson(res, 404, error(404, `Video ${urn} not found`));
+    if (asset.status === 'PROCESSING') {
+      // This read still sees PROCESSING; once the set number of reads has passed the video is ready.
+      asset.pollsLeft--;
+      if (asset.pollsLeft <= 0) asset.status = 'AVAILABLE';
+      return sendJson(res, 200, { owner: asset.owner, id: urn, status: 'PROCESSING' });
+    }
+    return sendJson(res, 200, { owner: asset.owner, id: urn, status: asset.status, duration: 0, aspectRatioWidth: 16, aspectRatioHeight: 9 });
+  }
+
+  private async refresh(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req, 64 * 1024);
+    const invalid = { error: 'invalid_request', error_description: 'The provided authorization grant or refresh token is invalid, expired or revoked' };
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return sendJson(res, 400, invalid);
+    const form = new URLSearchParams(raw.toString('utf8'));
+    const clientId = form.get('client_id') ?? '';
+    const clientSecret = form.get('client_secret') ?? '';
+    const expected = this.options.client;
+    if (clientId === '' || clientSecret === '' || (expected && (expected.clientId !== clientId || expected.clientSecret !== clientSecret))) {
+      return sendJson(res, 401, { error: 'invalid_client', error_description: 'Client authentication failed' });
+    }
+    if (form.get('grant_type') !== 'refresh_token') return sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'grant_type must be refresh_token' });
+    const token = form.get('refresh_token') ?? '';
+    const accountId = refreshTokenAccount(token);
+    if (accountId === null) return sendJson(res, 400, invalid);
+    if ((await this.options.accountBehaviour(accountId)) === 'expired') return sendJson(res, 400, invalid);
+    this.refreshes++;
+    const issued = issueSandboxTokens(accountId, 'linkedin', new Date());
+    // LinkedIn does not rotate refresh tokens: the same one comes back, its lifetime not extended.
+    return sendJson(res, 200, {
+      access_token: issued.accessToken,
+      expires_in: 5_184_000,
+      refresh_token: token,
+      refresh_token_expires_in: 31_536_000,
+      scope: 'w_member_social,r_liteprofile',
+    });
+  }
+}

@@ -1,0 +1,474 @@
+/**
+ * A stand-in for the parts of X API v2 the `x` adapter uses: create/delete posts, the simple and
+ * the chunked media upload with STATUS polling, a user's recent posts, and the OAuth 2.0 refresh.
+ * Same paths, status codes and error bodies as platforms.md describes; requests are validated
+ * strictly (unknown fields refused, as X does), so the adapter cannot pass here and fail there.
+ *
+ * How it answers for an account comes from `accountBehaviour(accountId)`:
+ *   ok       publishes
+ *   refuse   403 problem object, as X does for a post it will not take
+ *   expired  401 on every call, and the refresh grant is refused too (the user revoked access)
+ *   flaky    503 once per post (account + text), then accepts
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import twitterText from 'twitter-text';
+import { issueSandboxTokens } from '../../../lib/domain/sandbox-tokens.js';
+import {
+  BodyTooLargeError,
+  FaultBook,
+  SLOW_CREATE_MS,
+  pause,
+  bearerAccount,
+  isRecord,
+  parseJsonBody,
+  parseMultipart,
+  readBody,
+  refreshTokenAccount,
+  sendJson,
+  snowflakeId,
+  unixSeconds,
+  type AccountBehaviour,
+  type SandboxFault,
+  type SandboxPost,
+} from './common.js';
+
+export interface ClientCredentialsCheck {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface XSandboxOptions {
+  accountBehaviour: AccountBehaviour;
+  /** When set, the refresh endpoint accepts only these client credentials (HTTP Basic). */
+  client?: ClientCredentialsCheck;
+  /** Posts per account per 15 minutes before 429 (X: 100). Unlimited when not set, so a bench is not throttled. */
+  createLimitPer15Minutes?: number;
+  /** STATUS polls that answer in_progress before `succeeded`. */
+  processingPolls?: number;
+  checkAfterSecs?: number;
+}
+
+const CREATE_FIELDS = new Set([
+  'text',
+  'media',
+  'community_id',
+  'share_with_followers',
+  'reply',
+  'reply_settings',
+  'quote_tweet_id',
+  'poll',
+  'geo',
+  'for_super_followers_only',
+  'direct_message_deep_link',
+  'nullcast',
+  'card_uri',
+  'made_with_ai',
+  'paid_partnership',
+]);
+const MEDIA_CATEGORIES = new Set(['tweet_image', 'tweet_gif', 'tweet_video', 'amplify_video', 'dm_image', 'dm_gif', 'dm_video', 'subtitles']);
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/bmp', 'image/pjpeg', 'image/tiff']);
+const FIVE_MB = 5 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+
+interface XMedia {
+  id: string;
+  accountId: string;
+  category: string;
+  mediaType: string;
+  totalBytes: number;
+  segments: Map<number, number>;
+  state: 'uploading' | 'pending' | 'in_progress' | 'succeeded' | 'failed';
+  pollsLeft: number;
+}
+
+function problem(status: number, title: string, detail: string, type = 'about:blank'): Record<string, unknown> {
+  return { title, type, status, detail };
+}
+
+function invalidRequest(message: string): Record<string, unknown> {
+  return {
+    errors: [{ message }],
+    title: 'Invalid Request',
+    detail: 'One or more parameters to your request was invalid.',
+    type: 'https://api.twitter.com/2/problems/invalid-request',
+  };
+}
+
+const UNAUTHORIZED = problem(401, 'Unauthorized', 'Unauthorized');
+const FORBIDDEN_REFUSAL = problem(403, 'Forbidden', 'You are not permitted to perform this action.');
+const DUPLICATE = problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
+const UNAVAILABLE = problem(503, 'Service Unavailable', 'Service Unavailable');
+
+export class XSandbox {
+  private readonly posts = new Map<string, SandboxPost>();
+  private readonly media = new Map<string, XMedia>();
+  private readonly createAttempts = new Map<string, number>();
+  private readonly flakySeen = new Set<string>();
+  private readonly usedRefreshTokens = new Set<string>();
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  private refreshes = 0;
+  readonly faults = new FaultBook();
+  /** Sockets held open by `hang_after_create`, released at stop. */
+  readonly hanging = new Set<ServerResponse>();
+
+  constructor(private readonly options: XSandboxOptions) {}
+
+  // ---- inspection helpers for tests ----
+
+  /** Every post created for the account (or all accounts), deleted ones included, oldest first. */
+  listPosts(accountId?: string): SandboxPost[] {
+    return [...this.posts.values()].filter((post) => accountId === undefined || post.accountId === accountId);
+  }
+
+  /** How many posts were actually created for the account: the figure that proves "never sent twice". */
+  createCount(accountId: string): number {
+    return this.listPosts(accountId).length;
+  }
+
+  /** Create requests received for the account, whatever the answer. */
+  createAttemptCount(accountId: string): number {
+    return this.createAttempts.get(accountId) ?? 0;
+  }
+
+  refreshCount(): number {
+    return this.refreshes;
+  }
+
+  uploadedMedia(accountId: string): { id: string; mediaType: string; totalBytes: number; state: string }[] {
+    return [...this.media.values()]
+      .filter((item) => item.accountId === accountId)
+      .map(({ id, mediaType, totalBytes, state }) => ({ id, mediaType, totalBytes, state }));
+  }
+
+  injectFault(accountId: string, fault: SandboxFault): void {
+    this.faults.arm(accountId, fault);
+  }
+
+  // ---- HTTP ----
+
+  async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    const method = req.method ?? 'GET';
+    try {
+      if (method === 'POST' && path === '/2/oauth2/token') return await this.refresh(req, res);
+
+      const accountId = bearerAccount(req);
+      if (accountId === null) return sendJson(res, 401, UNAUTHORIZED);
+      const behaviour = await this.options.accountBehaviour(accountId);
+      if (behaviour === 'expired') {
+        await readBody(req, 30 * 1024 * 1024);
+        return sendJson(res, 401, UNAUTHORIZED);
+      }
+
+      if (method === 'POST' && path === '/2/tweets') return await this.create(req, res, accountId, behaviour);
+      const tweet = /^\/2\/tweets\/([^/]+)$/.exec(path);
+      if (method === 'DELETE' && tweet?.[1]) return this.remove(res, accountId, decodeURIComponent(tweet[1]));
+      if (method === 'POST' && path === '/2/media/upload') return await this.simpleUpload(req, res, accountId);
+      if (method === 'GET' && path === '/2/media/upload') return this.status(res, accountId, query);
+      if (method === 'POST' && path === '/2/media/upload/initialize') return await this.initialize(req, res, accountId);
+      const step = /^\/2\/media\/upload\/(\d+)\/(append|finalize)$/.exec(path);
+      if (method === 'POST' && step?.[1] && step[2] === 'append') return await this.append(req, res, accountId, step[1]);
+      if (method === 'POST' && step?.[1] && step[2] === 'finalize') return this.finalize(res, accountId, step[1]);
+      const timeline = /^\/2\/users\/(\d+)\/tweets$/.exec(path);
+      if (method === 'GET' && timeline) return this.timeline(res, accountId, query);
+      return sendJson(res, 404, problem(404, 'Not Found Error', `No route for ${method} ${path}`, 'https://api.twitter.com/2/problems/resource-not-found'));
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return sendJson(res, 413, problem(413, 'Payload Too Large', 'Request entity too large'));
+      throw error;
+    }
+  }
+
+  private rateHeaders(accountId: string, count: boolean): { headers: Record<string, string>; limited: boolean } {
+    const limit = this.options.createLimitPer15Minutes;
+    const windowMs = 15 * 60 * 1000;
+    const now = Date.now();
+    let window = this.windows.get(accountId);
+    if (!window || now - window.start >= windowMs) {
+      window = { start: now, count: 0 };
+      this.windows.set(accountId, window);
+    }
+    const reset = String(unixSeconds(new Date(window.start + windowMs)));
+    const max = limit ?? 100;
+    if (limit !== undefined && window.count >= limit) {
+      return { headers: { 'x-rate-limit-limit': String(max), 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': reset }, limited: true };
+    }
+    if (count) window.count++;
+    const remaining = limit === undefined ? max - 1 : Math.max(0, max - window.count);
+    return { headers: { 'x-rate-limit-limit': String(max), 'x-rate-limit-remaining': String(remaining), 'x-rate-limit-reset': reset }, limited: false };
+  }
+
+  private async create(req: IncomingMessage, res: ServerResponse, accountId: string, behaviour: string): Promise<void> {
+    this.createAttempts.set(accountId, this.createAttemptCount(accountId) + 1);
+    const raw = await readBody(req, 1024 * 1024);
+    const fault = this.faults.take(accountId);
+    if (fault === 'drop_before_create') return void req.socket.destroy();
+    if (fault === 'rate_limited') {
+      const reset = String(unixSeconds(new Date(Date.now() + 60_000)));
+      return sendJson(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), {
+        'x-rate-limit-limit': '100',
+        'x-rate-limit-remaining': '0',
+        'x-rate-limit-reset': reset,
+      });
+    }
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      return sendJson(res, 400, invalidRequest('Content-Type must be application/json'));
+    }
+    const body = parseJsonBody(raw);
+    if (!isRecord(body)) return sendJson(res, 400, invalidRequest('The request body is not a JSON object'));
+    for (const field of Object.keys(body)) {
+      if (!CREATE_FIELDS.has(field)) {
+        return sendJson(res, 400, invalidRequest(`$.${field}: is not defined in the schema and the schema does not allow additional properties`));
+      }
+    }
+    const text = body.text;
+    if (text !== undefined && typeof text !== 'string') return sendJson(res, 400, invalidRequest('$.text: string expected'));
+    let mediaIds: string[] = [];
+    if (body.media !== undefined) {
+      const media = body.media;
+      if (!isRecord(media) || !Array.isArray(media.media_ids) || Object.keys(media).some((key) => !['media_ids', 'tagged_user_ids'].includes(key))) {
+        return sendJson(res, 400, invalidRequest('$.media: media_ids (array of strings) expected'));
+      }
+      const ids = media.media_ids as unknown[];
+      if (ids.length < 1 || ids.length > 4 || ids.some((id) => typeof id !== 'string' || !/^\d{1,19}$/.test(id))) {
+        return sendJson(res, 400, invalidRequest('$.media.media_ids: 1 to 4 numeric string ids expected'));
+      }
+      mediaIds = ids as string[];
+      for (const id of mediaIds) {
+        const item = this.media.get(id);
+        if (!item || item.accountId !== accountId) return sendJson(res, 400, invalidRequest(`Your media IDs are invalid.`));
+        if (item.state !== 'succeeded') return sendJson(res, 400, invalidRequest(`Media ${id} is not ready to be attached (state ${item.state}).`));
+      }
+      const videos = mediaIds.filter((id) => this.media.get(id)?.category !== 'tweet_image');
+      if (videos.length > 0 && mediaIds.length > 1) return sendJson(res, 400, invalidRequest('A post takes up to 4 images, or 1 GIF or 1 video.'));
+    }
+    if (body.community_id !== undefined && (typeof body.community_id !== 'string' || !/^\d{1,19}$/.test(body.community_id))) {
+      return sendJson(res, 400, invalidRequest('$.community_id: numeric string expected'));
+    }
+    if (body.share_with_followers !== undefined) {
+      if (typeof body.share_with_followers !== 'boolean') return sendJson(res, 400, invalidRequest('$.share_with_followers: boolean expected'));
+      if (body.community_id === undefined) return sendJson(res, 400, invalidRequest('share_with_followers requires community_id'));
+    }
+    if ((text === undefined || text === '') && mediaIds.length === 0) {
+      return sendJson(res, 400, invalidRequest('Post text or media is required.'));
+    }
+    const normalized = (text ?? '').normalize('NFC');
+    if (twitterText.parseTweet(normalized).weightedLength > 280) {
+      return sendJson(
+        res,
+        400,
+        invalidRequest('Your Tweet text is too long. For more information on how X determines text length see https://github.com/twitter/twitter-text.'),
+      );
+    }
+
+    const rate = this.rateHeaders(accountId, false);
+    if (rate.limited) return sendJson(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), rate.headers);
+    if (behaviour === 'refuse') return sendJson(res, 403, FORBIDDEN_REFUSAL, rate.headers);
+    if (behaviour === 'flaky') {
+      const key = `${accountId}\n${normalized}`;
+      if (!this.flakySeen.has(key)) {
+        this.flakySeen.add(key);
+        return sendJson(res, 503, UNAVAILABLE);
+      }
+    }
+    if (normalized !== '' && this.listPosts(accountId).some((post) => post.deletedAt === null && post.text === normalized)) {
+      return sendJson(res, 403, DUPLICATE, rate.headers);
+    }
+
+    const counted = this.rateHeaders(accountId, true);
+    const id = snowflakeId();
+    const details: Record<string, unknown> = {};
+    if (body.community_id !== undefined) details.community_id = body.community_id;
+    if (body.share_with_followers !== undefined) details.share_with_followers = body.share_with_followers;
+    this.posts.set(id, { id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
+
+    if (fault === 'drop_after_create') return void req.socket.destroy();
+    if (fault === 'hang_after_create') {
+      this.hanging.add(res);
+      return;
+    }
+    if (fault === 'slow_create') await pause(SLOW_CREATE_MS);
+    return sendJson(res, 201, { data: { id, text: normalized, edit_history_tweet_ids: [id] } }, counted.headers);
+  }
+
+  private remove(res: ServerResponse, accountId: string, id: string): void {
+    const post = this.posts.get(id);
+    if (!post || post.deletedAt !== null) {
+      return sendJson(res, 404, {
+        errors: [{ value: id, detail: `Could not find tweet with id: [${id}].`, title: 'Not Found Error', type: 'https://api.twitter.com/2/problems/resource-not-found' }],
+        title: 'Not Found Error',
+        detail: `Could not find tweet with id: [${id}].`,
+        type: 'https://api.twitter.com/2/problems/resource-not-found',
+      });
+    }
+    if (post.accountId !== accountId) return sendJson(res, 403, problem(403, 'Forbidden', 'You are not authorized to delete this Tweet.'));
+    post.deletedAt = new Date();
+    return sendJson(res, 200, { data: { deleted: true } });
+  }
+
+  private newMedia(accountId: string, category: string, mediaType: string, totalBytes: number): XMedia {
+    const item: XMedia = {
+      id: snowflakeId(),
+      accountId,
+      category,
+      mediaType,
+      totalBytes,
+      segments: new Map(),
+      state: 'uploading',
+      pollsLeft: this.options.processingPolls ?? 1,
+    };
+    this.media.set(item.id, item);
+    return item;
+  }
+
+  private mediaAnswer(item: XMedia): Record<string, unknown> {
+    const data: Record<string, unknown> = {
+      id: item.id,
+      media_key: `${item.category === 'tweet_image' ? 3 : item.category === 'tweet_gif' ? 16 : 7}_${item.id}`,
+      size: item.totalBytes,
+      expires_after_secs: 86400,
+    };
+    if (item.state === 'pending' || item.state === 'in_progress') {
+      data.processing_info = { state: item.state, check_after_secs: this.options.checkAfterSecs ?? 1, progress_percent: item.state === 'pending' ? 0 : 50 };
+    } else if (item.state === 'succeeded' && item.category !== 'tweet_image') {
+      data.processing_info = { state: 'succeeded', progress_percent: 100 };
+    }
+    return { data };
+  }
+
+  private async simpleUpload(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const form = await parseMultipart(req, await readBody(req, 20 * 1024 * 1024));
+    if (!form) return sendJson(res, 400, invalidRequest('multipart/form-data body expected'));
+    const file = form.get('media');
+    const category = form.get('media_category') ?? 'tweet_image';
+    if (!(file instanceof Blob)) return sendJson(res, 400, invalidRequest('$.media: a file is required'));
+    if (typeof category !== 'string' || !MEDIA_CATEGORIES.has(category)) return sendJson(res, 400, invalidRequest('$.media_category: unknown category'));
+    if (category !== 'tweet_image') {
+      return sendJson(res, 400, invalidRequest(`${category} must be uploaded with initialize/append/finalize`));
+    }
+    const declared = form.get('media_type');
+    const mediaType = typeof declared === 'string' && declared !== '' ? declared : file.type;
+    if (!IMAGE_TYPES.has(mediaType)) return sendJson(res, 400, invalidRequest(`Unsupported media type ${mediaType}`));
+    if (file.size === 0 || file.size > FIVE_MB) return sendJson(res, 400, invalidRequest('Images must be between 1 byte and 5 MB.'));
+    const item = this.newMedia(accountId, category, mediaType, file.size);
+    item.segments.set(0, file.size);
+    item.state = 'succeeded';
+    return sendJson(res, 200, this.mediaAnswer(item));
+  }
+
+  private async initialize(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const body = parseJsonBody(await readBody(req, 64 * 1024));
+    if (!isRecord(body)) return sendJson(res, 400, invalidRequest('The request body is not a JSON object'));
+    for (const field of Object.keys(body)) {
+      if (!['media_type', 'total_bytes', 'media_category', 'shared', 'additional_owners'].includes(field)) {
+        return sendJson(res, 400, invalidRequest(`$.${field}: is not defined in the schema and the schema does not allow additional properties`));
+      }
+    }
+    const { media_type: mediaType, total_bytes: totalBytes, media_category: category } = body;
+    if (typeof mediaType !== 'string' || !(mediaType === 'video/mp4' || IMAGE_TYPES.has(mediaType))) {
+      return sendJson(res, 400, invalidRequest('$.media_type: unsupported media type'));
+    }
+    if (typeof totalBytes !== 'number' || !Number.isInteger(totalBytes) || totalBytes < 1 || totalBytes > MAX_VIDEO_BYTES) {
+      return sendJson(res, 400, invalidRequest('$.total_bytes: a whole number of bytes up to 512 MB expected'));
+    }
+    if (typeof category !== 'string' || !MEDIA_CATEGORIES.has(category)) return sendJson(res, 400, invalidRequest('$.media_category: unknown category'));
+    const item = this.newMedia(accountId, category, mediaType, totalBytes);
+    return sendJson(res, 200, { data: { id: item.id, media_key: `7_${item.id}`, expires_after_secs: 86400 } });
+  }
+
+  private ownMedia(res: ServerResponse, accountId: string, id: string): XMedia | null {
+    const item = this.media.get(id);
+    if (!item || item.accountId !== accountId) {
+      sendJson(res, 400, invalidRequest(`Media id ${id} is invalid.`));
+      return null;
+    }
+    return item;
+  }
+
+  private async append(req: IncomingMessage, res: ServerResponse, accountId: string, id: string): Promise<void> {
+    const form = await parseMultipart(req, await readBody(req, FIVE_MB + 64 * 1024));
+    const item = this.ownMedia(res, accountId, id);
+    if (!item) return;
+    if (!form) return sendJson(res, 400, invalidRequest('multipart/form-data body expected'));
+    if (item.state !== 'uploading') return sendJson(res, 400, invalidRequest('The upload was already finalized.'));
+    const chunk = form.get('media');
+    const segment = Number(form.get('segment_index'));
+    if (!(chunk instanceof Blob) || chunk.size === 0 || chunk.size > FIVE_MB) return sendJson(res, 400, invalidRequest('$.media: a chunk of 1 byte to 5 MB is required'));
+    if (!Number.isInteger(segment) || segment < 0 || segment > 999) return sendJson(res, 400, invalidRequest('$.segment_index: 0 to 999 expected'));
+    item.segments.set(segment, chunk.size);
+    return sendJson(res, 200, { data: { expires_at: unixSeconds(new Date(Date.now() + 86_400_000)) } });
+  }
+
+  private finalize(res: ServerResponse, accountId: string, id: string): void {
+    const item = this.ownMedia(res, accountId, id);
+    if (!item) return;
+    if (item.state !== 'uploading') return sendJson(res, 400, invalidRequest('The upload was already finalized.'));
+    const indexes = [...item.segments.keys()].sort((a, b) => a - b);
+    const contiguous = indexes.every((index, position) => index === position);
+    const received = [...item.segments.values()].reduce((sum, size) => sum + size, 0);
+    if (!contiguous || received !== item.totalBytes) {
+      return sendJson(res, 400, invalidRequest(`File size mismatch: ${received} bytes received in segments ${indexes.join(',')}, ${item.totalBytes} declared.`));
+    }
+    item.state = item.pollsLeft > 0 ? 'pending' : 'succeeded';
+    return sendJson(res, 200, this.mediaAnswer(item));
+  }
+
+  private status(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    if (query.get('command') !== 'STATUS') return sendJson(res, 400, invalidRequest('command must be STATUS'));
+    const item = this.ownMedia(res, accountId, query.get('media_id') ?? '');
+    if (!item) return;
+    if (item.state === 'pending' || item.state === 'in_progress') {
+      item.pollsLeft--;
+      item.state = item.pollsLeft > 0 ? 'in_progress' : 'succeeded';
+    }
+    return sendJson(res, 200, this.mediaAnswer(item));
+  }
+
+  private timeline(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    const startTime = query.get('start_time');
+    const since = startTime === null ? 0 : Date.parse(startTime);
+    if (Number.isNaN(since)) return sendJson(res, 400, invalidRequest('$.start_time: invalid time'));
+    const max = Number(query.get('max_results') ?? '10');
+    // The token names the account; the sandbox has no user ids of its own, so the path id is the caller.
+    const data = this.listPosts(accountId)
+      .filter((post) => post.deletedAt === null && post.createdAt.getTime() >= since)
+      .reverse()
+      .slice(0, Number.isInteger(max) && max >= 5 && max <= 100 ? max : 10)
+      .map((post) => ({ id: post.id, text: post.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), edit_history_tweet_ids: [post.id] }));
+    return sendJson(res, 200, data.length === 0 ? { meta: { result_count: 0 } } : { data, meta: { result_count: data.length } });
+  }
+
+  private async refresh(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req, 64 * 1024);
+    const invalid = { error: 'invalid_request', error_description: 'Value passed for the token was invalid.' };
+    const basic = /^Basic (\S+)$/.exec(String(req.headers.authorization ?? ''));
+    const decoded = basic?.[1] ? Buffer.from(basic[1], 'base64').toString('utf8') : '';
+    const colon = decoded.indexOf(':');
+    const clientId = colon > 0 ? decoded.slice(0, colon) : '';
+    const clientSecret = colon > 0 ? decoded.slice(colon + 1) : '';
+    const expected = this.options.client;
+    if (clientId === '' || clientSecret === '' || (expected && (expected.clientId !== clientId || expected.clientSecret !== clientSecret))) {
+      return sendJson(res, 401, { error: 'unauthorized_client', error_description: 'Missing valid authorization header' });
+    }
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      return sendJson(res, 400, invalid);
+    }
+    const form = new URLSearchParams(raw.toString('utf8'));
+    const token = form.get('refresh_token') ?? '';
+    if (form.get('grant_type') !== 'refresh_token') {
+      return sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'grant_type must be refresh_token' });
+    }
+    const accountId = refreshTokenAccount(token);
+    if (accountId === null || this.usedRefreshTokens.has(token)) return sendJson(res, 400, invalid);
+    if ((await this.options.accountBehaviour(accountId)) === 'expired') return sendJson(res, 400, invalid);
+    // X rotates refresh tokens: the one just used stops working.
+    this.usedRefreshTokens.add(token);
+    this.refreshes++;
+    const issued = issueSandboxTokens(accountId, 'x', new Date());
+    return sendJson(res, 200, {
+      token_type: 'bearer',
+      expires_in: 7200,
+      access_token: issued.accessToken,
+      scope: 'tweet.read tweet.write users.read media.write offline.access',
+      refresh_token: issued.refreshToken,
+    });
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The rules of sending a post (decisions.md, Publishing), as pure functions the publish worker
+ * and the sweeper share: when a message is early, how long to back off, when to give up, and the
+ * one-sentence advice a failed post carries. No I/O here, so every rule has a fast unit test.
+ */
+import type { PublishablePlatform } from './model.js';
+
+/** Transient failures are retried for this long after the first attempt, then the post fails. */
+export const RETRY_WINDOW_MS = 15 * 60 * 1000;
+/** SQS's longest DelaySeconds. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+/**
+ * A message this close to its due time is not put back: the worker waits the rest itself. A
+ * message put back is delayed to arrive this much before due, because SQS delays are whole
+ * seconds and delivery adds up to a poll's latency; waiting the last stretch in the worker is
+ * what gets the post out within a second of its time.
+ */
+export const INLINE_WAIT_MS = 2_000;
+/** After a lost answer, wait this long before checking (by resending) so the platform has finished with the first try. */
+export const AMBIGUOUS_RECHECK_MS = 30_000;
+
+const BACKOFF_BASE_MS = 5_000;
+const BACKOFF_MAX_MS = 120_000;
+
+export type Timing = { action: 'send' } | { action: 'wait'; ms: number } | { action: 'requeue'; delaySeconds: number };
+
+/** What to do with a message for a post due at `dueAt` that arrives at `now`. */
+export function timingFor(dueAt: Date, now: Date): Timing {
+  const remaining = dueAt.getTime() - now.getTime();
+  if (remaining <= 0) return { action: 'send' };
+  if (remaining <= INLINE_WAIT_MS) return { action: 'wait', ms: remaining };
+  // Arrive about a second early (never late), then wait inline for the rest.
+  const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor(remaining / 1000) - 1));
+  return { action: 'requeue', delaySeconds };
+}
+
+/** Backoff before attempt `attempt + 1` (attempt counts from 1): 5 s, 10 s, 20 s, ... at most 2 minutes. */
+export function backoffMs(attempt: number): number {
+  return Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
+}
+
+export type RetryDecision = { retry: true; at: Date } | { retry: false };
+
+/**
+ * When to try again after a transient failure, or not at all once the 15-minute window from the
+ * first attempt would be passed. A rate limit's reset time is honoured (a retry before it would only
+ * be refused again).
+ */
+export function nextRetry(input: { attempt: number; firstAttemptAt: Date; now: Date; notBefore?: Date | null; minDelayMs?: number }): RetryDecision {
+  const delay = Math.max(backoffMs(input.attempt), input.minDelayMs ?? 0);
+  let at = input.now.getTime() + delay;
+  if (input.notBefore) at = Math.max(at, input.notBefore.getTime() + 1000);
+  if (at > input.firstAttemptAt.getTime() + RETRY_WINDOW_MS) return { retry: false };
+  return { retry: true, at: new Date(at) };
+}
+
+export function platformName(platform: PublishablePlatform): string {
+  return platform === 'x' ? 'X' : 'LinkedIn';
+}
+
+/** One sentence per way a post can fail: what the user should do. */
+export const ADVICE = {
+  refused: (platform: PublishablePlatform) =>
+    `Change the post to meet ${platformName(platform)}'s rules (see the message) and create it again.`,
+  textTooLong: (platform: PublishablePlatform) => `Shorten the text to fit ${platformName(platform)}'s limit and create the post again.`,
+  duplicate: (platform: PublishablePlatform) =>
+    `${platformName(platform)} refuses a post identical to one already on the account: change the text and create it again.`,
+  reconnect: (platform: PublishablePlatform) =>
+    `Reconnect the ${platformName(platform)} account, then create the post again.`,
+  refreshFailed: (platform: PublishablePlatform) =>
+    `The connection to ${platformName(platform)} could not be refreshed: reconnect the account, then create the post again.`,
+  gaveUp: (platform: PublishablePlatform) =>
+    `${platformName(platform)} kept failing for 15 minutes, so the post was not sent: try again later.`,
+  rateLimited: (platform: PublishablePlatform, resetAt: Date | null) =>
+    resetAt
+      ? `The account reached ${platformName(platform)}'s posting limit until ${resetAt.toISOString()}: create the post again after that.`
+      : `The account reached ${platformName(platform)}'s posting limit: create the post again later.`,
+  checkAccount: (platform: PublishablePlatform) =>
+    `Check the ${platformName(platform)} account before posting again: the post may already be live.`,
+  accountGone: () => 'The account is no longer connected: reconnect it, then create the post again.',
+  mediaGone: () => 'An attached media file is no longer in the media library: upload it again and create the post again.',
+} as const;
+
+const TOO_LONG = /too long|exceeded the maximum|length/i;
+
+/** The advice for a refusal: shortening when the platform said the text was too long. */
+export function refusalAdvice(platform: PublishablePlatform, message: string): string {
+  return TOO_LONG.test(message) ? ADVICE.textTooLong(platform) : ADVICE.refused(platform);
+}
+
+/** The message of a post that failed because retries ran out: what the platform last said. */
+export function gaveUpMessage(platform: PublishablePlatform, lastSaid: string): string {
+  return `${platformName(platform)} was unavailable: ${lastSaid}`;
+}

@@ -1,0 +1,313 @@
+/**
+ * LinkedIn Posts API over plain HTTP (no SDK): create and delete posts, upload images and videos,
+ * refresh a token when the app has a refresh token (approved partner apps only). Every call carries
+ * the versioned-API headers. Facts in /work/shared/spec/platforms.md.
+ */
+import { ENV, optionalEnv } from '../config.js';
+import { PlatformAmbiguousError, PlatformAuthError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';
+import type {
+  PlatformAccount,
+  PlatformMediaSource,
+  PlatformPublishRequest,
+  PlatformPublishResult,
+  PlatformPublisher,
+  PlatformTokens,
+} from '../ports.js';
+import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
+import { errorForAnswer, parseJson, platformFetch, platformMessage, readText, redact, sleep, type PlatformCall } from './http.js';
+import { escapeLittleText } from './linkedin-text.js';
+import { tokensFrom } from './x-client.js';
+
+export interface LinkedinClientConfig {
+  baseUrl: string;
+  /** Where /oauth/v2/accessToken lives (www.linkedin.com for the real API). */
+  oauthBaseUrl: string;
+  /** LinkedIn-Version header, YYYYMM. */
+  apiVersion: string;
+  clientCredentials: () => Promise<ClientCredentials>;
+  createTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  uploadTimeoutMs?: number;
+  /** Wait between polls of a processing video. */
+  pollIntervalMs?: number;
+  processingTimeoutMs?: number;
+}
+
+const DUPLICATE_URN = /duplicate of (urn:li:(?:share|ugcPost):\d+)/i;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function linkedinAuthorUrn(account: Pick<PlatformAccount, 'accountType' | 'platformUserId'>): string {
+  return account.accountType === 'organization'
+    ? `urn:li:organization:${account.platformUserId}`
+    : `urn:li:person:${account.platformUserId}`;
+}
+
+export function linkedinPublicUrl(urn: string): string {
+  return `https://www.linkedin.com/feed/update/${urn}/`;
+}
+
+export class LinkedinClient implements PlatformPublisher {
+  readonly platform = 'linkedin' as const;
+  /** LinkedIn has no documented duplicate refusal to lean on: an ambiguous create is never resent. */
+  readonly refusesDuplicates = false;
+  private readonly baseUrl: string;
+  private readonly oauthBaseUrl: string;
+
+  constructor(private readonly config: LinkedinClientConfig) {
+    this.baseUrl = config.baseUrl.replace(/\/+$/, '');
+    this.oauthBaseUrl = config.oauthBaseUrl.replace(/\/+$/, '');
+  }
+
+  private call(secrets: readonly string[], kind: 'create' | 'request' | 'upload' = 'request'): PlatformCall {
+    const timeoutMs =
+      kind === 'create'
+        ? (this.config.createTimeoutMs ?? 20_000)
+        : kind === 'upload'
+          ? (this.config.uploadTimeoutMs ?? 120_000)
+          : (this.config.requestTimeoutMs ?? 15_000);
+    return { platform: 'linkedin', createsPost: kind === 'create', timeoutMs, secrets };
+  }
+
+  private headers(accessToken: string, extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      Authorization: `Bearer ${accessToken}`,
+      'LinkedIn-Version': this.config.apiVersion,
+      'X-Restli-Protocol-Version': '2.0.0',
+      ...extra,
+    };
+  }
+
+  private errorFor(answer: { status: number; headers: Headers; text: string }, call: PlatformCall): Error {
+    const said = platformMessage(parseJson(answer.text));
+    const duplicate = said === null ? null : DUPLICATE_URN.exec(said);
+    if (duplicate?.[1] !== undefined && answer.status >= 400 && answer.status < 500) {
+      return new PlatformDuplicateError(redact(said as string, call.secrets), {
+        platform: 'linkedin',
+        status: answer.status,
+        existingPostId: duplicate[1],
+      });
+    }
+    return errorForAnswer(answer, call);
+  }
+
+  /** One request; returns the answer of a 2xx, throws classified otherwise. */
+  private async send(url: string, init: RequestInit, call: PlatformCall): Promise<{ response: Response; text: string }> {
+    const response = await platformFetch(url, init, call);
+    const text = await readText(response, call);
+    if (!response.ok) throw this.errorFor({ status: response.status, headers: response.headers, text }, call);
+    return { response, text };
+  }
+
+  async publish(request: PlatformPublishRequest): Promise<PlatformPublishResult> {
+    const author = linkedinAuthorUrn(request.account);
+    const mediaUrns: string[] = [];
+    for (const item of request.media) mediaUrns.push(await this.uploadMedia(item, author, request.accessToken));
+
+    const body: Record<string, unknown> = {
+      author,
+      commentary: escapeLittleText(request.text),
+      visibility: 'PUBLIC',
+      distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+      lifecycleState: 'PUBLISHED',
+      isReshareDisabledByAuthor: false,
+    };
+    if (mediaUrns.length === 1) body.content = { media: { id: mediaUrns[0] } };
+    else if (mediaUrns.length > 1) body.content = { multiImage: { images: mediaUrns.map((id) => ({ id })) } };
+
+    await request.beforeCreate?.();
+    const call = this.call([request.accessToken], 'create');
+    const { response } = await this.send(
+      `${this.baseUrl}/rest/posts`,
+      { method: 'POST', headers: this.headers(request.accessToken, { 'Content-Type': 'application/json' }), body: JSON.stringify(body) },
+      call,
+    );
+    const urn = response.headers.get('x-restli-id');
+    if (urn === null || !/^urn:li:(share|ugcPost):\S+$/.test(urn)) {
+      throw new PlatformAmbiguousError('LinkedIn accepted the post but named no post URN', { platform: 'linkedin', status: response.status });
+    }
+    return { platformPostId: urn, publishedUrl: linkedinPublicUrl(urn) };
+  }
+
+  private uploadMedia(item: PlatformMediaSource, owner: string, accessToken: string): Promise<string> {
+    return item.contentType.startsWith('video/') ? this.uploadVideo(item, owner, accessToken) : this.uploadImage(item, owner, accessToken);
+  }
+
+  /**
+   * Headers for a PUT to an upload URL LinkedIn handed us. The token goes along only when the URL
+   * is LinkedIn's own (or the configured API host): an upload URL must never leak it elsewhere.
+   */
+  private uploadHeaders(uploadUrl: string, accessToken: string): Record<string, string> {
+    const headers: Record<string, string> = { 'Content-Type': 'application/octet-stream' };
+    const url = new URL(uploadUrl);
+    const sameOrigin = url.origin === new URL(this.baseUrl).origin;
+    const linkedinHost = url.protocol === 'https:' && (url.hostname === 'linkedin.com' || url.hostname.endsWith('.linkedin.com'));
+    if (sameOrigin || linkedinHost) headers.Authorization = `Bearer ${accessToken}`;
+    return headers;
+  }
+
+  private async uploadImage(item: PlatformMediaSource, owner: string, accessToken: string): Promise<string> {
+    const { text } = await this.send(
+      `${this.baseUrl}/rest/images?action=initializeUpload`,
+      {
+        method: 'POST',
+        headers: this.headers(accessToken, { 'Content-Type': 'application/json' }),
+        body: JSON.stringify({ initializeUploadRequest: { owner } }),
+      },
+      this.call([accessToken]),
+    );
+    const value = this.valueOf(text);
+    const uploadUrl = value.uploadUrl;
+    const image = value.image;
+    if (typeof uploadUrl !== 'string' || typeof image !== 'string') {
+      throw new PlatformUnavailableError('LinkedIn image upload answered without uploadUrl/image', { platform: 'linkedin' });
+    }
+    const bytes = await item.read();
+    await this.send(uploadUrl, { method: 'PUT', headers: this.uploadHeaders(uploadUrl, accessToken), body: bytes }, this.call([accessToken], 'upload'));
+    return image;
+  }
+
+  private valueOf(text: string): Record<string, unknown> {
+    const answer = parseJson(text);
+    if (!isRecord(answer) || !isRecord(answer.value)) {
+      throw new PlatformUnavailableError('LinkedIn answered without a value', { platform: 'linkedin' });
+    }
+    return answer.value;
+  }
+
+  private async uploadVideo(item: PlatformMediaSource, owner: string, accessToken: string): Promise<string> {
+    const { text } = await this.send(
+      `${this.baseUrl}/rest/videos?action=initializeUpload`,
+      {
+        method: 'POST',
+        headers: this.headers(accessToken, { 'Content-Type': 'application/json' }),
+        body: JSON.stringify({
+          initializeUploadRequest: { owner, fileSizeBytes: item.sizeBytes, uploadCaptions: false, uploadThumbnail: false },
+        }),
+      },
+      this.call([accessToken]),
+    );
+    const value = this.valueOf(text);
+    const video = value.video;
+    const uploadToken = typeof value.uploadToken === 'string' ? value.uploadToken : '';
+    const instructions = Array.isArray(value.uploadInstructions) ? value.uploadInstructions : [];
+    if (typeof video !== 'string' || instructions.length === 0) {
+      throw new PlatformUnavailableError('LinkedIn video upload answered without video/uploadInstructions', { platform: 'linkedin' });
+    }
+
+    // Each part's ETag names it in finalizeUpload, in the order of the instructions.
+    const partIds: string[] = [];
+    for (const instruction of instructions) {
+      if (!isRecord(instruction) || typeof instruction.uploadUrl !== 'string') {
+        throw new PlatformUnavailableError('LinkedIn upload instruction without uploadUrl', { platform: 'linkedin' });
+      }
+      const firstByte = Number(instruction.firstByte);
+      const lastByte = Number(instruction.lastByte);
+      if (!Number.isInteger(firstByte) || !Number.isInteger(lastByte) || lastByte < firstByte || lastByte >= item.sizeBytes) {
+        throw new PlatformUnavailableError('LinkedIn upload instruction with an impossible byte range', { platform: 'linkedin' });
+      }
+      const bytes = await item.read({ start: firstByte, end: lastByte + 1 });
+      const { response } = await this.send(
+        instruction.uploadUrl,
+        { method: 'PUT', headers: this.uploadHeaders(instruction.uploadUrl, accessToken), body: bytes },
+        this.call([accessToken], 'upload'),
+      );
+      const etag = response.headers.get('etag');
+      if (etag === null) throw new PlatformUnavailableError('LinkedIn video part answered without an ETag', { platform: 'linkedin' });
+      partIds.push(etag);
+    }
+
+    await this.send(
+      `${this.baseUrl}/rest/videos?action=finalizeUpload`,
+      {
+        method: 'POST',
+        headers: this.headers(accessToken, { 'Content-Type': 'application/json' }),
+        body: JSON.stringify({ finalizeUploadRequest: { video, uploadToken, uploadedPartIds: partIds } }),
+      },
+      this.call([accessToken]),
+    );
+    await this.waitForVideo(video, accessToken);
+    return video;
+  }
+
+  private async waitForVideo(video: string, accessToken: string): Promise<void> {
+    const deadline = Date.now() + (this.config.processingTimeoutMs ?? 180_000);
+    for (;;) {
+      const { text } = await this.send(
+        `${this.baseUrl}/rest/videos/${encodeURIComponent(video)}`,
+        { method: 'GET', headers: this.headers(accessToken) },
+        this.call([accessToken]),
+      );
+      const answer = parseJson(text);
+      const status = isRecord(answer) ? answer.status : undefined;
+      if (status === 'AVAILABLE') return;
+      if (status === 'PROCESSING_FAILED') {
+        const reason = isRecord(answer) && typeof answer.processingFailureReason === 'string' ? answer.processingFailureReason : null;
+        throw new PlatformRefusedError(reason ?? 'LinkedIn could not process the video', { platform: 'linkedin', status: null });
+      }
+      if (Date.now() > deadline) throw new PlatformUnavailableError(`LinkedIn was still processing ${video}`, { platform: 'linkedin' });
+      await sleep(this.config.pollIntervalMs ?? 2_000);
+    }
+  }
+
+  async deletePost(request: { account: PlatformAccount; accessToken: string; platformPostId: string }): Promise<void> {
+    const call = this.call([request.accessToken]);
+    const response = await platformFetch(
+      `${this.baseUrl}/rest/posts/${encodeURIComponent(request.platformPostId)}`,
+      { method: 'DELETE', headers: this.headers(request.accessToken, { 'X-RestLi-Method': 'DELETE' }) },
+      call,
+    );
+    const text = await readText(response, call);
+    // 204 for a delete, also for a second one; a 404 is just as gone.
+    if (response.ok || response.status === 404 || response.status === 410) return;
+    throw this.errorFor({ status: response.status, headers: response.headers, text }, call);
+  }
+
+  async refreshAccessToken(request: { refreshToken: string }): Promise<PlatformTokens> {
+    const client = await this.config.clientCredentials();
+    const call = this.call([request.refreshToken, client.clientSecret]);
+    const response = await platformFetch(
+      `${this.oauthBaseUrl}/oauth/v2/accessToken`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: request.refreshToken,
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        }).toString(),
+      },
+      call,
+    );
+    const text = await readText(response, call);
+    if (!response.ok) {
+      if (response.status === 400 || response.status === 401) {
+        const said = redact(platformMessage(parseJson(text)) ?? `HTTP ${response.status}`, call.secrets);
+        throw new PlatformAuthError(said, { platform: 'linkedin', status: response.status, cause: { status: response.status } });
+      }
+      throw errorForAnswer({ status: response.status, headers: response.headers, text }, call);
+    }
+    return tokensFrom(parseJson(text), request.refreshToken, 'linkedin');
+  }
+
+  /** LinkedIn's finder of a member's posts needs scopes this app does not hold: not checkable. */
+  async findRecentPost(): Promise<PlatformPublishResult | null> {
+    return null;
+  }
+}
+
+export function linkedinClientFromEnv(): LinkedinClient {
+  const configuredBase = process.env[ENV.linkedinApiBaseUrl];
+  const baseUrl = configuredBase && configuredBase !== '' ? configuredBase : 'https://api.linkedin.com';
+  // The real OAuth host differs from the API host; a stand-in (the sandbox) serves both.
+  const oauthBaseUrl = optionalEnv(ENV.linkedinOauthBaseUrl, configuredBase && configuredBase !== '' ? configuredBase : 'https://www.linkedin.com');
+  return new LinkedinClient({
+    baseUrl,
+    oauthBaseUrl,
+    apiVersion: optionalEnv(ENV.linkedinApiVersion, '202611'),
+    clientCredentials: () => platformClientCredentials('linkedin'),
+  });
+}

@@ -1,0 +1,14 @@
+/**
+ * A PlatformMediaSource over bytes already in memory (tests, small files). The publish worker
+ * reads from the media bucket instead (lib/store/s3-media-source.ts), range by range.
+ */
+import type { PlatformMediaSource } from '../ports.js';
+
+export function bytesMediaSource(bytes: Uint8Array, contentType: string, durationSeconds: number | null = null): PlatformMediaSource {
+  return {
+    contentType,
+    sizeBytes: bytes.length,
+    durationSeconds,
+    read: async (range) => (range ? bytes.subarray(range.start, range.end) : bytes),
+  };
+}

@@ -1,0 +1,320 @@
+/**
+ * X API v2 over plain HTTP (no SDK): create and delete posts, upload media, refresh OAuth 2.0
+ * user tokens. Facts in /work/shared/spec/platforms.md. Every failure is one class of
+ * lib/domain/platform-errors.ts; only the create call can be ambiguous.
+ */
+import { ENV, optionalEnv } from '../config.js';
+import {
+  PlatformAmbiguousError,
+  PlatformAuthError,
+  PlatformDuplicateError,
+  PlatformRefusedError,
+  PlatformUnavailableError,
+} from '../domain/platform-errors.js';
+import type {
+  PlatformAccount,
+  PlatformMediaSource,
+  PlatformPublishRequest,
+  PlatformPublishResult,
+  PlatformPublisher,
+  PlatformTokens,
+} from '../ports.js';
+import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
+import {
+  errorForAnswer,
+  parseJson,
+  platformFetch,
+  platformMessage,
+  readText,
+  redact,
+  sleep,
+  type PlatformCall,
+} from './http.js';
+
+export interface XClientConfig {
+  baseUrl: string;
+  clientCredentials: () => Promise<ClientCredentials>;
+  /** Create call: long enough for X under load, shorter than the worker's own timeout. */
+  createTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  uploadTimeoutMs?: number;
+  /** Bytes per APPEND segment (X allows up to 5 MB). */
+  chunkBytes?: number;
+  /** Upper bound on one wait between STATUS polls, whatever check_after_secs says. */
+  maxPollWaitMs?: number;
+  /** Give up on media processing after this long (the post was not created: safe to retry). */
+  processingTimeoutMs?: number;
+}
+
+const DUPLICATE_DETAIL = /duplicate content/i;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mediaCategory(contentType: string): 'tweet_image' | 'tweet_gif' | 'tweet_video' {
+  if (contentType.startsWith('video/')) return 'tweet_video';
+  if (contentType === 'image/gif') return 'tweet_gif';
+  return 'tweet_image';
+}
+
+/** X returns text with &, < and > as entities and links shortened; compare what a reader sees. */
+function comparableText(text: string): string {
+  return text
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/https?:\/\/\S+/g, '')
+    .normalize('NFC')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export function xPublicUrl(handle: string, postId: string): string {
+  const name = handle.replace(/^@/, '');
+  return name === '' ? `https://x.com/i/status/${postId}` : `https://x.com/${encodeURIComponent(name)}/status/${postId}`;
+}
+
+export class XClient implements PlatformPublisher {
+  readonly platform = 'x' as const;
+  readonly refusesDuplicates = true;
+  private readonly baseUrl: string;
+
+  constructor(private readonly config: XClientConfig) {
+    this.baseUrl = config.baseUrl.replace(/\/+$/, '');
+  }
+
+  private call(secrets: readonly string[], kind: 'create' | 'request' | 'upload' = 'request'): PlatformCall {
+    const timeoutMs =
+      kind === 'create'
+        ? (this.config.createTimeoutMs ?? 20_000)
+        : kind === 'upload'
+          ? (this.config.uploadTimeoutMs ?? 120_000)
+          : (this.config.requestTimeoutMs ?? 15_000);
+    return { platform: 'x', createsPost: kind === 'create', timeoutMs, secrets };
+  }
+
+  /** Sends one request and returns the parsed JSON of a 2xx answer; anything else throws classified. */
+  private async json(path: string, init: RequestInit, call: PlatformCall, accessToken: string): Promise<unknown> {
+    const response = await platformFetch(
+      `${this.baseUrl}${path}`,
+      { ...init, headers: { ...(init.headers as Record<string, string> | undefined), Authorization: `Bearer ${accessToken}` } },
+      call,
+    );
+    const text = await readText(response, call);
+    if (response.ok) return parseJson(text);
+    throw this.errorFor({ status: response.status, headers: response.headers, text }, call);
+  }
+
+  private errorFor(answer: { status: number; headers: Headers; text: string }, call: PlatformCall): Error {
+    if (answer.status === 403) {
+      const said = platformMessage(parseJson(answer.text));
+      if (said !== null && DUPLICATE_DETAIL.test(said)) {
+        return new PlatformDuplicateError(redact(said, call.secrets), {
+          platform: 'x',
+          status: 403,
+          cause: { status: 403, body: redact(answer.text.slice(0, 2000), call.secrets) },
+        });
+      }
+    }
+    return errorForAnswer(answer, call);
+  }
+
+  async publish(request: PlatformPublishRequest): Promise<PlatformPublishResult> {
+    const mediaIds: string[] = [];
+    for (const item of request.media) mediaIds.push(await this.uploadMedia(item, request.accessToken));
+
+    const body: Record<string, unknown> = {};
+    if (request.text !== '') body.text = request.text;
+    if (mediaIds.length > 0) body.media = { media_ids: mediaIds };
+    const communityId = request.options.communityId;
+    if (typeof communityId === 'string' && communityId !== '') {
+      body.community_id = communityId;
+      // share_with_followers only means something for a community post; X refuses it alone.
+      if (typeof request.options.shareWithFollowers === 'boolean') body.share_with_followers = request.options.shareWithFollowers;
+    }
+
+    await request.beforeCreate?.();
+    const call = this.call([request.accessToken], 'create');
+    const answer = await this.json(
+      '/2/tweets',
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+      call,
+      request.accessToken,
+    );
+    const id = isRecord(answer) && isRecord(answer.data) ? answer.data.id : undefined;
+    if (typeof id !== 'string' || !/^\d{1,19}$/.test(id)) {
+      // X said 2xx, so the post is most likely live, but without its id we cannot prove it.
+      throw new PlatformAmbiguousError('X accepted the post but its answer carried no post id', { platform: 'x', status: 201 });
+    }
+    return { platformPostId: id, publishedUrl: xPublicUrl(request.account.handle, id) };
+  }
+
+  private async uploadMedia(item: PlatformMediaSource, accessToken: string): Promise<string> {
+    const category = mediaCategory(item.contentType);
+    // X wants videos and GIFs through the chunked flow; still images fit the one-shot upload.
+    if (category === 'tweet_image') return this.simpleUpload(item, category, accessToken);
+    return this.chunkedUpload(item, category, accessToken);
+  }
+
+  private async simpleUpload(item: PlatformMediaSource, category: string, accessToken: string): Promise<string> {
+    const bytes = await item.read();
+    const form = new FormData();
+    form.append('media', new Blob([bytes], { type: item.contentType }), 'media');
+    form.append('media_category', category);
+    form.append('media_type', item.contentType);
+    const answer = await this.json('/2/media/upload', { method: 'POST', body: form }, this.call([accessToken], 'upload'), accessToken);
+    return this.mediaIdOf(answer);
+  }
+
+  private mediaIdOf(answer: unknown): string {
+    const id = isRecord(answer) && isRecord(answer.data) ? answer.data.id : undefined;
+    if (typeof id !== 'string' || id === '') {
+      throw new PlatformUnavailableError('X media upload answered without a media id', { platform: 'x' });
+    }
+    return id;
+  }
+
+  private async chunkedUpload(item: PlatformMediaSource, category: string, accessToken: string): Promise<string> {
+    const call = this.call([accessToken]);
+    const init = await this.json(
+      '/2/media/upload/initialize',
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ media_type: item.contentType, total_bytes: item.sizeBytes, media_category: category }),
+      },
+      call,
+      accessToken,
+    );
+    const mediaId = this.mediaIdOf(init);
+    const path = `/2/media/upload/${encodeURIComponent(mediaId)}`;
+
+    const chunk = this.config.chunkBytes ?? 4 * 1024 * 1024;
+    for (let start = 0, segment = 0; start < item.sizeBytes; start += chunk, segment++) {
+      const bytes = await item.read({ start, end: Math.min(start + chunk, item.sizeBytes) });
+      const form = new FormData();
+      form.append('media', new Blob([bytes], { type: 'application/octet-stream' }), 'chunk');
+      form.append('segment_index', String(segment));
+      await this.json(`${path}/append`, { method: 'POST', body: form }, this.call([accessToken], 'upload'), accessToken);
+    }
+
+    const finalized = await this.json(`${path}/finalize`, { method: 'POST' }, call, accessToken);
+    await this.waitForProcessing(mediaId, finalized, accessToken);
+    return mediaId;
+  }
+
+  /** Polls STATUS until X has processed the media; `failed` is X refusing the file. */
+  private async waitForProcessing(mediaId: string, answer: unknown, accessToken: string): Promise<void> {
+    const deadline = Date.now() + (this.config.processingTimeoutMs ?? 180_000);
+    let current = answer;
+    for (;;) {
+      const info = isRecord(current) && isRecord(current.data) ? current.data.processing_info : undefined;
+      // No processing_info means the media is ready as it is.
+      if (!isRecord(info)) return;
+      const state = info.state;
+      if (state === 'succeeded') return;
+      if (state === 'failed') {
+        const error = isRecord(info.error) ? info.error : {};
+        const said = typeof error.message === 'string' ? error.message : 'X could not process the media';
+        throw new PlatformRefusedError(said, { platform: 'x', status: null, cause: { processing_info: info } });
+      }
+      if (Date.now() > deadline) {
+        throw new PlatformUnavailableError(`X was still processing media ${mediaId}`, { platform: 'x' });
+      }
+      const after = typeof info.check_after_secs === 'number' ? info.check_after_secs * 1000 : 1000;
+      await sleep(Math.max(0, Math.min(after, this.config.maxPollWaitMs ?? 10_000)));
+      current = await this.json(
+        `/2/media/upload?command=STATUS&media_id=${encodeURIComponent(mediaId)}`,
+        { method: 'GET' },
+        this.call([accessToken]),
+        accessToken,
+      );
+    }
+  }
+
+  async deletePost(request: { account: PlatformAccount; accessToken: string; platformPostId: string }): Promise<void> {
+    const call = this.call([request.accessToken]);
+    const response = await platformFetch(
+      `${this.baseUrl}/2/tweets/${encodeURIComponent(request.platformPostId)}`,
+      { method: 'DELETE', headers: { Authorization: `Bearer ${request.accessToken}` } },
+      call,
+    );
+    const text = await readText(response, call);
+    // Already gone is what we wanted: deleting twice must be harmless.
+    if (response.ok || response.status === 404) return;
+    throw this.errorFor({ status: response.status, headers: response.headers, text }, call);
+  }
+
+  async refreshAccessToken(request: { refreshToken: string }): Promise<PlatformTokens> {
+    const client = await this.config.clientCredentials();
+    const basic = Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64');
+    const call = this.call([request.refreshToken, client.clientSecret, basic]);
+    const response = await platformFetch(
+      `${this.baseUrl}/2/oauth2/token`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${basic}` },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: request.refreshToken }).toString(),
+      },
+      call,
+    );
+    const text = await readText(response, call);
+    if (!response.ok) {
+      // The token endpoint answers a refused grant with 400 (OAuth's invalid_request/invalid_grant):
+      // that is final, like a 401, not a content refusal.
+      if (response.status === 400 || response.status === 401) {
+        const said = redact(platformMessage(parseJson(text)) ?? `HTTP ${response.status}`, call.secrets);
+        throw new PlatformAuthError(said, { platform: 'x', status: response.status, cause: { status: response.status } });
+      }
+      throw errorForAnswer({ status: response.status, headers: response.headers, text }, call);
+    }
+    return tokensFrom(parseJson(text), request.refreshToken, 'x');
+  }
+
+  async findRecentPost(request: {
+    account: PlatformAccount;
+    accessToken: string;
+    text: string;
+    since: Date;
+  }): Promise<PlatformPublishResult | null> {
+    // X wants whole seconds in start_time.
+    const startTime = new Date(Math.floor(request.since.getTime() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
+    const query = new URLSearchParams({ max_results: '100', start_time: startTime, exclude: 'replies,retweets' });
+    const answer = await this.json(
+      `/2/users/${encodeURIComponent(request.account.platformUserId)}/tweets?${query.toString()}`,
+      { method: 'GET' },
+      this.call([request.accessToken]),
+      request.accessToken,
+    );
+    const posts = isRecord(answer) && Array.isArray(answer.data) ? answer.data : [];
+    const wanted = comparableText(request.text);
+    for (const post of posts) {
+      if (isRecord(post) && typeof post.id === 'string' && typeof post.text === 'string' && comparableText(post.text) === wanted) {
+        return { platformPostId: post.id, publishedUrl: xPublicUrl(request.account.handle, post.id) };
+      }
+    }
+    return null;
+  }
+}
+
+/** Reads an OAuth token answer; shared with the LinkedIn adapter. */
+export function tokensFrom(answer: unknown, previousRefreshToken: string, platform: 'x' | 'linkedin'): PlatformTokens {
+  if (!isRecord(answer) || typeof answer.access_token !== 'string' || answer.access_token === '') {
+    throw new PlatformUnavailableError(`${platform} token endpoint answered without an access token`, { platform });
+  }
+  const expiresIn = typeof answer.expires_in === 'number' ? answer.expires_in : null;
+  return {
+    accessToken: answer.access_token,
+    // Keep the newest refresh token: X may rotate it, and the old one then stops working.
+    refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : previousRefreshToken,
+    expiresAt: expiresIn === null ? null : new Date(Date.now() + expiresIn * 1000).toISOString(),
+  };
+}
+
+export function xClientFromEnv(): XClient {
+  return new XClient({
+    baseUrl: optionalEnv(ENV.xApiBaseUrl, 'https://api.x.com'),
+    clientCredentials: () => platformClientCredentials('x'),
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * Delete the live post of a soft-deleted published post (DELETE with deleteFromPlatform=true; the
+ * platform-deletion worker's use case). Idempotent: a second message for the same post, or a post
+ * the platform already removed, ends quietly. A post still being sent is left to the publish
+ * worker, which queues this deletion itself once the live post's id is known.
+ */
+import type { PublishablePlatform } from '../domain/model.js';
+import { PlatformAuthError, PlatformRefusedError } from '../domain/platform-errors.js';
+import type { AccountReader, Clock, PlatformPublisher, PublishStateStore } from '../ports.js';
+import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
+
+export interface DeleteFromPlatformDeps {
+  state: PublishStateStore;
+  accounts: AccountReader;
+  tokens: AccessTokens;
+  setTokenHealth: (accountId: string, health: 'needs_reauth') => Promise<void>;
+  publishers: Record<PublishablePlatform, PlatformPublisher>;
+  clock: Clock;
+  log: { warn(message: string, details: Record<string, unknown>): void };
+}
+
+export type DeleteFromPlatformOutcome =
+  | { outcome: 'deleted' }
+  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'not_deleted'; reason: string };
+
+export class DeleteFromPlatform {
+  constructor(private readonly deps: DeleteFromPlatformDeps) {}
+
+  /** Throws only for transient failures (the message is then delivered again). */
+  async execute(postId: string): Promise<DeleteFromPlatformOutcome> {
+    const found = await this.deps.state.getPostForPublishing(postId);
+    if (!found) return { outcome: 'skipped', reason: 'post removed' };
+    const { post, state } = found;
+    if (!post.deleteFromPlatformRequested) return { outcome: 'skipped', reason: 'deletion from the platform was not asked' };
+    if (state.platformDeletedAt !== null) return { outcome: 'skipped', reason: 'already deleted from the platform' };
+    if (post.status === 'scheduled') return { outcome: 'skipped', reason: 'still being sent: the publish worker queues the deletion when it is live' };
+    if (post.status !== 'published' || post.platformPostId === null) return { outcome: 'skipped', reason: 'nothing live to delete' };
+
+    const account = await this.deps.accounts.getAccount(post.accountId);
+    if (!account) return this.notDeleted(postId, 'the account is gone');
+    const publisher = this.deps.publishers[post.platform];
+    let accessToken: string;
+    try {
+      accessToken = await this.deps.tokens.accessToken(account, publisher);
+    } catch (error) {
+      if (error instanceof CredentialsMissingError || error instanceof TokenRefreshFailedError) return this.notDeleted(postId, error.message);
+      throw error;
+    }
+    try {
+      await publisher.deletePost({
+        account: { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType },
+        accessToken,
+        platformPostId: post.platformPostId,
+      });
+    } catch (error) {
+      if (error instanceof PlatformAuthError) {
+        await this.deps.setTokenHealth(account.id, 'needs_reauth');
+        return this.notDeleted(postId, error.message);
+      }
+      // Refused (not the author's, ...): asking again would get the same answer.
+      if (error instanceof PlatformRefusedError) return this.notDeleted(postId, error.message);
+      throw error;
+    }
+    await this.deps.state.markPlatformDeleted(postId, this.deps.clock.now());
+    return { outcome: 'deleted' };
+  }
+
+  private notDeleted(postId: string, reason: string): DeleteFromPlatformOutcome {
+    // Nobody can be told through the API (the post is deleted): the log is the record.
+    this.deps.log.warn('The live post could not be deleted from the platform', { postId, reason });
+    return { outcome: 'not_deleted', reason };
+  }
+}

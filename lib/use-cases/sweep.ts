@@ -1,0 +1,92 @@
+/**
+ * The sweeper: nothing scheduled may be lost. A message can be lost (a schedule that failed to
+ * deliver, a queue emptied by a restart of the local stack, a send that failed after the claim was
+ * released), and the post then sits in the byDue index with nothing on its way. Every run Queries
+ * byDue per shard for posts whose time (scheduledFor, or retryAt after a transient failure) is
+ * more than `graceMs` past, and puts a message back for each one that nobody holds.
+ *
+ * "In flight" is known from the post alone: a live claim (claimUntil ahead) means a worker is on
+ * it; otherwise a message is expected by the post's time, so one still missing after the grace
+ * period is lost. `sweptAt` keeps a post from being put back more than once per `resendIntervalMs`.
+ * A duplicate message is harmless (the worker's claim), a lost one is not, so the sweeper errs
+ * towards sending.
+ *
+ * The first run of a process also looks ahead over the next 15 minutes (the SQS delay window): a
+ * restart may have lost messages that are not late yet, and they are put back with their delay so
+ * they still go out on time.
+ */
+import { MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
+import type { Clock, PostForPublishing, PublishQueue, PublishStateStore } from '../ports.js';
+
+export interface SweepDeps {
+  state: PublishStateStore;
+  queue: PublishQueue;
+  clock: Clock;
+  /** Shards of the byDue index (DUE_SHARDS). */
+  shards: number;
+  /** How late a post may be before its message counts as lost. */
+  graceMs?: number;
+  resendIntervalMs?: number;
+  /** Posts examined per shard and pass, so one run stays within its time. */
+  limitPerShard?: number;
+}
+
+export interface SweepResult {
+  examined: number;
+  resent: number;
+  failedToSend: number;
+}
+
+export class Sweep {
+  private readonly shards: number;
+  private readonly graceMs: number;
+  private readonly resendIntervalMs: number;
+  private readonly limit: number;
+
+  constructor(private readonly deps: SweepDeps) {
+    this.shards = deps.shards;
+    this.graceMs = deps.graceMs ?? 10_000;
+    this.resendIntervalMs = deps.resendIntervalMs ?? 60_000;
+    this.limit = deps.limitPerShard ?? 500;
+  }
+
+  async execute(options: { lookAhead: boolean }): Promise<SweepResult> {
+    const now = this.deps.clock.now();
+    const lateBefore = new Date(now.getTime() - this.graceMs).toISOString();
+    const horizon = new Date(now.getTime() + MAX_QUEUE_DELAY_SECONDS * 1000).toISOString();
+    const perShard = await Promise.all(
+      Array.from({ length: this.shards }, async (_, shard) => {
+        const late = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });
+        const soon = options.lookAhead ? await this.deps.state.listDue(shard, { dueFrom: lateBefore, dueTo: horizon, limit: this.limit }) : [];
+        return [...late, ...soon];
+      }),
+    );
+    const candidates = perShard.flat();
+    const toSend: { postId: string; scheduledFor: string; delaySeconds: number }[] = [];
+    for (const candidate of candidates) {
+      const entry = this.entryFor(candidate, now, options.lookAhead);
+      if (!entry) continue;
+      const marked = await this.deps.state.markSwept(candidate.post.id, { now, sweptBefore: new Date(now.getTime() - this.resendIntervalMs) });
+      if (marked) toSend.push(entry);
+    }
+    const { failed } = toSend.length > 0 ? await this.deps.queue.send(toSend) : { failed: [] };
+    return { examined: candidates.length, resent: toSend.length - failed.length, failedToSend: failed.length };
+  }
+
+  private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean) {
+    if (post.status !== 'scheduled' || post.deletedAt !== null) return null;
+    if (state.claimUntil !== null && Date.parse(state.claimUntil) > now.getTime()) return null;
+    if (state.sweptAt !== null && Date.parse(state.sweptAt) > now.getTime() - this.resendIntervalMs) return null;
+    const dueAt = Math.max(Date.parse(post.scheduledFor), state.retryAt === null ? Number.NEGATIVE_INFINITY : Date.parse(state.retryAt));
+    const late = dueAt < now.getTime() - this.graceMs;
+    // An expired claim is a worker that stopped mid-send: its post is due again now.
+    const abandoned = state.claimUntil !== null;
+    if (!late && !lookAhead && !abandoned) return null;
+    const timing = timingFor(new Date(dueAt), now);
+    return {
+      postId: post.id,
+      scheduledFor: new Date(dueAt).toISOString(),
+      delaySeconds: timing.action === 'requeue' ? timing.delaySeconds : 0,
+    };
+  }
+}

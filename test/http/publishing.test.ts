@@ -1,0 +1,402 @@
+/**
+ * Publishing end to end, through HTTP against the local stack with its queue consumers, sweeper
+ * and sandbox platforms: a post is created with POST /posts, the publish worker sends it to the
+ * sandbox platform over real HTTP, and GET /posts/{id} shows the outcome. Every sandbox behaviour
+ * on both platforms, media, token refresh, duplicate delivery, a delete racing the send, lost
+ * answers and lost messages. The sandbox's own record of what was created proves nothing is sent twice.
+ */
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqsClientFor } from '../../infra/local/messaging.js';
+import type { SandboxPlatforms } from '../../infra/local/sandbox/index.js';
+import { ENV } from '../../lib/config.js';
+import type { Account, Post } from '../../lib/domain/model.js';
+import { newId } from '../../lib/ids.js';
+import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
+import { documentedApi } from '../support/openapi.js';
+import { postsBackdoor, startPostsStack, type PostsBackdoor } from '../support/posts.js';
+import { addMedia, connectAccount, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import type { TestStack } from '../support/stack.js';
+
+interface PostView {
+  id: string;
+  accountId: string;
+  platform: string;
+  status: 'draft' | 'scheduled' | 'published' | 'failed';
+  text: string;
+  scheduledFor: string;
+  publishedAt: string | null;
+  publishedUrl: string | null;
+  platformPostId: string | null;
+  error: { message: string; advice: string } | null;
+}
+interface PostBatch {
+  posts: { id: string | null; status: string; reason: string | null }[];
+}
+interface AccountView {
+  id: string;
+  tokenHealth: string;
+}
+
+let stack: TestStack;
+let sandbox: SandboxPlatforms;
+let backdoor: PostsBackdoor;
+let user: ProvisionedUser;
+let directory: DynamoDbDirectoryStore;
+
+const client = () => documentedApi(stack.baseUrl, user.apiKey);
+
+function account(platform: 'x' | 'linkedin', behaviour: NonNullable<Account['sandbox']>, extra: Partial<Account> = {}): Promise<Account> {
+  return connectAccount(user.workspaceIds[0] as string, {
+    platform,
+    sandbox: behaviour,
+    ...(platform === 'x' ? { handle: `@pub_${behaviour}` } : {}),
+    ...(extra.accountType ? { accountType: extra.accountType } : {}),
+  });
+}
+
+let counter = 0;
+function uniqueText(label: string): string {
+  counter += 1;
+  return `${label} #${counter} ${newId('post').slice(-6)}`;
+}
+
+async function create(accountId: string, body: Record<string, unknown>): Promise<string> {
+  const response = await client().post<PostBatch>('/posts', { accounts: [accountId], ...body });
+  expect(response.status, JSON.stringify(response.body)).toBe(202);
+  const [result] = response.body.posts;
+  expect(result?.status).toBe('accepted');
+  return result?.id as string;
+}
+
+/** Polls GET /posts/{id} until the post is no longer scheduled (the worker recorded an outcome). */
+async function settled(postId: string, timeoutMs = 45_000): Promise<PostView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await client().get<PostView>(`/posts/${postId}`);
+    expect(response.status).toBe(200);
+    if (response.body.status !== 'scheduled') return response.body;
+    if (Date.now() > deadline) throw new Error(`post ${postId} still scheduled after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Nothing left on the publish queue, visible or in flight: every message was handled. */
+async function publishQueueIdle(): Promise<boolean> {
+  const sqs = sqsClientFor(stack.info.sqsEndpoint);
+  try {
+    const out = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: stack.info.queues.publish.url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
+    const attributes: Record<string, string | undefined> = out.Attributes ?? {};
+    return ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].every(
+      (name) => Number(attributes[name] ?? '0') === 0,
+    );
+  } finally {
+    sqs.destroy();
+  }
+}
+
+function sandboxOf(platform: string) {
+  return platform === 'x' ? sandbox.x : sandbox.linkedin;
+}
+
+beforeAll(async () => {
+  stack = await startPostsStack({
+    consumers: true,
+    sweeper: true,
+    sandbox: true,
+    sweeperIntervalMs: 1000,
+    env: { [ENV.sweeperGraceSeconds]: '3', [ENV.publishAmbiguousRecheckSeconds]: '1' },
+  });
+  if (!stack.sandbox) throw new Error('the sandbox platforms did not start');
+  sandbox = stack.sandbox;
+  backdoor = postsBackdoor(stack);
+  user = await provisionUser();
+  directory = new DynamoDbDirectoryStore({ tableName: stack.info.tables.directory });
+});
+
+afterAll(async () => {
+  backdoor?.close();
+  await stack?.stop();
+});
+
+describe('a post goes out (sandbox behaviour ok)', () => {
+  it('x: published with the platform id, the public URL and publishedAt', async () => {
+    const acct = await account('x', 'ok');
+    const text = uniqueText('Hello X');
+    const post = await settled(await create(acct.id, { text }));
+    expect(post.status).toBe('published');
+    expect(post.platformPostId).toMatch(/^\d{19}$/);
+    expect(post.publishedUrl).toBe(`https://x.com/pub_ok/status/${post.platformPostId}`);
+    expect(post.error).toBeNull();
+    expect(Date.parse(post.publishedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(post.scheduledFor));
+    expect(sandbox.x.listPosts(acct.id).map((live) => [live.id, live.text])).toEqual([[post.platformPostId, text]]);
+  });
+
+  it('linkedin, person and organization: published, text with reserved characters arrives whole', async () => {
+    for (const accountType of ['personal', 'organization'] as const) {
+      const acct = await account('linkedin', 'ok', { accountType });
+      const text = uniqueText('Q&A (part 1) with @team #launch [draft] *bold* _x_ ~y~ <z> {w} a|b');
+      const post = await settled(await create(acct.id, { text }));
+      expect(post.status).toBe('published');
+      expect(post.platformPostId).toMatch(/^urn:li:share:\d{19}$/);
+      expect(post.publishedUrl).toBe(`https://www.linkedin.com/feed/update/${post.platformPostId}/`);
+      const [live] = sandbox.linkedin.listPosts(acct.id);
+      expect(live?.text).toBe(text);
+      expect(String(live?.details.author)).toMatch(accountType === 'personal' ? /^urn:li:person:/ : /^urn:li:organization:/);
+    }
+  });
+
+  it('x with two images and the options: uploaded, attached, community sent', async () => {
+    const acct = await account('x', 'ok');
+    const first = await addMedia(user.userId, { fileName: 'one.png', body: new Uint8Array(2048).fill(1) });
+    const second = await addMedia(user.userId, { fileName: 'two.jpg', body: new Uint8Array(4096).fill(2) });
+    const post = await settled(
+      await create(acct.id, {
+        text: uniqueText('Pictures'),
+        media: [first.url, second.url],
+        options: { x: { communityId: '1700000000000000001', shareWithFollowers: true } },
+      }),
+    );
+    expect(post.status).toBe('published');
+    const uploaded = sandbox.x.uploadedMedia(acct.id);
+    expect(uploaded.map((item) => [item.mediaType, item.totalBytes])).toEqual([
+      ['image/png', 2048],
+      ['image/jpeg', 4096],
+    ]);
+    const [live] = sandbox.x.listPosts(acct.id);
+    expect(live?.mediaIds).toEqual(uploaded.map((item) => item.id));
+    expect(live?.details).toEqual({ community_id: '1700000000000000001', share_with_followers: true });
+  });
+
+  it('a video on both platforms: chunked upload from the media bucket, processed, attached', async () => {
+    const bytes = new Uint8Array(4_500_000).map((_, index) => index % 251);
+    const video = await addMedia(user.userId, { fileName: 'clip.mp4', contentType: 'video/mp4', durationSeconds: 12, body: bytes });
+    for (const platform of ['x', 'linkedin'] as const) {
+      const acct = await account(platform, 'ok');
+      const post = await settled(await create(acct.id, { text: uniqueText('Video'), media: [video.url] }));
+      expect(post.status, JSON.stringify(post.error)).toBe('published');
+      const live = sandboxOf(platform).listPosts(acct.id);
+      expect(live).toHaveLength(1);
+      if (platform === 'x') {
+        expect(sandbox.x.uploadedMedia(acct.id)).toEqual([expect.objectContaining({ mediaType: 'video/mp4', totalBytes: 4_500_000, state: 'succeeded' })]);
+      } else {
+        expect(sandbox.linkedin.uploadedMedia(acct.id)).toEqual([expect.objectContaining({ kind: 'video', sizeBytes: 4_500_000, status: 'AVAILABLE' })]);
+      }
+    }
+  });
+});
+
+describe('a post fails with what the platform said and one sentence of advice', () => {
+  it.each(['x', 'linkedin'] as const)('%s refuses: failed, platform message, advice', async (platform) => {
+    const acct = await account(platform, 'refuse');
+    const post = await settled(await create(acct.id, { text: uniqueText('Refused') }));
+    expect(post.status).toBe('failed');
+    expect(post.error?.message).toBe(
+      platform === 'x'
+        ? 'You are not permitted to perform this action.'
+        : 'Post refused: the content was flagged as violating the Professional Community Policies.',
+    );
+    expect(post.error?.advice).toMatch(/^[A-Z].*\.$/);
+    expect(post.publishedAt).toBeNull();
+    expect(post.platformPostId).toBeNull();
+    expect(sandboxOf(platform).createCount(acct.id)).toBe(0);
+  });
+
+  it.each(['x', 'linkedin'] as const)('%s says the token is bad: failed, reconnect, account needs_reauth', async (platform) => {
+    const acct = await account(platform, 'expired');
+    const post = await settled(await create(acct.id, { text: uniqueText('Expired') }));
+    expect(post.status).toBe('failed');
+    expect(post.error?.advice).toMatch(/Reconnect/);
+    expect(JSON.stringify(post)).not.toMatch(/sandbox\./);
+    const accounts = await client().get<{ accounts: AccountView[] }>('/accounts');
+    expect(accounts.body.accounts.find((entry) => entry.id === acct.id)?.tokenHealth).toBe('needs_reauth');
+  });
+});
+
+describe('transient failures are retried', () => {
+  it.each(['x', 'linkedin'] as const)('%s answers 503 once: retried with backoff, published once', async (platform) => {
+    const acct = await account(platform, 'flaky');
+    const post = await settled(await create(acct.id, { text: uniqueText('Flaky') }));
+    expect(post.status).toBe('published');
+    expect(sandboxOf(platform).createAttemptCount(acct.id)).toBe(2);
+    expect(sandboxOf(platform).createCount(acct.id)).toBe(1);
+  });
+});
+
+describe('never sent twice', () => {
+  it('the same publish message delivered three times gives one platform post', async () => {
+    const acct = await account('x', 'ok');
+    const scheduledFor = new Date(Date.now() + 3_000).toISOString();
+    const postId = await create(acct.id, { text: uniqueText('Once'), scheduledFor });
+    const sqs = sqsClientFor(stack.info.sqsEndpoint);
+    try {
+      const body = JSON.stringify({ kind: 'publish', postId, scheduledFor: (await backdoor.post(postId)).scheduledFor });
+      for (let copy = 0; copy < 2; copy++) {
+        await sqs.send(new SendMessageCommand({ QueueUrl: stack.info.queues.publish.url, MessageBody: body }));
+      }
+      const post = await settled(postId);
+      expect(post.status).toBe('published');
+      // And once more after it went out.
+      await sqs.send(new SendMessageCommand({ QueueUrl: stack.info.queues.publish.url, MessageBody: body }));
+    } finally {
+      sqs.destroy();
+    }
+    await until('the publish queue to be idle', publishQueueIdle);
+    expect(sandbox.x.createAttemptCount(acct.id)).toBe(1);
+    expect(sandbox.x.createCount(acct.id)).toBe(1);
+  });
+
+  it('x: the answer to the create is lost; the worker checks by resending (X refuses the duplicate) and records the live post', async () => {
+    const acct = await account('x', 'ok');
+    sandbox.x.injectFault(acct.id, 'drop_after_create');
+    const post = await settled(await create(acct.id, { text: uniqueText('Lost answer') }));
+    expect(post.status).toBe('published');
+    const live = sandbox.x.listPosts(acct.id);
+    expect(live).toHaveLength(1);
+    expect(post.platformPostId).toBe(live[0]?.id);
+    expect(sandbox.x.createAttemptCount(acct.id)).toBe(2);
+  });
+
+  it('linkedin: the answer to the create is lost; never resent, failed with advice to check the account', async () => {
+    const acct = await account('linkedin', 'ok');
+    sandbox.linkedin.injectFault(acct.id, 'drop_after_create');
+    const post = await settled(await create(acct.id, { text: uniqueText('Lost answer') }));
+    expect(post.status).toBe('failed');
+    expect(post.error?.advice).toMatch(/Check the LinkedIn account/);
+    expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(1);
+  });
+});
+
+describe('delete and the send', () => {
+  it('deleted with deleteFromPlatform while it is being sent: stays deleted, and the live post is deleted once its id is known', async () => {
+    const acct = await account('x', 'ok');
+    sandbox.x.injectFault(acct.id, 'slow_create');
+    const postId = await create(acct.id, { text: uniqueText('Racing') });
+    await until('the create request to reach X', () => sandbox.x.createAttemptCount(acct.id) === 1);
+    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}?deleteFromPlatform=true`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.softDeleted).toBe(true);
+    expect((await client().get(`/posts/${postId}`)).status).toBe(404);
+    await until('the live post to be deleted from X', () => sandbox.x.listPosts(acct.id)[0]?.deletedAt instanceof Date);
+    expect(sandbox.x.createCount(acct.id)).toBe(1);
+    expect((await client().get(`/posts/${postId}`)).status).toBe(404);
+    expect((await backdoor.post(postId)).status).toBe('published');
+  });
+
+  it('deleted without deleteFromPlatform while it is being sent: the live post stays', async () => {
+    const acct = await account('linkedin', 'ok');
+    sandbox.linkedin.injectFault(acct.id, 'slow_create');
+    const postId = await create(acct.id, { text: uniqueText('Racing, kept') });
+    await until('the create request to reach LinkedIn', () => sandbox.linkedin.createAttemptCount(acct.id) === 1);
+    expect((await client().delete(`/posts/${postId}`)).status).toBe(200);
+    await until('the outcome to be recorded', async () => (await backdoor.post(postId)).status === 'published');
+    await until('the queues to be idle', publishQueueIdle);
+    expect(sandbox.linkedin.listPosts(acct.id)[0]?.deletedAt).toBeNull();
+    expect((await client().get(`/posts/${postId}`)).status).toBe(404);
+  });
+
+  it('cancelled before its time: nothing is sent', async () => {
+    const acct = await account('x', 'ok');
+    const scheduledFor = new Date(Date.now() + 3_000).toISOString();
+    const postId = await create(acct.id, { text: uniqueText('Cancelled'), scheduledFor });
+    expect((await client().delete(`/posts/${postId}`)).status).toBe(200);
+    await until('the due time to pass', () => Date.now() > Date.parse(scheduledFor) + 2_000, 10_000);
+    await until('the publish queue to be idle', publishQueueIdle);
+    expect(sandbox.x.createAttemptCount(acct.id)).toBe(0);
+  });
+
+  it('a published post deleted with deleteFromPlatform=true: the deletion worker removes the live post (once)', async () => {
+    const acct = await account('linkedin', 'ok');
+    const postId = await create(acct.id, { text: uniqueText('Delete me later') });
+    expect((await settled(postId)).status).toBe('published');
+    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}?deleteFromPlatform=true`);
+    expect(deleted.body.softDeleted).toBe(true);
+    await until('the live post to be deleted from LinkedIn', () => sandbox.linkedin.listPosts(acct.id)[0]?.deletedAt instanceof Date);
+    await until('the platform deletion to be recorded', async () => typeof (await backdoor.item(postId))?.platformDeletedAt === 'string');
+  });
+});
+
+describe('tokens', () => {
+  async function expireSoon(accountId: string): Promise<void> {
+    const credentials = await directory.getCredentials(accountId);
+    if (!credentials) throw new Error('no credentials');
+    await directory.putCredentials({ ...credentials, accessTokenExpiresAt: new Date(Date.now() + 60_000).toISOString() });
+  }
+
+  it('x: an access token about to expire is refreshed first, and the rotated refresh token is stored each time', async () => {
+    const acct = await account('x', 'ok');
+    const cipher = tokenCipherFromEnv();
+    const refreshTokens: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      await expireSoon(acct.id);
+      const refreshesBefore = sandbox.x.refreshCount();
+      const post = await settled(await create(acct.id, { text: uniqueText('Fresh token') }));
+      expect(post.status).toBe('published');
+      expect(sandbox.x.refreshCount()).toBe(refreshesBefore + 1);
+      const stored = await directory.getCredentials(acct.id);
+      refreshTokens.push(await cipher.decrypt(stored?.refreshTokenEncrypted ?? '', { accountId: acct.id }));
+      expect(Date.parse(stored?.accessTokenExpiresAt ?? '') - Date.now()).toBeGreaterThan(60 * 60 * 1000);
+    }
+    expect(new Set(refreshTokens).size).toBe(2);
+  });
+
+  it('x: the refresh is refused: failed with refresh advice, account refresh_failed', async () => {
+    const acct = await account('x', 'expired');
+    await expireSoon(acct.id);
+    const post = await settled(await create(acct.id, { text: uniqueText('No refresh') }));
+    expect(post.status).toBe('failed');
+    expect(post.error?.message).toBe('Value passed for the token was invalid.');
+    expect(post.error?.advice).toMatch(/could not be refreshed/);
+    const accounts = await client().get<{ accounts: AccountView[] }>('/accounts');
+    expect(accounts.body.accounts.find((entry) => entry.id === acct.id)?.tokenHealth).toBe('refresh_failed');
+  });
+});
+
+describe('the sweeper', () => {
+  it('a scheduled post whose message never arrived is put back on the queue and goes out once', async () => {
+    const acct = await account('x', 'ok');
+    const now = new Date();
+    // Written straight to the table: a post whose message was lost on the way.
+    const post: Post = {
+      id: newId('post'),
+      userId: user.userId,
+      workspaceId: user.workspaceIds[0] as string,
+      accountId: acct.id,
+      platform: 'x',
+      campaignId: newId('cmp'),
+      status: 'scheduled',
+      text: uniqueText('Lost message'),
+      mediaUrls: [],
+      mediaIds: [],
+      options: {},
+      scheduledFor: new Date(now.getTime() + 1_000).toISOString(),
+      publishedAt: null,
+      publishedUrl: null,
+      platformPostId: null,
+      error: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      deletedAt: null,
+      allowanceCycle: null,
+      deleteFromPlatformRequested: false,
+    };
+    await backdoor.store.createPosts({ userId: user.userId, posts: [post], allowanceLimit: 1000, idempotency: null, response: () => null });
+    const settledPost = await settled(post.id);
+    expect(settledPost.status).toBe('published');
+    expect(sandbox.x.createCount(acct.id)).toBe(1);
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { ADVICE, backoffMs, nextRetry, refusalAdvice, RETRY_WINDOW_MS, timingFor } from '../../lib/domain/publishing.js';
+
+const at = (iso: string) => new Date(iso);
+
+describe('timingFor: early messages', () => {
+  const due = at('2026-11-21T09:30:00.000Z');
+  it('due or past: send now', () => {
+    expect(timingFor(due, at('2026-11-21T09:30:00.000Z'))).toEqual({ action: 'send' });
+    expect(timingFor(due, at('2026-11-21T09:30:05.000Z'))).toEqual({ action: 'send' });
+  });
+  it('within two seconds: wait the rest in the worker', () => {
+    expect(timingFor(due, at('2026-11-21T09:29:58.500Z'))).toEqual({ action: 'wait', ms: 1500 });
+  });
+  it('further: put back to arrive about a second early, never late', () => {
+    expect(timingFor(due, at('2026-11-21T09:29:50.300Z'))).toEqual({ action: 'requeue', delaySeconds: 8 });
+    expect(timingFor(due, at('2026-11-21T09:27:00.000Z'))).toEqual({ action: 'requeue', delaySeconds: 179 });
+  });
+  it('never more than SQS allows (900 s)', () => {
+    expect(timingFor(due, at('2026-11-21T09:00:00.000Z'))).toEqual({ action: 'requeue', delaySeconds: 900 });
+  });
+});
+
+describe('nextRetry: backoff within the 15-minute window', () => {
+  const first = at('2026-11-21T09:30:00.000Z');
+  it('backs off 5 s, 10 s, 20 s ... up to 2 minutes', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 10].map(backoffMs)).toEqual([5000, 10000, 20000, 40000, 80000, 120000, 120000, 120000]);
+  });
+  it('retries while the next attempt is inside the window', () => {
+    expect(nextRetry({ attempt: 1, firstAttemptAt: first, now: first })).toEqual({ retry: true, at: at('2026-11-21T09:30:05.000Z') });
+  });
+  it('gives up once the next attempt would be past 15 minutes from the first', () => {
+    const now = new Date(first.getTime() + RETRY_WINDOW_MS - 60_000);
+    expect(nextRetry({ attempt: 8, firstAttemptAt: first, now })).toEqual({ retry: false });
+  });
+  it('honours a rate limit reset', () => {
+    const reset = at('2026-11-21T09:35:00.000Z');
+    expect(nextRetry({ attempt: 1, firstAttemptAt: first, now: first, notBefore: reset })).toEqual({ retry: true, at: at('2026-11-21T09:35:01.000Z') });
+    expect(nextRetry({ attempt: 1, firstAttemptAt: first, now: first, notBefore: at('2026-11-21T10:00:00.000Z') })).toEqual({ retry: false });
+  });
+  it('waits at least the minimum delay (after a lost answer)', () => {
+    expect(nextRetry({ attempt: 1, firstAttemptAt: first, now: first, minDelayMs: 30_000 })).toEqual({ retry: true, at: at('2026-11-21T09:30:30.000Z') });
+  });
+});
+
+describe('advice: one sentence each', () => {
+  it('a refusal about length says to shorten', () => {
+    expect(refusalAdvice('linkedin', 'ShareCommentary text length (3001 characters) exceeded the maximum allowed (3000 characters)')).toBe(ADVICE.textTooLong('linkedin'));
+    expect(refusalAdvice('x', 'Your Tweet text is too long.')).toBe(ADVICE.textTooLong('x'));
+    expect(refusalAdvice('x', 'You are not permitted to perform this action.')).toBe(ADVICE.refused('x'));
+  });
+  it('every advice is one sentence ending in a full stop', () => {
+    const texts = [
+      ADVICE.refused('x'),
+      ADVICE.textTooLong('linkedin'),
+      ADVICE.duplicate('x'),
+      ADVICE.reconnect('linkedin'),
+      ADVICE.refreshFailed('x'),
+      ADVICE.gaveUp('x'),
+      ADVICE.rateLimited('x', null),
+      ADVICE.rateLimited('x', at('2026-11-21T09:35:00.000Z')),
+      ADVICE.checkAccount('linkedin'),
+      ADVICE.accountGone(),
+      ADVICE.mediaGone(),
+    ];
+    for (const text of texts) {
+      expect(text).toMatch(/^[A-Z][^]*\.$/);
+      expect(text.replace(/\d+\.\d+Z/, '').split(/\.\s/)).toHaveLength(1);
+    }
+  });
+});
