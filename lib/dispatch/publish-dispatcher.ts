@@ -15,10 +15,9 @@ import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, Resour
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../observability.js';
 import type { DueRequest, PostDispatcher } from '../ports.js';
+import { MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
 import { publishMessage, scheduleName } from './messages.js';
 
-/** SQS's maximum DelaySeconds: within this, a delayed message is exact and cheaper than a schedule. */
-export const MAX_QUEUE_DELAY_SECONDS = 900;
 export const EARLY_FIRE_SECONDS = 180;
 const SEND_BATCH_SIZE = 10;
 /** Schedules are created in parallel, a few at a time (Scheduler has no batch create). */
@@ -50,9 +49,12 @@ export class PublishDispatcher implements PostDispatcher {
     const queued: { request: DueRequest; delaySeconds: number }[] = [];
     const scheduled: DueRequest[] = [];
     for (const request of requests) {
-      const remainingMs = Date.parse(request.scheduledFor) - now.getTime();
-      const delaySeconds = Math.max(0, Math.ceil(remainingMs / 1000));
-      if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) queued.push({ request, delaySeconds });
+      // The same timing rule as the worker's: a delayed message arrives about a second EARLY and
+      // the worker waits out the rest, because SQS delays are whole seconds and a poll adds latency;
+      // a delay of ceil(seconds left) would make every post late.
+      const timing = timingFor(new Date(request.scheduledFor), now);
+      if (timing.action !== 'requeue') queued.push({ request, delaySeconds: 0 });
+      else if (Date.parse(request.scheduledFor) - now.getTime() < (MAX_QUEUE_DELAY_SECONDS + 2) * 1000) queued.push({ request, delaySeconds: timing.delaySeconds });
       else scheduled.push(request);
     }
     const failed = [
