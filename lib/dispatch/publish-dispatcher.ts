@@ -54,7 +54,7 @@ export class PublishDispatcher implements PostDispatcher {
       // a delay of ceil(seconds left) would make every post late.
       const timing = timingFor(new Date(request.scheduledFor), now);
       if (timing.action !== 'requeue') queued.push({ request, delaySeconds: 0 });
-      else if (Date.parse(request.scheduledFor) - now.getTime() < (MAX_QUEUE_DELAY_SECONDS + 2) * 1000) queued.push({ request, delaySeconds: timing.delaySeconds });
+      else if (Date.parse(request.scheduledFor) - now.getTime() <= MAX_QUEUE_DELAY_SECONDS * 1000) queued.push({ request, delaySeconds: timing.delaySeconds });
       else scheduled.push(request);
     }
     const failed = [
