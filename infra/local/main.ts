@@ -1,0 +1,111 @@
+/**
+ * `npm start`: the whole service on this machine (see infra/local/stack.ts for what emulates
+ * what). PORT (default 3000) and DATA_DIR (default .data) configure it; everything it keeps
+ * (DynamoDB data, schedules, media, keys) lives under DATA_DIR and survives restarts.
+ *
+ * The first start with an empty DATA_DIR seeds a demo user and prints its API key, the only time
+ * the key is ever shown (only its hash is stored).
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { numberEnv, optionalEnv } from '../../lib/config.js';
+import { startLocalStack, type LocalStack } from './stack.js';
+
+interface DemoRecord {
+  userId: string;
+  workspaceId: string;
+  accountIds: Record<string, string>;
+  seededAt: string;
+}
+
+const DEMO_FILE = 'demo.json';
+
+async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[]> {
+  const demoFile = join(dataDir, DEMO_FILE);
+  if (existsSync(demoFile)) {
+    const demo = JSON.parse(await readFile(demoFile, 'utf8')) as DemoRecord;
+    return [
+      `Demo user: ${demo.userId} (its API key was shown at the first start and is not stored).`,
+      `A new key:  npm run --silent admin -- key create --user ${demo.userId}`,
+    ];
+  }
+  // Imported only now: these modules are shared with the handlers and read configuration that
+  // the stack has just put in the environment.
+  const [{ seedDemo }, { DynamoDbDirectoryStore }, { tokenCipherFromEnv }] = await Promise.all([
+    import('./seed-demo.js'),
+    import('../../lib/store/dynamodb-directory-store.js'),
+    import('../../lib/store/token-cipher.js'),
+  ]);
+  const seed = await seedDemo({
+    directory: new DynamoDbDirectoryStore({ tableName: stack.tables.directory }),
+    cipher: tokenCipherFromEnv(),
+  });
+  const record: DemoRecord = {
+    userId: seed.userId,
+    workspaceId: seed.workspaceId,
+    accountIds: seed.accountIds,
+    seededAt: new Date().toISOString(),
+  };
+  // Written after the seed succeeded, so a failed first start seeds again next time.
+  await writeFile(demoFile, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  return [
+    `Demo user ${seed.userId} with accounts on linkedin, x and instagram.`,
+    `Demo API key (shown only now, keep it): ${seed.apiKey}`,
+    '',
+    'Try it:',
+    `  curl -s -H "Authorization: Bearer ${seed.apiKey}" ${stack.baseUrl}/accounts`,
+  ];
+}
+
+async function main(): Promise<void> {
+  const port = numberEnv('PORT', 3000);
+  const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
+  console.log(`Starting the local stack (data in ${dataDir}) ...`);
+  const stack = await startLocalStack({ port, dataDir });
+
+  let shuttingDown = false;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (shuttingDown) {
+      // A second Ctrl+C: stop waiting. The exit handlers still kill DynamoDB Local.
+      process.exit(130);
+    }
+    shuttingDown = true;
+    console.log(`\n${signal}: stopping the local stack ...`);
+    stack.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Stopping the local stack failed', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  let demoLines: string[];
+  try {
+    demoLines = await seedDemoOnce(dataDir, stack);
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+  console.log(
+    [
+      '',
+      'Social publishing API (local stack) is running.',
+      `  API base URL:  ${stack.baseUrl}`,
+      `  Media:         ${stack.mediaBaseUrl}`,
+      `  Data:          ${dataDir}`,
+      '',
+      ...demoLines,
+      '',
+      'Press Ctrl+C to stop.',
+    ].join('\n'),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error('The local stack could not start:', error);
+  process.exit(1);
+});

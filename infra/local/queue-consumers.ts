@@ -1,0 +1,254 @@
+/**
+ * What Lambda's SQS event source mapping and the sweeper's EventBridge rule do on AWS, locally:
+ *
+ * - each queue consumer long-polls its queue with a few pollers in parallel, hands each batch
+ *   (up to 10 messages) to the handler as a real SQSEvent, and then, like ReportBatchItemFailures,
+ *   deletes the messages the handler did not list in `batchItemFailures`. A thrown error or an
+ *   invalid response fails the whole batch. Failed messages are not touched: they become visible
+ *   again when their visibility timeout ends, and the queue's redrive policy moves them to the
+ *   dead-letter queue after maxReceiveCount receives, exactly as on AWS.
+ * - the sweeper is invoked with a scheduled event once at start-up and then every few seconds
+ *   (every minute on AWS; sooner here so a local run never waits long).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  type Message,
+  type MessageAttributeValue,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes, ScheduledEvent } from 'aws-lambda';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-aws.js';
+import { entryExists, lambdaContext, loadHandler } from './lambda-runtime.js';
+import { sqsClientFor } from './messaging.js';
+
+export interface ConsumerDefinition {
+  name: string;
+  entry: string;
+  queueUrl: string;
+  queueArn: string;
+}
+
+export interface ConsumerOptions {
+  sqsEndpoint: string;
+  consumers: readonly ConsumerDefinition[];
+  /** Parallel pollers per queue (Lambda scales out per queue the same way). */
+  pollersPerQueue?: number;
+  /** Long-poll wait, in seconds. */
+  waitTimeSeconds?: number;
+  /** Timeout each invocation's context reports (the function timeout on AWS). */
+  functionTimeoutMs?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface Runner {
+  stop(): Promise<void>;
+}
+
+/** Lambda's record attribute names; anything SQS returns beyond them is passed on too. */
+function recordAttributes(message: Message): SQSRecordAttributes {
+  const raw = message.Attributes ?? {};
+  const attributes: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) if (typeof value === 'string') attributes[name] = value;
+  return {
+    ...attributes,
+    ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+    SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+    SenderId: attributes.SenderId ?? LOCAL_ACCOUNT_ID,
+    ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+  };
+}
+
+function base64(value: Uint8Array): string {
+  return Buffer.from(value).toString('base64');
+}
+
+/** SQS's MessageAttributes in the camel-cased shape Lambda puts in a record. */
+function recordMessageAttributes(attributes: Record<string, MessageAttributeValue> | undefined): SQSMessageAttributes {
+  const out: SQSMessageAttributes = {};
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    out[name] = {
+      ...(value.StringValue === undefined ? {} : { stringValue: value.StringValue }),
+      ...(value.BinaryValue === undefined ? {} : { binaryValue: base64(value.BinaryValue) }),
+      stringListValues: value.StringListValues ?? [],
+      binaryListValues: (value.BinaryListValues ?? []).map(base64),
+      dataType: value.DataType ?? 'String',
+    };
+  }
+  return out;
+}
+
+export function toSqsEvent(messages: readonly Message[], queueArn: string): SQSEvent {
+  return {
+    Records: messages.map(
+      (message): SQSRecord => ({
+        messageId: message.MessageId ?? '',
+        receiptHandle: message.ReceiptHandle ?? '',
+        body: message.Body ?? '',
+        attributes: recordAttributes(message),
+        messageAttributes: recordMessageAttributes(message.MessageAttributes),
+        md5OfBody: message.MD5OfBody ?? '',
+        ...(message.MD5OfMessageAttributes === undefined ? {} : { md5OfMessageAttributes: message.MD5OfMessageAttributes }),
+        eventSource: 'aws:sqs',
+        eventSourceARN: queueArn,
+        awsRegion: LOCAL_REGION,
+      }),
+    ),
+  };
+}
+
+/**
+ * Which messages of a batch succeeded, read from the handler's result as Lambda reads it with
+ * ReportBatchItemFailures: no result, an object without the list, or an empty list means all
+ * succeeded; a result that is not an object, or an entry whose itemIdentifier is missing, empty or
+ * not in the batch, fails the whole batch.
+ */
+export function succeededMessageIds(result: unknown, messageIds: readonly string[]): string[] {
+  if (result === undefined || result === null) return [...messageIds];
+  if (typeof result !== 'object' || Array.isArray(result)) return [];
+  const failures = (result as { batchItemFailures?: unknown }).batchItemFailures;
+  if (failures === undefined || failures === null) return [...messageIds];
+  if (!Array.isArray(failures)) return [];
+  const failed = new Set<string>();
+  for (const failure of failures) {
+    const id = typeof failure === 'object' && failure !== null ? (failure as { itemIdentifier?: unknown }).itemIdentifier : undefined;
+    if (typeof id !== 'string' || id === '' || !messageIds.includes(id)) return [];
+    failed.add(id);
+  }
+  return messageIds.filter((id) => !failed.has(id));
+}
+
+async function deleteMessages(sqs: SQSClient, queueUrl: string, messages: readonly Message[]): Promise<void> {
+  for (let start = 0; start < messages.length; start += 10) {
+    const chunk = messages.slice(start, start + 10);
+    const out = await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: chunk.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle ?? '' })),
+      }),
+    );
+    if (out.Failed && out.Failed.length > 0) throw new Error(`DeleteMessageBatch failed for ${out.Failed.length} message(s)`);
+  }
+}
+
+export function startQueueConsumers(options: ConsumerOptions): Runner {
+  const log = options.log ?? ((message: string, error?: unknown) => console.error(`[consumers] ${message}`, error ?? ''));
+  const sqs = sqsClientFor(options.sqsEndpoint);
+  const abort = new AbortController();
+  const pollers = options.pollersPerQueue ?? 4;
+  const wait = options.waitTimeSeconds ?? 1;
+  const timeoutMs = options.functionTimeoutMs ?? 30_000;
+
+  async function poll(consumer: ConsumerDefinition): Promise<void> {
+    while (!abort.signal.aborted) {
+      let messages: Message[];
+      try {
+        const out = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: consumer.queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: wait,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        );
+        messages = out.Messages ?? [];
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        log(`${consumer.name}: receive failed`, error);
+        await sleep(1000);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      let succeeded: string[] = [];
+      const ids = messages.map((message) => message.MessageId ?? '');
+      try {
+        const handler = await loadHandler(consumer.entry);
+        const result = await handler(toSqsEvent(messages, consumer.queueArn), lambdaContext(consumer.name, timeoutMs));
+        succeeded = succeededMessageIds(result, ids);
+      } catch (error) {
+        log(`${consumer.name} failed; the batch becomes visible again after the visibility timeout`, error);
+      }
+      const done = messages.filter((message) => succeeded.includes(message.MessageId ?? ''));
+      if (done.length === 0) continue;
+      try {
+        await deleteMessages(sqs, consumer.queueUrl, done);
+      } catch (error) {
+        log(`${consumer.name}: could not delete processed messages (they will be received again)`, error);
+      }
+    }
+  }
+
+  const running = options.consumers.flatMap((consumer) => Array.from({ length: pollers }, () => poll(consumer)));
+  let stopping: Promise<void> | undefined;
+  return {
+    stop: () => {
+      stopping ??= (async () => {
+        abort.abort();
+        await Promise.allSettled(running);
+        sqs.destroy();
+      })();
+      return stopping;
+    },
+  };
+}
+
+export interface SweeperOptions {
+  name: string;
+  entry: string;
+  intervalMs?: number;
+  functionTimeoutMs?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** Invokes the sweeper at once and then every `intervalMs`; a run still going when the next is due is not overlapped. */
+export function startSweeper(options: SweeperOptions): Runner {
+  const log = options.log ?? ((message: string, error?: unknown) => console.error(`[sweeper] ${message}`, error ?? ''));
+  const intervalMs = options.intervalMs ?? 5000;
+  let current: Promise<void> | null = null;
+  let stopped = false;
+  const tick = (): void => {
+    if (stopped || current) return;
+    const now = new Date();
+    const event: ScheduledEvent = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: LOCAL_ACCOUNT_ID,
+      time: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: LOCAL_REGION,
+      resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${options.name}`],
+      detail: {},
+    };
+    current = loadHandler(options.entry)
+      .then((handler) => handler(event, lambdaContext(options.name, options.functionTimeoutMs ?? 60_000)))
+      .then(
+        () => undefined,
+        (error: unknown) => log(`${options.name} failed`, error),
+      )
+      .finally(() => {
+        current = null;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await current;
+    },
+  };
+}
+
+/** The consumers whose handler module exists, among those asked for (all when `which` is true). */
+export function availableConsumers<T extends { name: string; entry: string }>(all: readonly T[], which: boolean | readonly string[]): T[] {
+  if (which === false) return [];
+  const wanted = which === true ? all : all.filter((consumer) => which.includes(consumer.name));
+  return wanted.filter((consumer) => entryExists(consumer.entry));
+}

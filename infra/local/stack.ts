@@ -1,0 +1,383 @@
+/**
+ * The local stack: the service's Lambda handlers, unchanged, on this machine.
+ *
+ *   API Gateway (HTTP API)   → http-server.ts (payload 2.0 events, routes from infra/functions.ts)
+ *   DynamoDB                 → DynamoDB Local (JVM), tables from lib/store/tables.ts
+ *   SQS, S3                  → fauxqs in this process (media mirrored to DATA_DIR/media)
+ *   EventBridge Scheduler    → scheduler-stand-in.ts (REST API subset, schedules in DATA_DIR)
+ *   Lambda SQS triggers      → queue-consumers.ts (pollers, ReportBatchItemFailures)
+ *   EventBridge sweep rule   → queue-consumers.ts startSweeper
+ *   KMS, Secrets Manager     → key files in DATA_DIR/keys (LOCAL_TOKEN_KEY_FILE, CURSOR_SIGNING_KEY)
+ *   X, LinkedIn              → sandbox platforms (infra/local/sandbox)
+ *
+ * The handlers get their whole configuration from environment variables, set here before any
+ * handler module is imported; the AWS SDK finds each emulator through AWS_ENDPOINT_URL_<SERVICE>,
+ * so no handler knows it is not on AWS.
+ *
+ * `startStackServices` starts everything above the storage emulators, given their endpoints (the
+ * tests share one DynamoDB Local and one fauxqs across test files); `startLocalStack` also starts
+ * the emulators themselves (npm start).
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ENV } from '../../lib/config.js';
+import type { SandboxBehaviour } from '../../lib/domain/model.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
+import { TABLES } from '../../lib/store/tables.js';
+import {
+  dynamoDbClientFor,
+  ensureTables,
+  physicalTableName,
+  startDynamoDbLocal,
+  tableNames,
+  type DynamoDbLocal,
+  type TableNames,
+} from './dynamodb-local.js';
+import { startApiServer, type ApiServer } from './http-server.js';
+import { entryExists } from './lambda-runtime.js';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION, resolveLocalhostSubdomains } from './local-aws.js';
+import { ensureLocalSecrets } from './local-secrets.js';
+import { ensureBucket, ensureQueues, mirrorMediaToDisk, startFauxqsServer, type Fauxqs, type LocalQueues } from './messaging.js';
+import { availableConsumers, startQueueConsumers, startSweeper, type Runner } from './queue-consumers.js';
+import { startSchedulerStandIn, type SchedulerStandIn } from './scheduler-stand-in.js';
+import type { SandboxPlatforms } from './sandbox/index.js';
+
+export type Log = (message: string, error?: unknown) => void;
+
+export const defaultLog: Log = (message, error) => {
+  if (error === undefined) console.error(`[local] ${message}`);
+  else console.error(`[local] ${message}:`, error);
+};
+
+export interface StackEndpoints {
+  dynamodbEndpoint: string;
+  /** fauxqs, path-style S3. */
+  s3Endpoint: string;
+  /** fauxqs SQS (the host its queue URLs carry). */
+  sqsEndpoint: string;
+}
+
+/** DATA_DIR/stack.json: how other processes (the admin CLI, benchmarks) reach a running stack. */
+export interface StackInfo {
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  s3Endpoint: string;
+  schedulerEndpoint: string;
+  region: string;
+  tables: { directory: string; posts: string; idempotency: string; counters: string };
+  queues: { publish: { url: string; arn: string }; deletion: { url: string; arn: string } };
+  mediaBucket: string;
+  mediaBaseUrl: string;
+  baseUrl: string;
+  /** Every environment variable the handlers run with. */
+  env: Record<string, string>;
+}
+
+export interface StackServicesOptions {
+  endpoints: StackEndpoints;
+  /** Keys, schedules.json, stack.json (and media, with mediaMirror) live here. */
+  dataDir: string;
+  /** Prefix of every table, queue and bucket name, so several stacks can share the emulators. */
+  prefix?: string;
+  /** HTTP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Queue consumers to run: all (true), none (false, default) or these names. Absent modules are skipped. */
+  consumers?: boolean | readonly string[];
+  sweeper?: boolean;
+  sandbox?: boolean;
+  /** Environment overrides for the handlers; they win over everything computed here. */
+  env?: Record<string, string>;
+  visibilityTimeoutSeconds?: number;
+  sweeperIntervalMs?: number;
+  /** The in-process fauxqs, to mirror the media bucket to DATA_DIR/media across restarts. */
+  mediaMirror?: Fauxqs;
+  log?: Log;
+}
+
+export interface RunningStack {
+  /** API base URL, ending in /api/v1. */
+  baseUrl: string;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  mediaBaseUrl: string;
+  env: Record<string, string>;
+  info: StackInfo;
+  tables: TableNames;
+  queues: LocalQueues;
+  mediaBucket: string;
+  scheduler: SchedulerStandIn;
+  /** Present when the sandbox platforms run (tests arm faults and read posts through it). */
+  sandbox: SandboxPlatforms | null;
+  stop(): Promise<void>;
+}
+
+const SCHEDULER_GROUP = 'default';
+const SCHEDULER_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/local-scheduler`;
+const SANDBOX_MODULE = 'infra/local/sandbox/index.ts';
+
+/** Sets variables in process.env and remembers what was there, so stop() can put it back. */
+class EnvironmentScope {
+  private readonly previous = new Map<string, string | undefined>();
+  readonly values: Record<string, string> = {};
+
+  constructor(private readonly overrides: Record<string, string>) {}
+
+  set(values: Record<string, string>): void {
+    for (const [name, value] of Object.entries({ ...values, ...this.overrides })) {
+      if (!this.previous.has(name)) this.previous.set(name, process.env[name]);
+      process.env[name] = value;
+      this.values[name] = value;
+    }
+  }
+
+  restore(): void {
+    for (const [name, value] of this.previous) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    this.previous.clear();
+  }
+}
+
+async function startSandbox(tables: TableNames): Promise<SandboxPlatforms | null> {
+  if (!entryExists(SANDBOX_MODULE)) return null;
+  const sandboxModule = await import('./sandbox/index.js');
+  // How the sandbox answers for an account is set on the account (admin CLI `--sandbox`); the
+  // directory store is imported only now, after the environment is set.
+  let directory: Promise<{ getAccount(id: string): Promise<{ sandbox?: SandboxBehaviour } | null> }> | undefined;
+  const accountBehaviour = async (accountId: string): Promise<SandboxBehaviour> => {
+    directory ??= import('../../lib/store/dynamodb-directory-store.js').then(
+      (store) => new store.DynamoDbDirectoryStore({ tableName: tables.directory }),
+    );
+    const account = await (await directory).getAccount(accountId);
+    return account?.sandbox ?? 'ok';
+  };
+  return sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour });
+}
+
+async function sandboxEnv(): Promise<Record<string, string>> {
+  const sandboxModule = await import('./sandbox/index.js');
+  return { ...sandboxModule.SANDBOX_CLIENT_ENV };
+}
+
+export async function startStackServices(options: StackServicesOptions): Promise<RunningStack> {
+  const log = options.log ?? defaultLog;
+  const prefix = options.prefix ?? '';
+  const dataDir = resolve(options.dataDir);
+  const { endpoints } = options;
+  await mkdir(dataDir, { recursive: true });
+  resolveLocalhostSubdomains();
+
+  const stops: Array<() => Promise<void>> = [];
+  const env = new EnvironmentScope(options.env ?? {});
+  stops.push(async () => env.restore());
+  const stopAll = async (): Promise<void> => {
+    // Last started, first stopped: consumers before the server before the scheduler and queues.
+    for (const stop of stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        log('stopping a part of the local stack failed', error);
+      }
+    }
+  };
+
+  try {
+    const tables = tableNames(prefix);
+    const dynamo = dynamoDbClientFor(endpoints.dynamodbEndpoint);
+    try {
+      await ensureTables(dynamo, tables);
+    } finally {
+      dynamo.destroy();
+    }
+    const queues = await ensureQueues(endpoints.sqsEndpoint, {
+      prefix,
+      ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+    });
+    const mediaBucket = `${prefix}media`;
+    await ensureBucket(endpoints.s3Endpoint, mediaBucket);
+    if (options.mediaMirror) {
+      const mirror = await mirrorMediaToDisk(options.mediaMirror, mediaBucket, join(dataDir, 'media'), log);
+      stops.push(() => mirror.flush());
+    }
+    const secrets = await ensureLocalSecrets(dataDir);
+
+    const scheduler = await startSchedulerStandIn({
+      stateFile: join(dataDir, 'schedules.json'),
+      sqsEndpoint: endpoints.sqsEndpoint,
+      groups: [SCHEDULER_GROUP],
+      log: (message, error) => log(`scheduler: ${message}`, error),
+    });
+    stops.push(() => scheduler.stop());
+
+    env.set({
+      AWS_REGION: LOCAL_REGION,
+      AWS_DEFAULT_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SQS: endpoints.sqsEndpoint,
+      AWS_ENDPOINT_URL_S3: endpoints.s3Endpoint,
+      AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
+      ...Object.fromEntries(TABLES.map((table) => [table.envVar, physicalTableName(tables, table)])),
+      [ENV.publishQueueUrl]: queues.publish.url,
+      [ENV.publishQueueArn]: queues.publish.arn,
+      [ENV.deletionQueueUrl]: queues.deletion.url,
+      [ENV.schedulerGroup]: SCHEDULER_GROUP,
+      [ENV.schedulerRoleArn]: SCHEDULER_ROLE_ARN,
+      [ENV.schedulerDlqArn]: queues.schedulerDeadLetter.arn,
+      [ENV.mediaBucket]: mediaBucket,
+      [ENV.mediaForcePathStyle]: 'true',
+      [ENV.cursorSigningKey]: secrets.cursorSigningKey,
+      [ENV.localTokenKeyFile]: secrets.tokenKeyFile,
+      // Metrics are CloudWatch EMF lines on stdout: useful on AWS, noise on a terminal.
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+
+    let sandbox: SandboxPlatforms | null = null;
+    if (options.sandbox) {
+      sandbox = await startSandbox(tables);
+      if (sandbox) {
+        const running = sandbox;
+        stops.push(() => running.stop());
+        env.set({
+          [ENV.xApiBaseUrl]: sandbox.xBaseUrl,
+          [ENV.linkedinApiBaseUrl]: sandbox.linkedinBaseUrl,
+          ...(await sandboxEnv()),
+        });
+      } else {
+        log(`sandbox platforms skipped: ${SANDBOX_MODULE} does not exist yet`);
+      }
+    }
+
+    const api: ApiServer = await startApiServer({
+      routes: API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })),
+      defaultRoute: DEFAULT_ROUTE,
+      media: { s3Endpoint: endpoints.s3Endpoint, bucket: mediaBucket },
+      port: options.port ?? 0,
+      log: (message, error) => log(`api: ${message}`, error),
+    });
+    stops.push(() => api.stop());
+    const baseUrl = `${api.origin}${API_BASE_PATH}`;
+    const mediaBaseUrl = `${api.origin}/media`;
+    // Set in the same tick the server started listening: no request can reach a handler before.
+    env.set({ [ENV.mediaBaseUrl]: mediaBaseUrl });
+
+    const consumers = availableConsumers(QUEUE_CONSUMERS, options.consumers ?? false);
+    if (consumers.length > 0) {
+      const runner: Runner = startQueueConsumers({
+        sqsEndpoint: endpoints.sqsEndpoint,
+        consumers: consumers.map((consumer) => ({
+          name: consumer.name,
+          entry: consumer.entry,
+          queueUrl: queues[consumer.queue].url,
+          queueArn: queues[consumer.queue].arn,
+        })),
+        log: (message, error) => log(`consumers: ${message}`, error),
+      });
+      stops.push(() => runner.stop());
+    }
+    if (options.sweeper && entryExists(SWEEPER.entry)) {
+      const sweeper = startSweeper({
+        ...SWEEPER,
+        ...(options.sweeperIntervalMs === undefined ? {} : { intervalMs: options.sweeperIntervalMs }),
+        log: (message, error) => log(`sweeper: ${message}`, error),
+      });
+      stops.push(() => sweeper.stop());
+    }
+
+    const info: StackInfo = {
+      dynamodbEndpoint: endpoints.dynamodbEndpoint,
+      sqsEndpoint: endpoints.sqsEndpoint,
+      s3Endpoint: endpoints.s3Endpoint,
+      schedulerEndpoint: scheduler.endpoint,
+      region: LOCAL_REGION,
+      tables: { ...tables },
+      queues: {
+        publish: { url: queues.publish.url, arn: queues.publish.arn },
+        deletion: { url: queues.deletion.url, arn: queues.deletion.arn },
+      },
+      mediaBucket,
+      mediaBaseUrl,
+      baseUrl,
+      env: { ...env.values },
+    };
+    const stackFile = join(dataDir, 'stack.json');
+    await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+    // Removed first on stop, so nothing finds a stack.json that points at a stopped stack.
+    stops.push(() => rm(stackFile, { force: true }));
+
+    let stopping: Promise<void> | undefined;
+    return {
+      baseUrl,
+      origin: api.origin,
+      mediaBaseUrl,
+      env: { ...env.values },
+      info,
+      tables,
+      queues,
+      mediaBucket,
+      scheduler,
+      sandbox,
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+export interface LocalStackOptions extends Omit<StackServicesOptions, 'endpoints' | 'mediaMirror' | 'consumers' | 'sweeper' | 'sandbox'> {
+  /** Keep DynamoDB data in memory instead of DATA_DIR/dynamodb (and media in memory only). */
+  inMemoryDb?: boolean;
+  /** Default true: everything runs, as on AWS. */
+  consumers?: boolean | readonly string[];
+  sweeper?: boolean;
+  sandbox?: boolean;
+}
+
+export interface LocalStack extends RunningStack {
+  endpoints: StackEndpoints;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const log = options.log ?? defaultLog;
+  const dataDir = resolve(options.dataDir);
+  let dynamo: DynamoDbLocal | undefined;
+  let fauxqs: Fauxqs | undefined;
+  const stopEmulators = async (): Promise<void> => {
+    await fauxqs?.stop().catch((error: unknown) => log('stopping fauxqs failed', error));
+    await dynamo?.stop().catch((error: unknown) => log('stopping DynamoDB Local failed', error));
+  };
+  try {
+    dynamo = await startDynamoDbLocal({ dataDir: options.inMemoryDb ? null : join(dataDir, 'dynamodb') });
+    fauxqs = await startFauxqsServer({ mediaMirror: !options.inMemoryDb });
+    const endpoints: StackEndpoints = {
+      dynamodbEndpoint: dynamo.endpoint,
+      s3Endpoint: fauxqs.endpoint,
+      sqsEndpoint: fauxqs.sqsEndpoint,
+    };
+    const services = await startStackServices({
+      ...options,
+      dataDir,
+      endpoints,
+      consumers: options.consumers ?? true,
+      sweeper: options.sweeper ?? true,
+      sandbox: options.sandbox ?? true,
+      ...(options.inMemoryDb ? {} : { mediaMirror: fauxqs }),
+    });
+    let stopping: Promise<void> | undefined;
+    return {
+      ...services,
+      endpoints,
+      stop: () =>
+        (stopping ??= (async () => {
+          await services.stop();
+          await stopEmulators();
+        })()),
+    };
+  } catch (error) {
+    await stopEmulators();
+    throw error;
+  }
+}

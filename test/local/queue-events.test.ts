@@ -1,0 +1,96 @@
+/**
+ * How the local stack's queue consumers talk to a handler the way Lambda's SQS event source does:
+ * the SQSEvent built from messages really received from fauxqs, and which messages count as
+ * processed under ReportBatchItemFailures.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { sqsClientFor } from '../../infra/local/messaging.js';
+import { succeededMessageIds, toSqsEvent } from '../../infra/local/queue-consumers.js';
+
+let sqs: SQSClient;
+let queueUrl: string;
+const queueArnOf = (name: string): string => `arn:aws:sqs:us-east-1:000000000000:${name}`;
+const queueName = `events-${randomBytes(4).toString('hex')}`;
+
+beforeAll(async () => {
+  sqs = sqsClientFor(inject('localAws').sqsEndpoint);
+  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: queueName }))).QueueUrl ?? '';
+});
+
+afterAll(async () => {
+  await sqs?.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+  sqs?.destroy();
+});
+
+describe('SQSEvent', () => {
+  it('has the Lambda record shape, built from a message received from SQS', async () => {
+    const binary = Uint8Array.from([1, 2, 3]);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: '{"postId":"post_1"}',
+        MessageAttributes: {
+          kind: { DataType: 'String', StringValue: 'publish' },
+          blob: { DataType: 'Binary', BinaryValue: binary },
+        },
+      }),
+    );
+    const received = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    expect(messages).toHaveLength(1);
+    const event = toSqsEvent(messages, queueArnOf(queueName));
+    const [record] = event.Records;
+    expect(record).toMatchObject({
+      messageId: messages[0]?.MessageId,
+      receiptHandle: messages[0]?.ReceiptHandle,
+      body: '{"postId":"post_1"}',
+      md5OfBody: messages[0]?.MD5OfBody,
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArnOf(queueName),
+      awsRegion: 'us-east-1',
+      messageAttributes: {
+        kind: { stringValue: 'publish', stringListValues: [], binaryListValues: [], dataType: 'String' },
+        blob: { binaryValue: Buffer.from(binary).toString('base64'), stringListValues: [], binaryListValues: [], dataType: 'Binary' },
+      },
+    });
+    expect(record?.attributes.ApproximateReceiveCount).toBe('1');
+    expect(Number(record?.attributes.SentTimestamp)).toBeGreaterThan(0);
+    expect(Number(record?.attributes.ApproximateFirstReceiveTimestamp)).toBeGreaterThanOrEqual(Number(record?.attributes.SentTimestamp));
+  });
+});
+
+describe('ReportBatchItemFailures', () => {
+  const ids = ['m1', 'm2', 'm3'];
+
+  it('treats no result, an empty object or an empty list as all processed', () => {
+    expect(succeededMessageIds(undefined, ids)).toEqual(ids);
+    expect(succeededMessageIds(null, ids)).toEqual(ids);
+    expect(succeededMessageIds({}, ids)).toEqual(ids);
+    expect(succeededMessageIds({ batchItemFailures: [] }, ids)).toEqual(ids);
+  });
+
+  it('keeps the listed failures', () => {
+    expect(succeededMessageIds({ batchItemFailures: [{ itemIdentifier: 'm2' }] }, ids)).toEqual(['m1', 'm3']);
+    expect(succeededMessageIds({ batchItemFailures: ids.map((id) => ({ itemIdentifier: id })) }, ids)).toEqual([]);
+  });
+
+  it('fails the whole batch for an invalid response', () => {
+    expect(succeededMessageIds({ batchItemFailures: [{ itemIdentifier: '' }] }, ids)).toEqual([]);
+    expect(succeededMessageIds({ batchItemFailures: [{ itemIdentifier: null }] }, ids)).toEqual([]);
+    expect(succeededMessageIds({ batchItemFailures: [{ id: 'm1' }] }, ids)).toEqual([]);
+    expect(succeededMessageIds({ batchItemFailures: [{ itemIdentifier: 'not-in-batch' }] }, ids)).toEqual([]);
+    expect(succeededMessageIds({ batchItemFailures: 'm1' }, ids)).toEqual([]);
+    expect(succeededMessageIds('ok', ids)).toEqual([]);
+  });
+});
