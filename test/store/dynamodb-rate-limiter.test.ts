@@ -1,7 +1,9 @@
 /**
  * The rate limiter against DynamoDB Local (the shared counters table of the test global setup).
  * Time is the `now` argument, so windows are exact here without waiting; every test uses its own
- * key id or address, so tests share the table without seeing each other's counters.
+ * key id or address, so tests share the table without seeing each other's counters. The times
+ * are in the future on purpose: DynamoDB Local deletes items whose TTL has passed within
+ * seconds, which would reset a counter in the middle of a test set in the past.
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,7 +32,7 @@ async function counter(pk: string): Promise<Record<string, unknown> | undefined>
 describe('DynamoDbRateLimiter, key buckets', () => {
   it('admits exactly the minute limit out of many concurrent requests, each remaining value once', async () => {
     const bucket = keyBucket();
-    const now = new Date('2026-11-21T09:30:10.000Z');
+    const now = new Date('2036-11-21T09:30:10.000Z');
     const rateLimiter = limiter({ perMinute: 120, perDay: 10_000 });
     const decisions = await Promise.all(Array.from({ length: 200 }, () => rateLimiter.hit(bucket, now)));
 
@@ -40,29 +42,29 @@ describe('DynamoDbRateLimiter, key buckets', () => {
     const refused = decisions.filter((decision) => !decision.allowed);
     expect(refused).toHaveLength(80);
     for (const decision of refused) {
-      expect(decision).toMatchObject({ code: 'rate_limit_burst', limit: 120, remaining: 0, resetAt: unix('2026-11-21T09:31:00Z'), retryAfterSeconds: 50 });
+      expect(decision).toMatchObject({ code: 'rate_limit_burst', limit: 120, remaining: 0, resetAt: unix('2036-11-21T09:31:00Z'), retryAfterSeconds: 50 });
     }
 
     // The minute is not inflated by refusals, and the refused requests gave their daily unit back.
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2026-11-21T09:30`))?.['requests']).toBe(120);
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2026-11-21`))?.['requests']).toBe(120);
+    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21T09:30`))?.['requests']).toBe(120);
+    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21`))?.['requests']).toBe(120);
   });
 
   it('admits exactly the daily limit out of concurrent requests, then refuses with rate_limit_daily', async () => {
     const bucket = keyBucket();
-    const now = new Date('2026-11-21T23:59:30.000Z');
+    const now = new Date('2036-11-21T23:59:30.000Z');
     const rateLimiter = limiter({ perMinute: 1_000, perDay: 10 });
     const decisions = await Promise.all(Array.from({ length: 40 }, () => rateLimiter.hit(bucket, now)));
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(10);
     for (const decision of decisions.filter((d) => !d.allowed)) {
-      expect(decision).toMatchObject({ code: 'rate_limit_daily', limit: 10, remaining: 0, resetAt: unix('2026-11-22T00:00:00Z'), retryAfterSeconds: 30 });
+      expect(decision).toMatchObject({ code: 'rate_limit_daily', limit: 10, remaining: 0, resetAt: unix('2036-11-22T00:00:00Z'), retryAfterSeconds: 30 });
     }
   });
 
   it('does not let a burst refused by the minute eat the daily budget', async () => {
     const bucket = keyBucket();
     const rateLimiter = limiter({ perMinute: 2, perDay: 3 });
-    const first = new Date('2026-11-21T10:00:05.000Z');
+    const first = new Date('2036-11-21T10:00:05.000Z');
     const decisions: RateDecision[] = [];
     for (let i = 0; i < 5; i += 1) decisions.push(await rateLimiter.hit(bucket, first));
     expect(decisions.map((d) => d.code)).toEqual([null, null, 'rate_limit_burst', 'rate_limit_burst', 'rate_limit_burst']);
@@ -72,31 +74,31 @@ describe('DynamoDbRateLimiter, key buckets', () => {
     ]);
 
     // Next minute: one unit of the day is left (3 - 2 admitted), not zero.
-    const next = new Date('2026-11-21T10:01:05.000Z');
+    const next = new Date('2036-11-21T10:01:05.000Z');
     const last = await rateLimiter.hit(bucket, next);
     // It took the last unit of the day, so the headers now describe the day.
-    expect(last).toMatchObject({ allowed: true, code: null, limit: 3, remaining: 0, resetAt: unix('2026-11-22T00:00:00Z') });
+    expect(last).toMatchObject({ allowed: true, code: null, limit: 3, remaining: 0, resetAt: unix('2036-11-22T00:00:00Z') });
     const refused = await rateLimiter.hit(bucket, next);
     expect(refused).toMatchObject({ allowed: false, code: 'rate_limit_daily', limit: 3, remaining: 0 });
-    expect(refused.retryAfterSeconds).toBe(unix('2026-11-22T00:00:00Z') - unix('2026-11-21T10:01:05Z'));
+    expect(refused.retryAfterSeconds).toBe(unix('2036-11-22T00:00:00Z') - unix('2036-11-21T10:01:05Z'));
   });
 
   it('starts afresh in a new minute and keeps counting the day', async () => {
     const bucket = keyBucket();
     const rateLimiter = limiter({ perMinute: 3, perDay: 100 });
-    for (let i = 0; i < 3; i += 1) await rateLimiter.hit(bucket, new Date('2026-11-21T11:00:59.000Z'));
-    expect((await rateLimiter.hit(bucket, new Date('2026-11-21T11:00:59.900Z'))).code).toBe('rate_limit_burst');
-    const fresh = await rateLimiter.hit(bucket, new Date('2026-11-21T11:01:00.000Z'));
-    expect(fresh).toMatchObject({ allowed: true, limit: 3, remaining: 2, resetAt: unix('2026-11-21T11:02:00Z') });
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2026-11-21`))?.['requests']).toBe(4);
+    for (let i = 0; i < 3; i += 1) await rateLimiter.hit(bucket, new Date('2036-11-21T11:00:59.000Z'));
+    expect((await rateLimiter.hit(bucket, new Date('2036-11-21T11:00:59.900Z'))).code).toBe('rate_limit_burst');
+    const fresh = await rateLimiter.hit(bucket, new Date('2036-11-21T11:01:00.000Z'));
+    expect(fresh).toMatchObject({ allowed: true, limit: 3, remaining: 2, resetAt: unix('2036-11-21T11:02:00Z') });
+    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21`))?.['requests']).toBe(4);
   });
 
   it('marks every counter for deletion (TTL) after its window', async () => {
     const bucket = keyBucket();
-    const now = new Date('2026-11-21T12:00:00.000Z');
+    const now = new Date('2036-11-21T12:00:00.000Z');
     await limiter({ perMinute: 5, perDay: 5 }).hit(bucket, now);
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2026-11-21T12:00`))?.['expiresAt']).toBe(minuteWindow(now).expiresAt);
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2026-11-21`))?.['expiresAt']).toBe(dayWindow(now).expiresAt);
+    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21T12:00`))?.['expiresAt']).toBe(minuteWindow(now).expiresAt);
+    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21`))?.['expiresAt']).toBe(dayWindow(now).expiresAt);
     expect(minuteWindow(now).expiresAt).toBeGreaterThan(minuteWindow(now).resetAt);
   });
 });
@@ -105,7 +107,7 @@ describe('DynamoDbRateLimiter, address buckets', () => {
   it('counts per address and per minute only', async () => {
     const rateLimiter = limiter({ perMinute: 3, perDay: 1 });
     const address = `198.51.100.${Math.floor(Math.random() * 250)}-${randomToken(6)}`;
-    const now = new Date('2026-11-21T13:00:00.000Z');
+    const now = new Date('2036-11-21T13:00:00.000Z');
     const decisions: RateDecision[] = [];
     for (let i = 0; i < 4; i += 1) decisions.push(await rateLimiter.hit({ kind: 'address', address }, now));
     // The daily limit of keys (1 here) does not apply to an address.
@@ -116,13 +118,13 @@ describe('DynamoDbRateLimiter, address buckets', () => {
       [false, 0, 'rate_limit_burst'],
     ]);
     expect((await rateLimiter.hit({ kind: 'address', address: `${address}-other` }, now)).allowed).toBe(true);
-    expect(await counter(`RATE#ADDR#${address}#2026-11-21`)).toBeUndefined();
+    expect(await counter(`RATE#ADDR#${address}#2036-11-21`)).toBeUndefined();
   });
 
   it('admits exactly the limit of concurrent requests from one address', async () => {
     const rateLimiter = limiter({ perMinute: 25, perDay: 10_000 });
     const address = `2001:db8::${randomToken(4)}`;
-    const now = new Date('2026-11-21T13:05:00.000Z');
+    const now = new Date('2036-11-21T13:05:00.000Z');
     const decisions = await Promise.all(Array.from({ length: 80 }, () => rateLimiter.hit({ kind: 'address', address }, now)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(25);
   });
