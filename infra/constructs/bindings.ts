@@ -1,0 +1,261 @@
+/**
+ * The one place where a function is given a resource. Each binding sets the environment variable
+ * the code reads (names from lib/config.ts ENV, or the table's own envVar) AND grants exactly the
+ * actions that use needs, in one call: a function can never have a variable without the access
+ * behind it, nor a grant it has no variable for. Grants are written out as plain policy
+ * statements on the function's own role (no `grantReadWriteData` and friends): those helpers
+ * include actions the code never calls (Scan, DescribeTable, GetQueueUrl, ...).
+ */
+import { Aws, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Duration } from 'aws-cdk-lib';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { TableDefinition } from '../../lib/store/tables.js';
+import { ENV } from '../../lib/config.js';
+
+export type TableAccess = 'read' | 'readWrite';
+
+/**
+ * Transactions (TransactWriteItems / TransactGetItems) have no IAM action of their own: each item
+ * in one needs the action it performs (Put, Update, Delete, ConditionCheck).
+ * Scan is in neither list: no access pattern of the service scans.
+ */
+export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  readWrite: [
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+};
+
+/** Sets a variable, refusing a second binding that would silently overwrite the first with another value. */
+export function setEnv(fn: LambdaFunction, name: string, value: string): void {
+  const bound = bindingsOf(fn);
+  const previous = bound.get(name);
+  if (previous !== undefined && previous !== value) {
+    throw new Error(`${fn.node.path}: ${name} is already bound to another value`);
+  }
+  bound.set(name, value);
+  fn.addEnvironment(name, value);
+}
+
+const BOUND = new WeakMap<LambdaFunction, Map<string, string>>();
+function bindingsOf(fn: LambdaFunction): Map<string, string> {
+  let bound = BOUND.get(fn);
+  if (!bound) {
+    bound = new Map();
+    BOUND.set(fn, bound);
+  }
+  return bound;
+}
+
+/**
+ * A table: its name in the table's own variable; the level's actions on the table, and Query (the
+ * only action that reads an index) on exactly the indexes lib/store/tables.ts declares.
+ */
+export function bindTable(fn: LambdaFunction, definition: TableDefinition, table: ITable, access: TableAccess): void {
+  setEnv(fn, definition.envVar, table.tableName);
+  fn.addToRolePolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }));
+  if (definition.indexes.length > 0) {
+    const indexes = definition.indexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes }));
+  }
+}
+
+/**
+ * A table's name with no access at all: for code that constructs a store (which reads every table
+ * name it might use, and fails at once if one is missing) but never calls the operations that
+ * touch this table. Explicit, so the access table says which names are given without a grant.
+ */
+export function bindTableName(fn: LambdaFunction, definition: TableDefinition, table: ITable): void {
+  setEnv(fn, definition.envVar, table.tableName);
+}
+
+export interface QueueVariables {
+  urlVar: string;
+  /** Set when the code also needs the ARN (the Scheduler's target is a queue ARN). */
+  arnVar?: string;
+}
+
+/** Sending to a queue: SendMessage (which also covers SendMessageBatch) on that queue only. */
+export function bindQueueSender(fn: LambdaFunction, queue: IQueue, vars: QueueVariables): void {
+  setEnv(fn, vars.urlVar, queue.queueUrl);
+  if (vars.arnVar) setEnv(fn, vars.arnVar, queue.queueArn);
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+}
+
+/** Reading a queue's attributes (the sweeper notices a queue created anew by its CreatedTimestamp). */
+export function bindQueueAttributes(fn: LambdaFunction, queue: IQueue, vars: QueueVariables): void {
+  setEnv(fn, vars.urlVar, queue.queueUrl);
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: [queue.queueArn] }));
+}
+
+/** A queue's URL with no access (a composition root that builds a sender this function never uses). */
+export function bindQueueName(fn: LambdaFunction, queue: IQueue, vars: QueueVariables): void {
+  setEnv(fn, vars.urlVar, queue.queueUrl);
+  if (vars.arnVar) setEnv(fn, vars.arnVar, queue.queueArn);
+}
+
+export interface ConsumerOptions {
+  batchSize: number;
+  /** Upper bound of concurrent invocations, so a backlog cannot storm the platforms' rate limits. */
+  maxConcurrency: number;
+  maxBatchingWindow?: Duration;
+}
+
+/**
+ * Consuming a queue: an event source mapping that reports partial batch failures (a failed
+ * message is retried alone, the rest of the batch is deleted). The mapping grants the receive and
+ * delete actions on this queue itself; the consumer needs no environment variable.
+ */
+export function bindQueueConsumer(fn: LambdaFunction, queue: IQueue, options: ConsumerOptions): void {
+  fn.addEventSource(
+    new SqsEventSource(queue, {
+      batchSize: options.batchSize,
+      maxConcurrency: options.maxConcurrency,
+      reportBatchItemFailures: true,
+      ...(options.maxBatchingWindow ? { maxBatchingWindow: options.maxBatchingWindow } : {}),
+    }),
+  );
+}
+
+/** A secret: only its ARN is in the environment; the value is fetched at run time (lib/secrets.ts). */
+export function bindSecret(fn: LambdaFunction, secret: ISecret, envVar: string): void {
+  setEnv(fn, envVar, secret.secretArn);
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
+}
+
+export type KeyAccess = 'decrypt' | 'encryptDecrypt';
+
+export interface KeyBindingOptions {
+  envVar: string;
+  access: KeyAccess;
+  /**
+   * The encryption context key every call must carry (the account id bound into each token's
+   * ciphertext): the key cannot be used by these functions for anything else.
+   */
+  encryptionContextKey: string;
+}
+
+/** The key's ARN with no access (a composition root that builds the token cipher this function never uses). */
+export function bindKeyName(fn: LambdaFunction, key: IKey, envVar: string): void {
+  setEnv(fn, envVar, key.keyArn);
+}
+
+export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOptions): void {
+  setEnv(fn, options.envVar, key.keyArn);
+  const actions = options.access === 'decrypt' ? ['kms:Decrypt'] : ['kms:Encrypt', 'kms:Decrypt'];
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions,
+      resources: [key.keyArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [options.encryptionContextKey] },
+        Null: { [`kms:EncryptionContext:${options.encryptionContextKey}`]: 'false' },
+      },
+    }),
+  );
+}
+
+export type BucketAccess = 'read';
+
+/**
+ * A bucket of the data stack, with the name of the export its ARN is imported by. The name makes
+ * the object ARN print the same on every synthesis (`<export>/*`), so its cdk-nag acknowledgement
+ * below names exactly that resource.
+ */
+export interface SharedBucket {
+  bucket: IBucket;
+  arnExportName: string;
+}
+
+/** The media bucket: its name, and GetObject on its objects (the worker uploads them to the platform). */
+export function bindBucket(fn: LambdaFunction, shared: SharedBucket, envVar: string, _access: BucketAccess): void {
+  setEnv(fn, envVar, shared.bucket.bucketName);
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [shared.bucket.arnForObjects('*')] }));
+  acknowledgeWildcardResource(
+    fn,
+    `${shared.arnExportName}/*`,
+    'Media object keys are per media item and unknown at deploy time; the grant is GetObject on the media bucket only.',
+  );
+}
+
+/** Plain configuration that is neither a resource nor a secret (the media base URL). */
+export function bindValue(fn: LambdaFunction, envVar: string, value: string): void {
+  setEnv(fn, envVar, value);
+}
+
+export interface Scheduling {
+  /** The schedule group's name, a plain string (schedules are named per post inside it). */
+  groupName: string;
+  /** The role schedules run as: it may only send to the publish queue (and the schedules' DLQ). */
+  role: IRole;
+  /** Where a schedule that could not reach its target leaves its event. */
+  deadLetterQueue: IQueue;
+  /** The schedules' target. */
+  targetQueue: IQueue;
+}
+
+export type SchedulerAction = 'create' | 'delete';
+
+/**
+ * EventBridge Scheduler: create and/or delete one-time schedules in the service's group (schedule
+ * names are per post, so the resource is the group's schedules), and, to create, pass exactly the
+ * scheduler role to the Scheduler service and nothing else.
+ */
+export function bindScheduler(fn: LambdaFunction, scheduling: Scheduling, actions: readonly SchedulerAction[]): void {
+  setEnv(fn, ENV.schedulerGroup, scheduling.groupName);
+  // Pseudo parameters rather than the stack's region/account, so the ARN prints the same with or
+  // without an environment and the acknowledgement below matches it.
+  const schedules = `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduling.groupName}/*`;
+  const iamActions = actions.map((action) => (action === 'create' ? 'scheduler:CreateSchedule' : 'scheduler:DeleteSchedule'));
+  fn.addToRolePolicy(new PolicyStatement({ actions: iamActions, resources: [schedules] }));
+  acknowledgeWildcardResource(
+    fn,
+    `arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${scheduling.groupName}/*`,
+    'Schedules are named per post at run time; the grant covers the service’s own schedule group only.',
+  );
+  if (actions.includes('create')) {
+    setEnv(fn, ENV.schedulerRoleArn, scheduling.role.roleArn);
+    setEnv(fn, ENV.schedulerDlqArn, scheduling.deadLetterQueue.queueArn);
+    setEnv(fn, ENV.publishQueueArn, scheduling.targetQueue.queueArn);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [scheduling.role.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+  }
+}
+
+/**
+ * Every name the publish dispatcher reads when it is constructed (lib/post-dependencies.ts), with
+ * NO grant: for a function that builds the dispatcher only to cancel schedules (DELETE), whose
+ * DeleteSchedule grant comes from bindScheduler(['delete']).
+ */
+export function bindDispatcherNames(fn: LambdaFunction, scheduling: Scheduling): void {
+  setEnv(fn, ENV.schedulerGroup, scheduling.groupName);
+  setEnv(fn, ENV.schedulerRoleArn, scheduling.role.roleArn);
+  setEnv(fn, ENV.schedulerDlqArn, scheduling.deadLetterQueue.queueArn);
+  setEnv(fn, ENV.publishQueueArn, scheduling.targetQueue.queueArn);
+  setEnv(fn, ENV.publishQueueUrl, scheduling.targetQueue.queueUrl);
+}
+
+/** cdk-nag flags every `*` in a resource; one whose scope is still a single resource is acknowledged with its reason. */
+function acknowledgeWildcardResource(fn: LambdaFunction, printedResource: string, reason: string): void {
+  if (!fn.role) throw new Error(`${fn.node.path} has no role to grant to`);
+  Validations.of(fn.role).acknowledge({ id: `AwsSolutions-IAM5[Resource::${printedResource}]`, reason });
+}

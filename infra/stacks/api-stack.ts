@@ -1,0 +1,349 @@
+/**
+ * Everything that can be rebuilt from the code: the functions of infra/functions.ts, the HTTP
+ * API in front of them, the queues and the Scheduler wiring that make posts due, the sweeper's
+ * timer, and the alarms. Destroying this stack loses no customer data (DataStack holds it); a
+ * schedule lost with the group is made up for by the sweeper, which sends every due post it finds
+ * in the byDue index.
+ */
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ENV } from '../../lib/config.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
+import {
+  bindBucket,
+  bindDispatcherNames,
+  bindKeyName,
+  bindQueueAttributes,
+  bindQueueName,
+  bindKey,
+  bindQueueConsumer,
+  bindQueueSender,
+  bindScheduler,
+  bindSecret,
+  bindTable,
+  bindTableName,
+  bindValue,
+} from '../constructs/bindings.js';
+import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bindings.js';
+import { METRICS_NAMESPACE, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
+import type { DataStack, TableName } from './data-stack.js';
+import { accessOf } from './function-access.js';
+
+export interface ApiStackProps extends StackProps {
+  data: DataStack;
+  /** Stage-wide throttle, a backstop behind the per-key limits the service enforces itself. */
+  throttle?: { rateLimit: number; burstLimit: number };
+}
+
+/** Size and time of each kind of function; the queue visibility timeouts derive from these. */
+const API_FUNCTION = { timeout: Duration.seconds(15), memorySize: 512 };
+const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
+  // Uploads media to the platforms (a range at a time; X allows 120 s per upload request and a
+  // video may process for minutes): the most memory (and so CPU and network) and time.
+  PublishWorker: { timeout: Duration.minutes(5), memorySize: 1024 },
+  // Up to a batch of deletions one after the other, each bounded by the adapters' 15 s timeout.
+  PlatformDeletionWorker: { timeout: Duration.minutes(2), memorySize: 512 },
+  Sweeper: { timeout: Duration.seconds(50), memorySize: 256 },
+  RouteNotFound: { timeout: Duration.seconds(10), memorySize: 256 },
+};
+
+/**
+ * Batch size and the ceiling of concurrent consumers per queue, so a backlog cannot storm the
+ * platforms' rate limits (per user and per app): the publish worker sends a batch concurrently, so
+ * at most 5 × 10 posts are in flight at once; deletions are rarer and go one at a time per batch.
+ */
+const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
+  publish: { batchSize: 10, maxConcurrency: 5 },
+  deletion: { batchSize: 5, maxConcurrency: 2 },
+};
+
+/** A message is tried this often before it lands in the dead-letter queue. */
+const MAX_RECEIVE_COUNT = 5;
+
+/**
+ * The publish worker's lag metric (lib/worker-dependencies.ts: publishedAt - scheduledFor, in ms),
+ * and the p99 that raises the alarm: the contract's target is 1 s.
+ */
+export const PUBLISH_LAG_METRIC = 'PublishLag';
+export const PUBLISH_LAG_ALARM_MS = 5_000;
+
+export class ApiStack extends Stack {
+  readonly api: HttpApi;
+  readonly functions: Map<string, ServiceFunction> = new Map();
+  readonly publishQueue: Queue;
+  readonly deletionQueue: Queue;
+  readonly schedulerDeadLetterQueue: Queue;
+  readonly schedulerRole: Role;
+  readonly scheduleGroup: ScheduleGroup;
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const { data } = props;
+    // Also implied by the references below; explicit because the media bucket ARN is imported by name.
+    this.addStackDependency(data);
+
+    const consumers = new Map(QUEUE_CONSUMERS.map((consumer) => [consumer.queue, consumer.name]));
+    const queueFor = (kind: 'publish' | 'deletion', name: string) => {
+      const consumerName = consumers.get(kind);
+      const sizing = consumerName ? sizingOf(consumerName) : API_FUNCTION;
+      return this.queueWithDeadLetterQueue(name, sizing.timeout);
+    };
+    this.publishQueue = queueFor('publish', 'PublishQueue');
+    this.deletionQueue = queueFor('deletion', 'DeletionQueue');
+
+    // Scheduler: one group for the service's one-time schedules; a role that may only put a
+    // message on the publish queue (and, when that fails, on the schedules' own DLQ, which the
+    // Scheduler also writes with this role).
+    const scheduleGroupName = `${this.stackName}-posts`;
+    this.scheduleGroup = new ScheduleGroup(this, 'Schedules', { scheduleGroupName, removalPolicy: RemovalPolicy.DESTROY });
+    this.schedulerDeadLetterQueue = new Queue(this, 'SchedulerDlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeDeadLetterQueue(this.schedulerDeadLetterQueue);
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler to deliver due posts to the publish queue',
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': this.account },
+          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.scheduleGroupArn },
+        },
+      }),
+      inlinePolicies: {
+        deliver: new PolicyDocument({
+          statements: [
+            new PolicyStatement({
+              actions: ['sqs:SendMessage'],
+              resources: [this.publishQueue.queueArn, this.schedulerDeadLetterQueue.queueArn],
+            }),
+          ],
+        }),
+      },
+    });
+    const scheduling: Scheduling = {
+      groupName: scheduleGroupName,
+      role: this.schedulerRole,
+      deadLetterQueue: this.schedulerDeadLetterQueue,
+      targetQueue: this.publishQueue,
+    };
+
+    const media: SharedBucket = {
+      bucket: Bucket.fromBucketAttributes(this, 'MediaBucket', {
+        bucketArn: Fn.importValue(data.mediaBucketArnExportName),
+        bucketName: data.mediaBucket.bucketName,
+      }),
+      arnExportName: data.mediaBucketArnExportName,
+    };
+
+    // Functions, each bound to exactly what function-access.ts gives it.
+    const build = (name: string, entry: string, description: string) => {
+      const sizing = sizingOf(name);
+      const fn = new ServiceFunction(this, name, { entry, description, ...sizing });
+      this.bindAccess(fn, name, data, scheduling, media);
+      this.functions.set(name, fn);
+      return fn;
+    };
+
+    // HTTP API: one route per function under /api/v1; anything else to the JSON 404 function.
+    const notFound = build(DEFAULT_ROUTE.name, DEFAULT_ROUTE.entry, 'Answers requests that match no route with a JSON error');
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Social publishing REST API',
+      createDefaultStage: false,
+      defaultIntegration: new HttpLambdaIntegration('DefaultIntegration', notFound),
+    });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const throttle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
+    new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+    });
+    for (const route of API_ROUTES) {
+      const fn = build(route.name, route.entry, `${route.method} ${API_BASE_PATH}${route.path}`);
+      this.api.addRoutes({
+        path: `${API_BASE_PATH}${route.path}`,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+      });
+    }
+    // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,
+    // carries the rate-limit headers and is counted per client address.
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Authentication is the service’s own API keys, verified (hashed, constant time) in every function; a gateway authorizer would duplicate it.',
+    });
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason: 'Callers are servers with API keys, not Cognito users.',
+    });
+
+    // Queue consumers.
+    for (const consumer of QUEUE_CONSUMERS) {
+      const fn = build(consumer.name, consumer.entry, `Consumes the ${consumer.queue} queue`);
+      const queue = consumer.queue === 'publish' ? this.publishQueue : this.deletionQueue;
+      bindQueueConsumer(fn, queue, CONSUMING[consumer.queue]);
+    }
+
+    // The sweeper, every minute.
+    const sweeper = build(SWEEPER.name, SWEEPER.entry, 'Sends scheduled posts that are due and were not sent');
+    new Rule(this, 'SweeperSchedule', {
+      description: 'Runs the sweeper every minute',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      // The next run is a minute away: a failed run is not worth retrying.
+      targets: [new LambdaTarget(sweeper, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+    });
+
+    this.createAlarms();
+
+    this.baseUrl = `${this.api.apiEndpoint}${API_BASE_PATH}`;
+    new CfnOutput(this, 'ApiBaseUrl', { value: this.baseUrl, description: 'base_url of the API (ends in /api/v1)' });
+    new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduleGroup.scheduleGroupName });
+  }
+
+  private queueWithDeadLetterQueue(id: string, consumerTimeout: Duration): Queue {
+    const deadLetterQueue = new Queue(this, `${id}Dlq`, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeDeadLetterQueue(deadLetterQueue);
+    return new Queue(this, id, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the consumer's timeout (AWS's advice for event source mappings), so a message
+      // is not handed to a second consumer while retries of the first are still running.
+      visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+  }
+
+  private bindAccess(fn: ServiceFunction, name: string, data: DataStack, scheduling: Scheduling, media: SharedBucket): void {
+    const access = accessOf(name);
+    for (const [tableName, level] of Object.entries(access.tables) as [TableName, 'read' | 'readWrite'][]) {
+      bindTable(fn, data.tableDefinitions[tableName], data.tables[tableName], level);
+    }
+    for (const queue of access.sendsTo ?? []) {
+      if (queue === 'publish') bindQueueSender(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
+      else bindQueueSender(fn, this.deletionQueue, { urlVar: ENV.deletionQueueUrl });
+    }
+    if (access.scheduler) bindScheduler(fn, scheduling, access.scheduler);
+    for (const queue of access.readsQueueAttributes ?? []) {
+      if (queue === 'publish') bindQueueAttributes(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
+    }
+    for (const name of access.namesOnly ?? []) {
+      if (name === 'publishQueue') bindQueueName(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
+      else if (name === 'tokenKey') bindKeyName(fn, data.tokenKey, ENV.tokenKmsKeyId);
+      else if (name === 'dispatcher') bindDispatcherNames(fn, scheduling);
+      else {
+        const tableName = name.slice('table:'.length) as TableName;
+        bindTableName(fn, data.tableDefinitions[tableName], data.tables[tableName]);
+      }
+    }
+    if (access.cursorSigningKey) bindSecret(fn, data.cursorSigningKey, ENV.cursorSigningKeySecretId);
+    if (access.platformCredentials) bindSecret(fn, data.platformCredentials, ENV.platformCredentialsSecretId);
+    if (access.tokenKey) {
+      bindKey(fn, data.tokenKey, { envVar: ENV.tokenKmsKeyId, access: access.tokenKey, encryptionContextKey: TOKEN_CONTEXT_KEY });
+    }
+    if (access.mediaObjects) bindBucket(fn, media, ENV.mediaBucket, access.mediaObjects);
+    if (access.mediaBaseUrl) bindValue(fn, ENV.mediaBaseUrl, data.mediaBaseUrl);
+  }
+
+  private createAlarms(): void {
+    const deadLetterQueues: [string, Queue][] = [
+      ['PublishDlq', this.publishQueue.deadLetterQueue!.queue as Queue],
+      ['DeletionDlq', this.deletionQueue.deadLetterQueue!.queue as Queue],
+      ['SchedulerDlq', this.schedulerDeadLetterQueue],
+    ];
+    for (const [name, queue] of deadLetterQueues) {
+      new Alarm(this, `${name}Depth`, {
+        alarmDescription: `Messages in ${name}: posts that could not be processed; inspect and redrive`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+    for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name]) {
+      const fn = this.functions.get(name)!;
+      new Alarm(this, `${name}Errors`, {
+        alarmDescription: `${name} failed (an invocation error, not a post that failed on its platform)`,
+        metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+    new Alarm(this, 'PublishLag', {
+      alarmDescription: `Posts go out late: p99 of (publishedAt - scheduledFor) above ${PUBLISH_LAG_ALARM_MS} ms for 15 minutes`,
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: PUBLISH_LAG_METRIC,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic: 'p99',
+        period: Duration.minutes(5),
+      }),
+      threshold: PUBLISH_LAG_ALARM_MS,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    new Alarm(this, 'Api5xx', {
+      alarmDescription: 'The API answered 5xx (internal_error) to callers',
+      metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 5,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+}
+
+/** The encryption context key the token cipher binds the account id into. */
+export const TOKEN_CONTEXT_KEY = 'accountId';
+
+function sizingOf(name: string): { timeout: Duration; memorySize: number } {
+  return SIZING[name] ?? API_FUNCTION;
+}
+
+function acknowledgeDeadLetterQueue(queue: Queue): void {
+  Validations.of(queue).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason: 'This queue is itself a dead-letter queue; an alarm fires on its depth.',
+  });
+}
+
+/** One JSON line per request; no headers, so no API key ever reaches the access log. */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    requestTime: '$context.requestTime',
+    httpMethod: '$context.httpMethod',
+    routeKey: '$context.routeKey',
+    path: '$context.path',
+    status: '$context.status',
+    protocol: '$context.protocol',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+  }),
+);

@@ -1,0 +1,105 @@
+/**
+ * What each function of infra/functions.ts may touch, read off its code: the ApiStack turns each
+ * row into bindings (infra/constructs/bindings.ts: environment variable + grant together), and the
+ * template tests check the synthesized policies against this table. A function missing here
+ * fails the synthesis, so a new function cannot ship with access nobody decided on.
+ *
+ * Names without grants: some composition roots build more than a function uses, and every
+ * constructor reads its settings at once (lib/store/dynamodb-post-store.ts: the posts, counters
+ * AND idempotency table names; lib/post-dependencies.ts: every setting of the publish dispatcher;
+ * lib/worker-dependencies.ts: directory, posts, token key and publish queue for every worker;
+ * lib/http/http-dependencies.ts: the directory even for the 404 fallback). A function that uses
+ * only part still needs every name to start. Those names are listed apart (namesOnly) and carry
+ * no access at all.
+ *
+ * Every API route authenticates (directory: API key, user) and counts the request against the
+ * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
+ */
+import type { KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
+import type { TableName } from './data-stack.js';
+
+export interface FunctionAccess {
+  tables: Partial<Record<TableName, TableAccess>>;
+  /** Queues whose attributes the code reads. */
+  readsQueueAttributes?: ReadonlyArray<'publish'>;
+  /** Names given WITHOUT any grant (see the top of this file). */
+  namesOnly?: readonly NameOnly[];
+  /** Queues the code sends to. */
+  sendsTo?: ReadonlyArray<'publish' | 'deletion'>;
+  scheduler?: readonly SchedulerAction[];
+  /** The secret that signs list cursors. */
+  cursorSigningKey?: boolean;
+  /** The secret with the platforms' OAuth client ids and secrets (token refresh). */
+  platformCredentials?: boolean;
+  /** The KMS key of the platform tokens. */
+  tokenKey?: KeyAccess;
+  /** Reads media objects (to upload them to the platform). */
+  mediaObjects?: 'read';
+  /** Knows the hosted media URL prefix (to tell a library URL from an external one). */
+  mediaBaseUrl?: boolean;
+}
+
+/**
+ * `table:<name>`: a table's name; `publishQueue`: the publish queue's URL; `tokenKey`: the token
+ * key's ARN; `dispatcher`: every setting the publish dispatcher reads (queue, scheduler role, DLQ).
+ */
+export type NameOnly = `table:${TableName}` | 'publishQueue' | 'tokenKey' | 'dispatcher';
+
+const REQUEST_PATH: FunctionAccess['tables'] = { directory: 'read', counters: 'readWrite' };
+
+export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
+  // Resolves accounts and media, spends the allowance (counters), writes posts, remembers the
+  // response (idempotency), then makes each post due: SQS when soon, a one-time schedule when later.
+  CreatePosts: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    sendsTo: ['publish'],
+    scheduler: ['create'],
+    mediaBaseUrl: true,
+  },
+  ListPosts: { tables: { ...REQUEST_PATH, posts: 'read' }, namesOnly: ['table:idempotency'], cursorSigningKey: true },
+  GetPost: { tables: { ...REQUEST_PATH, posts: 'read' }, namesOnly: ['table:idempotency'] },
+  // Removes the post from every index, gives a cancelled post's allowance unit back, deletes its
+  // schedule, and queues deletion of the live post when asked.
+  DeletePost: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite' },
+    sendsTo: ['deletion'],
+    scheduler: ['delete'],
+    namesOnly: ['table:idempotency', 'dispatcher'],
+  },
+  ListAccounts: { tables: { ...REQUEST_PATH } },
+  // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter. The
+  // shared HTTP dependencies construct the directory store anyway, hence its name.
+  RouteNotFound: { tables: { counters: 'readWrite' }, namesOnly: ['table:directory'] },
+  // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
+  // ones, marks tokenHealth), uploads media from the bucket, re-delays transient failures on the
+  // publish queue, and queues deletion when the post was deleted while it was being sent.
+  PublishWorker: {
+    tables: { directory: 'readWrite', posts: 'readWrite' },
+    sendsTo: ['publish', 'deletion'],
+    platformCredentials: true,
+    tokenKey: 'encryptDecrypt',
+    mediaObjects: 'read',
+  },
+  // Reads the post and the account's tokens (refreshing them like the publish worker), deletes the
+  // live post, records the outcome.
+  PlatformDeletionWorker: {
+    tables: { directory: 'readWrite', posts: 'readWrite' },
+    platformCredentials: true,
+    tokenKey: 'encryptDecrypt',
+    namesOnly: ['publishQueue'],
+  },
+  // Finds scheduled posts that are due (byDue index) and whose message never arrived, marks and
+  // sends them; reads the publish queue's creation time to notice a queue created anew.
+  Sweeper: {
+    tables: { posts: 'readWrite' },
+    sendsTo: ['publish'],
+    readsQueueAttributes: ['publish'],
+    namesOnly: ['table:directory', 'tokenKey'],
+  },
+};
+
+export function accessOf(name: string): FunctionAccess {
+  const access = FUNCTION_ACCESS[name];
+  if (!access) throw new Error(`infra/stacks/function-access.ts has no row for function ${name}`);
+  return access;
+}

@@ -1,0 +1,95 @@
+/**
+ * The full synthesis, with esbuild bundling every function as `npx cdk synth` does: the bundles
+ * are the very modules the local stack runs, and cdk-nag's AWS Solutions checks find nothing
+ * that is not acknowledged with a reason.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../infra/functions.js';
+import { ESM_REQUIRE_BANNER } from '../../infra/constructs/service-function.js';
+import { entryPath, loadHandler } from '../../infra/local/lambda-runtime.js';
+import { logicalId, synthesize } from './synth.js';
+import type { Synthesized } from './synth.js';
+
+let s: Synthesized;
+beforeAll(() => {
+  s = synthesize({ bundle: true });
+}, 300_000);
+afterAll(() => s?.cleanup());
+
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE].map(({ name, entry }) => ({ name, entry }));
+
+function bundleDirectory(name: string): string {
+  const fn = s.service.api.functions.get(name)!;
+  const code = s.apiJson.Resources[logicalId(fn)]!.Properties!.Code as { S3Key: string };
+  return path.join(s.assembly.directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+}
+
+describe('bundles', () => {
+  it('deploy every declared entry as exactly one function', () => {
+    const deployed = [...s.service.api.functions.values()].map((fn) => fn.entryModule).sort();
+    expect(deployed).toEqual(ENTRIES.map((e) => e.entry).sort());
+  });
+
+  it.each(ENTRIES)('$name: bundles the module whose handler the local stack calls', async ({ name, entry }) => {
+    const fn = s.service.api.functions.get(name)!;
+    expect(fn.entryModule).toBe(entry);
+    expect(fn.entryPath).toBe(entryPath(entry));
+    // The local stack's loader: the same file, and its `handler` export is a function.
+    expect(typeof (await loadHandler(entry))).toBe('function');
+  });
+
+  it.each(ENTRIES)('$name: one minified ESM file exporting handler, with the require banner and a source map', ({ name }) => {
+    const dir = bundleDirectory(name);
+    const code = readFileSync(path.join(dir, 'index.mjs'), 'utf8');
+    expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(code).toMatch(/export\s*\{[^}]*\bas handler\s*\}|export\s*\{[^}]*\bhandler\s*\}/);
+    expect(existsSync(path.join(dir, 'index.mjs.map'))).toBe(true);
+    // Minified: the only line breaks left are inside string literals, so lines are very long.
+    expect(code.length / code.split('\n').length).toBeGreaterThan(2_000);
+  });
+});
+
+describe('cdk-nag (AwsSolutionsChecks)', () => {
+  interface ValidationReport {
+    pluginReports: { pluginName: string; violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[] }[];
+  }
+
+  it('leaves no unacknowledged finding (synthesis would have thrown on an error; warnings are checked here)', () => {
+    const file = path.join(s.assembly.directory, 'validation-report.json');
+    const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ValidationReport) : { pluginReports: [] };
+    const open = report.pluginReports.flatMap((plugin) =>
+      plugin.violations.map((v) => `${plugin.pluginName} ${v.ruleName} at ${v.violatingConstructs.map((c) => c.constructPath).join(', ')}`),
+    );
+    expect(open).toEqual([]);
+  });
+
+  it('acknowledges every finding with a written reason', () => {
+    const acknowledgements: { id: string; reason: string; at: string }[] = [];
+    const visit = (construct: IConstruct) => {
+      for (const entry of construct.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) acknowledgements.push({ id, reason, at: construct.node.path });
+      }
+      construct.node.children.forEach(visit);
+    };
+    visit(s.service.api.node.root);
+    // Recorded as `Annotation::<rule id>`; cdk-nag matches the rule id after the prefix.
+    const nag = acknowledgements.filter((a) => a.id.replace(/^annotation::/i, '').startsWith('AwsSolutions-'));
+    expect(nag.length).toBeGreaterThan(0);
+    for (const { id, reason, at } of nag) expect(reason.length, `${id} at ${at}`).toBeGreaterThan(40);
+  });
+
+  it('does report a finding nobody acknowledged (the checks run at all)', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Control');
+    new Bucket(stack, 'Unlogged', { enforceSSL: true });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow(/AwsSolutions-S1/);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * Synthesizes the service exactly as `npx cdk synth` does (same builder, same cdk.json context)
+ * into a temporary directory, and reads the templates back in the shape the tests ask about:
+ * which function may do what to which resource, with cross-stack imports resolved to names.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import type { IConstruct } from 'constructs';
+import { REPO_ROOT } from '../../infra/constructs/service-function.js';
+import { buildService } from '../../infra/stacks/service.js';
+import type { Service } from '../../infra/stacks/service.js';
+
+export interface Synthesized {
+  service: Service;
+  assembly: CloudAssembly;
+  data: Template;
+  api: Template;
+  dataJson: CfnTemplate;
+  apiJson: CfnTemplate;
+  /** Logical id (either stack) -> readable name such as `table:posts` or `queue:publish`. */
+  labels: Map<string, string>;
+  cleanup(): void;
+}
+
+export interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+
+export interface CfnTemplate {
+  Resources: Record<string, CfnResource>;
+  Outputs?: Record<string, { Value: unknown; Export?: { Name: string } }>;
+}
+
+/** `bundle: false` skips esbuild (template-only tests); the synthesized template is otherwise the same. */
+export function synthesize(options: { bundle: boolean }): Synthesized {
+  const cdkJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  const outdir = mkdtempSync(path.join(tmpdir(), 'cdk-test-'));
+  const context: Record<string, unknown> = { ...(cdkJson.context ?? {}) };
+  if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];
+  const app = new App({ outdir, context });
+  const service = buildService(app);
+  const assembly = app.synth();
+  const data = Template.fromStack(service.data);
+  const api = Template.fromStack(service.api);
+  return {
+    service,
+    assembly,
+    data,
+    api,
+    dataJson: data.toJSON() as CfnTemplate,
+    apiJson: api.toJSON() as CfnTemplate,
+    labels: labelsOf(service),
+    cleanup: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+}
+
+export function logicalId(construct: IConstruct): string {
+  const stack = Stack.of(construct);
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  return stack.getLogicalId(element);
+}
+
+function labelsOf({ data, api }: Service): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const [name, table] of Object.entries(data.tables)) labels.set(logicalId(table), `table:${name}`);
+  labels.set(logicalId(data.mediaBucket), 'bucket:media');
+  labels.set(logicalId(data.tokenKey), 'key:tokens');
+  labels.set(logicalId(data.cursorSigningKey), 'secret:cursor');
+  labels.set(logicalId(data.platformCredentials), 'secret:platform');
+  labels.set(logicalId(api.publishQueue), 'queue:publish');
+  labels.set(logicalId(api.deletionQueue), 'queue:deletion');
+  labels.set(logicalId(api.publishQueue.deadLetterQueue!.queue), 'queue:publish-dlq');
+  labels.set(logicalId(api.deletionQueue.deadLetterQueue!.queue), 'queue:deletion-dlq');
+  labels.set(logicalId(api.schedulerDeadLetterQueue), 'queue:scheduler-dlq');
+  labels.set(logicalId(api.schedulerRole), 'role:scheduler');
+  labels.set(logicalId(api.scheduleGroup), 'schedule-group');
+  for (const [name, fn] of api.functions) {
+    labels.set(logicalId(fn), `function:${name}`);
+    labels.set(logicalId(fn.role!), `role:${name}`);
+    labels.set(logicalId(fn.logGroup), `logs:${name}`);
+  }
+  return labels;
+}
+
+/** A CloudFormation value as readable text: `table:posts/index/byUser`, `<AWS::Region>`, ... */
+export function describeValue(value: unknown, s: Pick<Synthesized, 'labels' | 'dataJson'>): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map((item) => describeValue(item, s)).join(',');
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    if ('Ref' in record) {
+      const ref = record.Ref as string;
+      return ref.startsWith('AWS::') ? `<${ref}>` : (s.labels.get(ref) ?? `?${ref}`);
+    }
+    if ('Fn::GetAtt' in record) {
+      const [id] = record['Fn::GetAtt'] as [string, string];
+      return s.labels.get(id) ?? `?${id}`;
+    }
+    if ('Fn::ImportValue' in record) {
+      const name = record['Fn::ImportValue'] as string;
+      const output = Object.values(s.dataJson.Outputs ?? {}).find((candidate) => candidate.Export?.Name === name);
+      if (!output) return `?import:${name}`;
+      return describeValue(output.Value, s);
+    }
+    if ('Fn::Join' in record) {
+      const [separator, parts] = record['Fn::Join'] as [string, unknown[]];
+      return parts.map((part) => describeValue(part, s)).join(separator);
+    }
+  }
+  return JSON.stringify(value);
+}
+
+export interface Grant {
+  actions: string[];
+  resources: string[];
+  conditions: unknown;
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Every Allow statement that applies to a role: its inline policies and every AWS::IAM::Policy attached to it. */
+export function grantsOfRole(s: Synthesized, roleLogicalId: string, template: CfnTemplate = s.apiJson): Grant[] {
+  const documents: unknown[] = [];
+  const role = template.Resources[roleLogicalId];
+  if (!role) throw new Error(`No role ${roleLogicalId}`);
+  for (const policy of asArray(role.Properties?.Policies as { PolicyDocument: unknown }[] | undefined)) documents.push(policy.PolicyDocument);
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    const roles = asArray(resource.Properties?.Roles as unknown[] | undefined);
+    if (roles.some((ref) => (ref as { Ref?: string }).Ref === roleLogicalId)) documents.push(resource.Properties?.PolicyDocument);
+  }
+  const grants: Grant[] = [];
+  for (const document of documents) {
+    for (const statement of asArray((document as { Statement: Record<string, unknown>[] }).Statement)) {
+      if (statement.Effect !== 'Allow') continue;
+      grants.push({
+        actions: asArray(statement.Action as string | string[]),
+        resources: asArray(statement.Resource as unknown).map((resource) => describeValue(resource, s)),
+        conditions: statement.Condition,
+      });
+    }
+  }
+  return grants;
+}
+
+/** Resource -> sorted actions, merging every statement (with or without conditions). */
+export function actionsByResource(grants: Grant[]): Map<string, string[]> {
+  const byResource = new Map<string, Set<string>>();
+  for (const grant of grants) {
+    for (const resource of grant.resources) {
+      const actions = byResource.get(resource) ?? new Set<string>();
+      for (const action of grant.actions) actions.add(action);
+      byResource.set(resource, actions);
+    }
+  }
+  return new Map([...byResource].map(([resource, actions]) => [resource, [...actions].sort()]));
+}

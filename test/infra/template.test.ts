@@ -1,0 +1,515 @@
+/**
+ * The synthesized templates (no bundling here: test/infra/bundles.test.ts bundles): routes,
+ * per-function grants and their environment, queues, scheduling, tables, media, secrets,
+ * alarms and outputs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { ENV } from '../../lib/config.js';
+import { TABLES } from '../../lib/store/tables.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../infra/functions.js';
+import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
+import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
+import { actionsByResource, describeValue, grantsOfRole, logicalId, synthesize } from './synth.js';
+import type { CfnResource, Grant, Synthesized } from './synth.js';
+
+let s: Synthesized;
+beforeAll(() => {
+  s = synthesize({ bundle: false });
+});
+afterAll(() => s?.cleanup());
+
+const ALL_FUNCTIONS = [...API_ROUTES.map((r) => r.name), ...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, DEFAULT_ROUTE.name];
+
+/**
+ * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
+ * which the stack applies): a difference is either a wrong grant or an undecided change.
+ */
+const EXPECTED: Record<string, string[]> = {
+  CreatePosts: [
+    'table:directory:read',
+    'table:counters:readWrite',
+    'table:posts:readWrite',
+    'table:idempotency:readWrite',
+    'send:publish',
+    'scheduler:create',
+    'passRole:scheduler',
+  ],
+  ListPosts: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read', 'secret:cursor'],
+  GetPost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read'],
+  DeletePost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:readWrite', 'send:deletion', 'scheduler:delete'],
+  ListAccounts: ['table:directory:read', 'table:counters:readWrite'],
+  RouteNotFound: ['table:counters:readWrite'],
+  PublishWorker: [
+    'table:directory:readWrite',
+    'table:posts:readWrite',
+    'consume:publish',
+    'send:publish',
+    'send:deletion',
+    'secret:platform',
+    'kms:encryptDecrypt',
+    'objects:media',
+  ],
+  PlatformDeletionWorker: [
+    'table:directory:readWrite',
+    'table:posts:readWrite',
+    'consume:deletion',
+    'secret:platform',
+    'kms:encryptDecrypt',
+  ],
+  Sweeper: ['table:posts:readWrite', 'send:publish', 'attributes:publish'],
+};
+
+/**
+ * Names a function gets without any grant: its code constructs a store or the dispatcher, which
+ * read every name they might use, but never calls the operations that need these (variable -> resource).
+ */
+const NAMES_ONLY: Record<string, Record<string, string>> = {
+  RouteNotFound: { [ENV.directoryTable]: 'table:directory' },
+  GetPost: { [ENV.idempotencyTable]: 'table:idempotency' },
+  ListPosts: { [ENV.idempotencyTable]: 'table:idempotency' },
+  DeletePost: {
+    [ENV.idempotencyTable]: 'table:idempotency',
+    [ENV.publishQueueUrl]: 'queue:publish',
+    [ENV.publishQueueArn]: 'queue:publish',
+    [ENV.schedulerRoleArn]: 'role:scheduler',
+    [ENV.schedulerDlqArn]: 'queue:scheduler-dlq',
+  },
+  PlatformDeletionWorker: { [ENV.publishQueueUrl]: 'queue:publish' },
+  Sweeper: { [ENV.directoryTable]: 'table:directory', [ENV.tokenKmsKeyId]: 'key:tokens' },
+};
+
+const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
+const sorted = (values: readonly string[]) => [...values].sort();
+
+function roleOf(name: string): string {
+  const fn = s.service.api.functions.get(name);
+  if (!fn) throw new Error(`No function ${name}`);
+  return logicalId(fn.role!);
+}
+
+function grantsOf(name: string): Grant[] {
+  return grantsOfRole(s, roleOf(name));
+}
+
+/** Turns a function's policies into capability names; anything unrecognised fails the test by name. */
+function capabilitiesOf(name: string): string[] {
+  const capabilities: string[] = [];
+  const tableIndexes = new Map(TABLES.map((t) => [t.name, t.indexes.map((i) => i.indexName)]));
+  for (const [resource, actions] of actionsByResource(grantsOf(name))) {
+    const same = (expected: readonly string[]) => JSON.stringify(actions) === JSON.stringify(sorted(expected));
+    const table = /^table:(\w+)$/.exec(resource);
+    const index = /^table:(\w+)\/index\/(\w+)$/.exec(resource);
+    const queue = /^queue:([\w-]+)$/.exec(resource);
+    if (resource === `logs:${name}` && same(['logs:CreateLogStream', 'logs:PutLogEvents'])) continue;
+    if (table && same(TABLE_ACTIONS.read)) capabilities.push(`table:${table[1]}:read`);
+    else if (table && same(TABLE_ACTIONS.readWrite)) capabilities.push(`table:${table[1]}:readWrite`);
+    else if (index && same(['dynamodb:Query']) && tableIndexes.get(index[1]!)?.includes(index[2]!)) continue;
+    else if (queue) {
+      // The event source mapping's grant and other grants on the same queue may share a statement.
+      const consumes = CONSUME_ACTIONS.every((a) => actions.includes(a));
+      if (consumes) capabilities.push(`consume:${queue[1]}`);
+      for (const action of consumes ? actions.filter((a) => !CONSUME_ACTIONS.includes(a)) : actions) {
+        if (action === 'sqs:SendMessage') capabilities.push(`send:${queue[1]}`);
+        else if (action === 'sqs:GetQueueAttributes') capabilities.push(`attributes:${queue[1]}`);
+        else capabilities.push(`UNEXPECTED ${resource}: ${action}`);
+      }
+    }
+    else if (resource.includes(':scheduler:') && resource.endsWith(`:schedule/${s.service.api.scheduleGroup.scheduleGroupName}/*`)) {
+      for (const action of actions) capabilities.push(action === 'scheduler:CreateSchedule' ? 'scheduler:create' : action === 'scheduler:DeleteSchedule' ? 'scheduler:delete' : `?${action}`);
+    } else if (resource === 'role:scheduler' && same(['iam:PassRole'])) capabilities.push('passRole:scheduler');
+    else if (/^secret:\w+$/.test(resource) && same(['secretsmanager:GetSecretValue'])) capabilities.push(resource);
+    else if (resource === 'key:tokens' && same(['kms:Decrypt'])) capabilities.push('kms:decrypt');
+    else if (resource === 'key:tokens' && same(['kms:Decrypt', 'kms:Encrypt'])) capabilities.push('kms:encryptDecrypt');
+    else if (resource === 'bucket:media/*' && same(['s3:GetObject'])) capabilities.push('objects:media');
+    else capabilities.push(`UNEXPECTED ${resource}: ${actions.join(' ')}`);
+  }
+  return sorted(capabilities);
+}
+
+function resourcesOfType(type: string, template = s.apiJson): [string, CfnResource][] {
+  return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+}
+
+function functionResource(name: string): CfnResource {
+  const fn = s.service.api.functions.get(name)!;
+  return s.apiJson.Resources[logicalId(fn)]!;
+}
+
+function environmentOf(name: string): Record<string, unknown> {
+  const props = functionResource(name).Properties as { Environment?: { Variables?: Record<string, unknown> } };
+  return props.Environment?.Variables ?? {};
+}
+
+describe('functions', () => {
+  it('are exactly the entries of infra/functions.ts, one function each, arm64 on nodejs22.x', () => {
+    expect(sorted([...s.service.api.functions.keys()])).toEqual(sorted(ALL_FUNCTIONS));
+    const lambdas = resourcesOfType('AWS::Lambda::Function');
+    expect(lambdas).toHaveLength(ALL_FUNCTIONS.length);
+    for (const [, lambda] of lambdas) {
+      expect(lambda.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+    }
+    expect(resourcesOfType('AWS::Lambda::Function', s.dataJson)).toHaveLength(0);
+  });
+
+  it('each run as a role of their own with no managed policy', () => {
+    const roles = new Set(ALL_FUNCTIONS.map(roleOf));
+    expect(roles.size).toBe(ALL_FUNCTIONS.length);
+    for (const id of roles) {
+      expect(s.apiJson.Resources[id]!.Properties?.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('log to a log group of their own with a retention', () => {
+    for (const name of ALL_FUNCTIONS) {
+      const props = functionResource(name).Properties as { LoggingConfig?: { LogGroup?: unknown } };
+      expect(describeValue(props.LoggingConfig?.LogGroup, s)).toBe(`logs:${name}`);
+    }
+    s.api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: Match.anyValue() });
+  });
+
+  it('send Powertools structured logs and metrics under one service name', () => {
+    for (const name of ALL_FUNCTIONS) {
+      expect(environmentOf(name)).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'social-publishing-api',
+        POWERTOOLS_METRICS_NAMESPACE: 'SocialPublishing',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+    }
+  });
+});
+
+describe('grants', () => {
+  it.each(ALL_FUNCTIONS)('%s may do exactly what its code needs', (name) => {
+    expect(capabilitiesOf(name)).toEqual(sorted(EXPECTED[name] ?? ['(no expectation written for this function)']));
+  });
+
+  it('never use a wildcard action, never Scan, never Resource "*"', () => {
+    for (const name of ALL_FUNCTIONS) {
+      for (const grant of grantsOf(name)) {
+        for (const action of grant.actions) {
+          expect(action, `${name}: ${action}`).not.toContain('*');
+          expect(action, name).not.toBe('dynamodb:Scan');
+        }
+        expect(grant.resources, name).not.toContain('*');
+      }
+    }
+  });
+
+  it('only what reads tables: the GET handlers cannot write posts', () => {
+    for (const name of ['GetPost', 'ListPosts', 'ListAccounts']) {
+      const posts = actionsByResource(grantsOf(name)).get('table:posts') ?? [];
+      expect(posts.filter((action) => !TABLE_ACTIONS.read.includes(action)), name).toEqual([]);
+    }
+  });
+
+  it('use the token key only with the account id as encryption context', () => {
+    for (const name of ALL_FUNCTIONS) {
+      for (const grant of grantsOf(name).filter((g) => g.resources.includes('key:tokens'))) {
+        expect(grant.conditions).toEqual({
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['accountId'] },
+          Null: { 'kms:EncryptionContext:accountId': 'false' },
+        });
+      }
+    }
+  });
+
+  it('pass the scheduler role only to EventBridge Scheduler', () => {
+    const passRole = grantsOf('CreatePosts').filter((grant) => grant.actions.includes('iam:PassRole'));
+    expect(passRole).toEqual([
+      { actions: ['iam:PassRole'], resources: ['role:scheduler'], conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } },
+    ]);
+  });
+});
+
+describe('environment', () => {
+  /** The variables a function's grants imply, and the resource each must name. */
+  function expectedEnvironment(name: string): Record<string, string> {
+    const env: Record<string, string> = { ...NAMES_ONLY[name] };
+    for (const capability of EXPECTED[name] ?? []) {
+      const table = /^table:(\w+):/.exec(capability);
+      if (table) env[TABLES.find((t) => t.name === table[1])!.envVar] = `table:${table[1]}`;
+      if (capability === 'send:publish' || capability === 'attributes:publish') env[ENV.publishQueueUrl] = 'queue:publish';
+      if (capability === 'send:deletion') env[ENV.deletionQueueUrl] = 'queue:deletion';
+      if (capability.startsWith('scheduler:')) env[ENV.schedulerGroup] = s.service.api.scheduleGroup.scheduleGroupName;
+      if (capability === 'passRole:scheduler') {
+        env[ENV.schedulerRoleArn] = 'role:scheduler';
+        env[ENV.schedulerDlqArn] = 'queue:scheduler-dlq';
+        env[ENV.publishQueueArn] = 'queue:publish';
+      }
+      if (capability === 'secret:cursor') env[ENV.cursorSigningKeySecretId] = 'secret:cursor';
+      if (capability === 'secret:platform') env[ENV.platformCredentialsSecretId] = 'secret:platform';
+      if (capability.startsWith('kms:')) env[ENV.tokenKmsKeyId] = 'key:tokens';
+      if (capability === 'objects:media') env[ENV.mediaBucket] = 'bucket:media';
+    }
+    return env;
+  }
+
+  it.each(ALL_FUNCTIONS)('%s has a variable for each grant, naming the granted resource, and no other', (name) => {
+    const actual = Object.fromEntries(
+      Object.entries(environmentOf(name))
+        .filter(([variable]) => !variable.startsWith('POWERTOOLS_') && variable !== 'NODE_OPTIONS' && variable !== ENV.mediaBaseUrl)
+        .map(([variable, value]) => [variable, describeValue(value, s)]),
+    );
+    expect(actual).toEqual(expectedEnvironment(name));
+  });
+
+  it('gives the media base URL (the CDN domain) to the function that checks media URLs', () => {
+    const withUrl = ALL_FUNCTIONS.filter((name) => ENV.mediaBaseUrl in environmentOf(name));
+    expect(withUrl).toEqual(['CreatePosts']);
+    const value = environmentOf('CreatePosts')[ENV.mediaBaseUrl] as { 'Fn::Join': [string, unknown[]] };
+    expect(value['Fn::Join'][1][0]).toBe('https://');
+  });
+
+  it('holds no secret value: only secret ARNs, never the value variables', () => {
+    const valueVariables = [
+      ENV.cursorSigningKey,
+      ENV.platformCredentials,
+      ENV.xClientId,
+      ENV.xClientSecret,
+      ENV.linkedinClientId,
+      ENV.linkedinClientSecret,
+      ENV.localTokenKeyFile,
+    ];
+    for (const name of ALL_FUNCTIONS) {
+      for (const variable of valueVariables) expect(environmentOf(name), name).not.toHaveProperty(variable);
+    }
+    // The cursor key is generated by Secrets Manager, never written in the template.
+    s.data.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+      SecretString: Match.absent(),
+    });
+    // The platform credentials secret starts as the empty shape the README says to fill.
+    s.data.hasResourceProperties('AWS::SecretsManager::Secret', {
+      SecretString: JSON.stringify({ x: { clientId: '', clientSecret: '' }, linkedin: { clientId: '', clientSecret: '' } }),
+    });
+  });
+});
+
+describe('HTTP API', () => {
+  function integrationTarget(routeProps: Record<string, unknown>): string {
+    const target = describeValue(routeProps.Target, s); // integrations/<IntegrationId>
+    const integrationId = /integrations\/\?(\w+)$/.exec(target)?.[1] ?? /integrations\/(\w+)$/.exec(target)?.[1];
+    const integration = s.apiJson.Resources[integrationId ?? '']!;
+    return describeValue(integration.Properties?.IntegrationUri, s);
+  }
+
+  it('routes each route of infra/functions.ts under /api/v1 to its own function', () => {
+    const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties!);
+    const byKey = new Map(routes.map((route) => [route.RouteKey as string, integrationTarget(route)]));
+    for (const route of API_ROUTES) {
+      expect(byKey.get(`${route.method} ${API_BASE_PATH}${route.path}`), route.name).toBe(`function:${route.name}`);
+    }
+    expect(byKey.get('$default')).toBe(`function:${DEFAULT_ROUTE.name}`);
+    expect(routes).toHaveLength(API_ROUTES.length + 1);
+    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + 1);
+  });
+
+  it('has a stage with throttling and JSON access logs without headers', () => {
+    const stages = resourcesOfType('AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const props = stages[0]![1].Properties as {
+      StageName: string;
+      AutoDeploy: boolean;
+      DefaultRouteSettings: { ThrottlingRateLimit: number; ThrottlingBurstLimit: number };
+      AccessLogSettings: { DestinationArn: unknown; Format: string };
+    };
+    expect(props.StageName).toBe('$default');
+    expect(props.AutoDeploy).toBe(true);
+    expect(props.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
+    expect(props.DefaultRouteSettings.ThrottlingBurstLimit).toBeGreaterThanOrEqual(props.DefaultRouteSettings.ThrottlingRateLimit);
+    const format = JSON.parse(props.AccessLogSettings.Format) as Record<string, string>;
+    expect(format.requestId).toBe('$context.requestId');
+    expect(props.AccessLogSettings.Format).not.toMatch(/header|authorization/i);
+  });
+
+  it('outputs the base URL ending in /api/v1', () => {
+    const output = s.apiJson.Outputs?.ApiBaseUrl;
+    expect(describeValue(output?.Value, s)).toMatch(/\/api\/v1$/);
+  });
+});
+
+describe('queues', () => {
+  function queueProps(label: string): Record<string, unknown> {
+    const id = [...s.labels].find(([, l]) => l === label)![0];
+    return s.apiJson.Resources[id]!.Properties ?? {};
+  }
+
+  it.each(QUEUE_CONSUMERS.map((c) => [c.queue, c.name] as const))('%s queue: DLQ, visibility ≥ 6× %s timeout, encryption', (queue, consumer) => {
+    const props = queueProps(`queue:${queue}`);
+    expect(describeValue((props.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn, s)).toBe(`queue:${queue}-dlq`);
+    expect((props.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount).toBeGreaterThanOrEqual(2);
+    const timeout = (functionResource(consumer).Properties as { Timeout: number }).Timeout;
+    expect(props.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * timeout);
+    expect(props.SqsManagedSseEnabled).toBe(true);
+    expect(queueProps(`queue:${queue}-dlq`).MessageRetentionPeriod).toBe(14 * 24 * 3600);
+  });
+
+  it('every queue refuses requests without TLS', () => {
+    const queues = resourcesOfType('AWS::SQS::Queue').map(([id]) => id);
+    const policies = resourcesOfType('AWS::SQS::QueuePolicy').map(([, policy]) => policy.Properties!);
+    for (const id of queues) {
+      const policy = policies.find((p) => (p.Queues as { Ref: string }[]).some((q) => q.Ref === id));
+      expect(JSON.stringify(policy?.PolicyDocument), id).toContain('"aws:SecureTransport":"false"');
+    }
+  });
+
+  it('consumers report partial batch failures with a bounded concurrency', () => {
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties!);
+    expect(mappings).toHaveLength(QUEUE_CONSUMERS.length);
+    for (const consumer of QUEUE_CONSUMERS) {
+      const mapping = mappings.find((m) => describeValue(m.FunctionName, s) === `function:${consumer.name}`);
+      expect(mapping, consumer.name).toBeDefined();
+      expect(describeValue(mapping!.EventSourceArn, s)).toBe(`queue:${consumer.queue}`);
+      expect(mapping!.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      const concurrency = (mapping!.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency;
+      expect(concurrency).toBeGreaterThanOrEqual(2);
+      expect(concurrency).toBeLessThanOrEqual(20);
+    }
+  });
+});
+
+describe('scheduling', () => {
+  it('has a schedule group for the one-time schedules', () => {
+    s.api.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+  });
+
+  it('runs schedules as a role that may only send to the publish queue (and its own DLQ)', () => {
+    const roleId = logicalId(s.service.api.schedulerRole);
+    const role = s.apiJson.Resources[roleId]!.Properties!;
+    expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('scheduler.amazonaws.com');
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    const grants = grantsOfRole(s, roleId);
+    expect(grants).toEqual([{ actions: ['sqs:SendMessage'], resources: ['queue:publish', 'queue:scheduler-dlq'], conditions: undefined }]);
+  });
+
+  it('runs the sweeper on a one-minute rule', () => {
+    const rules = resourcesOfType('AWS::Events::Rule').map(([, r]) => r.Properties!);
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.ScheduleExpression).toBe('rate(1 minute)');
+    const targets = rules[0]!.Targets as { Arn: unknown }[];
+    expect(targets.map((t) => describeValue(t.Arn, s))).toEqual([`function:${SWEEPER.name}`]);
+  });
+});
+
+describe('tables', () => {
+  it.each(TABLES.map((t) => [t.name, t] as const))('%s: keys and indexes as declared, on-demand, PITR, TTL, protection', (_name, definition) => {
+    const table = s.service.data.tables[definition.name as keyof typeof s.service.data.tables];
+    const resource = s.dataJson.Resources[logicalId(table)]!;
+    const props = resource.Properties as Record<string, unknown>;
+    const keySchema = [
+      { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+      ...(definition.sortKey ? [{ AttributeName: definition.sortKey, KeyType: 'RANGE' }] : []),
+    ];
+    expect(props.KeySchema).toEqual(keySchema);
+    expect(props.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    const indexes = ((props.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: unknown; Projection: unknown }[]).map((index) => ({
+      name: index.IndexName,
+      keys: index.KeySchema,
+    }));
+    expect(indexes).toEqual(
+      definition.indexes.map((index) => ({
+        name: index.indexName,
+        keys: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
+        ],
+      })),
+    );
+    expect(props.LocalSecondaryIndexes).toBeUndefined();
+    if (definition.ttlAttribute) {
+      expect(props.TimeToLiveSpecification).toEqual({ AttributeName: definition.ttlAttribute, Enabled: true });
+    } else {
+      expect(props.TimeToLiveSpecification).toBeUndefined();
+    }
+    if (definition.holdsCustomerData) {
+      expect(props.DeletionProtectionEnabled).toBe(true);
+      expect(resource.DeletionPolicy).toBe('Retain');
+    } else {
+      expect(props.DeletionProtectionEnabled).toBe(false);
+      expect(resource.DeletionPolicy).toBe('Delete');
+    }
+  });
+
+  it('outputs every table name for the admin CLI', () => {
+    const outputs = Object.values(s.dataJson.Outputs ?? {}).map((output) => describeValue(output.Value, s));
+    for (const definition of TABLES) expect(outputs).toContain(`table:${definition.name}`);
+  });
+});
+
+describe('media library', () => {
+  it('is a private, encrypted, TLS-only bucket read by CloudFront through origin access control', () => {
+    const bucketId = logicalId(s.service.data.mediaBucket);
+    expect(s.dataJson.Resources[bucketId]!.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    });
+    expect(s.dataJson.Resources[bucketId]!.DeletionPolicy).toBe('Retain');
+    const policy = resourcesOfType('AWS::S3::BucketPolicy', s.dataJson).find(([, p]) => describeValue(p.Properties!.Bucket, s) === 'bucket:media');
+    const statements = (policy![1].Properties!.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+    expect(statements.some((st) => st.Effect === 'Deny' && JSON.stringify(st.Condition).includes('"aws:SecureTransport":"false"'))).toBe(true);
+    const allows = statements.filter((st) => st.Effect === 'Allow');
+    expect(allows.length).toBeGreaterThan(0);
+    for (const allow of allows) {
+      expect(allow.Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
+      expect(JSON.stringify(allow.Condition)).toContain('AWS:SourceArn');
+    }
+    s.data.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    s.data.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({ DefaultCacheBehavior: Match.objectLike({ ViewerProtocolPolicy: 'https-only' }) }),
+    });
+  });
+
+  it('outputs the media domain', () => {
+    expect(s.dataJson.Outputs?.MediaDomain).toBeDefined();
+  });
+});
+
+describe('alarms', () => {
+  function alarms(): Record<string, unknown>[] {
+    return resourcesOfType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+  }
+
+  it('fire on any message in a dead-letter queue', () => {
+    for (const label of ['queue:publish-dlq', 'queue:deletion-dlq', 'queue:scheduler-dlq']) {
+      const alarm = alarms().find(
+        (a) =>
+          a.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+          (a.Dimensions as { Value: unknown }[]).some((d) => describeValue(d.Value, s) === label),
+      );
+      expect(alarm, label).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    }
+  });
+
+  it('fire on errors of the workers and the sweeper', () => {
+    for (const name of [...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name]) {
+      const alarm = alarms().find(
+        (a) => a.MetricName === 'Errors' && (a.Dimensions as { Value: unknown }[]).some((d) => describeValue(d.Value, s) === `function:${name}`),
+      );
+      expect(alarm, name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+    }
+  });
+
+  it('fire on publish lag: the metric, namespace and dimensions the publish worker really emits', async () => {
+    const lag = alarms().find((a) => a.MetricName === PUBLISH_LAG_METRIC);
+    expect(lag).toMatchObject({ ExtendedStatistic: 'p99', Threshold: PUBLISH_LAG_ALARM_MS, TreatMissingData: 'notBreaching' });
+    // The worker's own metrics code, configured by the environment the template gives it.
+    const env = environmentOf('PublishWorker');
+    for (const name of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE']) process.env[name] = env[name] as string;
+    const { metrics } = await import('../../lib/observability.js');
+    const { publishMetrics } = await import('../../lib/worker-dependencies.js');
+    publishMetrics.published(1234);
+    const emf = metrics.serializeMetrics() as unknown as Record<string, unknown> & {
+      _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+    };
+    metrics.clearMetrics();
+    const directive = emf._aws.CloudWatchMetrics[0]!;
+    expect(directive.Metrics.map((m) => m.Name)).toContain(lag!.MetricName);
+    expect(directive.Namespace).toBe(lag!.Namespace);
+    const dimensions = lag!.Dimensions as { Name: string; Value: string }[];
+    expect(directive.Dimensions).toEqual([dimensions.map((d) => d.Name)]);
+    for (const { Name, Value } of dimensions) expect(emf[Name]).toBe(Value);
+  });
+});
