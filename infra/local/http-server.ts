@@ -18,6 +18,7 @@ import {
   type HttpResponseParts,
   type RouteDefinition,
 } from './api-gateway-event.js';
+import { listenOnLoopback } from './free-port.js';
 import { entryExists, lambdaContext, loadHandler } from './lambda-runtime.js';
 import { s3ClientFor } from './messaging.js';
 
@@ -202,12 +203,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       send(response, gatewayResponse(500, 'Internal Server Error'), randomUUID());
     });
   });
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolvePromise());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listenOnLoopback(server, options.port);
   let stopping: Promise<void> | undefined;
   return {
     origin: `http://127.0.0.1:${port}`,

@@ -18,6 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { listenOnLoopback } from './free-port.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-aws.js';
 import { sqsClientFor } from './messaging.js';
 
@@ -508,12 +509,7 @@ export async function startSchedulerStandIn(options: SchedulerStandInOptions): P
       },
     );
   });
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolvePromise());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listenOnLoopback(server, options.port);
   let stopping: Promise<void> | undefined;
   return {
     endpoint: `http://127.0.0.1:${port}`,

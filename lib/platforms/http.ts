@@ -12,6 +12,17 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
+import type { PlatformTokens } from '../ports.js';
+
+/** Per-adapter timeouts, by kind of call; defaults in platformCall. */
+export interface PlatformTimeouts {
+  /** Create call: long enough for the platform under load, shorter than the worker's own timeout. */
+  createTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  uploadTimeoutMs?: number;
+}
+
+export type PlatformCallKind = 'create' | 'request' | 'upload';
 
 export interface PlatformCall {
   platform: PublishablePlatform;
@@ -24,6 +35,22 @@ export interface PlatformCall {
   timeoutMs: number;
   /** Values that must never appear in an error (the tokens this call used). */
   secrets: readonly string[];
+}
+
+/** The call description of one request: its timeout by kind, and whether it creates the post. */
+export function platformCall(
+  platform: PublishablePlatform,
+  timeouts: PlatformTimeouts,
+  secrets: readonly string[],
+  kind: PlatformCallKind = 'request',
+): PlatformCall {
+  const timeoutMs =
+    kind === 'create'
+      ? (timeouts.createTimeoutMs ?? 20_000)
+      : kind === 'upload'
+        ? (timeouts.uploadTimeoutMs ?? 120_000)
+        : (timeouts.requestTimeoutMs ?? 15_000);
+  return { platform, createsPost: kind === 'create', timeoutMs, secrets };
 }
 
 /**
@@ -109,7 +136,7 @@ export function parseJson(text: string): unknown {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -171,6 +198,33 @@ export function errorForAnswer(answer: FailedAnswer, call: PlatformCall): Error 
   if (answer.status === 429) return new PlatformRateLimitedError(said, { ...options, resetAt: rateLimitReset(answer.headers) });
   if (answer.status >= 500) return new PlatformUnavailableError(said, options);
   return new PlatformRefusedError(said, options);
+}
+
+/**
+ * The error for a non-2xx answer of an OAuth token endpoint. Both platforms answer a refused
+ * grant with 400 (OAuth's invalid_request/invalid_grant) or 401: that is final, like a 401, not a
+ * content refusal. Anything else is classified as any other answer.
+ */
+export function tokenEndpointError(answer: FailedAnswer, call: PlatformCall): Error {
+  if (answer.status === 400 || answer.status === 401) {
+    const said = redact(platformMessage(parseJson(answer.text)) ?? `HTTP ${answer.status}`, call.secrets);
+    return new PlatformAuthError(said, { platform: call.platform, status: answer.status, cause: { status: answer.status } });
+  }
+  return errorForAnswer(answer, call);
+}
+
+/** Reads an OAuth token answer (both platforms use the standard fields). */
+export function tokensFrom(answer: unknown, previousRefreshToken: string, platform: PublishablePlatform): PlatformTokens {
+  if (!isRecord(answer) || typeof answer.access_token !== 'string' || answer.access_token === '') {
+    throw new PlatformUnavailableError(`${platform} token endpoint answered without an access token`, { platform });
+  }
+  const expiresIn = typeof answer.expires_in === 'number' ? answer.expires_in : null;
+  return {
+    accessToken: answer.access_token,
+    // Keep the newest refresh token: X may rotate it, and the old one then stops working.
+    refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : previousRefreshToken,
+    expiresAt: expiresIn === null ? null : new Date(Date.now() + expiresIn * 1000).toISOString(),
+  };
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -4,7 +4,7 @@
  * the versioned-API headers. Facts in /work/shared/spec/platforms.md.
  */
 import { ENV, optionalEnv } from '../config.js';
-import { PlatformAmbiguousError, PlatformAuthError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';
+import { PlatformAmbiguousError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';
 import type {
   PlatformAccount,
   PlatformMediaSource,
@@ -14,30 +14,37 @@ import type {
   PlatformTokens,
 } from '../ports.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
-import { errorForAnswer, parseJson, platformFetch, platformMessage, readText, redact, sleep, type PlatformCall } from './http.js';
+import {
+  errorForAnswer,
+  isRecord,
+  parseJson,
+  platformCall,
+  platformFetch,
+  platformMessage,
+  readText,
+  redact,
+  sleep,
+  tokenEndpointError,
+  tokensFrom,
+  type PlatformCall,
+  type PlatformCallKind,
+  type PlatformTimeouts,
+} from './http.js';
 import { escapeLittleText } from './linkedin-text.js';
-import { tokensFrom } from './x-client.js';
 
-export interface LinkedinClientConfig {
+export interface LinkedinClientConfig extends PlatformTimeouts {
   baseUrl: string;
   /** Where /oauth/v2/accessToken lives (www.linkedin.com for the real API). */
   oauthBaseUrl: string;
   /** LinkedIn-Version header, YYYYMM. */
   apiVersion: string;
   clientCredentials: () => Promise<ClientCredentials>;
-  createTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  uploadTimeoutMs?: number;
   /** Wait between polls of a processing video. */
   pollIntervalMs?: number;
   processingTimeoutMs?: number;
 }
 
 const DUPLICATE_URN = /duplicate of (urn:li:(?:share|ugcPost):\d+)/i;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function linkedinAuthorUrn(account: Pick<PlatformAccount, 'accountType' | 'platformUserId'>): string {
   return account.accountType === 'organization'
@@ -61,14 +68,8 @@ export class LinkedinClient implements PlatformPublisher {
     this.oauthBaseUrl = config.oauthBaseUrl.replace(/\/+$/, '');
   }
 
-  private call(secrets: readonly string[], kind: 'create' | 'request' | 'upload' = 'request'): PlatformCall {
-    const timeoutMs =
-      kind === 'create'
-        ? (this.config.createTimeoutMs ?? 20_000)
-        : kind === 'upload'
-          ? (this.config.uploadTimeoutMs ?? 120_000)
-          : (this.config.requestTimeoutMs ?? 15_000);
-    return { platform: 'linkedin', createsPost: kind === 'create', timeoutMs, secrets };
+  private call(secrets: readonly string[], kind?: PlatformCallKind): PlatformCall {
+    return platformCall('linkedin', this.config, secrets, kind);
   }
 
   private headers(accessToken: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -283,13 +284,7 @@ export class LinkedinClient implements PlatformPublisher {
       call,
     );
     const text = await readText(response, call);
-    if (!response.ok) {
-      if (response.status === 400 || response.status === 401) {
-        const said = redact(platformMessage(parseJson(text)) ?? `HTTP ${response.status}`, call.secrets);
-        throw new PlatformAuthError(said, { platform: 'linkedin', status: response.status, cause: { status: response.status } });
-      }
-      throw errorForAnswer({ status: response.status, headers: response.headers, text }, call);
-    }
+    if (!response.ok) throw tokenEndpointError({ status: response.status, headers: response.headers, text }, call);
     return tokensFrom(parseJson(text), request.refreshToken, 'linkedin');
   }
 

@@ -6,7 +6,6 @@
 import { ENV, optionalEnv } from '../config.js';
 import {
   PlatformAmbiguousError,
-  PlatformAuthError,
   PlatformDuplicateError,
   PlatformRefusedError,
   PlatformUnavailableError,
@@ -22,22 +21,24 @@ import type {
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,
+  isRecord,
   parseJson,
+  platformCall,
   platformFetch,
   platformMessage,
   readText,
   redact,
   sleep,
+  tokenEndpointError,
+  tokensFrom,
   type PlatformCall,
+  type PlatformCallKind,
+  type PlatformTimeouts,
 } from './http.js';
 
-export interface XClientConfig {
+export interface XClientConfig extends PlatformTimeouts {
   baseUrl: string;
   clientCredentials: () => Promise<ClientCredentials>;
-  /** Create call: long enough for X under load, shorter than the worker's own timeout. */
-  createTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  uploadTimeoutMs?: number;
   /** Bytes per APPEND segment (X allows up to 5 MB). */
   chunkBytes?: number;
   /** Upper bound on one wait between STATUS polls, whatever check_after_secs says. */
@@ -47,10 +48,6 @@ export interface XClientConfig {
 }
 
 const DUPLICATE_DETAIL = /duplicate content/i;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function mediaCategory(contentType: string): 'tweet_image' | 'tweet_gif' | 'tweet_video' {
   if (contentType.startsWith('video/')) return 'tweet_video';
@@ -84,14 +81,8 @@ export class XClient implements PlatformPublisher {
     this.baseUrl = config.baseUrl.replace(/\/+$/, '');
   }
 
-  private call(secrets: readonly string[], kind: 'create' | 'request' | 'upload' = 'request'): PlatformCall {
-    const timeoutMs =
-      kind === 'create'
-        ? (this.config.createTimeoutMs ?? 20_000)
-        : kind === 'upload'
-          ? (this.config.uploadTimeoutMs ?? 120_000)
-          : (this.config.requestTimeoutMs ?? 15_000);
-    return { platform: 'x', createsPost: kind === 'create', timeoutMs, secrets };
+  private call(secrets: readonly string[], kind?: PlatformCallKind): PlatformCall {
+    return platformCall('x', this.config, secrets, kind);
   }
 
   /** Sends one request and returns the parsed JSON of a 2xx answer; anything else throws classified. */
@@ -260,15 +251,7 @@ export class XClient implements PlatformPublisher {
       call,
     );
     const text = await readText(response, call);
-    if (!response.ok) {
-      // The token endpoint answers a refused grant with 400 (OAuth's invalid_request/invalid_grant):
-      // that is final, like a 401, not a content refusal.
-      if (response.status === 400 || response.status === 401) {
-        const said = redact(platformMessage(parseJson(text)) ?? `HTTP ${response.status}`, call.secrets);
-        throw new PlatformAuthError(said, { platform: 'x', status: response.status, cause: { status: response.status } });
-      }
-      throw errorForAnswer({ status: response.status, headers: response.headers, text }, call);
-    }
+    if (!response.ok) throw tokenEndpointError({ status: response.status, headers: response.headers, text }, call);
     return tokensFrom(parseJson(text), request.refreshToken, 'x');
   }
 
@@ -296,20 +279,6 @@ export class XClient implements PlatformPublisher {
     }
     return null;
   }
-}
-
-/** Reads an OAuth token answer; shared with the LinkedIn adapter. */
-export function tokensFrom(answer: unknown, previousRefreshToken: string, platform: 'x' | 'linkedin'): PlatformTokens {
-  if (!isRecord(answer) || typeof answer.access_token !== 'string' || answer.access_token === '') {
-    throw new PlatformUnavailableError(`${platform} token endpoint answered without an access token`, { platform });
-  }
-  const expiresIn = typeof answer.expires_in === 'number' ? answer.expires_in : null;
-  return {
-    accessToken: answer.access_token,
-    // Keep the newest refresh token: X may rotate it, and the old one then stops working.
-    refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : previousRefreshToken,
-    expiresAt: expiresIn === null ? null : new Date(Date.now() + expiresIn * 1000).toISOString(),
-  };
 }
 
 export function xClientFromEnv(): XClient {

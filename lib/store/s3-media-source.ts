@@ -3,26 +3,17 @@
  * a large video is never held in memory whole. Only objects of the media library are read (the
  * post names media ids; the object key comes from the library item), never a URL from a caller.
  */
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { ENV, requireEnv } from '../config.js';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DependencyError } from '../domain/errors.js';
 import type { MediaItem } from '../domain/model.js';
 import type { MediaSourceFactory, PlatformMediaSource } from '../ports.js';
-
-let sharedClient: S3Client | undefined;
-
-function client(): S3Client {
-  // Path-style for the local S3 emulator (`<bucket>.localhost` does not resolve there).
-  sharedClient ??= new S3Client({ forcePathStyle: process.env[ENV.mediaForcePathStyle] === 'true' });
-  return sharedClient;
-}
+import { mediaBucket, type MediaBucket, type MediaBucketOptions } from './media-bucket.js';
 
 export class S3MediaSourceFactory implements MediaSourceFactory {
-  private readonly bucket: string;
+  private readonly bucket: MediaBucket;
 
-  constructor(options: { bucket?: string; client?: S3Client } = {}) {
-    this.bucket = options.bucket ?? requireEnv(ENV.mediaBucket);
-    if (options.client) sharedClient = options.client;
+  constructor(options: MediaBucketOptions = {}) {
+    this.bucket = mediaBucket(options);
   }
 
   open(item: MediaItem): PlatformMediaSource {
@@ -32,9 +23,9 @@ export class S3MediaSourceFactory implements MediaSourceFactory {
       durationSeconds: item.durationSeconds,
       read: async (range) => {
         try {
-          const out = await client().send(
+          const out = await this.bucket.client().send(
             new GetObjectCommand({
-              Bucket: this.bucket,
+              Bucket: this.bucket.name,
               Key: item.objectKey,
               ...(range ? { Range: `bytes=${range.start}-${range.end - 1}` } : {}),
             }),

@@ -303,40 +303,19 @@ export class CreatePosts {
 
 function resultOf(target: Target, writtenIds: ReadonlySet<string>, failedIds: ReadonlySet<string>): PostResult {
   const { verdict, post } = target;
-  if (!verdict.accepted) {
-    return {
-      object: 'post_result',
-      id: null,
-      accountId: verdict.accountId,
-      platform: verdict.platform,
-      status: 'rejected',
-      reason: verdict.reason,
-      message: verdict.message,
-    };
-  }
-  if (!post || !writtenIds.has(post.id)) {
-    return {
-      object: 'post_result',
-      id: null,
-      accountId: verdict.accountId,
-      platform: verdict.platform,
-      status: 'rejected',
-      reason: 'quota_exceeded',
-      message: "The plan's post allowance for this month is used up.",
-    };
-  }
-  if (failedIds.has(post.id)) {
-    return {
-      object: 'post_result',
-      id: post.id,
-      accountId: verdict.accountId,
-      platform: verdict.platform,
-      status: 'failed',
-      reason: 'schedule_failed',
-      message: 'The post was created but could not be queued; it will not go out.',
-    };
-  }
-  return { object: 'post_result', id: post.id, accountId: verdict.accountId, platform: verdict.platform, status: 'accepted', reason: null, message: null };
+  const result = (id: string | null, status: PostResult['status'], reason: RejectionReason | null, message: string | null): PostResult => ({
+    object: 'post_result',
+    id,
+    accountId: verdict.accountId,
+    platform: verdict.platform,
+    status,
+    reason,
+    message,
+  });
+  if (!verdict.accepted) return result(null, 'rejected', verdict.reason, verdict.message);
+  if (!post || !writtenIds.has(post.id)) return result(null, 'rejected', 'quota_exceeded', "The plan's post allowance for this month is used up.");
+  if (failedIds.has(post.id)) return result(post.id, 'failed', 'schedule_failed', 'The post was created but could not be queued; it will not go out.');
+  return result(post.id, 'accepted', null, null);
 }
 
 function batchOf(campaignId: string, targets: Target[], writtenIds: ReadonlySet<string>, failedIds: ReadonlySet<string>): PostBatch {

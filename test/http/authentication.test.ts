@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/ids.js';
 import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
-import { clientFrom, freshSourceAddress } from '../support/http-from.js';
+import { api, freshSourceAddress } from '../support/http.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
 import { createKey, provisionUser, revokeKey, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -33,7 +33,7 @@ function authError(code: string) {
 }
 
 async function getAccounts(headers: Record<string, string>, sourceAddress = freshSourceAddress()) {
-  const response = await clientFrom(stack.baseUrl, sourceAddress)('GET', '/accounts', headers);
+  const response = await api(stack.baseUrl, undefined, { sourceAddress }).get('/accounts', { headers });
   assertDocumentedResponse('GET', '/accounts', response);
   return response;
 }

@@ -12,8 +12,7 @@ import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
 import { newId } from '../../lib/ids.js';
 import { expectApiError, rateHeaders } from '../support/api-assertions.js';
-import type { ApiResponse } from '../support/http.js';
-import { clientFrom, freshSourceAddress, sendFrom } from '../support/http-from.js';
+import { api, freshSourceAddress, sendFrom, type ApiResponse } from '../support/http.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
 import { connectAccount, createKey, provisioning, provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -48,7 +47,7 @@ afterAll(async () => {
 
 async function list(user: { apiKey: string }, query = ''): Promise<ApiResponse<AccountList>> {
   const path = `/accounts${query}`;
-  const response = await clientFrom(stack.baseUrl, '127.0.0.1', user.apiKey)<AccountList>('GET', path);
+  const response = await api(stack.baseUrl, user.apiKey).get<AccountList>(path);
   assertDocumentedResponse('GET', path, response);
   return response;
 }

@@ -15,6 +15,7 @@ import { newId } from '../../lib/ids.js';
 import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
 import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
 import { documentedApi } from '../support/openapi.js';
+import { postFixture } from '../support/post-fixture.js';
 import { postsBackdoor, startPostsStack, type PostsBackdoor } from '../support/posts.js';
 import { addMedia, connectAccount, provisionUser, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
@@ -371,29 +372,16 @@ describe('the sweeper', () => {
     const acct = await account('x', 'ok');
     const now = new Date();
     // Written straight to the table: a post whose message was lost on the way.
-    const post: Post = {
+    const post: Post = postFixture({
       id: newId('post'),
       userId: user.userId,
       workspaceId: user.workspaceIds[0] as string,
       accountId: acct.id,
-      platform: 'x',
       campaignId: newId('cmp'),
-      status: 'scheduled',
       text: uniqueText('Lost message'),
-      mediaUrls: [],
-      mediaIds: [],
-      options: {},
       scheduledFor: new Date(now.getTime() + 1_000).toISOString(),
-      publishedAt: null,
-      publishedUrl: null,
-      platformPostId: null,
-      error: null,
       createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-      deletedAt: null,
-      allowanceCycle: null,
-      deleteFromPlatformRequested: false,
-    };
+    });
     await backdoor.store.createPosts({ userId: user.userId, posts: [post], allowanceLimit: 1000, idempotency: null, response: () => null });
     const settledPost = await settled(post.id);
     expect(settledPost.status).toBe('published');

@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, nextUtcMidnight, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
-import type { ApiResponse } from '../support/http.js';
-import { clientFrom, freshSourceAddress } from '../support/http-from.js';
+import { api, freshSourceAddress, type ApiResponse } from '../support/http.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
 import { createKey, provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -27,7 +26,7 @@ afterAll(async () => {
 });
 
 async function getAccounts(key: string): Promise<ApiResponse> {
-  const response = await clientFrom(stack.baseUrl, freshSourceAddress(), key)('GET', '/accounts');
+  const response = await api(stack.baseUrl, key, { sourceAddress: freshSourceAddress() }).get('/accounts');
   assertDocumentedResponse('GET', '/accounts', response);
   return response;
 }

@@ -4,8 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
-import type { ApiResponse } from '../support/http.js';
-import { clientFrom } from '../support/http-from.js';
+import { api, type ApiResponse } from '../support/http.js';
 import { createKey, provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -24,7 +23,7 @@ afterAll(async () => {
 describe('120 requests per key per minute', () => {
   it('admits 120 sequential requests and refuses the 121st', async () => {
     const { apiKey } = await createKey(user.userId);
-    const get = clientFrom(stack.baseUrl, '127.0.0.1', apiKey);
+    const get = api(stack.baseUrl, apiKey).request;
     await startOfRoomyMinute(25);
     const responses: ApiResponse[] = [];
     for (let i = 0; i < 121; i += 1) responses.push(await get('GET', '/accounts'));
@@ -40,7 +39,7 @@ describe('120 requests per key per minute', () => {
 
   it('admits exactly 120 of 150 concurrent requests', async () => {
     const { apiKey } = await createKey(user.userId);
-    const get = clientFrom(stack.baseUrl, '127.0.0.1', apiKey);
+    const get = api(stack.baseUrl, apiKey).request;
     await startOfRoomyMinute(25);
     const responses = await Promise.all(Array.from({ length: 150 }, () => get('GET', '/accounts')));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(120);

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/ids.js';
 import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
-import type { ApiResponse } from '../support/http.js';
-import { clientFrom, freshSourceAddress } from '../support/http-from.js';
+import { api, freshSourceAddress, type ApiResponse } from '../support/http.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
 import { createKey, provisionUser, revokeKey, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -28,7 +27,7 @@ afterAll(async () => {
 });
 
 async function getAccounts(key: string | undefined, sourceAddress = freshSourceAddress()): Promise<ApiResponse> {
-  const response = await clientFrom(stack.baseUrl, sourceAddress, key)('GET', '/accounts');
+  const response = await api(stack.baseUrl, key, { sourceAddress }).get('/accounts');
   assertDocumentedResponse('GET', '/accounts', response);
   return response;
 }
@@ -112,7 +111,7 @@ describe('client-address bucket for failed authentication', () => {
     expect(valid.status).toBe(200);
 
     // Unknown routes share the address bucket.
-    const unknownRoute = await clientFrom(stack.baseUrl, address)('GET', '/nowhere');
+    const unknownRoute = await api(stack.baseUrl, undefined, { sourceAddress: address }).get('/nowhere');
     expectApiError(unknownRoute, burst);
 
     // Another address is unaffected.

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
-import { clientFrom, freshSourceAddress, sendFrom } from '../support/http-from.js';
+import { api, freshSourceAddress, sendFrom } from '../support/http.js';
 import { provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -26,7 +26,7 @@ const notAllowed = { status: 405, type: 'invalid_request_error', code: 'method_n
 
 describe('unknown routes', () => {
   it('answers 404 route_not_found for paths no route has', async () => {
-    const send = clientFrom(stack.baseUrl, freshSourceAddress(), user.apiKey);
+    const send = api(stack.baseUrl, user.apiKey, { sourceAddress: freshSourceAddress() }).request;
     for (const path of ['/nowhere', '/posts/abc/comments', '/accounts/acct_1', '/posts/', '/']) {
       expectApiError(await send('GET', path), notFound);
     }
@@ -36,7 +36,7 @@ describe('unknown routes', () => {
   });
 
   it('answers 405 method_not_allowed with Allow for a known path asked with another method', async () => {
-    const send = clientFrom(stack.baseUrl, freshSourceAddress(), user.apiKey);
+    const send = api(stack.baseUrl, user.apiKey, { sourceAddress: freshSourceAddress() }).request;
     const cases: Array<[string, string, string]> = [
       ['PUT', '/posts', 'GET, POST'],
       ['PATCH', '/posts/post_123', 'DELETE, GET'],
@@ -53,11 +53,11 @@ describe('unknown routes', () => {
   it('counts unknown routes against the client address, with or without a key, and never against the key', async () => {
     const address = freshSourceAddress();
     await startOfRoomyMinute(5);
-    const withKey = await clientFrom(stack.baseUrl, address, user.apiKey)('GET', '/nowhere');
-    const withoutKey = await clientFrom(stack.baseUrl, address)('GET', '/nowhere');
+    const withKey = await api(stack.baseUrl, user.apiKey, { sourceAddress: address }).get('/nowhere');
+    const withoutKey = await api(stack.baseUrl, undefined, { sourceAddress: address }).get('/nowhere');
     expect([rateHeaders(withKey).remaining, rateHeaders(withoutKey).remaining]).toEqual([119, 118]);
     expect(rateHeaders(withKey).limit).toBe(120);
-    const real = await clientFrom(stack.baseUrl, address, user.apiKey)('GET', '/accounts');
+    const real = await api(stack.baseUrl, user.apiKey, { sourceAddress: address }).get('/accounts');
     expect(real.status).toBe(200);
     expect(rateHeaders(real).remaining).toBe(119);
   });

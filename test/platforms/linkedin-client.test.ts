@@ -11,38 +11,23 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../../lib/domain/platform-errors.js';
-import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
-import { newId } from '../../lib/ids.js';
 import { LinkedinClient } from '../../lib/platforms/linkedin-client.js';
 import { bytesMediaSource } from '../../lib/platforms/media-source.js';
-import type { PlatformAccount } from '../../lib/ports.js';
 import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../infra/local/sandbox/index.js';
+import { caught, SandboxAccounts, type SandboxAccount } from '../support/platform-sandbox.js';
 
-const behaviours = new Map<string, SandboxBehaviour>();
+const accounts = new SandboxAccounts();
 let sandbox: SandboxPlatforms;
 let client: LinkedinClient;
 
-function account(behaviour: SandboxBehaviour, accountType: AccountType = 'personal') {
-  const id = newId('acct');
-  behaviours.set(id, behaviour);
-  const tokens = issueSandboxTokens(id, 'linkedin', new Date());
-  const acct: PlatformAccount = { id, platformUserId: accountType === 'personal' ? 'abC12-xY' : '98765', handle: 'sandbox-person', accountType };
-  return { account: acct, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken };
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
+function account(behaviour: SandboxBehaviour, accountType: AccountType = 'personal'): SandboxAccount {
+  return accounts.create('linkedin', behaviour, { platformUserId: accountType === 'personal' ? 'abC12-xY' : '98765', handle: 'sandbox-person', accountType });
 }
 
 beforeAll(async () => {
   sandbox = await startSandboxPlatforms({
     port: 0,
-    accountBehaviour: async (accountId) => behaviours.get(accountId) ?? 'ok',
+    accountBehaviour: accounts.accountBehaviour,
     processingPolls: 2,
     linkedinVideoPartBytes: 64 * 1024,
   });

@@ -2,7 +2,6 @@
  * The X adapter against the X sandbox over real HTTP: every call the worker makes, every sandbox
  * behaviour, and the classification of each failure (the worker acts on the class alone).
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxBehaviour } from '../../lib/domain/model.js';
 import {
@@ -13,26 +12,18 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../../lib/domain/platform-errors.js';
-import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
-import { newId } from '../../lib/ids.js';
 import { bytesMediaSource } from '../../lib/platforms/media-source.js';
 import { XClient } from '../../lib/platforms/x-client.js';
-import type { PlatformAccount } from '../../lib/ports.js';
+import { findFreePort } from '../../infra/local/free-port.js';
 import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../infra/local/sandbox/index.js';
+import { caught, SandboxAccounts, type SandboxAccount } from '../support/platform-sandbox.js';
 
-const behaviours = new Map<string, SandboxBehaviour>();
+const accounts = new SandboxAccounts();
 let sandbox: SandboxPlatforms;
 let client: XClient;
 
-function account(behaviour: SandboxBehaviour): { account: PlatformAccount; accessToken: string; refreshToken: string } {
-  const id = newId('acct');
-  behaviours.set(id, behaviour);
-  const tokens = issueSandboxTokens(id, 'x', new Date());
-  return {
-    account: { id, platformUserId: '1234567890', handle: '@sandbox_user', accountType: 'personal' },
-    accessToken: tokens.accessToken,
-    refreshToken: tokens.refreshToken,
-  };
+function account(behaviour: SandboxBehaviour): SandboxAccount {
+  return accounts.create('x', behaviour, { platformUserId: '1234567890', handle: '@sandbox_user', accountType: 'personal' });
 }
 
 /** Everything an error carries, as one string, to prove no token is in it. */
@@ -47,19 +38,10 @@ function everything(error: unknown): string {
   return walk(error);
 }
 
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
-}
-
 beforeAll(async () => {
   sandbox = await startSandboxPlatforms({
     port: 0,
-    accountBehaviour: async (accountId) => behaviours.get(accountId) ?? 'ok',
+    accountBehaviour: accounts.accountBehaviour,
     xCheckAfterSecs: 1,
     processingPolls: 2,
   });
@@ -199,13 +181,7 @@ describe('X adapter: failures are classified', () => {
   });
 
   it('connection refused before sending: PlatformUnavailableError (safe to retry)', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-      });
-    });
+    const port = await findFreePort();
     const { account: acct, accessToken } = account('ok');
     const nowhere = new XClient({ baseUrl: `http://127.0.0.1:${port}/x`, clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.x });
     const error = await caught(nowhere.publish({ account: acct, accessToken, text: 'Nobody home', media: [], options: {} }));

@@ -12,6 +12,7 @@ import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';
 import { DynamoDbIdempotencyStore } from '../../lib/store/dynamodb-idempotency-store.js';
 import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+import { postFixture } from '../support/post-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
 const raw = dynamoDbClientFor(dynamodbEndpoint);
@@ -29,31 +30,13 @@ afterAll(() => raw.destroy());
 const NOW = new Date('2026-11-21T09:30:00.000Z');
 
 function post(userId: string, changes: Partial<Post> = {}): Post {
-  const createdAt = changes.createdAt ?? NOW.toISOString();
-  return {
+  return postFixture({
     id: newId('post'),
     userId,
-    workspaceId: 'ws_1',
-    accountId: 'acct_1',
-    platform: 'x',
-    campaignId: 'cmp_1',
-    status: 'scheduled',
-    text: 'hello',
-    mediaUrls: [],
-    mediaIds: [],
-    options: {},
-    scheduledFor: createdAt,
-    publishedAt: null,
-    publishedUrl: null,
-    platformPostId: null,
-    error: null,
-    createdAt,
-    updatedAt: createdAt,
-    deletedAt: null,
+    createdAt: NOW.toISOString(),
     allowanceCycle: changes.status === 'draft' ? null : '2026-11',
-    deleteFromPlatformRequested: false,
     ...changes,
-  };
+  });
 }
 
 async function used(userId: string): Promise<number> {

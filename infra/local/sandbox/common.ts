@@ -1,7 +1,8 @@
 /**
  * Plumbing shared by the sandbox platforms (x.ts, linkedin.ts): reading requests, answering JSON,
- * telling which account a sandbox token belongs to, ids of the platforms' real shapes, and the
- * one-shot faults tests inject to reproduce a lost answer.
+ * telling which account a sandbox token belongs to, ids of the platforms' real shapes, the
+ * one-shot faults tests inject to reproduce a lost answer, and the state and test inspection both
+ * keep the same way (SandboxPlatform).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -145,4 +146,105 @@ export interface SandboxPost {
   deletedAt: Date | null;
   /** Everything else the create carried (X: community_id, share_with_followers; LinkedIn: the raw body). */
   details: Record<string, unknown>;
+}
+
+/**
+ * What both sandbox platforms keep alike: the posts they hold, create attempts, the `flaky`
+ * behaviour's memory, refresh count, armed faults and the answers held open by
+ * `hang_after_create`, with the inspection helpers tests read them through. Each platform adds
+ * its own routes, validation and error bodies.
+ */
+export abstract class SandboxPlatform {
+  protected readonly posts = new Map<string, SandboxPost>();
+  private readonly createAttempts = new Map<string, number>();
+  private readonly flakySeen = new Set<string>();
+  private refreshes = 0;
+  readonly faults = new FaultBook();
+  /** Sockets held open by `hang_after_create`, released at stop. */
+  readonly hanging = new Set<ServerResponse>();
+
+  constructor(protected readonly accountBehaviour: AccountBehaviour) {}
+
+  // ---- inspection helpers for tests ----
+
+  /** Every post created for the account (or all accounts), deleted ones included, oldest first. */
+  listPosts(accountId?: string): SandboxPost[] {
+    return [...this.posts.values()].filter((post) => accountId === undefined || post.accountId === accountId);
+  }
+
+  /** How many posts were actually created for the account: the figure that proves "never sent twice". */
+  createCount(accountId: string): number {
+    return this.listPosts(accountId).length;
+  }
+
+  /** Create requests received for the account, whatever the answer. */
+  createAttemptCount(accountId: string): number {
+    return this.createAttempts.get(accountId) ?? 0;
+  }
+
+  refreshCount(): number {
+    return this.refreshes;
+  }
+
+  injectFault(accountId: string, fault: SandboxFault): void {
+    this.faults.arm(accountId, fault);
+  }
+
+  // ---- for the platforms ----
+
+  /**
+   * The account a request acts for and how it behaves, or null once the request was answered 401:
+   * no sandbox bearer token, or an `expired` account (every call refused, its body read first).
+   */
+  protected async authenticate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    refusals: { invalidToken: unknown; expired: unknown; bodyLimitBytes: number },
+  ): Promise<{ accountId: string; behaviour: SandboxBehaviour } | null> {
+    const accountId = bearerAccount(req);
+    if (accountId === null) {
+      sendJson(res, 401, refusals.invalidToken);
+      return null;
+    }
+    const behaviour = await this.accountBehaviour(accountId);
+    if (behaviour === 'expired') {
+      await readBody(req, refusals.bodyLimitBytes);
+      sendJson(res, 401, refusals.expired);
+      return null;
+    }
+    return { accountId, behaviour };
+  }
+
+  protected countCreateAttempt(accountId: string): void {
+    this.createAttempts.set(accountId, this.createAttemptCount(accountId) + 1);
+  }
+
+  protected countRefresh(): void {
+    this.refreshes++;
+  }
+
+  /** `flaky`: true the first time this account sends this post (the caller answers 503), false after. */
+  protected failsOnce(accountId: string, content: string): boolean {
+    const key = `${accountId}\n${content}`;
+    if (this.flakySeen.has(key)) return false;
+    this.flakySeen.add(key);
+    return true;
+  }
+
+  /**
+   * After the post is stored, the armed fault decides the answer: cut the connection, hold it
+   * open for good, or send it SLOW_CREATE_MS late. False when no answer is to be sent.
+   */
+  protected async answerAfterCreate(req: IncomingMessage, res: ServerResponse, fault: SandboxFault | null): Promise<boolean> {
+    if (fault === 'drop_after_create') {
+      req.socket.destroy();
+      return false;
+    }
+    if (fault === 'hang_after_create') {
+      this.hanging.add(res);
+      return false;
+    }
+    if (fault === 'slow_create') await pause(SLOW_CREATE_MS);
+    return true;
+  }
 }

@@ -6,7 +6,8 @@
  * tokens are gone when it stops.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { listenOnLoopback } from '../free-port.js';
 import type { AccountBehaviour } from './common.js';
 import { LinkedinSandbox } from './linkedin.js';
 import { XSandbox, type ClientCredentialsCheck } from './x.js';
@@ -101,11 +102,7 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
     socket.on('close', () => sockets.delete(socket));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, options.port);
   origin = `http://127.0.0.1:${port}`;
 
   return {

@@ -16,11 +16,8 @@ import { unescapeLittleText } from '../../../lib/platforms/linkedin-text.js';
 import type { ClientCredentialsCheck } from './x.js';
 import {
   BodyTooLargeError,
-  FaultBook,
-  SLOW_CREATE_MS,
-  pause,
+  SandboxPlatform,
   assetId,
-  bearerAccount,
   isRecord,
   parseJsonBody,
   readBody,
@@ -28,8 +25,6 @@ import {
   sendJson,
   snowflakeId,
   type AccountBehaviour,
-  type SandboxFault,
-  type SandboxPost,
 } from './common.js';
 
 export interface LinkedinSandboxOptions {
@@ -94,43 +89,19 @@ export function storedCommentary(commentary: string): string {
   return unescapeLittleText(commentary.slice(0, cut));
 }
 
-export class LinkedinSandbox {
-  private readonly posts = new Map<string, SandboxPost>();
+export class LinkedinSandbox extends SandboxPlatform {
   private readonly assets = new Map<string, LinkedinAsset>();
-  private readonly createAttempts = new Map<string, number>();
-  private readonly flakySeen = new Set<string>();
-  private refreshes = 0;
-  readonly faults = new FaultBook();
-  readonly hanging = new Set<ServerResponse>();
 
-  constructor(private readonly options: LinkedinSandboxOptions) {}
-
-  // ---- inspection helpers for tests ----
-
-  listPosts(accountId?: string): SandboxPost[] {
-    return [...this.posts.values()].filter((post) => accountId === undefined || post.accountId === accountId);
+  constructor(private readonly options: LinkedinSandboxOptions) {
+    super(options.accountBehaviour);
   }
 
-  createCount(accountId: string): number {
-    return this.listPosts(accountId).length;
-  }
-
-  createAttemptCount(accountId: string): number {
-    return this.createAttempts.get(accountId) ?? 0;
-  }
-
-  refreshCount(): number {
-    return this.refreshes;
-  }
+  // ---- inspection helpers for tests (the shared ones are on SandboxPlatform) ----
 
   uploadedMedia(accountId: string): { urn: string; kind: string; sizeBytes: number; status: string }[] {
     return [...this.assets.values()]
       .filter((asset) => asset.accountId === accountId)
       .map(({ urn, kind, sizeBytes, status }) => ({ urn, kind, sizeBytes, status }));
-  }
-
-  injectFault(accountId: string, fault: SandboxFault): void {
-    this.faults.arm(accountId, fault);
   }
 
   // ---- HTTP ----
@@ -140,15 +111,13 @@ export class LinkedinSandbox {
     try {
       if (method === 'POST' && path === '/oauth/v2/accessToken') return await this.refresh(req, res);
 
-      const accountId = bearerAccount(req);
-      if (accountId === null) {
-        return sendJson(res, 401, error(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }));
-      }
-      const behaviour = await this.options.accountBehaviour(accountId);
-      if (behaviour === 'expired') {
-        await readBody(req, 600 * 1024 * 1024);
-        return sendJson(res, 401, error(401, 'The token used in the request has expired', { serviceErrorCode: 65601, code: 'EXPIRED_ACCESS_TOKEN' }));
-      }
+      const caller = await this.authenticate(req, res, {
+        invalidToken: error(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }),
+        expired: error(401, 'The token used in the request has expired', { serviceErrorCode: 65601, code: 'EXPIRED_ACCESS_TOKEN' }),
+        bodyLimitBytes: 600 * 1024 * 1024,
+      });
+      if (!caller) return;
+      const { accountId, behaviour } = caller;
 
       // Upload URLs are LinkedIn's storage, not the versioned API: no version headers there.
       const imageUpload = /^\/sandbox-uploads\/images\/([A-Za-z0-9]+)$/.exec(path);
@@ -215,7 +184,7 @@ export class LinkedinSandbox {
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, accountId: string, behaviour: string): Promise<void> {
-    this.createAttempts.set(accountId, this.createAttemptCount(accountId) + 1);
+    this.countCreateAttempt(accountId);
     const body = await this.jsonBody(req, res);
     if (!body) return;
     const fault = this.faults.take(accountId);
@@ -279,13 +248,7 @@ export class LinkedinSandbox {
     if (behaviour === 'refuse') {
       return sendJson(res, 422, error(422, 'Post refused: the content was flagged as violating the Professional Community Policies.', { code: 'CONTENT_POLICY_VIOLATION' }));
     }
-    if (behaviour === 'flaky') {
-      const key = `${accountId}\n${commentary}`;
-      if (!this.flakySeen.has(key)) {
-        this.flakySeen.add(key);
-        return sendJson(res, 503, error(503, 'Service Unavailable'));
-      }
-    }
+    if (behaviour === 'flaky' && this.failsOnce(accountId, commentary)) return sendJson(res, 503, error(503, 'Service Unavailable'));
 
     const urn = `urn:li:share:${snowflakeId()}`;
     this.posts.set(urn, {
@@ -297,12 +260,7 @@ export class LinkedinSandbox {
       deletedAt: null,
       details: { author, commentary, visibility: body.visibility, lifecycleState: body.lifecycleState },
     });
-    if (fault === 'drop_after_create') return void req.socket.destroy();
-    if (fault === 'hang_after_create') {
-      this.hanging.add(res);
-      return;
-    }
-    if (fault === 'slow_create') await pause(SLOW_CREATE_MS);
+    if (!(await this.answerAfterCreate(req, res, fault))) return;
     res.writeHead(201, { 'x-restli-id': urn, 'x-linkedin-id': urn, 'Content-Length': '0' });
     res.end();
   }
@@ -466,8 +424,8 @@ export class LinkedinSandbox {
     const token = form.get('refresh_token') ?? '';
     const accountId = refreshTokenAccount(token);
     if (accountId === null) return sendJson(res, 400, invalid);
-    if ((await this.options.accountBehaviour(accountId)) === 'expired') return sendJson(res, 400, invalid);
-    this.refreshes++;
+    if ((await this.accountBehaviour(accountId)) === 'expired') return sendJson(res, 400, invalid);
+    this.countRefresh();
     const issued = issueSandboxTokens(accountId, 'linkedin', new Date());
     // LinkedIn does not rotate refresh tokens: the same one comes back, its lifetime not extended.
     return sendJson(res, 200, {

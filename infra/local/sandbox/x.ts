@@ -15,10 +15,7 @@ import twitterText from 'twitter-text';
 import { issueSandboxTokens } from '../../../lib/domain/sandbox-tokens.js';
 import {
   BodyTooLargeError,
-  FaultBook,
-  SLOW_CREATE_MS,
-  pause,
-  bearerAccount,
+  SandboxPlatform,
   isRecord,
   parseJsonBody,
   parseMultipart,
@@ -28,8 +25,6 @@ import {
   snowflakeId,
   unixSeconds,
   type AccountBehaviour,
-  type SandboxFault,
-  type SandboxPost,
 } from './common.js';
 
 export interface ClientCredentialsCheck {
@@ -99,49 +94,21 @@ const FORBIDDEN_REFUSAL = problem(403, 'Forbidden', 'You are not permitted to pe
 const DUPLICATE = problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
 const UNAVAILABLE = problem(503, 'Service Unavailable', 'Service Unavailable');
 
-export class XSandbox {
-  private readonly posts = new Map<string, SandboxPost>();
+export class XSandbox extends SandboxPlatform {
   private readonly media = new Map<string, XMedia>();
-  private readonly createAttempts = new Map<string, number>();
-  private readonly flakySeen = new Set<string>();
   private readonly usedRefreshTokens = new Set<string>();
   private readonly windows = new Map<string, { start: number; count: number }>();
-  private refreshes = 0;
-  readonly faults = new FaultBook();
-  /** Sockets held open by `hang_after_create`, released at stop. */
-  readonly hanging = new Set<ServerResponse>();
 
-  constructor(private readonly options: XSandboxOptions) {}
-
-  // ---- inspection helpers for tests ----
-
-  /** Every post created for the account (or all accounts), deleted ones included, oldest first. */
-  listPosts(accountId?: string): SandboxPost[] {
-    return [...this.posts.values()].filter((post) => accountId === undefined || post.accountId === accountId);
+  constructor(private readonly options: XSandboxOptions) {
+    super(options.accountBehaviour);
   }
 
-  /** How many posts were actually created for the account: the figure that proves "never sent twice". */
-  createCount(accountId: string): number {
-    return this.listPosts(accountId).length;
-  }
-
-  /** Create requests received for the account, whatever the answer. */
-  createAttemptCount(accountId: string): number {
-    return this.createAttempts.get(accountId) ?? 0;
-  }
-
-  refreshCount(): number {
-    return this.refreshes;
-  }
+  // ---- inspection helpers for tests (the shared ones are on SandboxPlatform) ----
 
   uploadedMedia(accountId: string): { id: string; mediaType: string; totalBytes: number; state: string }[] {
     return [...this.media.values()]
       .filter((item) => item.accountId === accountId)
       .map(({ id, mediaType, totalBytes, state }) => ({ id, mediaType, totalBytes, state }));
-  }
-
-  injectFault(accountId: string, fault: SandboxFault): void {
-    this.faults.arm(accountId, fault);
   }
 
   // ---- HTTP ----
@@ -151,13 +118,9 @@ export class XSandbox {
     try {
       if (method === 'POST' && path === '/2/oauth2/token') return await this.refresh(req, res);
 
-      const accountId = bearerAccount(req);
-      if (accountId === null) return sendJson(res, 401, UNAUTHORIZED);
-      const behaviour = await this.options.accountBehaviour(accountId);
-      if (behaviour === 'expired') {
-        await readBody(req, 30 * 1024 * 1024);
-        return sendJson(res, 401, UNAUTHORIZED);
-      }
+      const caller = await this.authenticate(req, res, { invalidToken: UNAUTHORIZED, expired: UNAUTHORIZED, bodyLimitBytes: 30 * 1024 * 1024 });
+      if (!caller) return;
+      const { accountId, behaviour } = caller;
 
       if (method === 'POST' && path === '/2/tweets') return await this.create(req, res, accountId, behaviour);
       const tweet = /^\/2\/tweets\/([^/]+)$/.exec(path);
@@ -197,7 +160,7 @@ export class XSandbox {
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, accountId: string, behaviour: string): Promise<void> {
-    this.createAttempts.set(accountId, this.createAttemptCount(accountId) + 1);
+    this.countCreateAttempt(accountId);
     const raw = await readBody(req, 1024 * 1024);
     const fault = this.faults.take(accountId);
     if (fault === 'drop_before_create') return void req.socket.destroy();
@@ -262,13 +225,7 @@ export class XSandbox {
     const rate = this.rateHeaders(accountId, false);
     if (rate.limited) return sendJson(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), rate.headers);
     if (behaviour === 'refuse') return sendJson(res, 403, FORBIDDEN_REFUSAL, rate.headers);
-    if (behaviour === 'flaky') {
-      const key = `${accountId}\n${normalized}`;
-      if (!this.flakySeen.has(key)) {
-        this.flakySeen.add(key);
-        return sendJson(res, 503, UNAVAILABLE);
-      }
-    }
+    if (behaviour === 'flaky' && this.failsOnce(accountId, normalized)) return sendJson(res, 503, UNAVAILABLE);
     if (normalized !== '' && this.listPosts(accountId).some((post) => post.deletedAt === null && post.text === normalized)) {
       return sendJson(res, 403, DUPLICATE, rate.headers);
     }
@@ -280,12 +237,7 @@ export class XSandbox {
     if (body.share_with_followers !== undefined) details.share_with_followers = body.share_with_followers;
     this.posts.set(id, { id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
 
-    if (fault === 'drop_after_create') return void req.socket.destroy();
-    if (fault === 'hang_after_create') {
-      this.hanging.add(res);
-      return;
-    }
-    if (fault === 'slow_create') await pause(SLOW_CREATE_MS);
+    if (!(await this.answerAfterCreate(req, res, fault))) return;
     return sendJson(res, 201, { data: { id, text: normalized, edit_history_tweet_ids: [id] } }, counted.headers);
   }
 
@@ -458,10 +410,10 @@ export class XSandbox {
     }
     const accountId = refreshTokenAccount(token);
     if (accountId === null || this.usedRefreshTokens.has(token)) return sendJson(res, 400, invalid);
-    if ((await this.options.accountBehaviour(accountId)) === 'expired') return sendJson(res, 400, invalid);
+    if ((await this.accountBehaviour(accountId)) === 'expired') return sendJson(res, 400, invalid);
     // X rotates refresh tokens: the one just used stops working.
     this.usedRefreshTokens.add(token);
-    this.refreshes++;
+    this.countRefresh();
     const issued = issueSandboxTokens(accountId, 'x', new Date());
     return sendJson(res, 200, {
       token_type: 'bearer',

@@ -5,30 +5,16 @@ import { bodyHash, canonicalJson, parseIdempotencyKey } from '../../../lib/domai
 import type { Post } from '../../../lib/domain/model.js';
 import { planDeletion } from '../../../lib/domain/post-deletion.js';
 import { postView } from '../../../lib/domain/views/post-view.js';
+import { postFixture } from '../../support/post-fixture.js';
 
-const basePost: Post = {
+const basePost: Post = postFixture({
   id: 'post_00000000000000000001',
   userId: 'usr_1',
-  workspaceId: 'ws_1',
-  accountId: 'acct_1',
-  platform: 'x',
-  campaignId: 'cmp_1',
-  status: 'scheduled',
-  text: 'hello',
-  mediaUrls: [],
-  mediaIds: [],
   options: { communityId: '1' },
   scheduledFor: '2026-11-21T10:30:00+01:00',
-  publishedAt: null,
-  publishedUrl: null,
-  platformPostId: null,
-  error: null,
   createdAt: '2026-11-21T09:00:00.000Z',
-  updatedAt: '2026-11-21T09:00:00.000Z',
-  deletedAt: null,
   allowanceCycle: '2026-11',
-  deleteFromPlatformRequested: false,
-};
+});
 
 describe('postView', () => {
   it('shows the public fields only, timestamps in UTC with ms, unset ones null', () => {
