@@ -56,6 +56,8 @@ export const ENV = {
   /** Local-only overrides (bench): never set on AWS. */
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
   rateLimitPerDay: 'RATE_LIMIT_PER_DAY',
+  /** Local-only (bench): `1` counts SDK requests and DynamoDB capacity (lib/store/sdk-metering.ts). Never set on AWS. */
+  sdkMetering: 'SDK_METERING',
   /** Seconds a verified API key (and its user) is kept in memory; at most 60 (api-v1.md: revocation within a minute). */
   apiKeyCacheSeconds: 'API_KEY_CACHE_SECONDS',
   /** Platform adapters: API version header of LinkedIn (YYYYMM) and its OAuth host when not the real one. */

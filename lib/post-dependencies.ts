@@ -13,6 +13,7 @@ import { PublishDispatcher } from './dispatch/publish-dispatcher.js';
 import { readSecret } from './secrets.js';
 import { DynamoDbIdempotencyStore } from './store/dynamodb-idempotency-store.js';
 import { DynamoDbPostStore } from './store/dynamodb-post-store.js';
+import { meterSdkClient } from './store/sdk-metering.js';
 
 let posts: DynamoDbPostStore | undefined;
 let idempotency: DynamoDbIdempotencyStore | undefined;
@@ -31,12 +32,21 @@ export function idempotencyStore(): DynamoDbIdempotencyStore {
 }
 
 function sqsClient(): SQSClient {
-  sqs ??= new SQSClient({});
+  if (!sqs) {
+    sqs = new SQSClient({});
+    meterSdkClient(sqs, 'sqs');
+  }
   return sqs;
 }
 
+function schedulerClient(): SchedulerClient {
+  const client = new SchedulerClient({});
+  meterSdkClient(client, 'scheduler');
+  return client;
+}
+
 export function publishDispatcher(): PublishDispatcher {
-  dispatcher ??= new PublishDispatcher(sqsClient(), new SchedulerClient({}), {
+  dispatcher ??= new PublishDispatcher(sqsClient(), schedulerClient(), {
     publishQueueUrl: requireEnv(ENV.publishQueueUrl),
     publishQueueArn: requireEnv(ENV.publishQueueArn),
     schedulerGroup: requireEnv(ENV.schedulerGroup),

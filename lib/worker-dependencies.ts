@@ -17,11 +17,13 @@ import { systemClock, type PlatformPublisher } from './ports.js';
 import { DynamoDbDirectoryStore } from './store/dynamodb-directory-store.js';
 import { DynamoDbPublishState } from './store/dynamodb-publish-state.js';
 import { S3MediaSourceFactory } from './store/s3-media-source.js';
+import { meterSdkClient } from './store/sdk-metering.js';
 import { tokenCipherFromEnv } from './store/token-cipher.js';
 import { AccessTokens } from './use-cases/access-tokens.js';
 import type { PublishMetrics } from './use-cases/publish-post.js';
 
 const sqs = new SQSClient({});
+meterSdkClient(sqs, 'sqs');
 
 export interface WorkerDependencies {
   directory: DynamoDbDirectoryStore;

@@ -20,6 +20,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../../lib/config.js';
 import type { SandboxBehaviour } from '../../lib/domain/model.js';
 import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
@@ -139,20 +140,36 @@ class EnvironmentScope {
   }
 }
 
-async function startSandbox(tables: TableNames): Promise<SandboxPlatforms | null> {
+async function startSandbox(tables: TableNames, dynamodbEndpoint: string): Promise<SandboxPlatforms | null> {
   if (!entryExists(SANDBOX_MODULE)) return null;
   const sandboxModule = await import('./sandbox/index.js');
+  // The sandbox stands in for X and LinkedIn, not for the service: it reads accounts through an
+  // SDK client of its own, so its requests never mix with the handlers' (which the bench meters).
+  const client = dynamoDbClientFor(dynamodbEndpoint);
+  const documents = DynamoDBDocumentClient.from(client);
   // How the sandbox answers for an account is set on the account (admin CLI `--sandbox`); the
   // directory store is imported only now, after the environment is set.
   let directory: Promise<{ getAccount(id: string): Promise<{ sandbox?: SandboxBehaviour } | null> }> | undefined;
   const accountBehaviour = async (accountId: string): Promise<SandboxBehaviour> => {
     directory ??= import('../../lib/store/dynamodb-directory-store.js').then(
-      (store) => new store.DynamoDbDirectoryStore({ tableName: tables.directory }),
+      (store) => new store.DynamoDbDirectoryStore({ tableName: tables.directory, client: documents }),
     );
     const account = await (await directory).getAccount(accountId);
     return account?.sandbox ?? 'ok';
   };
-  return sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour });
+  try {
+    const platforms = await sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour });
+    return {
+      ...platforms,
+      stop: async () => {
+        await platforms.stop();
+        client.destroy();
+      },
+    };
+  } catch (error) {
+    client.destroy();
+    throw error;
+  }
 }
 
 async function sandboxEnv(): Promise<Record<string, string>> {
@@ -236,7 +253,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
 
     let sandbox: SandboxPlatforms | null = null;
     if (options.sandbox) {
-      sandbox = await startSandbox(tables);
+      sandbox = await startSandbox(tables, endpoints.dynamodbEndpoint);
       if (sandbox) {
         const running = sandbox;
         stops.push(() => running.stop());

@@ -6,8 +6,11 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { meterSdkClient } from './sdk-metering.js';
 
 export const dynamoDbClient = new DynamoDBClient({});
+// Off unless SDK_METERING=1 (the bench's local stack): counts requests and capacity units.
+meterSdkClient(dynamoDbClient, 'dynamodb');
 
 export const documentClient = DynamoDBDocumentClient.from(dynamoDbClient, {
   // Optional fields (e.g. Account.sandbox) are simply absent from the item rather than an error.
