@@ -31,6 +31,15 @@ export interface AccountReader {
   getAccount(accountId: string): Promise<Account | null>;
 }
 
+/**
+ * The publish worker's read of an account: the account and its stored credentials together, one
+ * strongly consistent Query on the account's partition (both items live there). Never used to
+ * answer a request: account views come from AccountReader, which touches no credentials item.
+ */
+export interface AccountWithCredentialsReader {
+  getAccountWithCredentials(accountId: string): Promise<{ account: Account | null; credentials: AccountCredentials | null }>;
+}
+
 export interface MediaReader {
   /** BatchGetItem by media id; ids that do not exist are absent from the map. */
   getMediaItems(mediaIds: string[]): Promise<Map<string, MediaItem>>;
@@ -345,14 +354,21 @@ export interface PublishClaim {
   uncertain: boolean;
 }
 
+/**
+ * What a claim found. Claimed: the post as it is now. Not claimed: the post as it was when the
+ * condition failed (null when there is no such post), so the worker can tell why (deleted, not
+ * scheduled, held by another worker, or a retry time still ahead) without reading it again.
+ */
+export type ClaimResult = { claimed: true; post: Post; claim: PublishClaim } | { claimed: false; current: PostForPublishing | null };
+
 export interface PublishStateStore {
   /** One strongly consistent GetItem. */
   getPostForPublishing(postId: string): Promise<PostForPublishing | null>;
   /**
-   * Conditional write: the post is scheduled, not deleted, and nobody holds it (or the holder's
-   * lease ran out). Null when it cannot be claimed.
+   * One conditional write, no read first: the post is scheduled, not deleted, due by `now` (its
+   * scheduledFor and any pending retry time), and nobody holds it (or the holder's lease ran out).
    */
-  claim(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<PublishClaim | null>;
+  claim(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<ClaimResult>;
   /** Right before the create request: still held by `token` and not deleted. False means do not send. */
   markCreateSending(postId: string, token: string, now: Date): Promise<boolean>;
   /** Gives the post up until `retryAt`; `uncertain` keeps the record that a create may have gone out. */

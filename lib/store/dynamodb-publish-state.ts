@@ -17,9 +17,10 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
-import type { PostForPublishing, PublishClaim, PublishState, PublishStateStore } from '../ports.js';
+import type { ClaimResult, PostForPublishing, PublishState, PublishStateStore } from '../ports.js';
 import { documentClient } from './dynamo-client.js';
 import { DynamoDbPostStore } from './dynamodb-post-store.js';
 import { duePartitionKey, itemToPost, POST_INDEXES, SEND_STARTED_ATTRIBUTE, type PostItem } from './post-item.js';
@@ -79,18 +80,27 @@ export class DynamoDbPublishState implements PublishStateStore {
     return out.Item ? { post: itemToPost(out.Item), state: publishStateOf(out.Item) } : null;
   }
 
-  async claim(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<PublishClaim | null> {
+  /**
+   * The claim is the worker's first request for a post: the condition is the whole check (due,
+   * scheduled, not deleted, not held), and ALL_NEW gives back the post to send. When the
+   * condition fails, DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure),
+   * so a duplicate delivery or a cancelled post costs this one request too. An update whose
+   * condition fails never creates the item, so a post already removed stays removed.
+   */
+  async claim(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<ClaimResult> {
     const now = input.now.toISOString();
-    const out = await conditional(() =>
-      this.client.send(
+    try {
+      const out = await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression:
             `SET claimToken = :token, claimUntil = :until, ${SEND_STARTED_ATTRIBUTE} = if_not_exists(${SEND_STARTED_ATTRIBUTE}, :now), ` +
             'firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
+          // ISO times written by toISOString compare as strings in time order.
           ConditionExpression:
-            '#status = :scheduled AND attribute_not_exists(deletedAt) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+            '#status = :scheduled AND attribute_not_exists(deletedAt) AND scheduledFor <= :now ' +
+            'AND (attribute_not_exists(retryAt) OR retryAt <= :now) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':token': input.token,
@@ -100,18 +110,29 @@ export class DynamoDbPublishState implements PublishStateStore {
             ':scheduled': 'scheduled',
           },
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
-      ),
-    );
-    if (!out?.Attributes) return null;
-    const state = publishStateOf(out.Attributes);
-    return {
-      token: input.token,
-      attempt: state.attempts,
-      firstAttemptAt: state.firstAttemptAt ?? now,
-      // createSentAt survives only an attempt whose outcome was never recorded.
-      uncertain: state.createSentAt !== null,
-    };
+      );
+      const item = out.Attributes;
+      if (!item) throw new Error(`The claim of post ${postId} returned no item`);
+      const state = publishStateOf(item);
+      return {
+        claimed: true,
+        post: itemToPost(item),
+        claim: {
+          token: input.token,
+          attempt: state.attempts,
+          firstAttemptAt: state.firstAttemptAt ?? now,
+          // createSentAt survives only an attempt whose outcome was never recorded.
+          uncertain: state.createSentAt !== null,
+        },
+      };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // The document client does not unmarshall an error's item.
+      const item = error.Item ? unmarshall(error.Item) : null;
+      return { claimed: false, current: item ? { post: itemToPost(item), state: publishStateOf(item) } : null };
+    }
   }
 
   async markCreateSending(postId: string, token: string, now: Date): Promise<boolean> {

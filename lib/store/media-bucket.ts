@@ -1,35 +1,29 @@
 /**
- * The media bucket as the media library's writer (admin CLI, tests) and reader (publish worker)
- * reach it: its name (MEDIA_BUCKET unless given) and one S3 client shared by both. The client is
- * built on first use rather than at import, so a process that sets MEDIA_FORCE_PATH_STYLE /
- * AWS_ENDPOINT_URL_S3 before its first media call gets them; the local S3 emulator needs
- * path-style addressing because `<bucket>.localhost` does not resolve.
+ * The media bucket as the media library's writer (admin CLI, tests; s3-media-object-writer.ts)
+ * and reader (publish worker; s3-media-source.ts) address it: its name (MEDIA_BUCKET unless
+ * given) and whether requests use path-style addressing (MEDIA_FORCE_PATH_STYLE=true: the local
+ * S3 emulator needs it because `<bucket>.localhost` does not resolve). No SDK client here: the
+ * writer builds the S3 client it needs, the reader signs plain GETs, so the publish worker's
+ * bundle carries no S3 client.
+ *
+ * Read when an adapter is built, not at import, so a process that sets the variables before its
+ * first media call gets them.
  */
-import { S3Client } from '@aws-sdk/client-s3';
 import { ENV, requireEnv } from '../config.js';
 
 export interface MediaBucketOptions {
   /** MEDIA_BUCKET when not given. */
   bucket?: string;
-  /** The shared client when not given. */
-  client?: S3Client;
 }
 
 export interface MediaBucket {
   name: string;
-  client(): S3Client;
+  forcePathStyle: boolean;
 }
 
-let sharedClient: S3Client | undefined;
-
 export function mediaBucket(options: MediaBucketOptions = {}): MediaBucket {
-  const name = options.bucket ?? requireEnv(ENV.mediaBucket);
   return {
-    name,
-    client: () => {
-      if (options.client) return options.client;
-      sharedClient ??= new S3Client({ forcePathStyle: process.env[ENV.mediaForcePathStyle] === 'true' });
-      return sharedClient;
-    },
+    name: options.bucket ?? requireEnv(ENV.mediaBucket),
+    forcePathStyle: process.env[ENV.mediaForcePathStyle] === 'true',
   };
 }

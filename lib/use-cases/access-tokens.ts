@@ -48,9 +48,13 @@ export class AccessTokens {
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** The access token to use now; throws CredentialsMissingError, TokenRefreshFailedError or a transient PlatformError. */
-  async accessToken(account: Account, publisher: PlatformPublisher): Promise<string> {
-    const stored = await this.deps.credentials.getCredentials(account.id);
+  /**
+   * The access token to use now; throws CredentialsMissingError, TokenRefreshFailedError or a
+   * transient PlatformError. `known` is the credentials the caller already read (strongly
+   * consistent) with the account, so they are not read again.
+   */
+  async accessToken(account: Account, publisher: PlatformPublisher, known?: { credentials: AccountCredentials | null }): Promise<string> {
+    const stored = known ? known.credentials : await this.deps.credentials.getCredentials(account.id);
     if (!stored) throw new CredentialsMissingError(account.id);
     if (!this.needsRefresh(stored)) return this.decrypt(stored.accessTokenEncrypted, account.id);
     let pending = this.inFlight.get(account.id);

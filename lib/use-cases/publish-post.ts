@@ -3,9 +3,11 @@
  *
  *  1. Early message (Scheduler fires minutes ahead; retries and sweeps carry their own time): put
  *     it back for the last stretch, or wait the final two seconds here, so the post goes out on time.
- *  2. Claim the post with one conditional write: scheduled, not deleted, nobody holding it. A
- *     duplicate delivery, a cancelled post, a draft or a post already published or failed stops here.
- *  3. Account, token (refreshed before expiry), media from the media bucket, then the platform.
+ *  2. Claim the post with one conditional write, with no read before it: scheduled, not deleted,
+ *     due, nobody holding it. A duplicate delivery, a cancelled post, a draft or a post already
+ *     published or failed stops here; the item the failed condition returns says which.
+ *  3. Account and credentials (one Query), token (refreshed before expiry), media from the media
+ *     bucket, then the platform.
  *  4. The outcome, by the class of what the platform said (lib/domain/platform-errors.ts):
  *     published; failed with the platform's message and one sentence of advice; retried with
  *     backoff for up to 15 minutes (429, 5xx, connection failures before sending); or, when a
@@ -15,6 +17,10 @@
  * Right before the create request the worker records that it is sending (and that the post is
  * still not deleted). A later attempt that finds that record unresolved knows the earlier create
  * may be live, whatever stopped it.
+ *
+ * DynamoDB requests of an on-time text post: claim, account + credentials, the sending marker,
+ * the outcome (4); media add one BatchGetItem. Every request saved is one fewer that a burst of
+ * posts due at the same second waits for.
  */
 import { randomUUID } from 'node:crypto';
 import type { PublishMessage } from '../dispatch/messages.js';
@@ -30,7 +36,7 @@ import {
 } from '../domain/platform-errors.js';
 import { ADVICE, AMBIGUOUS_RECHECK_MS, gaveUpMessage, nextRetry, platformName, refusalAdvice, timingFor } from '../domain/publishing.js';
 import type {
-  AccountReader,
+  AccountWithCredentialsReader,
   Clock,
   MediaReader,
   MediaSourceFactory,
@@ -57,7 +63,7 @@ export interface PublishLog {
 
 export interface PublishPostDeps {
   state: PublishStateStore;
-  accounts: AccountReader;
+  accounts: AccountWithCredentialsReader;
   media: MediaReader;
   mediaSources: MediaSourceFactory;
   tokens: AccessTokens;
@@ -127,28 +133,30 @@ export class PublishPost {
     const early = await this.onTime(message.postId, new Date(message.scheduledFor));
     if (early) return early;
 
-    const found = await this.deps.state.getPostForPublishing(message.postId);
-    if (!found) return { outcome: 'skipped', reason: 'post removed' };
-    const { post, state } = found;
-    if (post.deletedAt !== null) return { outcome: 'skipped', reason: 'post deleted' };
-    if (post.status !== 'scheduled') return { outcome: 'skipped', reason: `post is ${post.status}` };
-
-    // A message older than a pending retry (a duplicate, a sweep) waits for the retry time too.
-    const dueAt = later(post.scheduledFor, state.retryAt);
-    const wait = await this.onTime(post.id, dueAt);
-    if (wait) return wait;
-
-    const now = this.deps.clock.now();
-    if (state.claimUntil !== null && Date.parse(state.claimUntil) > now.getTime()) {
-      return { outcome: 'skipped', reason: 'another worker is sending the post' };
+    // Claim straight away: the claim's condition is the whole check, and what it returns is
+    // either the post to send or the post as it was, which says why it was not claimed.
+    for (let round = 1; ; round++) {
+      const now = this.deps.clock.now();
+      const result = await this.deps.state.claim(message.postId, {
+        token: this.newClaimToken(),
+        now,
+        leaseUntil: new Date(now.getTime() + options.leaseMs),
+      });
+      if (result.claimed) return this.send(result.post, result.claim);
+      if (!result.current) return { outcome: 'skipped', reason: 'post removed' };
+      const { post, state } = result.current;
+      if (post.deletedAt !== null) return { outcome: 'skipped', reason: 'post deleted' };
+      if (post.status !== 'scheduled') return { outcome: 'skipped', reason: `post is ${post.status}` };
+      if (state.claimUntil !== null && Date.parse(state.claimUntil) >= now.getTime()) {
+        return { outcome: 'skipped', reason: 'another worker is sending the post' };
+      }
+      // Due later than the message said (a duplicate or a sweep older than a pending retry): put
+      // back, or waited for here and claimed once more.
+      const dueAt = later(post.scheduledFor, state.retryAt);
+      if (round > 1 || dueAt.getTime() <= now.getTime()) return { outcome: 'skipped', reason: 'post could not be claimed' };
+      const wait = await this.onTime(post.id, dueAt);
+      if (wait) return wait;
     }
-    const claim = await this.deps.state.claim(post.id, {
-      token: this.newClaimToken(),
-      now,
-      leaseUntil: new Date(now.getTime() + options.leaseMs),
-    });
-    if (!claim) return { outcome: 'skipped', reason: 'post could not be claimed' };
-    return this.send(post, claim);
   }
 
   /** Null when it is time; otherwise the message was put back (or it is waited for here). */
@@ -156,7 +164,14 @@ export class PublishPost {
     const timing = timingFor(dueAt, this.deps.clock.now());
     if (timing.action === 'send') return null;
     if (timing.action === 'wait') {
-      await this.sleep(timing.ms);
+      // A timer can fire a few milliseconds before the wall clock reaches its time, and the claim
+      // compares the due time with the wall clock: wait until it has passed (a claim refused as
+      // early would cost a request).
+      let remaining = timing.ms;
+      for (let round = 0; remaining > 0 && round < 3; round++) {
+        await this.sleep(remaining);
+        remaining = dueAt.getTime() - this.deps.clock.now().getTime();
+      }
       return null;
     }
     const { failed } = await this.deps.queue.send([{ postId, scheduledFor: dueAt.toISOString(), delaySeconds: timing.delaySeconds }]);
@@ -168,7 +183,8 @@ export class PublishPost {
     const publisher = this.deps.publishers[post.platform];
     let createSent = false;
     try {
-      const account = await this.deps.accounts.getAccount(post.accountId);
+      // The account and its credentials in one read (they share a partition).
+      const { account, credentials } = await this.deps.accounts.getAccountWithCredentials(post.accountId);
       if (!account || !account.active) {
         return this.fail(post, { message: `The ${platformName(post.platform)} account of this post is not connected any more.`, advice: ADVICE.accountGone() }, 'account_gone');
       }
@@ -180,7 +196,7 @@ export class PublishPost {
           'ambiguous',
         );
       }
-      const accessToken = await this.deps.tokens.accessToken(account, publisher);
+      const accessToken = await this.deps.tokens.accessToken(account, publisher, { credentials });
       const media = await this.mediaOf(post);
       try {
         const result = await publisher.publish({

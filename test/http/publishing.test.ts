@@ -261,6 +261,26 @@ describe('never sent twice', () => {
     expect(sandbox.x.createCount(acct.id)).toBe(1);
   });
 
+  it('a copy of the first message arriving while a retry is pending waits for the retry time: one retry, one platform post', async () => {
+    const acct = await account('x', 'flaky');
+    const postId = await create(acct.id, { text: uniqueText('Retry pending') });
+    await until('the first attempt to fail and a retry to be set', async () => typeof (await backdoor.item(postId))?.retryAt === 'string');
+    const retryAt = String((await backdoor.item(postId))?.retryAt);
+    const sqs = sqsClientFor(stack.info.sqsEndpoint);
+    try {
+      const body = JSON.stringify({ kind: 'publish', postId, scheduledFor: (await backdoor.post(postId)).scheduledFor });
+      await sqs.send(new SendMessageCommand({ QueueUrl: stack.info.queues.publish.url, MessageBody: body }));
+    } finally {
+      sqs.destroy();
+    }
+    const post = await settled(postId);
+    expect(post.status).toBe('published');
+    expect(Date.parse(post.publishedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(retryAt));
+    await until('the publish queue to be idle', publishQueueIdle);
+    expect(sandbox.x.createAttemptCount(acct.id)).toBe(2);
+    expect(sandbox.x.createCount(acct.id)).toBe(1);
+  });
+
   it('x: the answer to the create is lost; the worker checks by resending (X refuses the duplicate) and records the live post', async () => {
     const acct = await account('x', 'ok');
     sandbox.x.injectFault(acct.id, 'drop_after_create');

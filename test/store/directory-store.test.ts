@@ -276,6 +276,31 @@ describe('credentials', () => {
     await store.putCredentials(rotated);
     expect(await store.getCredentials(created.id)).toEqual(rotated);
   });
+
+  it("reads an account and its credentials together for the publish worker, each as its own record", async () => {
+    const { user: owner, workspace } = await userWithWorkspace();
+    const created = account({ userId: owner.id, workspaceId: workspace.id }, { sandbox: 'ok' });
+    await store.putAccount(created);
+    expect(await store.getAccountWithCredentials(created.id)).toEqual({ account: created, credentials: null });
+
+    const credentials = {
+      accountId: created.id,
+      accessTokenEncrypted: 'local.v1.sealed-access',
+      refreshTokenEncrypted: 'local.v1.sealed-refresh',
+      accessTokenExpiresAt: '2026-11-21T11:00:00.000Z',
+    };
+    await store.putCredentials(credentials);
+    const both = await store.getAccountWithCredentials(created.id);
+    expect(both).toEqual({ account: created, credentials });
+    expect(JSON.stringify(both.account)).not.toContain('sealed');
+
+    // Strongly consistent: a rotation stored a moment ago is what the next read returns.
+    const rotated = { ...credentials, refreshTokenEncrypted: 'local.v1.rotated-refresh' };
+    await store.putCredentials(rotated);
+    expect((await store.getAccountWithCredentials(created.id)).credentials).toEqual(rotated);
+
+    expect(await store.getAccountWithCredentials(newId('acct'))).toEqual({ account: null, credentials: null });
+  });
 });
 
 describe('API keys', () => {

@@ -1,0 +1,132 @@
+/**
+ * The publish worker's claim against DynamoDB Local (the shared, unprefixed tables of the test
+ * global setup): one conditional write with no read before it. It claims a due post exactly once
+ * among racing workers, and when it does not claim, it hands back the post as it was, so the
+ * worker can tell why without another read. End to end (through the queue and the sandbox
+ * platforms) in test/http/publishing.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import type { Post } from '../../lib/domain/model.js';
+import { newId } from '../../lib/ids.js';
+import type { ClaimResult } from '../../lib/ports.js';
+import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
+import { postFixture } from '../support/post-fixture.js';
+
+const { dynamodbEndpoint, sharedTables } = inject('localAws');
+const raw = dynamoDbClientFor(dynamodbEndpoint);
+const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+const postsTable = sharedTables.posts ?? '';
+const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
+const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+
+afterAll(() => raw.destroy());
+
+const DUE = new Date('2026-11-21T09:30:00.000Z');
+const LEASE_MS = 90_000;
+
+async function stored(changes: Partial<Post> = {}): Promise<Post> {
+  const userId = newId('usr');
+  const post = postFixture({ id: newId('post'), userId, createdAt: new Date(DUE.getTime() - 60_000).toISOString(), scheduledFor: DUE.toISOString(), ...changes });
+  await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+  return post;
+}
+
+function claimAt(postId: string, now: Date, token: string = randomUUID()): Promise<ClaimResult> {
+  return state.claim(postId, { token, now, leaseUntil: new Date(now.getTime() + LEASE_MS) });
+}
+
+async function rawItem(id: string): Promise<Record<string, unknown> | undefined> {
+  return (await client.send(new GetCommand({ TableName: postsTable, Key: { id }, ConsistentRead: true }))).Item;
+}
+
+function notClaimed(result: ClaimResult) {
+  if (result.claimed) throw new Error('the post was claimed');
+  return result.current;
+}
+
+describe('claim', () => {
+  it('claims a due post and returns it with the first attempt', async () => {
+    const post = await stored();
+    const now = new Date(DUE.getTime() + 10);
+    const result = await claimAt(post.id, now, 'token-a');
+    if (!result.claimed) throw new Error('not claimed');
+    expect(result.post).toEqual({ ...post, sendStartedAt: now.toISOString() });
+    expect(result.claim).toEqual({ token: 'token-a', attempt: 1, firstAttemptAt: now.toISOString(), uncertain: false });
+    expect(await rawItem(post.id)).toMatchObject({ claimToken: 'token-a', claimUntil: new Date(now.getTime() + LEASE_MS).toISOString(), publishAttempts: 1 });
+  });
+
+  it('exactly one of many racing claims wins; the others see who holds the post', async () => {
+    const post = await stored();
+    const now = new Date(DUE.getTime() + 1);
+    const results = await Promise.all(Array.from({ length: 12 }, (_, index) => claimAt(post.id, now, `token-${index}`)));
+    const winners = results.filter((result) => result.claimed);
+    expect(winners).toHaveLength(1);
+    const holder = (await rawItem(post.id))?.claimToken;
+    for (const result of results.filter((entry) => !entry.claimed)) {
+      expect(notClaimed(result)?.state).toMatchObject({ claimToken: holder, claimUntil: new Date(now.getTime() + LEASE_MS).toISOString() });
+    }
+    expect((await rawItem(post.id))?.publishAttempts).toBe(1);
+  });
+
+  it('does not claim a post before its time, and changes nothing', async () => {
+    const post = await stored();
+    const before = await rawItem(post.id);
+    const current = notClaimed(await claimAt(post.id, new Date(DUE.getTime() - 1)));
+    expect(current?.post).toEqual({ ...post, sendStartedAt: null });
+    expect(await rawItem(post.id)).toEqual(before);
+    expect((await claimAt(post.id, DUE)).claimed).toBe(true);
+  });
+
+  it('waits for a pending retry time, then claims the next attempt and clears it', async () => {
+    const post = await stored();
+    const first = await claimAt(post.id, DUE, 'token-1');
+    if (!first.claimed) throw new Error('not claimed');
+    const retryAt = new Date(DUE.getTime() + 5_000);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);
+    const current = notClaimed(await claimAt(post.id, new Date(retryAt.getTime() - 1)));
+    expect(current?.state).toMatchObject({ retryAt: retryAt.toISOString(), claimToken: null, attempts: 1 });
+    const second = await claimAt(post.id, retryAt, 'token-2');
+    if (!second.claimed) throw new Error('not claimed');
+    expect(second.claim).toEqual({ token: 'token-2', attempt: 2, firstAttemptAt: DUE.toISOString(), uncertain: false });
+    expect(await rawItem(post.id)).not.toHaveProperty('retryAt');
+  });
+
+  it('takes over an expired lease; a create sent by the earlier holder makes the claim uncertain', async () => {
+    const post = await stored();
+    const first = await claimAt(post.id, DUE, 'token-1');
+    if (!first.claimed) throw new Error('not claimed');
+    expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
+    const stillHeld = new Date(DUE.getTime() + LEASE_MS);
+    expect(notClaimed(await claimAt(post.id, stillHeld))?.state.claimToken).toBe('token-1');
+    const second = await claimAt(post.id, new Date(stillHeld.getTime() + 1), 'token-2');
+    if (!second.claimed) throw new Error('not claimed');
+    expect(second.claim).toMatchObject({ attempt: 2, uncertain: true });
+  });
+
+  it('never claims a deleted post, a draft or a post with an outcome, and says which', async () => {
+    const deleted = await stored();
+    await client.send(
+      new UpdateCommand({ TableName: postsTable, Key: { id: deleted.id }, UpdateExpression: 'SET deletedAt = :now', ExpressionAttributeValues: { ':now': DUE.toISOString() } }),
+    );
+    expect(notClaimed(await claimAt(deleted.id, DUE))?.post.deletedAt).toBe(DUE.toISOString());
+
+    const draft = await stored({ status: 'draft' });
+    expect(notClaimed(await claimAt(draft.id, DUE))?.post.status).toBe('draft');
+
+    const published = await stored();
+    await posts.recordPublished(published, { publishedAt: DUE.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, DUE);
+    expect(notClaimed(await claimAt(published.id, DUE))?.post.status).toBe('published');
+    expect(await rawItem(published.id)).not.toHaveProperty('claimToken');
+  });
+
+  it('a post that does not exist: nothing claimed, and no item is created', async () => {
+    const id = newId('post');
+    expect(notClaimed(await claimAt(id, DUE))).toBeNull();
+    expect(await rawItem(id)).toBeUndefined();
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * The publish worker's media reads: a SigV4-signed GET, no S3 client. The local S3 emulator
+ * (fauxqs) does not check signatures, so these tests run the reads against a small S3 stand-in
+ * that does, the way S3 does: it rebuilds the canonical request from what arrived on the wire
+ * (only the headers the request says it signed) and recomputes the signature. The official S3
+ * client's own GetObject passes the same check, and a request signed with the wrong secret does
+ * not, so the check is neither too strict nor too lax. Reads through the real emulator, as the
+ * worker runs them, are in test/http/publishing.test.ts (images and video).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lib/config.js';
+import { DependencyError } from '../../lib/domain/errors.js';
+import type { MediaItem } from '../../lib/domain/model.js';
+import { mediaObjectUrl, S3MediaSourceFactory } from '../../lib/store/s3-media-source.js';
+
+const REGION = 'eu-west-1';
+const BUCKET = 'media-test';
+const CREDENTIALS = { accessKeyId: 'AKIDTESTMEDIA', secretAccessKey: 'test-secret-of-the-media-reader', sessionToken: 'session-token-1' };
+
+interface Seen {
+  path: string;
+  signedHeaders: string[];
+  verdict: 'ok' | 'bad signature' | 'unsigned';
+}
+
+/** S3 GetObject with SigV4 verification, path-style, over a few in-memory objects. */
+class VerifyingS3 {
+  readonly objects = new Map<string, Uint8Array>();
+  readonly seen: Seen[] = [];
+  /** Answers these statuses first, one per request, before serving normally. */
+  readonly faults: number[] = [];
+  private server: Server | undefined;
+  private readonly verifier = new SignatureV4({ service: 's3', region: REGION, credentials: CREDENTIALS, sha256: Sha256, uriEscapePath: false });
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  private async verify(req: IncomingMessage, path: string, query: URLSearchParams): Promise<Seen> {
+    const authorization = req.headers.authorization ?? '';
+    const match = /^AWS4-HMAC-SHA256 Credential=([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(authorization);
+    const amzDate = req.headers['x-amz-date'];
+    if (!match || typeof amzDate !== 'string') return { path, signedHeaders: [], verdict: 'unsigned' };
+    const signedHeaders = (match[2] ?? '').split(';');
+    const headers: Record<string, string> = {};
+    for (const name of signedHeaders) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const [, y, mo, d, h, mi, s] = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate) ?? [];
+    const signingDate = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
+    const expected = await this.verifier.sign(
+      { method: req.method ?? 'GET', protocol: 'http:', hostname: '127.0.0.1', path, query: Object.fromEntries(query), headers },
+      { signingDate },
+    );
+    return { path, signedHeaders, verdict: expected.headers.authorization === authorization ? 'ok' : 'bad signature' };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const [rawPath = '', rawQuery = ''] = (req.url ?? '').split('?');
+    const seen = await this.verify(req, rawPath, new URLSearchParams(rawQuery));
+    this.seen.push(seen);
+    const fault = this.faults.shift();
+    if (seen.verdict !== 'ok') return this.error(res, 403, seen.verdict === 'unsigned' ? 'AccessDenied' : 'SignatureDoesNotMatch');
+    if (fault !== undefined) return this.error(res, fault, fault === 503 ? 'SlowDown' : 'InternalError');
+    const body = this.objects.get(decodeURIComponent(rawPath));
+    if (!body) return this.error(res, 404, 'NoSuchKey');
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (range) {
+      const start = Number(range[1]);
+      const end = Math.min(Number(range[2]), body.length - 1);
+      res.writeHead(206, { 'content-type': 'application/octet-stream', 'content-range': `bytes ${start}-${end}/${body.length}` });
+      res.end(body.subarray(start, end + 1));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    res.end(body);
+  }
+
+  private error(res: ServerResponse, status: number, code: string): void {
+    res.writeHead(status, { 'content-type': 'application/xml' });
+    res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+  }
+}
+
+const s3 = new VerifyingS3();
+let endpoint: string;
+const savedEnv: Record<string, string | undefined> = {};
+const ENV_NAMES = ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL', 'AWS_REGION', ENV.mediaForcePathStyle];
+
+function setEnv(values: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
+
+beforeAll(async () => {
+  endpoint = await s3.start();
+  for (const name of ENV_NAMES) savedEnv[name] = process.env[name];
+  setEnv({ AWS_ENDPOINT_URL_S3: endpoint, AWS_ENDPOINT_URL: undefined, AWS_REGION: REGION, [ENV.mediaForcePathStyle]: 'true' });
+});
+
+afterAll(async () => {
+  setEnv(savedEnv);
+  await s3.stop();
+});
+
+const VIDEO = Uint8Array.from({ length: 50_000 }, (_, index) => (index * 7) % 251);
+
+function mediaItem(objectKey: string, bytes: Uint8Array): MediaItem {
+  s3.objects.set(`/${BUCKET}/${objectKey}`, bytes);
+  return {
+    id: 'med_1',
+    userId: 'usr_1',
+    url: `https://media.example.test/${objectKey}`,
+    contentType: 'video/mp4',
+    sizeBytes: bytes.length,
+    durationSeconds: 3,
+    objectKey,
+    createdAt: '2026-11-21T09:00:00.000Z',
+  };
+}
+
+function reader(secretAccessKey = CREDENTIALS.secretAccessKey): S3MediaSourceFactory {
+  return new S3MediaSourceFactory({ bucket: BUCKET, credentials: async () => ({ ...CREDENTIALS, secretAccessKey }) });
+}
+
+describe('the stand-in checks signatures as S3 does', () => {
+  it("accepts the official S3 client's GetObject", async () => {
+    mediaItem('usr_1/med_0/reference.bin', VIDEO);
+    const client = new S3Client({ endpoint, region: REGION, credentials: CREDENTIALS, forcePathStyle: true });
+    try {
+      const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'usr_1/med_0/reference.bin', Range: 'bytes=10-19' }));
+      expect(await out.Body?.transformToByteArray()).toEqual(VIDEO.subarray(10, 20));
+    } finally {
+      client.destroy();
+    }
+    expect(s3.seen.at(-1)?.verdict).toBe('ok');
+  });
+
+  it('refuses a read signed with the wrong secret: a DependencyError, and no retry', async () => {
+    const item = mediaItem('usr_1/med_1/clip.mp4', VIDEO);
+    const before = s3.seen.length;
+    const read = reader('not-the-secret').open(item).read();
+    await expect(read).rejects.toBeInstanceOf(DependencyError);
+    await expect(read).rejects.toMatchObject({ cause: { status: 403, message: expect.stringContaining('SignatureDoesNotMatch') } });
+    expect(s3.seen.slice(before).map((entry) => entry.verdict)).toEqual(['bad signature']);
+  });
+});
+
+describe('S3MediaSourceFactory', () => {
+  it('reads a whole object and a range with a valid signature covering host, range, date and session token', async () => {
+    const item = mediaItem('usr_1/med_2/clip.mp4', VIDEO);
+    const source = reader().open(item);
+    expect(source).toMatchObject({ contentType: 'video/mp4', sizeBytes: VIDEO.length, durationSeconds: 3 });
+    expect(await source.read()).toEqual(VIDEO);
+    expect(await source.read({ start: 1_000, end: 33_000 })).toEqual(VIDEO.subarray(1_000, 33_000));
+    const [whole, ranged] = s3.seen.slice(-2);
+    expect(whole?.verdict).toBe('ok');
+    expect(ranged?.verdict).toBe('ok');
+    expect(ranged?.signedHeaders).toEqual(expect.arrayContaining(['host', 'range', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']));
+    expect(ranged?.path).toBe(`/${BUCKET}/usr_1/med_2/clip.mp4`);
+  });
+
+  it('signs and requests a key with characters that need encoding', async () => {
+    const key = "usr_1/med_3/a file (copy)+'1'*.mp4";
+    const item = mediaItem(key, VIDEO.subarray(0, 100));
+    expect(await reader().open(item).read()).toEqual(VIDEO.subarray(0, 100));
+    expect(s3.seen.at(-1)).toMatchObject({ verdict: 'ok', path: `/${BUCKET}/usr_1/med_3/a%20file%20%28copy%29%2B%271%27%2A.mp4` });
+  });
+
+  it('tries again after S3 asks to slow down, signing each attempt', async () => {
+    const item = mediaItem('usr_1/med_4/clip.mp4', VIDEO);
+    const before = s3.seen.length;
+    s3.faults.push(503);
+    expect(await reader().open(item).read({ start: 0, end: 10 })).toEqual(VIDEO.subarray(0, 10));
+    expect(s3.seen.slice(before).map((entry) => entry.verdict)).toEqual(['ok', 'ok']);
+  });
+
+  it('a missing object is a DependencyError naming the media, after one request', async () => {
+    const item = { ...mediaItem('usr_1/med_5/clip.mp4', VIDEO), objectKey: 'usr_1/med_5/gone.mp4', id: 'med_5' };
+    const before = s3.seen.length;
+    await expect(reader().open(item).read()).rejects.toThrow(/Could not read media med_5 from the media bucket/);
+    expect(s3.seen.length - before).toBe(1);
+  });
+});
+
+describe('mediaObjectUrl', () => {
+  it('path-style on the configured endpoint, virtual-hosted on AWS, path-style for a bucket name with dots', () => {
+    expect(mediaObjectUrl({ name: 'media', forcePathStyle: true }, 'u/m/f.png', REGION).href).toBe(`${endpoint}/media/u/m/f.png`);
+    const saved = process.env.AWS_ENDPOINT_URL_S3;
+    delete process.env.AWS_ENDPOINT_URL_S3;
+    try {
+      expect(mediaObjectUrl({ name: 'media-abc', forcePathStyle: false }, 'u/m/f.png', REGION).href).toBe('https://media-abc.s3.eu-west-1.amazonaws.com/u/m/f.png');
+      expect(mediaObjectUrl({ name: 'media.example', forcePathStyle: false }, 'u/m/f.png', REGION).href).toBe('https://s3.eu-west-1.amazonaws.com/media.example/u/m/f.png');
+    } finally {
+      process.env.AWS_ENDPOINT_URL_S3 = saved;
+    }
+  });
+});
