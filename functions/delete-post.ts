@@ -1,7 +1,7 @@
 /** DELETE /api/v1/posts/{id}: cancel, remove or soft-delete a post (scope `write`). */
 import { apiHandler } from '../lib/http/api-handler.js';
 import { httpDependencies } from '../lib/http/http-dependencies.js';
-import { platformDeletionQueue, postStore, publishDispatcher } from '../lib/post-dependencies.js';
+import { platformDeletionQueue, postStore, scheduleCanceller } from '../lib/post-dependencies.js';
 import { DeletePost, parseDeletePostQuery } from '../lib/use-cases/delete-post.js';
 
 let deletePost: DeletePost | undefined;
@@ -11,7 +11,7 @@ export const handler = apiHandler(
     const options = parseDeletePostQuery(request.query);
     deletePost ??= new DeletePost({
       posts: postStore(),
-      dispatcher: publishDispatcher(),
+      dispatcher: scheduleCanceller(),
       deletionQueue: platformDeletionQueue(),
       clock: httpDependencies().clock,
     });

@@ -10,12 +10,12 @@ import { parsePlatformDeletionMessage } from '../lib/dispatch/messages.js';
 import { logger } from '../lib/observability.js';
 import { systemClock } from '../lib/ports.js';
 import { DeleteFromPlatform } from '../lib/use-cases/delete-from-platform.js';
-import { workerDependencies } from '../lib/worker-dependencies.js';
+import { platformDeletionWorkerDependencies } from '../lib/worker-dependencies.js';
 
 let deleteFromPlatform: DeleteFromPlatform | undefined;
 
 function build(): DeleteFromPlatform {
-  const deps = workerDependencies();
+  const deps = platformDeletionWorkerDependencies();
   return new DeleteFromPlatform({
     state: deps.state,
     accounts: deps.directory,

@@ -11,7 +11,7 @@ import { parsePublishMessage } from '../lib/dispatch/messages.js';
 import { logger } from '../lib/observability.js';
 import { systemClock } from '../lib/ports.js';
 import { PublishPost } from '../lib/use-cases/publish-post.js';
-import { flushMetrics, mediaSourceFactory, platformDeletionQueue, publishMetrics, workerDependencies } from '../lib/worker-dependencies.js';
+import { flushMetrics, publishMetrics, publishWorkerDependencies } from '../lib/worker-dependencies.js';
 
 /** A claim outlives the invocation that holds it (Lambda stops it at its timeout), plus a margin. */
 const LEASE_MARGIN_MS = 60_000;
@@ -20,17 +20,17 @@ const MAX_LEASE_MS = 15 * 60_000;
 let publishPost: PublishPost | undefined;
 
 function build(): PublishPost {
-  const deps = workerDependencies();
+  const deps = publishWorkerDependencies();
   return new PublishPost({
     state: deps.state,
     accounts: deps.directory,
     media: deps.directory,
-    mediaSources: mediaSourceFactory(),
+    mediaSources: deps.mediaSources,
     tokens: deps.tokens,
     setTokenHealth: (accountId, health) => deps.directory.setTokenHealth(accountId, health),
     publishers: deps.publishers,
     queue: deps.publishQueue,
-    deletionQueue: platformDeletionQueue(),
+    deletionQueue: deps.deletionQueue,
     clock: systemClock,
     metrics: publishMetrics,
     log: deps.log,

@@ -13,7 +13,7 @@ import { ENV, numberEnv } from '../lib/config.js';
 import { systemClock } from '../lib/ports.js';
 import { DUE_SHARDS } from '../lib/store/tables.js';
 import { Sweep, type SweepResult } from '../lib/use-cases/sweep.js';
-import { flushMetrics, workerDependencies } from '../lib/worker-dependencies.js';
+import { flushMetrics, sweeperDependencies } from '../lib/worker-dependencies.js';
 
 let sweep: Sweep | undefined;
 /** The publish queue's creation time at the last run: undefined before the first run of this process. */
@@ -22,7 +22,7 @@ let queueGeneration: string | null | undefined;
 export const handler = middy<ScheduledEvent, SweepResult, Error, Context>()
   .use(flushMetrics())
   .handler(async () => {
-    const deps = workerDependencies();
+    const deps = sweeperDependencies();
     sweep ??= new Sweep({
       state: deps.state,
       queue: deps.publishQueue,

@@ -1,7 +1,10 @@
 /**
- * The composition root of the queue workers and the sweeper: every adapter they use, built once per
- * cold start (on the first event, so importing a function module reads no configuration), with
- * the AWS SDK clients shared by all of them.
+ * The composition root of the queue workers and the sweeper: each adapter built once per cold
+ * start, on first use (so importing a function module reads no configuration), with the AWS SDK
+ * clients shared by all of them. Each worker asks for its own set (publishWorkerDependencies,
+ * platformDeletionWorkerDependencies, sweeperDependencies) and so reads only the settings of what
+ * it uses: the sweeper has no directory table nor token key, the deletion worker no publish queue,
+ * each exactly the variables its grants come with (infra/stacks/function-access.ts).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -25,43 +28,94 @@ import type { PublishMetrics } from './use-cases/publish-post.js';
 const sqs = new SQSClient({});
 meterSdkClient(sqs, 'sqs');
 
-export interface WorkerDependencies {
-  directory: DynamoDbDirectoryStore;
-  state: DynamoDbPublishState;
-  tokens: AccessTokens;
-  publishers: Record<PublishablePlatform, PlatformPublisher>;
-  publishQueue: SqsPublishQueue;
-  log: typeof logger;
-}
-
-let built: WorkerDependencies | undefined;
-
-export function workerDependencies(): WorkerDependencies {
-  if (built) return built;
-  const directory = new DynamoDbDirectoryStore();
-  built = {
-    directory,
-    state: new DynamoDbPublishState(),
-    tokens: new AccessTokens({ credentials: directory, cipher: tokenCipherFromEnv(), clock: systemClock }),
-    publishers: { x: xClientFromEnv(), linkedin: linkedinClientFromEnv() },
-    publishQueue: new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl)),
-    log: logger,
-  };
-  return built;
-}
-
+let directory: DynamoDbDirectoryStore | undefined;
+let state: DynamoDbPublishState | undefined;
+let tokens: AccessTokens | undefined;
+let publishers: Record<PublishablePlatform, PlatformPublisher> | undefined;
+let publishQueue: SqsPublishQueue | undefined;
 let deletionQueue: SqsPlatformDeletionQueue | undefined;
+let mediaSources: S3MediaSourceFactory | undefined;
 
-export function platformDeletionQueue(): SqsPlatformDeletionQueue {
+function directoryStore(): DynamoDbDirectoryStore {
+  directory ??= new DynamoDbDirectoryStore();
+  return directory;
+}
+
+function publishState(): DynamoDbPublishState {
+  state ??= new DynamoDbPublishState();
+  return state;
+}
+
+/** The account tokens (directory table, token key), refreshed through the platforms' OAuth. */
+function accessTokens(): AccessTokens {
+  tokens ??= new AccessTokens({ credentials: directoryStore(), cipher: tokenCipherFromEnv(), clock: systemClock });
+  return tokens;
+}
+
+function platformPublishers(): Record<PublishablePlatform, PlatformPublisher> {
+  publishers ??= { x: xClientFromEnv(), linkedin: linkedinClientFromEnv() };
+  return publishers;
+}
+
+function publishQueueSender(): SqsPublishQueue {
+  publishQueue ??= new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl));
+  return publishQueue;
+}
+
+function platformDeletionQueue(): SqsPlatformDeletionQueue {
   deletionQueue ??= new SqsPlatformDeletionQueue(sqs, requireEnv(ENV.deletionQueueUrl));
   return deletionQueue;
 }
 
-let mediaSources: S3MediaSourceFactory | undefined;
-
-export function mediaSourceFactory(): S3MediaSourceFactory {
+function mediaSourceFactory(): S3MediaSourceFactory {
   mediaSources ??= new S3MediaSourceFactory();
   return mediaSources;
+}
+
+/** What sending a post and recording its outcome on a platform needs (both queue workers). */
+export interface PlatformWorkerDependencies {
+  directory: DynamoDbDirectoryStore;
+  state: DynamoDbPublishState;
+  tokens: AccessTokens;
+  publishers: Record<PublishablePlatform, PlatformPublisher>;
+  log: typeof logger;
+}
+
+function platformWorkerDependencies(): PlatformWorkerDependencies {
+  return { directory: directoryStore(), state: publishState(), tokens: accessTokens(), publishers: platformPublishers(), log: logger };
+}
+
+export interface PublishWorkerDependencies extends PlatformWorkerDependencies {
+  /** Re-delays a post that is not due yet or failed transiently. */
+  publishQueue: SqsPublishQueue;
+  /** Queues the deletion of a post deleted while it was being sent. */
+  deletionQueue: SqsPlatformDeletionQueue;
+  mediaSources: S3MediaSourceFactory;
+}
+
+/** The publish worker: everything above, plus both queues and the media bucket. */
+export function publishWorkerDependencies(): PublishWorkerDependencies {
+  return {
+    ...platformWorkerDependencies(),
+    publishQueue: publishQueueSender(),
+    deletionQueue: platformDeletionQueue(),
+    mediaSources: mediaSourceFactory(),
+  };
+}
+
+/** The platform deletion worker: deletes live posts; it sends to no queue and reads no media. */
+export function platformDeletionWorkerDependencies(): PlatformWorkerDependencies {
+  return platformWorkerDependencies();
+}
+
+export interface SweeperDependencies {
+  state: DynamoDbPublishState;
+  publishQueue: SqsPublishQueue;
+}
+
+/** The sweeper: the posts table (byDue index) and the publish queue; no account, token or platform. */
+export function sweeperDependencies(): SweeperDependencies {
+  return { state: publishState(), publishQueue: publishQueueSender() };
 }
 
 /**

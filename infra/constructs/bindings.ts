@@ -74,15 +74,6 @@ export function bindTable(fn: LambdaFunction, definition: TableDefinition, table
   }
 }
 
-/**
- * A table's name with no access at all: for code that constructs a store (which reads every table
- * name it might use, and fails at once if one is missing) but never calls the operations that
- * touch this table. Explicit, so the access table says which names are given without a grant.
- */
-export function bindTableName(fn: LambdaFunction, definition: TableDefinition, table: ITable): void {
-  setEnv(fn, definition.envVar, table.tableName);
-}
-
 export interface QueueVariables {
   urlVar: string;
   /** Set when the code also needs the ARN (the Scheduler's target is a queue ARN). */
@@ -100,12 +91,6 @@ export function bindQueueSender(fn: LambdaFunction, queue: IQueue, vars: QueueVa
 export function bindQueueAttributes(fn: LambdaFunction, queue: IQueue, vars: QueueVariables): void {
   setEnv(fn, vars.urlVar, queue.queueUrl);
   fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: [queue.queueArn] }));
-}
-
-/** A queue's URL with no access (a composition root that builds a sender this function never uses). */
-export function bindQueueName(fn: LambdaFunction, queue: IQueue, vars: QueueVariables): void {
-  setEnv(fn, vars.urlVar, queue.queueUrl);
-  if (vars.arnVar) setEnv(fn, vars.arnVar, queue.queueArn);
 }
 
 export interface ConsumerOptions {
@@ -147,11 +132,6 @@ export interface KeyBindingOptions {
    * ciphertext): the key cannot be used by these functions for anything else.
    */
   encryptionContextKey: string;
-}
-
-/** The key's ARN with no access (a composition root that builds the token cipher this function never uses). */
-export function bindKeyName(fn: LambdaFunction, key: IKey, envVar: string): void {
-  setEnv(fn, envVar, key.keyArn);
 }
 
 export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOptions): void {
@@ -239,19 +219,6 @@ export function bindScheduler(fn: LambdaFunction, scheduling: Scheduling, action
       }),
     );
   }
-}
-
-/**
- * Every name the publish dispatcher reads when it is constructed (lib/post-dependencies.ts), with
- * NO grant: for a function that builds the dispatcher only to cancel schedules (DELETE), whose
- * DeleteSchedule grant comes from bindScheduler(['delete']).
- */
-export function bindDispatcherNames(fn: LambdaFunction, scheduling: Scheduling): void {
-  setEnv(fn, ENV.schedulerGroup, scheduling.groupName);
-  setEnv(fn, ENV.schedulerRoleArn, scheduling.role.roleArn);
-  setEnv(fn, ENV.schedulerDlqArn, scheduling.deadLetterQueue.queueArn);
-  setEnv(fn, ENV.publishQueueArn, scheduling.targetQueue.queueArn);
-  setEnv(fn, ENV.publishQueueUrl, scheduling.targetQueue.queueUrl);
 }
 
 /** cdk-nag flags every `*` in a resource; one whose scope is still a single resource is acknowledged with its reason. */

@@ -23,17 +23,13 @@ import { ENV } from '../../lib/config.js';
 import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
 import {
   bindBucket,
-  bindDispatcherNames,
-  bindKeyName,
   bindQueueAttributes,
-  bindQueueName,
   bindKey,
   bindQueueConsumer,
   bindQueueSender,
   bindScheduler,
   bindSecret,
   bindTable,
-  bindTableName,
   bindValue,
 } from '../constructs/bindings.js';
 import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bindings.js';
@@ -245,15 +241,6 @@ export class ApiStack extends Stack {
     if (access.scheduler) bindScheduler(fn, scheduling, access.scheduler);
     for (const queue of access.readsQueueAttributes ?? []) {
       if (queue === 'publish') bindQueueAttributes(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
-    }
-    for (const name of access.namesOnly ?? []) {
-      if (name === 'publishQueue') bindQueueName(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
-      else if (name === 'tokenKey') bindKeyName(fn, data.tokenKey, ENV.tokenKmsKeyId);
-      else if (name === 'dispatcher') bindDispatcherNames(fn, scheduling);
-      else {
-        const tableName = name.slice('table:'.length) as TableName;
-        bindTableName(fn, data.tableDefinitions[tableName], data.tables[tableName]);
-      }
     }
     if (access.cursorSigningKey) bindSecret(fn, data.cursorSigningKey, ENV.cursorSigningKeySecretId);
     if (access.platformCredentials) bindSecret(fn, data.platformCredentials, ENV.platformCredentialsSecretId);

@@ -4,13 +4,12 @@
  * template tests check the synthesized policies against this table. A function missing here
  * fails the synthesis, so a new function cannot ship with access nobody decided on.
  *
- * Names without grants: some composition roots build more than a function uses, and every
- * constructor reads its settings at once (lib/store/dynamodb-post-store.ts: the posts, counters
- * AND idempotency table names; lib/post-dependencies.ts: every setting of the publish dispatcher;
- * lib/worker-dependencies.ts: directory, posts, token key and publish queue for every worker;
- * lib/http/http-dependencies.ts: the directory even for the 404 fallback). A function that uses
- * only part still needs every name to start. Those names are listed apart (namesOnly) and carry
- * no access at all.
+ * A function gets no variable without the grant behind it: the composition roots build only what
+ * a function uses and each adapter reads only the settings of the operations it performs
+ * (lib/post-dependencies.ts: the schedule canceller for DELETE, the dispatcher for POST;
+ * lib/store/dynamodb-post-store.ts: the counters and idempotency tables at their first use;
+ * lib/worker-dependencies.ts: one set per worker; lib/http/http-dependencies.ts: the rate limiter
+ * alone for the 404 fallback). So a row here is also the whole configuration of its function.
  *
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
@@ -22,8 +21,6 @@ export interface FunctionAccess {
   tables: Partial<Record<TableName, TableAccess>>;
   /** Queues whose attributes the code reads. */
   readsQueueAttributes?: ReadonlyArray<'publish'>;
-  /** Names given WITHOUT any grant (see the top of this file). */
-  namesOnly?: readonly NameOnly[];
   /** Queues the code sends to. */
   sendsTo?: ReadonlyArray<'publish' | 'deletion'>;
   scheduler?: readonly SchedulerAction[];
@@ -39,12 +36,6 @@ export interface FunctionAccess {
   mediaBaseUrl?: boolean;
 }
 
-/**
- * `table:<name>`: a table's name; `publishQueue`: the publish queue's URL; `tokenKey`: the token
- * key's ARN; `dispatcher`: every setting the publish dispatcher reads (queue, scheduler role, DLQ).
- */
-export type NameOnly = `table:${TableName}` | 'publishQueue' | 'tokenKey' | 'dispatcher';
-
 const REQUEST_PATH: FunctionAccess['tables'] = { directory: 'read', counters: 'readWrite' };
 
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
@@ -56,20 +47,18 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     scheduler: ['create'],
     mediaBaseUrl: true,
   },
-  ListPosts: { tables: { ...REQUEST_PATH, posts: 'read' }, namesOnly: ['table:idempotency'], cursorSigningKey: true },
-  GetPost: { tables: { ...REQUEST_PATH, posts: 'read' }, namesOnly: ['table:idempotency'] },
+  ListPosts: { tables: { ...REQUEST_PATH, posts: 'read' }, cursorSigningKey: true },
+  GetPost: { tables: { ...REQUEST_PATH, posts: 'read' } },
   // Removes the post from every index, gives a cancelled post's allowance unit back, deletes its
   // schedule, and queues deletion of the live post when asked.
   DeletePost: {
     tables: { ...REQUEST_PATH, posts: 'readWrite' },
     sendsTo: ['deletion'],
     scheduler: ['delete'],
-    namesOnly: ['table:idempotency', 'dispatcher'],
   },
   ListAccounts: { tables: { ...REQUEST_PATH } },
-  // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter. The
-  // shared HTTP dependencies construct the directory store anyway, hence its name.
-  RouteNotFound: { tables: { counters: 'readWrite' }, namesOnly: ['table:directory'] },
+  // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
+  RouteNotFound: { tables: { counters: 'readWrite' } },
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
   // ones, marks tokenHealth), uploads media from the bucket, re-delays transient failures on the
   // publish queue, and queues deletion when the post was deleted while it was being sent.
@@ -86,7 +75,6 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     tables: { directory: 'readWrite', posts: 'readWrite' },
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
-    namesOnly: ['publishQueue'],
   },
   // Finds scheduled posts that are due (byDue index) and whose message never arrived, marks and
   // sends them; reads the publish queue's creation time to notice a queue created anew.
@@ -94,7 +82,6 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     tables: { posts: 'readWrite' },
     sendsTo: ['publish'],
     readsQueueAttributes: ['publish'],
-    namesOnly: ['table:directory', 'tokenKey'],
   },
 };
 

@@ -38,12 +38,38 @@ export function atExpression(at: Date): string {
   return `at(${at.toISOString().slice(0, 19)})`;
 }
 
+/**
+ * Deletes a post's pending schedule: all that DELETE /posts/{id} needs of the dispatcher. Apart,
+ * so that function is built with the schedule group alone and has neither the publish queue nor
+ * the scheduler role in its configuration (it may not send there, nor pass the role).
+ */
+export class ScheduleCanceller implements Pick<PostDispatcher, 'cancel'> {
+  constructor(
+    private readonly scheduler: SchedulerClient,
+    private readonly schedulerGroup: string,
+  ) {}
+
+  async cancel(postId: string): Promise<void> {
+    try {
+      await this.scheduler.send(new DeleteScheduleCommand({ Name: scheduleName(postId), GroupName: this.schedulerGroup }));
+    } catch (error) {
+      // Posts due within 15 minutes never had a schedule, and a fired one deletes itself.
+      if (error instanceof ResourceNotFoundException) return;
+      throw error;
+    }
+  }
+}
+
 export class PublishDispatcher implements PostDispatcher {
+  private readonly canceller: ScheduleCanceller;
+
   constructor(
     private readonly sqs: SQSClient,
     private readonly scheduler: SchedulerClient,
     private readonly config: PublishDispatcherConfig,
-  ) {}
+  ) {
+    this.canceller = new ScheduleCanceller(scheduler, config.schedulerGroup);
+  }
 
   async dispatch(requests: readonly DueRequest[], now: Date): Promise<{ failed: string[] }> {
     const queued: { request: DueRequest; delaySeconds: number }[] = [];
@@ -64,14 +90,8 @@ export class PublishDispatcher implements PostDispatcher {
     return { failed };
   }
 
-  async cancel(postId: string): Promise<void> {
-    try {
-      await this.scheduler.send(new DeleteScheduleCommand({ Name: scheduleName(postId), GroupName: this.config.schedulerGroup }));
-    } catch (error) {
-      // Posts due within 15 minutes never had a schedule, and a fired one deletes itself.
-      if (error instanceof ResourceNotFoundException) return;
-      throw error;
-    }
+  cancel(postId: string): Promise<void> {
+    return this.canceller.cancel(postId);
   }
 
   private async sendToQueue(entries: { request: DueRequest; delaySeconds: number }[]): Promise<string[]> {

@@ -24,8 +24,8 @@ import { logger } from '../observability.js';
 import type { AnonymousRoute, Route } from './api-request.js';
 import { authenticate } from './authenticate.js';
 import { errorHandler, INTERNAL_ERROR_BODY } from './error-handler.js';
-import type { HttpDependencies } from './http-dependencies.js';
-import { httpDependencies } from './http-dependencies.js';
+import type { HttpDependencies, RequestCountingDependencies } from './http-dependencies.js';
+import { httpDependencies, requestCountingDependencies } from './http-dependencies.js';
 import { jsonBody } from './json-body.js';
 import { toStructuredResult, withHeaders } from './json-response.js';
 import type { HttpMiddleware } from './pipeline-state.js';
@@ -73,18 +73,19 @@ export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLa
 
 /**
  * A Lambda handler that authenticates no one (the unknown-route handler): every request is
- * counted against the client address and carries that bucket's headers.
+ * counted against the client address and carries that bucket's headers. It builds the rate
+ * limiter alone (no directory store, no authenticator), so it runs with the counters table only.
  */
-export function anonymousApiHandler(route: AnonymousRoute, options: Pick<ApiHandlerOptions, 'dependencies'> = {}): ApiLambdaHandler {
+export function anonymousApiHandler(route: AnonymousRoute, options: { dependencies?: RequestCountingDependencies } = {}): ApiLambdaHandler {
   return lazily(() => {
-    const deps = options.dependencies ?? httpDependencies();
+    const deps = options.dependencies ?? requestCountingDependencies();
     return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
       .use([...outerSteps(deps), countRequest(deps.rateLimiter, deps.clock)])
       .handler(async (event) => toStructuredResult(await route(pipelineState({ event }).request)));
   });
 }
 
-function outerSteps(deps: HttpDependencies): HttpMiddleware[] {
+function outerSteps(deps: RequestCountingDependencies): HttpMiddleware[] {
   // Order matters: middy runs `after`/`onError` in reverse, so the headers step, listed first, runs last.
   return [rateLimitHeaders(deps.limits.perMinute, deps.clock), errorHandler(), requestContext()];
 }

@@ -1,7 +1,10 @@
 /**
- * What every API function needs, built once per cold start (on the first request, so importing a
- * function module reads no configuration): the directory store, the key authenticator with its
- * in-memory cache, the rate limiter and the clock. Routes reuse `directory` for their own reads.
+ * What the API functions need, built once per cold start (on the first request, so importing a
+ * function module reads no configuration): the rate limiter with its limits and the clock, which
+ * every function counts requests with, and, for the authenticated routes, the directory store and
+ * the key authenticator with its in-memory cache. Routes reuse `directory` for their own reads.
+ * The unknown-route function authenticates no one, so it builds the counting part alone and needs
+ * no directory table name (nor access to it).
  * Tests that need other settings build their own with `buildHttpDependencies(...)` and pass them
  * to apiHandler; nothing here is a mock.
  */
@@ -14,12 +17,16 @@ import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
 import { DynamoDbRateLimiter } from '../store/dynamodb-rate-limiter.js';
 import { CallerAuthenticator, MAX_KEY_CACHE_SECONDS } from '../use-cases/authenticate-caller.js';
 
-export interface HttpDependencies {
-  directory: DynamoDbDirectoryStore;
-  authenticator: CallerAuthenticator;
+/** What counting a request against its rate-limit bucket needs: all an anonymous function builds. */
+export interface RequestCountingDependencies {
   rateLimiter: RateLimiter;
   clock: Clock;
   limits: RateLimits;
+}
+
+export interface HttpDependencies extends RequestCountingDependencies {
+  directory: DynamoDbDirectoryStore;
+  authenticator: CallerAuthenticator;
 }
 
 export interface HttpDependencyOverrides {
@@ -40,28 +47,40 @@ export function configuredRateLimits(): RateLimits {
   };
 }
 
-export function buildHttpDependencies(overrides: HttpDependencyOverrides = {}): HttpDependencies {
-  const directory = overrides.directory ?? new DynamoDbDirectoryStore();
-  const clock = overrides.clock ?? systemClock;
+export function buildRequestCountingDependencies(overrides: Pick<HttpDependencyOverrides, 'clock' | 'limits'> = {}): RequestCountingDependencies {
   const limits = overrides.limits ?? configuredRateLimits();
+  return { clock: overrides.clock ?? systemClock, limits, rateLimiter: new DynamoDbRateLimiter({ limits }) };
+}
+
+export function buildHttpDependencies(overrides: HttpDependencyOverrides = {}): HttpDependencies {
+  return withAuthentication(buildRequestCountingDependencies(overrides), overrides);
+}
+
+function withAuthentication(counting: RequestCountingDependencies, overrides: HttpDependencyOverrides): HttpDependencies {
+  const directory = overrides.directory ?? new DynamoDbDirectoryStore();
   return {
+    ...counting,
     directory,
-    clock,
-    limits,
     authenticator: new CallerAuthenticator({
       keys: directory,
       users: directory,
-      clock,
+      clock: counting.clock,
       cacheSeconds: overrides.keyCacheSeconds ?? numberEnv(ENV.apiKeyCacheSeconds, MAX_KEY_CACHE_SECONDS),
     }),
-    rateLimiter: new DynamoDbRateLimiter({ limits }),
   };
 }
 
+let counting: RequestCountingDependencies | undefined;
 let shared: HttpDependencies | undefined;
+
+/** The process-wide rate limiter, limits and clock (the unknown-route function builds nothing else). */
+export function requestCountingDependencies(): RequestCountingDependencies {
+  counting ??= buildRequestCountingDependencies();
+  return counting;
+}
 
 /** The process-wide dependencies: one key cache and one set of clients for every route of a process. */
 export function httpDependencies(): HttpDependencies {
-  shared ??= buildHttpDependencies();
+  shared ??= withAuthentication(requestCountingDependencies(), {});
   return shared;
 }

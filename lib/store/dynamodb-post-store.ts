@@ -98,15 +98,32 @@ export interface DynamoDbPostStoreOptions {
 
 export class DynamoDbPostStore implements PostStore {
   private readonly postsTable: string;
-  private readonly countersTable: string;
-  private readonly idempotencyTable: string;
+  private counters: string | undefined;
+  private idempotency: string | undefined;
   private readonly client: DynamoDBDocumentClient;
 
+  /**
+   * The posts table is read at once: every operation uses it. The counters and idempotency tables
+   * are read by the first operation that writes them (create, refunds), so a function that only
+   * reads or removes posts runs without their names, and is granted nothing on them
+   * (infra/stacks/function-access.ts); a function that does use one and lacks its name still fails
+   * loudly (MissingConfigError) at that first use.
+   */
   constructor(options: DynamoDbPostStoreOptions = {}) {
     this.postsTable = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
-    this.countersTable = options.countersTable ?? requireEnv(COUNTERS_TABLE.envVar);
-    this.idempotencyTable = options.idempotencyTable ?? requireEnv(IDEMPOTENCY_TABLE.envVar);
+    this.counters = options.countersTable;
+    this.idempotency = options.idempotencyTable;
     this.client = options.client ?? documentClient;
+  }
+
+  private get countersTable(): string {
+    this.counters ??= requireEnv(COUNTERS_TABLE.envVar);
+    return this.counters;
+  }
+
+  private get idempotencyTable(): string {
+    this.idempotency ??= requireEnv(IDEMPOTENCY_TABLE.envVar);
+    return this.idempotency;
   }
 
   /* ------------------------------------------------------------------ create */

@@ -35,7 +35,8 @@ export function parseDeletePostQuery(query: Record<string, string>): { deleteFro
 
 export interface DeletePostDeps {
   posts: PostStore;
-  dispatcher: PostDispatcher;
+  /** Only cancels schedules, so the function is built without the settings that create them. */
+  dispatcher: Pick<PostDispatcher, 'cancel'>;
   deletionQueue: PlatformDeletionQueue;
   clock: Clock;
 }

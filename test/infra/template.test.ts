@@ -60,25 +60,6 @@ const EXPECTED: Record<string, string[]> = {
   Sweeper: ['table:posts:readWrite', 'send:publish', 'attributes:publish'],
 };
 
-/**
- * Names a function gets without any grant: its code constructs a store or the dispatcher, which
- * read every name they might use, but never calls the operations that need these (variable -> resource).
- */
-const NAMES_ONLY: Record<string, Record<string, string>> = {
-  RouteNotFound: { [ENV.directoryTable]: 'table:directory' },
-  GetPost: { [ENV.idempotencyTable]: 'table:idempotency' },
-  ListPosts: { [ENV.idempotencyTable]: 'table:idempotency' },
-  DeletePost: {
-    [ENV.idempotencyTable]: 'table:idempotency',
-    [ENV.publishQueueUrl]: 'queue:publish',
-    [ENV.publishQueueArn]: 'queue:publish',
-    [ENV.schedulerRoleArn]: 'role:scheduler',
-    [ENV.schedulerDlqArn]: 'queue:scheduler-dlq',
-  },
-  PlatformDeletionWorker: { [ENV.publishQueueUrl]: 'queue:publish' },
-  Sweeper: { [ENV.directoryTable]: 'table:directory', [ENV.tokenKmsKeyId]: 'key:tokens' },
-};
-
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
 const sorted = (values: readonly string[]) => [...values].sort();
 
@@ -224,9 +205,12 @@ describe('grants', () => {
 });
 
 describe('environment', () => {
-  /** The variables a function's grants imply, and the resource each must name. */
+  /**
+   * The variables a function's grants imply, and the resource each must name: nothing else. A
+   * variable without its grant would mean the code reads a setting it does not use.
+   */
   function expectedEnvironment(name: string): Record<string, string> {
-    const env: Record<string, string> = { ...NAMES_ONLY[name] };
+    const env: Record<string, string> = {};
     for (const capability of EXPECTED[name] ?? []) {
       const table = /^table:(\w+):/.exec(capability);
       if (table) env[TABLES.find((t) => t.name === table[1])!.envVar] = `table:${table[1]}`;

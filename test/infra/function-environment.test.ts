@@ -1,0 +1,369 @@
+/**
+ * Each function does its whole job with the environment the template gives it and nothing more.
+ * template.test.ts checks that a function's variables are exactly those its grants bind; this
+ * checks the other half, that the code needs no variable beyond them: every function runs in a
+ * process of its own (test/infra/function-host.ts, a cold start per function) whose environment
+ * holds only the variables of its synthesized AWS::Lambda::Function, bound to the local stack's
+ * resources, and is asked to do each thing its grants are for. The local stack itself gives
+ * every handler every variable, so the HTTP tests cannot see a function that reads a setting its
+ * template lacks; on AWS that function would answer 500.
+ *
+ * AWS-only variables have a local stand-in (LOCAL_STAND_INS): a secret's ARN becomes the value
+ * the local stack sets instead, the KMS key its key file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../infra/functions.js';
+import { buildHttpApiEvent, compileRoutes, matchRoute } from '../../infra/local/api-gateway-event.js';
+import { sqsClientFor } from '../../infra/local/messaging.js';
+import { toSqsEvent } from '../../infra/local/queue-consumers.js';
+import { SANDBOX_CLIENT_ENV } from '../../infra/local/sandbox/index.js';
+import { ENV } from '../../lib/config.js';
+import type { MediaItem } from '../../lib/domain/model.js';
+import { scheduleName } from '../../lib/dispatch/messages.js';
+import { addMedia, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+import { logicalId, synthesize } from './synth.js';
+
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE].map(({ name, entry }) => ({ name, entry }));
+const ROUTES = compileRoutes(API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })));
+
+/** AWS-only variables and the local variables that stand in for them. */
+const LOCAL_STAND_INS: Record<string, readonly string[]> = {
+  [ENV.cursorSigningKeySecretId]: [ENV.cursorSigningKey],
+  [ENV.tokenKmsKeyId]: [ENV.localTokenKeyFile],
+  // The secret holds the platforms' OAuth clients; locally those of the sandbox, which also
+  // stands in for the platforms' hosts.
+  [ENV.platformCredentialsSecretId]: [...Object.keys(SANDBOX_CLIENT_ENV), ENV.xApiBaseUrl, ENV.linkedinApiBaseUrl],
+  // The S3 emulator answers path-style requests only.
+  [ENV.mediaBucket]: [ENV.mediaBucket, ENV.mediaForcePathStyle],
+};
+
+/** Not configuration: what Lambda gives every function (region, credentials) and the local endpoints. */
+const RUNTIME = [
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_ENDPOINT_URL_DYNAMODB',
+  'AWS_ENDPOINT_URL_SQS',
+  'AWS_ENDPOINT_URL_S3',
+  'AWS_ENDPOINT_URL_SCHEDULER',
+];
+
+interface FunctionHost {
+  invoke<T>(event: unknown): Promise<T>;
+  /** What the function wrote (its structured logs), for failure messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+function startHost(name: string, entry: string, env: Record<string, string>): FunctionHost {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/infra/function-host.ts', entry, name], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const pending = new Map<number, (answer: { result?: unknown; error?: string }) => void>();
+  const results = createInterface({ input: child.stdio[3] as NodeJS.ReadableStream });
+  results.on('line', (line) => {
+    const answer = JSON.parse(line) as { id: number; result?: unknown; error?: string };
+    pending.get(answer.id)?.(answer);
+    pending.delete(answer.id);
+  });
+  let next = 0;
+  return {
+    invoke: async <T>(event: unknown): Promise<T> => {
+      const id = next++;
+      const answered = new Promise<{ result?: unknown; error?: string }>((resolve) => pending.set(id, resolve));
+      child.stdin?.write(`${JSON.stringify({ id, event })}\n`);
+      const answer = await answered;
+      if (answer.error !== undefined) throw new Error(`${name} threw: ${answer.error}\n--- its output ---\n${output}`);
+      return answer.result as T;
+    },
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+let stack: TestStack;
+let user: ProvisionedUser;
+let media: MediaItem;
+const environments = new Map<string, Record<string, unknown>>();
+const hosts = new Map<string, FunctionHost>();
+
+/** The local environment of a function: its template's variables (stand-ins for AWS-only ones), and the runtime's. */
+function localEnvironment(templateVariables: Record<string, unknown>): Record<string, string> {
+  const env: Record<string, string> = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const fromStack = (variable: string) => {
+    const value = stack.env[variable];
+    if (value === undefined) throw new Error(`The local stack sets no ${variable}: give it a stand-in in LOCAL_STAND_INS`);
+    env[variable] = value;
+  };
+  RUNTIME.forEach(fromStack);
+  for (const [variable, value] of Object.entries(templateVariables)) {
+    if (variable.startsWith('POWERTOOLS_') || variable === 'NODE_OPTIONS') env[variable] = String(value);
+    else (LOCAL_STAND_INS[variable] ?? [variable]).forEach(fromStack);
+  }
+  // EMF lines would only be noise here (the metrics are checked by template.test.ts).
+  env.POWERTOOLS_METRICS_DISABLED = 'true';
+  return env;
+}
+
+function host(name: string): FunctionHost {
+  const found = hosts.get(name);
+  if (!found) throw new Error(`No host for ${name}`);
+  return found;
+}
+
+interface HttpAnswer<T> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+}
+
+/** What API Gateway does with a request: the matching route's function, else the $default one. */
+async function call<T>(method: string, path: string, options: { key?: string; body?: unknown; idempotencyKey?: string } = {}): Promise<HttpAnswer<T>> {
+  const url = `${API_BASE_PATH}${path}`;
+  const match = matchRoute(ROUTES, method, url.split('?')[0] ?? url);
+  const rawHeaders = ['host', 'api.example.test', 'user-agent', 'function-environment-test'];
+  if (options.key) rawHeaders.push('authorization', `Bearer ${options.key}`);
+  if (options.idempotencyKey) rawHeaders.push('idempotency-key', options.idempotencyKey);
+  if (options.body !== undefined) rawHeaders.push('content-type', 'application/json');
+  const event: APIGatewayProxyEventV2 = buildHttpApiEvent(
+    {
+      method,
+      url,
+      rawHeaders,
+      body: options.body === undefined ? null : Buffer.from(JSON.stringify(options.body)),
+      sourceIp: '203.0.113.9',
+      localPort: 443,
+      httpVersion: '1.1',
+      requestId: randomUUID(),
+      now: new Date(),
+    },
+    match,
+  );
+  const name = match ? match.route.name : DEFAULT_ROUTE.name;
+  const result = await host(name).invoke<APIGatewayProxyStructuredResultV2>(event);
+  const answer = {
+    status: result.statusCode ?? 0,
+    headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([header, value]) => [header.toLowerCase(), String(value)])),
+    body: JSON.parse(result.body ?? 'null') as T,
+  };
+  if (answer.status >= 500) throw new Error(`${name} answered ${answer.status}\n--- its output ---\n${host(name).output()}`);
+  return answer;
+}
+
+/** Waits for the message of a post on a queue (received, so the test hands it to the consumer). */
+async function messageFor(queue: 'publish' | 'deletion', postId: string): Promise<Message> {
+  const sqs = sqsClientFor(stack.info.sqsEndpoint);
+  try {
+    for (let round = 0; round < 20; round++) {
+      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.queues[queue].url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      const found = (out.Messages ?? []).find((message) => (JSON.parse(message.Body ?? '{}') as { postId?: string }).postId === postId);
+      if (found) return found;
+    }
+  } finally {
+    sqs.destroy();
+  }
+  throw new Error(`No ${queue} message for ${postId}`);
+}
+
+/** The consumer succeeded: the event source mapping deletes the message. */
+async function deleteMessage(queue: 'publish' | 'deletion', message: Message): Promise<void> {
+  const sqs = sqsClientFor(stack.info.sqsEndpoint);
+  try {
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: stack.queues[queue].url, ReceiptHandle: message.ReceiptHandle }));
+  } finally {
+    sqs.destroy();
+  }
+}
+
+async function consume(name: string, queue: 'publish' | 'deletion', postId: string): Promise<void> {
+  const message = await messageFor(queue, postId);
+  const response = await host(name).invoke<SQSBatchResponse>(toSqsEvent([message], stack.queues[queue].arn));
+  expect(response.batchItemFailures, host(name).output()).toEqual([]);
+  await deleteMessage(queue, message);
+}
+
+beforeAll(async () => {
+  const synthesized = synthesize({ bundle: false });
+  try {
+    for (const { name } of ENTRIES) {
+      const fn = synthesized.service.api.functions.get(name);
+      if (!fn) throw new Error(`The template has no function ${name}`);
+      const props = synthesized.apiJson.Resources[logicalId(fn)]?.Properties as { Environment?: { Variables?: Record<string, unknown> } };
+      environments.set(name, props.Environment?.Variables ?? {});
+    }
+  } finally {
+    synthesized.cleanup();
+  }
+  // No consumers and no sweeper: the test hands each message to the function itself.
+  stack = await startTestStack({ sandbox: true });
+  user = await provisionUser({ accounts: [{ platform: 'x', sandbox: 'ok' }] });
+  media = await addMedia(user.userId, { fileName: 'picture.png', body: new Uint8Array(2048).fill(7) });
+  for (const { name, entry } of ENTRIES) hosts.set(name, startHost(name, entry, localEnvironment(environments.get(name) ?? {})));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([...hosts.values()].map((running) => running.stop()));
+  await stack?.stop();
+});
+
+describe('every function, on its template environment alone', () => {
+  const ids: { now?: string; later?: string } = {};
+  const account = () => user.accounts[0]!;
+
+  it('gets no variable from the test: only its template, the stand-ins and the runtime', () => {
+    for (const { name } of ENTRIES) {
+      const template = Object.keys(environments.get(name) ?? {});
+      const local = Object.keys(localEnvironment(environments.get(name) ?? {}));
+      const allowed = new Set([...RUNTIME, ...template, ...template.flatMap((v) => LOCAL_STAND_INS[v] ?? []), 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'POWERTOOLS_METRICS_DISABLED']);
+      expect(local.filter((variable) => !allowed.has(variable)), name).toEqual([]);
+    }
+    // The anonymous function is the smallest: the counters table and nothing else of the service.
+    const notFound = Object.keys(environments.get(DEFAULT_ROUTE.name) ?? {}).filter((v) => !v.startsWith('POWERTOOLS_') && v !== 'NODE_OPTIONS');
+    expect(notFound).toEqual([ENV.countersTable]);
+  });
+
+  it('RouteNotFound answers 404 in the contract shape, counted against the address', async () => {
+    const response = await call<{ error: { code: string } }>('GET', '/nowhere');
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('route_not_found');
+    expect(response.headers['x-ratelimit-limit']).toBeDefined();
+  }, 60_000);
+
+  it('ListAccounts lists the caller’s accounts', async () => {
+    const response = await call<{ accounts: { id: string }[] }>('GET', '/accounts', { key: user.apiKey });
+    expect(response.status).toBe(200);
+    expect(response.body.accounts.map((a) => a.id)).toEqual([account().id]);
+  }, 60_000);
+
+  it('CreatePosts queues a post due now, schedules a later one, and replays a repeated request', async () => {
+    const now = { accounts: [account().id], text: `Now ${randomUUID()}`, media: [media.url] };
+    const first = await call<{ posts: { id: string; status: string }[] }>('POST', '/posts', { key: user.apiKey, body: now, idempotencyKey: 'now-1' });
+    expect(first.status).toBe(202);
+    expect(first.body.posts.map((p) => p.status)).toEqual(['accepted']);
+    ids.now = first.body.posts[0]!.id;
+    const replay = await call('POST', '/posts', { key: user.apiKey, body: now, idempotencyKey: 'now-1' });
+    expect(replay.body).toEqual(first.body);
+
+    const scheduledFor = new Date(Date.now() + 2 * 3600_000).toISOString();
+    const later = await call<{ posts: { id: string; status: string }[] }>('POST', '/posts', {
+      key: user.apiKey,
+      body: { accounts: [account().id], text: `Later ${randomUUID()}`, scheduledFor },
+      idempotencyKey: 'later-1',
+    });
+    expect(later.body.posts.map((p) => p.status)).toEqual(['accepted']);
+    ids.later = later.body.posts[0]!.id;
+    expect(stack.scheduler.list().map((schedule) => schedule.Name)).toContain(scheduleName(ids.later));
+  }, 60_000);
+
+  it('GetPost and ListPosts read posts; ListPosts signs and follows its cursor', async () => {
+    const one = await call<{ id: string; status: string }>('GET', `/posts/${ids.now}`, { key: user.apiKey });
+    expect([one.status, one.body.id]).toEqual([200, ids.now]);
+    const page = await call<{ posts: { id: string }[]; nextCursor: string | null }>('GET', '/posts?limit=1', { key: user.apiKey });
+    expect(page.status).toBe(200);
+    expect(page.body.nextCursor).not.toBeNull();
+    const next = await call<{ posts: { id: string }[] }>('GET', `/posts?limit=1&cursor=${encodeURIComponent(page.body.nextCursor ?? '')}`, {
+      key: user.apiKey,
+    });
+    expect(next.status).toBe(200);
+    expect([...page.body.posts, ...next.body.posts].map((p) => p.id).sort()).toEqual([ids.now, ids.later].sort());
+  }, 60_000);
+
+  it('PublishWorker publishes the due post with its media, read from the bucket with the account’s tokens', async () => {
+    await consume('PublishWorker', 'publish', ids.now ?? '');
+    const post = await call<{ status: string; platformPostId: string }>('GET', `/posts/${ids.now}`, { key: user.apiKey });
+    expect(post.body.status).toBe('published');
+    const live = stack.sandbox?.x.listPosts(account().id) ?? [];
+    expect(live.map((p) => [p.id, p.mediaIds.length])).toEqual([[post.body.platformPostId, 1]]);
+  }, 60_000);
+
+  it('DeletePost cancels a scheduled post’s schedule and queues the deletion of a live post', async () => {
+    const cancelled = await call<{ softDeleted: boolean }>('DELETE', `/posts/${ids.later}`, { key: user.apiKey });
+    expect([cancelled.status, cancelled.body.softDeleted]).toEqual([200, false]);
+    expect(stack.scheduler.list().map((schedule) => schedule.Name)).not.toContain(scheduleName(ids.later ?? ''));
+    const deleted = await call<{ platformDeletionQueuedFor: string[] }>('DELETE', `/posts/${ids.now}?deleteFromPlatform=true`, { key: user.apiKey });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.platformDeletionQueuedFor).toHaveLength(1);
+  }, 60_000);
+
+  it('PlatformDeletionWorker deletes the live post', async () => {
+    await consume('PlatformDeletionWorker', 'deletion', ids.now ?? '');
+    expect((stack.sandbox?.x.listPosts(account().id) ?? []).map((p) => p.deletedAt !== null)).toEqual([true]);
+  }, 60_000);
+
+  it('Sweeper reads the publish queue and puts back a post due soon on its first run', async () => {
+    const soon = await call<{ posts: { id: string }[] }>('POST', '/posts', {
+      key: user.apiKey,
+      body: { accounts: [account().id], text: `Soon ${randomUUID()}`, scheduledFor: new Date(Date.now() + 5 * 60_000).toISOString() },
+      idempotencyKey: 'soon-1',
+    });
+    expect(soon.status).toBe(202);
+    const result = await host(SWEEPER.name).invoke<{ examined: number; resent: number; failedToSend: number }>({
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      time: new Date().toISOString(),
+      region: stack.env.AWS_REGION,
+      resources: [],
+      detail: {},
+    });
+    expect(result).toEqual({ examined: 1, resent: 1, failedToSend: 0 });
+    expect(host(SWEEPER.name).output()).not.toContain('Could not read the publish queue attributes');
+    const sqs = sqsClientFor(stack.info.sqsEndpoint);
+    try {
+      const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: stack.queues.publish.url, AttributeNames: ['ApproximateNumberOfMessagesDelayed'] }));
+      // The create's message and the sweeper's, both delayed until the post is due.
+      expect(Number(out.Attributes?.ApproximateNumberOfMessagesDelayed)).toBe(2);
+    } finally {
+      sqs.destroy();
+    }
+  }, 60_000);
+});
+
+describe('the check itself', () => {
+  it('sees a function that lacks a variable it reads: 500, and the missing name in its log', async () => {
+    const variables = { ...(environments.get('GetPost') ?? {}) };
+    delete variables[ENV.postsTable];
+    const lacking = startHost('GetPost', 'functions/get-post.ts', localEnvironment(variables));
+    try {
+      const event = buildHttpApiEvent(
+        {
+          method: 'GET',
+          url: `${API_BASE_PATH}/posts/post_0000`,
+          rawHeaders: ['host', 'api.example.test', 'authorization', `Bearer ${user.apiKey}`],
+          body: null,
+          sourceIp: '203.0.113.10',
+          localPort: 443,
+          httpVersion: '1.1',
+          requestId: randomUUID(),
+          now: new Date(),
+        },
+        matchRoute(ROUTES, 'GET', `${API_BASE_PATH}/posts/post_0000`),
+      );
+      const result = await lacking.invoke<APIGatewayProxyStructuredResultV2>(event);
+      expect(result.statusCode).toBe(500);
+      expect(lacking.output()).toContain(ENV.postsTable);
+    } finally {
+      await lacking.stop();
+    }
+  }, 60_000);
+});
