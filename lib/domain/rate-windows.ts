@@ -13,7 +13,10 @@ export interface RateLimits {
 export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 120, perDay: 10_000 };
 
 export interface RateWindow {
-  /** Names the window in a counter key: `2026-11-21T09:30` (minute) or `2026-11-21` (day). */
+  /**
+   * Names the window: `2026-11-21T09:30` (minute: an address counter's key, a key counter's
+   * minuteId) or `2026-11-21` (day: a key counter's key).
+   */
   id: string;
   /** Unix seconds at which the window ends and a fresh one starts. */
   resetAt: number;
@@ -48,27 +51,61 @@ export function secondsUntil(resetAt: number, now: Date): number {
  */
 export type CounterOutcome = { admitted: true; count: number } | { admitted: false };
 
-/** Decision for a request made with a valid API key: minute and day counters of that key. */
-export function decideKeyRequest(input: {
-  now: Date;
-  limits: RateLimits;
-  minute: CounterOutcome;
-  day: CounterOutcome;
-}): RateDecision {
-  const { now, limits, minute, day } = input;
+/**
+ * What counting one request of a key gave. A key has one counter per UTC day that also holds the
+ * count of its current minute; a refused request changed nothing.
+ */
+export type KeyCount =
+  | { outcome: 'admitted'; minuteCount: number; dayCount: number }
+  | { outcome: 'minute_full' }
+  | { outcome: 'day_full' };
+
+/** A key's day counter as stored: the day's count and the minute it is counting now. */
+export interface KeyCounterState {
+  /** ISO minute (`2026-11-21T09:30`, the minute window's id): compares correctly as a string. */
+  minuteId?: string;
+  minuteCount?: number;
+  dayCount?: number;
+}
+
+/**
+ * The two ways to count a request in a key's day counter (each one conditional update), and the
+ * two refusals. `count_in_minute` adds one to the minute and the day while the counter already
+ * counts this minute (or a later one: another Lambda whose clock is a few milliseconds ahead has
+ * started it, and the request is counted there rather than resetting it); `start_minute` sets
+ * the minute to this one with a count of 1 and adds one to the day, while the counter is missing
+ * or counts an earlier minute.
+ */
+export type KeyCountStep = 'count_in_minute' | 'start_minute' | 'minute_full' | 'day_full';
+
+/**
+ * What to do after a conditional update failed, from the counter as it was when the condition
+ * was evaluated (DynamoDB returns it with the failure). A spent day wins over a full minute, as
+ * in decideKeyRequest. Since a counter's minute only ever moves forward, `start_minute` failing
+ * leads to `count_in_minute` or a refusal, never back: counting settles in at most three updates.
+ */
+export function nextKeyCountStep(counter: KeyCounterState | undefined, minuteId: string, limits: RateLimits): KeyCountStep {
+  if ((counter?.dayCount ?? 0) >= limits.perDay) return 'day_full';
+  if (counter?.minuteId === undefined || counter.minuteId < minuteId) return 'start_minute';
+  return (counter.minuteCount ?? 0) >= limits.perMinute ? 'minute_full' : 'count_in_minute';
+}
+
+/** Decision for a request made with a valid API key, from the count of its day counter. */
+export function decideKeyRequest(input: { now: Date; limits: RateLimits; count: KeyCount }): RateDecision {
+  const { now, limits, count } = input;
   const minuteWin = minuteWindow(now);
   const dayWin = dayWindow(now);
-  if (!day.admitted) {
+  if (count.outcome === 'day_full') {
     // The daily budget is spent: that window is the one that matters, whatever the minute says.
     return refused('rate_limit_daily', limits.perDay, dayWin.resetAt, now);
   }
-  if (!minute.admitted) return refused('rate_limit_burst', limits.perMinute, minuteWin.resetAt, now);
-  const dayRemaining = Math.max(0, limits.perDay - day.count);
+  if (count.outcome === 'minute_full') return refused('rate_limit_burst', limits.perMinute, minuteWin.resetAt, now);
+  const dayRemaining = Math.max(0, limits.perDay - count.dayCount);
   if (dayRemaining === 0) {
     // This request took the last unit of the day: from here on the headers describe the day.
     return allowed(limits.perDay, 0, dayWin.resetAt, now);
   }
-  return allowed(limits.perMinute, Math.max(0, limits.perMinute - minute.count), minuteWin.resetAt, now);
+  return allowed(limits.perMinute, Math.max(0, limits.perMinute - count.minuteCount), minuteWin.resetAt, now);
 }
 
 /** Decision for a request without a valid key, counted against the client address (minute only). */

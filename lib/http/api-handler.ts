@@ -6,7 +6,9 @@
  *   requestContext        the event in our shape (ApiRequest)
  *   authenticate          Bearer key -> caller; a failure waits for the count
  *   countRequest          key bucket (minute + day) or, without a valid key, the address bucket;
- *                         429, else the authentication failure, else on
+ *                         429, else the authentication failure, else on. A verified GET's count
+ *                         runs alongside the steps below and the route, and is settled after
+ *                         them with the same precedence (see rate-limit.ts)
  *   requireSubscription   403 subscription_inactive
  *   requireScope          403 insufficient_scope (options.scope, default `read`)
  *   jsonBody              options.jsonBody: 400 invalid_body unless the body is a JSON object

@@ -1,26 +1,42 @@
 /**
- * Counts requests in the counters table, exactly, whatever the number of Lambdas: each window is
- * one item, bumped by a single conditional UpdateItem (`ADD requests 1` only while the count is
- * below the limit, ReturnValues UPDATED_NEW). DynamoDB applies each update atomically, so of N
- * concurrent requests against a window with room for L exactly L are admitted - never more.
- * A refused request leaves a full window unchanged, so hammering does not inflate the count.
+ * Counts requests in the counters table, exactly, whatever the number of Lambdas: every count is
+ * a conditional UpdateItem, which DynamoDB applies atomically, so of N concurrent requests against
+ * a window with room for L exactly L are admitted - never more. A refused request changes nothing,
+ * so hammering does not inflate a count and a burst refused by the minute does not eat the day.
  *
- * A key's minute and day counters are bumped in parallel (two round trips at once, not one after
- * the other). When the day admitted a request that the minute refused, the day's unit is given
- * back: a burst refused by the minute limit does not eat the daily budget. While that give-back
- * is in flight the day count is one high, so right at the daily limit a concurrent request can
- * be refused that would have fitted; the error is only ever on the safe side.
+ * A key has ONE counter per UTC day, `RATE#KEY#<keyId>#<2026-11-21>`: dayCount, the minute it is
+ * counting now (minuteId, the ISO minute `2026-11-21T09:30`, which orders correctly as a string),
+ * minuteCount, and expiresAt (TTL, an hour after the day). A request is one of two updates:
  *
- * Counter items: pk `RATE#KEY#<keyId>#<2026-11-21T09:30>`, `RATE#KEY#<keyId>#<2026-11-21>`,
- * `RATE#ADDR#<ip>#<2026-11-21T09:30>`; `expiresAt` (TTL) a little after the window ends.
+ *   count_in_minute  ADD dayCount 1, minuteCount 1
+ *                    IF minuteId >= :minute AND minuteCount < :perMinute AND dayCount < :perDay
+ *   start_minute     SET minuteId = :minute, minuteCount = 1, expiresAt ADD dayCount 1
+ *                    IF (no minuteId OR minuteId < :minute) AND (no dayCount OR dayCount < :perDay)
+ *
+ * The two conditions split on the minute, so exactly one of them can hold (given room). When the
+ * one tried fails, DynamoDB returns the counter as it was (ReturnValuesOnConditionCheckFailure),
+ * which tells why without another read: day spent (429 rate_limit_daily), minute full (429
+ * rate_limit_burst), or the other update applies (nextKeyCountStep). Which update to try first is
+ * a guess from the last minute this process saw the key count in: within a minute that is
+ * count_in_minute; for a key not seen yet this minute it is start_minute, right for a key that
+ * calls now and then and wrong only for the first request per process of a busy key's minute
+ * when another Lambda started it. So a request costs one UpdateItem, sometimes two, at most three
+ * (a wrong guess, then a race for the minute); the guess never affects what is counted.
+ *
+ * A counter returned with minuteId later than this request's minute means a Lambda whose clock is
+ * a few milliseconds ahead has started the next minute: the request is counted in that minute
+ * rather than resetting it (on the strict side, and only at a minute boundary).
+ *
+ * A request that failed authentication is counted against the client address: one item per
+ * minute, `RATE#ADDR#<ip>#<2026-11-21T09:30>` (requests, expiresAt), bumped by a single
+ * `ADD requests 1` while below the limit.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../config.js';
 import { DependencyError } from '../domain/errors.js';
-import type { CounterOutcome, RateLimits, RateWindow } from '../domain/rate-windows.js';
-import { dayWindow, decideAddressRequest, decideKeyRequest, minuteWindow } from '../domain/rate-windows.js';
-import { logger } from '../observability.js';
+import type { CounterOutcome, KeyCount, KeyCounterState, KeyCountStep, RateLimits, RateWindow } from '../domain/rate-windows.js';
+import { dayWindow, decideAddressRequest, decideKeyRequest, minuteWindow, nextKeyCountStep } from '../domain/rate-windows.js';
 import type { RateBucket, RateDecision, RateLimiter } from '../ports.js';
 import { documentClient } from './dynamo-client.js';
 import { COUNTERS_TABLE } from './tables.js';
@@ -32,10 +48,19 @@ export interface DynamoDbRateLimiterOptions {
   client?: DynamoDBDocumentClient;
 }
 
+/** Updates one count may take: a wrong first guess, then losing the race to start the minute. */
+const MAX_KEY_UPDATES = 3;
+/** Keys whose last minute this process remembers (only a guess: forgetting costs one update). */
+const MINUTE_HINTS = 10_000;
+
+type UpdateResult = { applied: true; attributes: Record<string, unknown> } | { applied: false; counter: KeyCounterState | undefined };
+
 export class DynamoDbRateLimiter implements RateLimiter {
   private readonly tableName: string;
   private readonly client: DynamoDBDocumentClient;
   private readonly limits: RateLimits;
+  /** keyId -> the minute this process last saw the key's counter counting (see the header). */
+  private readonly minuteHints = new Map<string, string>();
 
   constructor(options: DynamoDbRateLimiterOptions) {
     this.tableName = options.tableName ?? requireEnv(COUNTERS_TABLE.envVar);
@@ -49,14 +74,77 @@ export class DynamoDbRateLimiter implements RateLimiter {
       const outcome = await this.bump(`RATE#ADDR#${bucket.address}#${minute.id}`, minute, this.limits.perMinute);
       return decideAddressRequest({ now, perMinute: this.limits.perMinute, minute: outcome });
     }
-    const day = dayWindow(now);
-    const dayKey = `RATE#KEY#${bucket.keyId}#${day.id}`;
-    const [minuteOutcome, dayOutcome] = await Promise.all([
-      this.bump(`RATE#KEY#${bucket.keyId}#${minute.id}`, minute, this.limits.perMinute),
-      this.bump(dayKey, day, this.limits.perDay),
-    ]);
-    if (!minuteOutcome.admitted && dayOutcome.admitted) await this.giveBack(dayKey);
-    return decideKeyRequest({ now, limits: this.limits, minute: minuteOutcome, day: dayOutcome });
+    const count = await this.countKeyRequest(bucket.keyId, minute, dayWindow(now));
+    return decideKeyRequest({ now, limits: this.limits, count });
+  }
+
+  private async countKeyRequest(keyId: string, minute: RateWindow, day: RateWindow): Promise<KeyCount> {
+    const pk = `RATE#KEY#${keyId}#${day.id}`;
+    let step: KeyCountStep = this.minuteHints.get(keyId) === minute.id ? 'count_in_minute' : 'start_minute';
+    for (let update = 0; update < MAX_KEY_UPDATES; update += 1) {
+      const result = step === 'count_in_minute' ? await this.countInMinute(pk, minute) : await this.startMinute(pk, minute, day);
+      if (result.applied) {
+        this.remember(keyId, minute.id);
+        return { outcome: 'admitted', minuteCount: countOf(result.attributes, 'minuteCount', pk), dayCount: countOf(result.attributes, 'dayCount', pk) };
+      }
+      step = nextKeyCountStep(result.counter, minute.id, this.limits);
+      if (step === 'day_full') return { outcome: 'day_full' };
+      if (step === 'minute_full') {
+        this.remember(keyId, minute.id);
+        return { outcome: 'minute_full' };
+      }
+    }
+    // Each failed update returns the counter that decides the next one, and a counter's minute
+    // only moves forward, so this means the table holds something this code did not write.
+    throw new DependencyError(`Rate counter ${pk} did not settle in ${MAX_KEY_UPDATES} updates`);
+  }
+
+  private countInMinute(pk: string, minute: RateWindow): Promise<UpdateResult> {
+    return this.update(pk, {
+      UpdateExpression: 'ADD dayCount :one, minuteCount :one',
+      ConditionExpression: 'minuteId >= :minute AND minuteCount < :perMinute AND dayCount < :perDay',
+      ExpressionAttributeValues: { ':one': 1, ':minute': minute.id, ':perMinute': this.limits.perMinute, ':perDay': this.limits.perDay },
+    });
+  }
+
+  private startMinute(pk: string, minute: RateWindow, day: RateWindow): Promise<UpdateResult> {
+    return this.update(pk, {
+      UpdateExpression: 'SET minuteId = :minute, minuteCount = :one, expiresAt = :expiresAt ADD dayCount :one',
+      ConditionExpression: '(attribute_not_exists(minuteId) OR minuteId < :minute) AND (attribute_not_exists(dayCount) OR dayCount < :perDay)',
+      ExpressionAttributeValues: { ':one': 1, ':minute': minute.id, ':perDay': this.limits.perDay, ':expiresAt': day.expiresAt },
+    });
+  }
+
+  private async update(
+    pk: string,
+    expression: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, string | number> },
+  ): Promise<UpdateResult> {
+    try {
+      const out = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk },
+          ...expression,
+          ReturnValues: 'UPDATED_NEW',
+          // Why the condition failed, without a second read.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { applied: true, attributes: out.Attributes ?? {} };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return { applied: false, counter: error.Item ? keyCounterState(error.Item) : undefined };
+      throw new DependencyError('Rate counter update failed', { cause: error });
+    }
+  }
+
+  private remember(keyId: string, minuteId: string): void {
+    // Insertion order makes the first entry the least recently counted key: drop it when full.
+    this.minuteHints.delete(keyId);
+    if (this.minuteHints.size >= MINUTE_HINTS) {
+      const oldest = this.minuteHints.keys().next();
+      if (!oldest.done) this.minuteHints.delete(oldest.value);
+    }
+    this.minuteHints.set(keyId, minuteId);
   }
 
   private async bump(pk: string, window: RateWindow, limit: number): Promise<CounterOutcome> {
@@ -72,32 +160,33 @@ export class DynamoDbRateLimiter implements RateLimiter {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      const count = out.Attributes?.['requests'];
-      if (typeof count !== 'number') throw new DependencyError(`Rate counter ${pk} returned no count`);
-      return { admitted: true, count };
+      return { admitted: true, count: countOf(out.Attributes ?? {}, 'requests', pk) };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return { admitted: false };
       if (error instanceof DependencyError) throw error;
       throw new DependencyError('Rate counter update failed', { cause: error });
     }
   }
+}
 
-  private async giveBack(pk: string): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk },
-          UpdateExpression: 'ADD #requests :minusOne',
-          ConditionExpression: 'attribute_exists(#requests)',
-          ExpressionAttributeNames: { '#requests': 'requests' },
-          ExpressionAttributeValues: { ':minusOne': -1 },
-        }),
-      );
-    } catch (error) {
-      // Losing the give-back only makes the day stricter by one request: the 429 still stands,
-      // so the request is not failed for it.
-      if (!(error instanceof ConditionalCheckFailedException)) logger.warn('Rate counter give-back failed', { pk, error });
-    }
-  }
+function countOf(attributes: Record<string, unknown>, name: string, pk: string): number {
+  const count = attributes[name];
+  if (typeof count !== 'number') throw new DependencyError(`Rate counter ${pk} returned no ${name}`);
+  return count;
+}
+
+/** The counter returned with a failed condition: raw attribute values (the document client leaves errors as they are). */
+function keyCounterState(item: Record<string, AttributeValue>): KeyCounterState {
+  const state: KeyCounterState = {};
+  const minuteId = item['minuteId'];
+  if (minuteId && 'S' in minuteId && typeof minuteId.S === 'string') state.minuteId = minuteId.S;
+  const minuteCount = numberValue(item['minuteCount']);
+  if (minuteCount !== undefined) state.minuteCount = minuteCount;
+  const dayCount = numberValue(item['dayCount']);
+  if (dayCount !== undefined) state.dayCount = dayCount;
+  return state;
+}
+
+function numberValue(value: AttributeValue | undefined): number | undefined {
+  return value && 'N' in value && typeof value.N === 'string' ? Number(value.N) : undefined;
 }

@@ -23,8 +23,10 @@
  *
  * idempotency pk = USER#<userId>#<idempotency key>, TTL attribute expiresAt (24 h)
  *
- * counters    pk = RATE#KEY#<keyId>#<minute> | RATE#KEY#<keyId>#<day> | RATE#ADDR#<ip>#<minute>
- *                  | ALLOWANCE#<userId>#<YYYY-MM>; TTL attribute expiresAt (rate windows only)
+ * counters    pk = RATE#KEY#<keyId>#<YYYY-MM-DD>   a key's one rate counter per UTC day: dayCount, and
+ *                                                 the minute it counts (minuteId ISO minute, minuteCount)
+ *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
+ *                  | ALLOWANCE#<userId>#<YYYY-MM>; TTL attribute expiresAt (rate counters only)
  */
 import { ENV } from '../config.js';
 

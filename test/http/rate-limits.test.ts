@@ -5,7 +5,8 @@
  * to stay inside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomToken } from '../../lib/ids.js';
+import { newId, randomToken } from '../../lib/ids.js';
+import { dynamoDbClient } from '../../lib/store/dynamo-client.js';
 import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
 import { api, freshSourceAddress, type ApiResponse } from '../support/http.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
@@ -76,6 +77,64 @@ describe('per-key minute limit', () => {
     const other = await getAccounts(second.apiKey);
     expect(other.status).toBe(200);
     expect(rateHeaders(other).remaining).toBe(PER_MINUTE - 1);
+  });
+});
+
+describe('a GET, counted while its route runs', () => {
+  it('answers 429 instead of what the route answered (a 404 here), with the headers', async () => {
+    const { apiKey } = await createKey(user.userId);
+    const missing = `/posts/${newId('post')}`;
+    await startOfRoomyMinute(10);
+    expectApiError(await api(stack.baseUrl, apiKey).get(missing), { status: 404, type: 'invalid_request_error', code: 'post_not_found', param: 'id' });
+    for (let i = 1; i < PER_MINUTE; i += 1) await getAccounts(apiKey);
+
+    const refused = await api(stack.baseUrl, apiKey).get(missing);
+    expectApiError(refused, burst);
+    expect(rateHeaders(refused)).toMatchObject({ limit: PER_MINUTE, remaining: 0 });
+    expect(rateHeaders(refused).retryAfter).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers 429 instead of a later step refusing the request (403 subscription_inactive)', async () => {
+    const inactive = await provisionUser({ active: false });
+    await startOfRoomyMinute(10);
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i <= PER_MINUTE; i += 1) answers.push(await getAccounts(inactive.apiKey));
+    expect(answers.map((r) => r.status)).toEqual([403, 403, 403, 403, 403, 429]);
+    expect(answers.map((r) => rateHeaders(r).remaining)).toEqual([4, 3, 2, 1, 0, 0]);
+    expectApiError(answers[PER_MINUTE] as ApiResponse, burst);
+  });
+
+  it('costs one counter update and the route\'s reads; once refused, only the counter update', async () => {
+    const { apiKey } = await createKey(user.userId);
+    const commands: string[] = [];
+    const name = 'rate-limit-test-count-dynamodb-requests';
+    dynamoDbClient.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await getAccounts(apiKey); // loads the key (then cached)
+      await startOfRoomyMinute(10);
+      commands.length = 0;
+      const admitted = await getAccounts(apiKey);
+      expect(admitted.status).toBe(200);
+      expect(commands.filter((command) => command === 'UpdateItemCommand')).toHaveLength(1);
+      expect(commands.length).toBeGreaterThan(1);
+
+      for (let left = rateHeaders(admitted).remaining; left > 0; left -= 1) expect((await getAccounts(apiKey)).status).toBe(200);
+      expectApiError(await getAccounts(apiKey), burst);
+      // This process has seen the key refused in this minute: the count comes first, and alone.
+      commands.length = 0;
+      const again = await getAccounts(apiKey);
+      expectApiError(again, burst);
+      expect(rateHeaders(again)).toMatchObject({ limit: PER_MINUTE, remaining: 0 });
+      expect(commands).toEqual(['UpdateItemCommand']);
+    } finally {
+      dynamoDbClient.middlewareStack.remove(name);
+    }
   });
 });
 

@@ -5,7 +5,7 @@
  * are in the future on purpose: DynamoDB Local deletes items whose TTL has passed within
  * seconds, which would reset a counter in the middle of a test set in the past.
  */
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
@@ -19,14 +19,37 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw);
 const tableName = sharedTables.counters ?? '';
 
+// Every request the limiters of this file send, by command: what one count costs is part of the contract here.
+const sent: string[] = [];
+raw.middlewareStack.add(
+  (next, context) => async (args) => {
+    sent.push(String(context.commandName));
+    return next(args);
+  },
+  { step: 'initialize', name: 'count-requests' },
+);
+
 afterAll(() => raw.destroy());
 
+/** A new limiter is a new Lambda: it shares the table, not what the other one remembers. */
 const limiter = (limits: RateLimits): DynamoDbRateLimiter => new DynamoDbRateLimiter({ limits, tableName, client });
 const keyBucket = (): { kind: 'key'; keyId: string } => ({ kind: 'key', keyId: randomToken(16) });
 const unix = (iso: string): number => Date.parse(iso) / 1000;
 
 async function counter(pk: string): Promise<Record<string, unknown> | undefined> {
   return (await client.send(new GetCommand({ TableName: tableName, Key: { pk }, ConsistentRead: true }))).Item;
+}
+
+/** The key's one counter of the day: its day count and the minute it is counting. */
+async function dayCounter(keyId: string, day: string): Promise<Record<string, unknown> | undefined> {
+  return counter(`RATE#KEY#${keyId}#${day}`);
+}
+
+/** The UpdateItem requests `action` sent. */
+async function updatesOf(action: () => Promise<unknown>): Promise<number> {
+  sent.length = 0;
+  await action();
+  return sent.filter((command) => command === 'UpdateItemCommand').length;
 }
 
 describe('DynamoDbRateLimiter, key buckets', () => {
@@ -45,9 +68,24 @@ describe('DynamoDbRateLimiter, key buckets', () => {
       expect(decision).toMatchObject({ code: 'rate_limit_burst', limit: 120, remaining: 0, resetAt: unix('2036-11-21T09:31:00Z'), retryAfterSeconds: 50 });
     }
 
-    // The minute is not inflated by refusals, and the refused requests gave their daily unit back.
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21T09:30`))?.['requests']).toBe(120);
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21`))?.['requests']).toBe(120);
+    // Neither the minute nor the day is inflated by the refusals.
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T09:30', minuteCount: 120, dayCount: 120 });
+  });
+
+  it('admits exactly the minute limit when many Lambdas race to start a new minute', async () => {
+    const bucket = keyBucket();
+    const limits = { perMinute: 30, perDay: 10_000 };
+    const first = limiter(limits);
+    for (let i = 0; i < 7; i += 1) await first.hit(bucket, new Date('2036-11-21T09:40:30.000Z'));
+
+    // Five processes (their own memory of the key), the next minute, 80 requests at once.
+    const lambdas = Array.from({ length: 5 }, () => limiter(limits));
+    const now = new Date('2036-11-21T09:41:02.000Z');
+    const decisions = await Promise.all(Array.from({ length: 80 }, (_, i) => (lambdas[i % lambdas.length] ?? first).hit(bucket, now)));
+    const admitted = decisions.filter((decision) => decision.allowed);
+    expect(admitted.map((decision) => decision.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(decisions.filter((decision) => decision.code === 'rate_limit_burst')).toHaveLength(50);
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T09:41', minuteCount: 30, dayCount: 37 });
   });
 
   it('admits exactly the daily limit out of concurrent requests, then refuses with rate_limit_daily', async () => {
@@ -59,6 +97,9 @@ describe('DynamoDbRateLimiter, key buckets', () => {
     for (const decision of decisions.filter((d) => !d.allowed)) {
       expect(decision).toMatchObject({ code: 'rate_limit_daily', limit: 10, remaining: 0, resetAt: unix('2036-11-22T00:00:00Z'), retryAfterSeconds: 30 });
     }
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteCount: 10, dayCount: 10 });
+    // A new UTC day is a new counter.
+    expect((await rateLimiter.hit(bucket, new Date('2036-11-22T00:00:01.000Z'))).allowed).toBe(true);
   });
 
   it('does not let a burst refused by the minute eat the daily budget', async () => {
@@ -72,6 +113,7 @@ describe('DynamoDbRateLimiter, key buckets', () => {
       [2, 1],
       [2, 0],
     ]);
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteCount: 2, dayCount: 2 });
 
     // Next minute: one unit of the day is left (3 - 2 admitted), not zero.
     const next = new Date('2036-11-21T10:01:05.000Z');
@@ -81,6 +123,9 @@ describe('DynamoDbRateLimiter, key buckets', () => {
     const refused = await rateLimiter.hit(bucket, next);
     expect(refused).toMatchObject({ allowed: false, code: 'rate_limit_daily', limit: 3, remaining: 0 });
     expect(refused.retryAfterSeconds).toBe(unix('2036-11-22T00:00:00Z') - unix('2036-11-21T10:01:05Z'));
+    // A spent day refuses in a later minute too, from another Lambda as well, without counting.
+    expect((await limiter({ perMinute: 2, perDay: 3 }).hit(bucket, new Date('2036-11-21T10:07:00.000Z'))).code).toBe('rate_limit_daily');
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T10:01', minuteCount: 1, dayCount: 3 });
   });
 
   it('starts afresh in a new minute and keeps counting the day', async () => {
@@ -90,16 +135,59 @@ describe('DynamoDbRateLimiter, key buckets', () => {
     expect((await rateLimiter.hit(bucket, new Date('2036-11-21T11:00:59.900Z'))).code).toBe('rate_limit_burst');
     const fresh = await rateLimiter.hit(bucket, new Date('2036-11-21T11:01:00.000Z'));
     expect(fresh).toMatchObject({ allowed: true, limit: 3, remaining: 2, resetAt: unix('2036-11-21T11:02:00Z') });
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21`))?.['requests']).toBe(4);
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T11:01', minuteCount: 1, dayCount: 4 });
   });
 
-  it('marks every counter for deletion (TTL) after its window', async () => {
+  it('counts a request from a clock a little behind in the minute already started, without resetting it', async () => {
+    const bucket = keyBucket();
+    const limits = { perMinute: 2, perDay: 100 };
+    const ahead = limiter(limits);
+    const behind = limiter(limits);
+    await behind.hit(bucket, new Date('2036-11-21T11:10:59.000Z'));
+    await ahead.hit(bucket, new Date('2036-11-21T11:11:00.001Z'));
+    // Still 11:10 for this Lambda: counted in 11:11, which is now full.
+    expect((await behind.hit(bucket, new Date('2036-11-21T11:10:59.999Z'))).allowed).toBe(true);
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T11:11', minuteCount: 2, dayCount: 3 });
+    expect((await ahead.hit(bucket, new Date('2036-11-21T11:11:00.500Z'))).code).toBe('rate_limit_burst');
+  });
+
+  it('costs one UpdateItem per request, two when another Lambda has started the minute', async () => {
+    const bucket = keyBucket();
+    const limits = { perMinute: 3, perDay: 100 };
+    const rateLimiter = limiter(limits);
+    const at = (iso: string): Date => new Date(iso);
+    // The first request of the day, then the same minute, then a new minute: one each.
+    expect(await updatesOf(() => rateLimiter.hit(bucket, at('2036-11-21T11:20:01Z')))).toBe(1);
+    expect(await updatesOf(() => rateLimiter.hit(bucket, at('2036-11-21T11:20:02Z')))).toBe(1);
+    expect(await updatesOf(() => rateLimiter.hit(bucket, at('2036-11-21T11:21:02Z')))).toBe(1);
+    // Another Lambda, in the minute this one started: its guess (start the minute) fails, then it counts.
+    const other = limiter(limits);
+    expect(await updatesOf(() => other.hit(bucket, at('2036-11-21T11:21:03Z')))).toBe(2);
+    expect(await updatesOf(() => other.hit(bucket, at('2036-11-21T11:21:04Z')))).toBe(1);
+    // Refused, and refused again: one each, and nothing changes.
+    expect(await updatesOf(async () => expect((await rateLimiter.hit(bucket, at('2036-11-21T11:21:05Z'))).code).toBe('rate_limit_burst'))).toBe(1);
+    expect(await updatesOf(async () => expect((await other.hit(bucket, at('2036-11-21T11:21:06Z'))).code).toBe('rate_limit_burst'))).toBe(1);
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T11:21', minuteCount: 3, dayCount: 5 });
+  });
+
+  it('counts right when the counter is not what this Lambda last saw (deleted meanwhile)', async () => {
+    const bucket = keyBucket();
+    const rateLimiter = limiter({ perMinute: 5, perDay: 100 });
+    await rateLimiter.hit(bucket, new Date('2036-11-21T11:30:01Z'));
+    await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: `RATE#KEY#${bucket.keyId}#2036-11-21` } }));
+    // It guesses the minute is counting; the failed condition returns no counter, so it starts one.
+    const updates = await updatesOf(async () => expect(await rateLimiter.hit(bucket, new Date('2036-11-21T11:30:02Z'))).toMatchObject({ allowed: true, remaining: 4 }));
+    expect(updates).toBe(2);
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T11:30', minuteCount: 1, dayCount: 1 });
+  });
+
+  it('marks the counter for deletion (TTL) after its day, and keeps no counter per minute', async () => {
     const bucket = keyBucket();
     const now = new Date('2036-11-21T12:00:00.000Z');
     await limiter({ perMinute: 5, perDay: 5 }).hit(bucket, now);
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21T12:00`))?.['expiresAt']).toBe(minuteWindow(now).expiresAt);
-    expect((await counter(`RATE#KEY#${bucket.keyId}#2036-11-21`))?.['expiresAt']).toBe(dayWindow(now).expiresAt);
-    expect(minuteWindow(now).expiresAt).toBeGreaterThan(minuteWindow(now).resetAt);
+    expect((await dayCounter(bucket.keyId, '2036-11-21'))?.['expiresAt']).toBe(dayWindow(now).expiresAt);
+    expect(dayWindow(now).expiresAt).toBeGreaterThan(dayWindow(now).resetAt);
+    expect(await counter(`RATE#KEY#${bucket.keyId}#2036-11-21T12:00`)).toBeUndefined();
   });
 });
 
@@ -119,6 +207,9 @@ describe('DynamoDbRateLimiter, address buckets', () => {
     ]);
     expect((await rateLimiter.hit({ kind: 'address', address: `${address}-other` }, now)).allowed).toBe(true);
     expect(await counter(`RATE#ADDR#${address}#2036-11-21`)).toBeUndefined();
+    // One counter per address and minute, deleted (TTL) a little after the minute.
+    expect(await counter(`RATE#ADDR#${address}#2036-11-21T13:00`)).toMatchObject({ requests: 3, expiresAt: minuteWindow(now).expiresAt });
+    expect(minuteWindow(now).expiresAt).toBeGreaterThan(minuteWindow(now).resetAt);
   });
 
   it('admits exactly the limit of concurrent requests from one address', async () => {

@@ -4,6 +4,7 @@ import {
   decideAddressRequest,
   decideKeyRequest,
   minuteWindow,
+  nextKeyCountStep,
   rateLimitHeaderValues,
   sanitizeLimit,
   secondsUntil,
@@ -46,17 +47,17 @@ describe('decideKeyRequest', () => {
   const dayReset = unix('2026-11-22T00:00:00Z');
 
   it('describes the minute window while both have room', () => {
-    const decision = decideKeyRequest({ now, limits, minute: { admitted: true, count: 1 }, day: { admitted: true, count: 1 } });
+    const decision = decideKeyRequest({ now, limits, count: { outcome: 'admitted', minuteCount: 1, dayCount: 1 } });
     expect(decision).toEqual({ allowed: true, code: null, limit: 120, remaining: 119, resetAt: minuteReset, retryAfterSeconds: 45 });
   });
 
   it('admits the 120th request of a minute with nothing remaining', () => {
-    const decision = decideKeyRequest({ now, limits, minute: { admitted: true, count: 120 }, day: { admitted: true, count: 500 } });
+    const decision = decideKeyRequest({ now, limits, count: { outcome: 'admitted', minuteCount: 120, dayCount: 500 } });
     expect(decision).toMatchObject({ allowed: true, remaining: 0, limit: 120, resetAt: minuteReset });
   });
 
   it('refuses a full minute with rate_limit_burst and the wait until the next minute', () => {
-    const decision = decideKeyRequest({ now, limits, minute: { admitted: false }, day: { admitted: true, count: 121 } });
+    const decision = decideKeyRequest({ now, limits, count: { outcome: 'minute_full' } });
     expect(decision).toEqual({
       allowed: false,
       code: 'rate_limit_burst',
@@ -68,27 +69,54 @@ describe('decideKeyRequest', () => {
   });
 
   it('switches the headers to the day once the last daily unit is used', () => {
-    const decision = decideKeyRequest({ now, limits, minute: { admitted: true, count: 3 }, day: { admitted: true, count: 10_000 } });
+    const decision = decideKeyRequest({ now, limits, count: { outcome: 'admitted', minuteCount: 3, dayCount: 10_000 } });
     expect(decision).toMatchObject({ allowed: true, code: null, limit: 10_000, remaining: 0, resetAt: dayReset });
   });
 
-  it('refuses a spent day with rate_limit_daily, even when the minute is also full', () => {
-    for (const minute of [{ admitted: true as const, count: 4 }, { admitted: false as const }]) {
-      const decision = decideKeyRequest({ now, limits, minute, day: { admitted: false } });
-      expect(decision).toEqual({
-        allowed: false,
-        code: 'rate_limit_daily',
-        limit: 10_000,
-        remaining: 0,
-        resetAt: dayReset,
-        retryAfterSeconds: dayReset - unix('2026-11-21T09:30:15Z'),
-      });
-    }
+  it('refuses a spent day with rate_limit_daily and the wait until the next UTC day', () => {
+    const decision = decideKeyRequest({ now, limits, count: { outcome: 'day_full' } });
+    expect(decision).toEqual({
+      allowed: false,
+      code: 'rate_limit_daily',
+      limit: 10_000,
+      remaining: 0,
+      resetAt: dayReset,
+      retryAfterSeconds: dayReset - unix('2026-11-21T09:30:15Z'),
+    });
   });
 
   it('never reports a negative remaining, even for a count beyond the limit', () => {
-    const decision = decideKeyRequest({ now, limits, minute: { admitted: true, count: 500 }, day: { admitted: true, count: 9 } });
+    const decision = decideKeyRequest({ now, limits, count: { outcome: 'admitted', minuteCount: 500, dayCount: 9 } });
     expect(decision.remaining).toBe(0);
+  });
+});
+
+describe('nextKeyCountStep (after a conditional update of the day counter failed)', () => {
+  const minuteId = '2026-11-21T09:30';
+  const small = { perMinute: 3, perDay: 10 };
+
+  it('starts the minute when there is no counter yet, or it counts an earlier minute', () => {
+    expect(nextKeyCountStep(undefined, minuteId, small)).toBe('start_minute');
+    expect(nextKeyCountStep({}, minuteId, small)).toBe('start_minute');
+    expect(nextKeyCountStep({ minuteId: '2026-11-21T09:29', minuteCount: 3, dayCount: 5 }, minuteId, small)).toBe('start_minute');
+    // Ordered as strings: an earlier hour with a later minute is still earlier.
+    expect(nextKeyCountStep({ minuteId: '2026-11-21T08:59', minuteCount: 1, dayCount: 5 }, minuteId, small)).toBe('start_minute');
+  });
+
+  it('counts in the minute another request has started (also one a clock slightly ahead started)', () => {
+    expect(nextKeyCountStep({ minuteId, minuteCount: 1, dayCount: 5 }, minuteId, small)).toBe('count_in_minute');
+    expect(nextKeyCountStep({ minuteId: '2026-11-21T09:31', minuteCount: 2, dayCount: 5 }, minuteId, small)).toBe('count_in_minute');
+  });
+
+  it('refuses a full minute, but only the current (or a later) one', () => {
+    expect(nextKeyCountStep({ minuteId, minuteCount: 3, dayCount: 5 }, minuteId, small)).toBe('minute_full');
+    expect(nextKeyCountStep({ minuteId: '2026-11-21T09:31', minuteCount: 3, dayCount: 5 }, minuteId, small)).toBe('minute_full');
+  });
+
+  it('refuses a spent day before anything else, whatever the minute', () => {
+    expect(nextKeyCountStep({ minuteId: '2026-11-21T09:10', minuteCount: 1, dayCount: 10 }, minuteId, small)).toBe('day_full');
+    expect(nextKeyCountStep({ minuteId, minuteCount: 3, dayCount: 10 }, minuteId, small)).toBe('day_full');
+    expect(nextKeyCountStep({ minuteId, minuteCount: 0, dayCount: 12 }, minuteId, small)).toBe('day_full');
   });
 });
 
