@@ -419,8 +419,9 @@ function apiFigures(operation: string, { result, commands }: MeteredRun): ApiFig
 
 /**
  * Where the time of GET /posts/{id} goes: the two calls it makes to DynamoDB, each timed alone
- * with the service's own adapters (the rate limiter's minute+day counter bump, the post store's
- * read) on a client of this process, and what is left for HTTP, the event, the pipeline and JSON.
+ * with the service's own adapters (the rate limiter's counter update, the post store's read) on a
+ * client of this process, and what is left for HTTP, the event, the pipeline and JSON. A GET's
+ * count runs alongside its read, so the two overlap: the rest is the GET minus the longer one.
  */
 async function overheadBreakdown(stack: RunningStack, db: DynamoDBClient, ids: string[]): Promise<Record<string, number>> {
   // Imported only now: these modules load the shared SDK client, which must see the stack's environment.
@@ -443,7 +444,7 @@ async function overheadBreakdown(stack: RunningStack, db: DynamoDBClient, ids: s
   };
   const rateLimitMs = await time(() => limiter.hit({ kind: 'key', keyId: 'bench-overhead' }, new Date()));
   const getPostMs = await time((index) => posts.getPost(ids[index % ids.length] ?? ''));
-  // What one counter bump alone takes (the limiter bumps two, minute and day, in parallel).
+  // A bare conditional counter update, for comparison with the limiter's own (one update per request).
   const oneCounterMs = await time((index) =>
     db.send(
       new UpdateItemCommand({
@@ -885,7 +886,7 @@ async function main(): Promise<void> {
       const bare = results.bareGetItemMs as LatencySummary;
       const getP50 = apiP50.get ?? Number.NaN;
       const parts = results.overheadBreakdown as Record<string, number>;
-      const rest = getP50 - (parts.rateLimitP50Ms ?? 0) - (parts.postStoreGetP50Ms ?? 0);
+      const rest = getP50 - Math.max(parts.rateLimitP50Ms ?? 0, parts.postStoreGetP50Ms ?? 0);
       results.overhead = {
         getP50Ms: getP50,
         bareGetItemP50Ms: bare.p50,
@@ -952,7 +953,7 @@ async function main(): Promise<void> {
       const overhead = results.overhead as { getP50Ms: number; bareGetItemP50Ms: number; ratio: number; breakdownP50Ms: Record<string, number> };
       out.push(`overhead: GET /posts/{id} p50 ${ms(overhead.getP50Ms)} ms / bare GetItem p50 ${ms(overhead.bareGetItemP50Ms)} ms = ${ms(overhead.ratio)}`);
       const parts = overhead.breakdownP50Ms;
-      out.push(`  of which: rate-limit counters (minute + day, in parallel) ${ms(parts.rateLimitCounters ?? NaN)} ms, post read ${ms(parts.postRead ?? NaN)} ms, HTTP + event + pipeline + JSON ${ms(parts.httpEventPipelineJson ?? NaN)} ms`);
+      out.push(`  of which: rate-limit counter (overlaps the read) ${ms(parts.rateLimitCounters ?? NaN)} ms, post read ${ms(parts.postRead ?? NaN)} ms, HTTP + event + pipeline + JSON ${ms(parts.httpEventPipelineJson ?? NaN)} ms`);
       out.push(`  (one conditional counter UpdateItem alone: ${ms(parts.oneCounterUpdate ?? NaN)} ms)`, '');
     }
     const scale = results.scale as { at1k: Record<string, LatencySummary>; at100k: Record<string, LatencySummary>; ratioP50: Record<string, number>; ratioP99: Record<string, number> } | undefined;
