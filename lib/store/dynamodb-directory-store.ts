@@ -9,6 +9,7 @@
  * projects and no account read touches). Only the publish worker reads both items together
  * (getAccountWithCredentials), and it gets them back as two separate records.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -248,10 +249,6 @@ function isConditionFailure(error: unknown): boolean {
 /** Plain code-point order: the same on every machine, unlike localeCompare. */
 function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export interface DynamoDbDirectoryStoreOptions {

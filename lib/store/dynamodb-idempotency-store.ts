@@ -34,6 +34,7 @@
  */
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { requireEnv } from '../config.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency.js';
 import { randomToken } from '../ids.js';
@@ -99,16 +100,6 @@ export class IdempotencyRecordError extends Error {
   }
 }
 
-function stringAttribute(item: Record<string, AttributeValue>, field: string): string | null {
-  const value = item[field];
-  return value !== undefined && 'S' in value && typeof value.S === 'string' ? value.S : null;
-}
-
-function numberAttribute(item: Record<string, AttributeValue>, field: string): number | null {
-  const value = item[field];
-  return value !== undefined && 'N' in value && typeof value.N === 'string' ? Number(value.N) : null;
-}
-
 export interface DynamoDbIdempotencyStoreOptions {
   tableName?: string;
   client?: DynamoDBDocumentClient;
@@ -169,14 +160,14 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
   private existing(item: Record<string, AttributeValue> | undefined, bodyHash: string): IdempotencyClaim {
     // The condition failed, so a live record exists; DynamoDB returns it with the failure.
     if (!item) throw new IdempotencyRecordError('record (not returned with the failed condition)');
-    if (stringAttribute(item, 'bodyHash') !== bodyHash) return { outcome: 'body_mismatch' };
-    const status = stringAttribute(item, 'status');
-    if (status === 'in_progress') return { outcome: 'in_flight' };
-    if (status !== 'completed') throw new IdempotencyRecordError('status');
-    const responseStatus = numberAttribute(item, 'responseStatus');
-    const responseBody = stringAttribute(item, 'responseBody');
-    if (responseStatus === null) throw new IdempotencyRecordError('responseStatus');
-    if (responseBody === null) throw new IdempotencyRecordError('responseBody');
+    // The document client does not unmarshall an error's item.
+    const record = unmarshall(item);
+    if (record.bodyHash !== bodyHash) return { outcome: 'body_mismatch' };
+    if (record.status === 'in_progress') return { outcome: 'in_flight' };
+    if (record.status !== 'completed') throw new IdempotencyRecordError('status');
+    const { responseStatus, responseBody } = record;
+    if (typeof responseStatus !== 'number') throw new IdempotencyRecordError('responseStatus');
+    if (typeof responseBody !== 'string') throw new IdempotencyRecordError('responseBody');
     return { outcome: 'replay', response: { status: responseStatus, body: JSON.parse(responseBody) as unknown } };
   }
 }

@@ -14,6 +14,7 @@
  * (status, deletedAt, sendStartedAt), never through a blind Put, so a delete and the publish worker
  * can race without either undoing the other.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -78,10 +79,6 @@ type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteComman
 
 function cancellationCodes(error: TransactionCanceledException): (string | undefined)[] {
   return (error.CancellationReasons ?? []).map((reason) => reason.Code);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Full jitter: concurrent requests that conflicted do not retry in lock step. */

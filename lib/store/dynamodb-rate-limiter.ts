@@ -33,6 +33,7 @@
  */
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { requireEnv } from '../config.js';
 import { DependencyError } from '../domain/errors.js';
 import type { CounterOutcome, KeyCount, KeyCounterState, KeyCountStep, RateLimits, RateWindow } from '../domain/rate-windows.js';
@@ -175,18 +176,12 @@ function countOf(attributes: Record<string, unknown>, name: string, pk: string):
   return count;
 }
 
-/** The counter returned with a failed condition: raw attribute values (the document client leaves errors as they are). */
+/** The counter returned with a failed condition (the document client does not unmarshall an error's item). */
 function keyCounterState(item: Record<string, AttributeValue>): KeyCounterState {
+  const { minuteId, minuteCount, dayCount } = unmarshall(item);
   const state: KeyCounterState = {};
-  const minuteId = item['minuteId'];
-  if (minuteId && 'S' in minuteId && typeof minuteId.S === 'string') state.minuteId = minuteId.S;
-  const minuteCount = numberValue(item['minuteCount']);
-  if (minuteCount !== undefined) state.minuteCount = minuteCount;
-  const dayCount = numberValue(item['dayCount']);
-  if (dayCount !== undefined) state.dayCount = dayCount;
+  if (typeof minuteId === 'string') state.minuteId = minuteId;
+  if (typeof minuteCount === 'number') state.minuteCount = minuteCount;
+  if (typeof dayCount === 'number') state.dayCount = dayCount;
   return state;
-}
-
-function numberValue(value: AttributeValue | undefined): number | undefined {
-  return value && 'N' in value && typeof value.N === 'string' ? Number(value.N) : undefined;
 }

@@ -5,8 +5,8 @@
  * lib/domain/post-deletion.ts; each write is conditioned on the state the plan was made from, and
  * if the post changed meanwhile (the worker claimed or published it) the plan is made again.
  */
-import { ApiError } from '../domain/errors.js';
 import { planDeletion } from '../domain/post-deletion.js';
+import { checkQueryParameters } from '../domain/query-parameters.js';
 import { logger } from '../observability.js';
 import type { Caller, Clock, PlatformDeletionQueue, PostDispatcher, PostStore } from '../ports.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
@@ -22,13 +22,7 @@ export interface PostDeleted {
 }
 
 export function parseDeletePostQuery(query: Record<string, string>): { deleteFromPlatform: boolean } {
-  for (const name of Object.keys(query)) {
-    if (name !== 'deleteFromPlatform') {
-      throw new ApiError('invalid_query', `Unknown query parameter \`${name}\`. DELETE /posts/{id} accepts deleteFromPlatform.`, {
-        param: name,
-      });
-    }
-  }
+  checkQueryParameters(query, ['deleteFromPlatform'], 'DELETE /posts/{id} accepts deleteFromPlatform.');
   // decisions.md: only the exact value `true` queues the deletion; any other value leaves the live post.
   return { deleteFromPlatform: query.deleteFromPlatform === 'true' };
 }

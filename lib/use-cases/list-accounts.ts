@@ -15,6 +15,7 @@
  * nothing extra is read; an index per platform would cost a write per account for no saving.
  */
 import { ApiError } from '../domain/errors.js';
+import { checkQueryParameters } from '../domain/query-parameters.js';
 import type { AccountView } from '../domain/views/account-view.js';
 import { accountView } from '../domain/views/account-view.js';
 import type { AccountReader, Caller, WorkspaceReader } from '../ports.js';
@@ -35,13 +36,7 @@ const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const MAX_WORKSPACE_ID_LENGTH = 128;
 
 export function parseListAccountsQuery(query: Record<string, string>): ListAccountsFilter {
-  for (const name of Object.keys(query)) {
-    if (!(ALLOWED_PARAMETERS as readonly string[]).includes(name)) {
-      throw new ApiError('invalid_query', `Unknown query parameter \`${name}\`. GET /accounts accepts workspaceId and platform.`, {
-        param: name,
-      });
-    }
-  }
+  checkQueryParameters(query, ALLOWED_PARAMETERS, 'GET /accounts accepts workspaceId and platform.');
   const filter: ListAccountsFilter = {};
   const { workspaceId, platform } = query;
   if (workspaceId !== undefined) {

@@ -6,6 +6,7 @@
  */
 import { decodeCursor, encodeCursor, type CursorScope } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
+import { checkQueryParameters } from '../domain/query-parameters.js';
 import { POST_STATUSES, type PostStatus } from '../domain/model.js';
 import { postView, type PostView } from '../domain/views/post-view.js';
 import type { Caller, PostPageKey, PostStore } from '../ports.js';
@@ -27,13 +28,7 @@ export interface PostList {
 }
 
 export function parseListPostsQuery(query: Record<string, string>): ListPostsQuery {
-  for (const name of Object.keys(query)) {
-    if (!(ALLOWED_PARAMETERS as readonly string[]).includes(name)) {
-      throw new ApiError('invalid_query', `Unknown query parameter \`${name}\`. GET /posts accepts status, limit and cursor.`, {
-        param: name,
-      });
-    }
-  }
+  checkQueryParameters(query, ALLOWED_PARAMETERS, 'GET /posts accepts status, limit and cursor.');
   const { status, limit, cursor } = query;
   if (status !== undefined && !(POST_STATUSES as readonly string[]).includes(status)) {
     throw new ApiError('invalid_status', `status must be one of ${POST_STATUSES.join(', ')}.`, { param: 'status' });

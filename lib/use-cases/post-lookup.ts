@@ -1,5 +1,6 @@
 /** What "a post on the caller's account" means for GET and DELETE /posts/{id}. */
 import { ApiError } from '../domain/errors.js';
+import { checkQueryParameters } from '../domain/query-parameters.js';
 import type { Post } from '../domain/model.js';
 
 /** Ids are `post_` + 20 base62 characters (lib/ids.ts); anything else cannot exist, so it is not looked up. */
@@ -23,8 +24,5 @@ export function visiblePost(post: Post | null, userId: string): Post | null {
 
 /** Strict like every endpoint: a misspelt parameter is refused rather than ignored. */
 export function checkNoQuery(query: Record<string, string>, endpoint: string): void {
-  const [name] = Object.keys(query);
-  if (name !== undefined) {
-    throw new ApiError('invalid_query', `Unknown query parameter \`${name}\`. ${endpoint} takes none.`, { param: name });
-  }
+  checkQueryParameters(query, [], `${endpoint} takes none.`);
 }
