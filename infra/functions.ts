@@ -35,6 +35,9 @@ export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
   { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts' },
 ];
 
+/** Receives of a queue message before its queue's redrive policy moves it to the dead-letter queue (CDK app and local stack). */
+export const MAX_RECEIVE_COUNT = 5;
+
 /** Runs on a timer (one-minute EventBridge rule on AWS, every few seconds locally and at start-up). */
 export const SWEEPER = { name: 'Sweeper', entry: 'functions/sweeper.ts' } as const;
 

@@ -15,7 +15,6 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { Duration } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { TableDefinition } from '../../lib/store/tables.js';
 import { ENV } from '../../lib/config.js';
@@ -76,14 +75,11 @@ export function bindTable(fn: LambdaFunction, definition: TableDefinition, table
 
 export interface QueueVariables {
   urlVar: string;
-  /** Set when the code also needs the ARN (the Scheduler's target is a queue ARN). */
-  arnVar?: string;
 }
 
 /** Sending to a queue: SendMessage (which also covers SendMessageBatch) on that queue only. */
 export function bindQueueSender(fn: LambdaFunction, queue: IQueue, vars: QueueVariables): void {
   setEnv(fn, vars.urlVar, queue.queueUrl);
-  if (vars.arnVar) setEnv(fn, vars.arnVar, queue.queueArn);
   fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
 }
 
@@ -97,7 +93,6 @@ export interface ConsumerOptions {
   batchSize: number;
   /** Upper bound of concurrent invocations, so a backlog cannot storm the platforms' rate limits. */
   maxConcurrency: number;
-  maxBatchingWindow?: Duration;
 }
 
 /**
@@ -111,7 +106,6 @@ export function bindQueueConsumer(fn: LambdaFunction, queue: IQueue, options: Co
       batchSize: options.batchSize,
       maxConcurrency: options.maxConcurrency,
       reportBatchItemFailures: true,
-      ...(options.maxBatchingWindow ? { maxBatchingWindow: options.maxBatchingWindow } : {}),
     }),
   );
 }

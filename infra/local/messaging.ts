@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
+import { MAX_RECEIVE_COUNT } from '../functions.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, resolveLocalhostSubdomains } from './local-aws.js';
 
 export interface Fauxqs {
@@ -73,9 +74,6 @@ export interface LocalQueues {
   /** Where the Scheduler puts a due-post message it could not deliver (SCHEDULER_DLQ_ARN). */
   schedulerDeadLetter: QueueRef;
 }
-
-/** Receives before a message goes to the dead-letter queue, as the CDK app configures. */
-export const MAX_RECEIVE_COUNT = 5;
 
 async function createQueue(sqs: SQSClient, name: string, attributes: Record<string, string>): Promise<QueueRef> {
   const created = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));

@@ -65,7 +65,7 @@ export interface StackInfo {
   s3Endpoint: string;
   schedulerEndpoint: string;
   region: string;
-  tables: { directory: string; posts: string; idempotency: string; counters: string };
+  tables: TableNames;
   queues: { publish: { url: string; arn: string }; deletion: { url: string; arn: string } };
   mediaBucket: string;
   mediaBaseUrl: string;

@@ -20,7 +20,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
 import {
   bindBucket,
   bindQueueAttributes,
@@ -64,9 +64,6 @@ const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
   publish: { batchSize: 10, maxConcurrency: 5 },
   deletion: { batchSize: 5, maxConcurrency: 2 },
 };
-
-/** A message is tried this often before it lands in the dead-letter queue. */
-const MAX_RECEIVE_COUNT = 5;
 
 /**
  * The publish worker's lag metric (lib/worker-dependencies.ts: publishedAt - scheduledFor, in ms),

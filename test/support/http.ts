@@ -109,6 +109,11 @@ export function api(baseUrl: string, key?: string, from: { sourceAddress?: strin
       ...(from.sourceAddress === undefined ? {} : { sourceAddress: from.sourceAddress }),
     });
   };
+  return clientOf(request);
+}
+
+/** The get/post/delete shorthands of an ApiClient, over its `request`. */
+export function clientOf(request: ApiClient['request']): ApiClient {
   return {
     request,
     get: (path, options) => request('GET', path, options),

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
-import { api, type ApiClient, type ApiResponse, type RequestOptions } from './http.js';
+import { api, clientOf, type ApiClient, type ApiResponse, type RequestOptions } from './http.js';
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 const DOCUMENT_ID = 'openapi.json';
@@ -140,10 +140,5 @@ export function documentedApi(baseUrl: string, key?: string): ApiClient {
     assertDocumentedResponse(method, path, response);
     return response;
   };
-  return {
-    request,
-    get: (path, options) => request('GET', path, options),
-    post: (path, body, options) => request('POST', path, { ...options, body }),
-    delete: (path, options) => request('DELETE', path, options),
-  };
+  return clientOf(request);
 }
