@@ -34,7 +34,7 @@ export interface PublishDispatcherConfig {
 }
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, the form one-time schedules take. */
-export function atExpression(at: Date): string {
+function atExpression(at: Date): string {
   return `at(${at.toISOString().slice(0, 19)})`;
 }
 

@@ -4,12 +4,12 @@
  * found lost). Same message body as the dispatcher's (messages.ts).
  */
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { MAX_QUEUE_DELAY_SECONDS } from '../domain/publishing.js';
 import { logger } from '../observability.js';
 import type { PublishQueue } from '../ports.js';
 import { publishMessage } from './messages.js';
 
 const BATCH = 10;
-const MAX_DELAY_SECONDS = 900;
 
 export class SqsPublishQueue implements PublishQueue {
   constructor(
@@ -28,7 +28,7 @@ export class SqsPublishQueue implements PublishQueue {
             Entries: chunk.map((entry, index) => ({
               Id: String(index),
               MessageBody: JSON.stringify(publishMessage(entry.postId, entry.scheduledFor)),
-              DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.floor(entry.delaySeconds))),
+              DelaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor(entry.delaySeconds))),
             })),
           }),
         );

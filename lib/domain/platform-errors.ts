@@ -85,14 +85,11 @@ export class PlatformAmbiguousError extends PlatformError {
 /**
  * The platform refused the post as a duplicate of one already live (X: 403 "duplicate content").
  * After an earlier attempt whose outcome was unknown this means that attempt went out.
- * `existingPostId` is set when the platform named the live post.
  */
 export class PlatformDuplicateError extends PlatformError {
   readonly code = 'platform_duplicate';
-  readonly existingPostId: string | null;
-  constructor(message: string, options: PlatformErrorOptions & { existingPostId?: string | null }) {
+  constructor(message: string, options: PlatformErrorOptions) {
     super(message, options);
     this.name = 'PlatformDuplicateError';
-    this.existingPostId = options.existingPostId ?? null;
   }
 }

@@ -15,7 +15,7 @@ export const MAX_QUEUE_DELAY_SECONDS = 900;
  * seconds and delivery adds up to a poll's latency; waiting the last stretch in the worker is
  * what gets the post out within a second of its time.
  */
-export const INLINE_WAIT_MS = 2_000;
+const INLINE_WAIT_MS = 2_000;
 /** After a lost answer, wait this long before checking (by resending) so the platform has finished with the first try. */
 export const AMBIGUOUS_RECHECK_MS = 30_000;
 
@@ -32,6 +32,17 @@ export function timingFor(dueAt: Date, now: Date): Timing {
   // Arrive about a second early (never late), then wait inline for the rest.
   const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor(remaining / 1000) - 1));
   return { action: 'requeue', delaySeconds };
+}
+
+/** The delay of a message for a post due at `dueAt` sent at `now`: 0 when it is (nearly) due. */
+export function queueDelaySeconds(dueAt: Date, now: Date): number {
+  const timing = timingFor(dueAt, now);
+  return timing.action === 'requeue' ? timing.delaySeconds : 0;
+}
+
+/** When a scheduled post is next due: its time, or the retry time a transient failure set, whichever is later. */
+export function nextDueAt(scheduledFor: string, retryAt: string | null): Date {
+  return new Date(Math.max(Date.parse(scheduledFor), retryAt === null ? Number.NEGATIVE_INFINITY : Date.parse(retryAt)));
 }
 
 /** Backoff before attempt `attempt + 1` (attempt counts from 1): 5 s, 10 s, 20 s, ... at most 2 minutes. */

@@ -44,15 +44,15 @@ export interface LinkedinClientConfig extends PlatformTimeouts {
   processingTimeoutMs?: number;
 }
 
-const DUPLICATE_URN = /duplicate of (urn:li:(?:share|ugcPost):\d+)/i;
+const DUPLICATE_URN = /duplicate of urn:li:(?:share|ugcPost):\d+/i;
 
-export function linkedinAuthorUrn(account: Pick<PlatformAccount, 'accountType' | 'platformUserId'>): string {
+function linkedinAuthorUrn(account: Pick<PlatformAccount, 'accountType' | 'platformUserId'>): string {
   return account.accountType === 'organization'
     ? `urn:li:organization:${account.platformUserId}`
     : `urn:li:person:${account.platformUserId}`;
 }
 
-export function linkedinPublicUrl(urn: string): string {
+function linkedinPublicUrl(urn: string): string {
   return `https://www.linkedin.com/feed/update/${urn}/`;
 }
 
@@ -83,13 +83,8 @@ export class LinkedinClient implements PlatformPublisher {
 
   private errorFor(answer: { status: number; headers: Headers; text: string }, call: PlatformCall): Error {
     const said = platformMessage(parseJson(answer.text));
-    const duplicate = said === null ? null : DUPLICATE_URN.exec(said);
-    if (duplicate?.[1] !== undefined && answer.status >= 400 && answer.status < 500) {
-      return new PlatformDuplicateError(redact(said as string, call.secrets), {
-        platform: 'linkedin',
-        status: answer.status,
-        existingPostId: duplicate[1],
-      });
+    if (said !== null && DUPLICATE_URN.test(said) && answer.status >= 400 && answer.status < 500) {
+      return new PlatformDuplicateError(redact(said, call.secrets), { platform: 'linkedin', status: answer.status });
     }
     return errorForAnswer(answer, call);
   }
@@ -295,10 +290,10 @@ export class LinkedinClient implements PlatformPublisher {
 }
 
 export function linkedinClientFromEnv(): LinkedinClient {
-  const configuredBase = process.env[ENV.linkedinApiBaseUrl];
-  const baseUrl = configuredBase && configuredBase !== '' ? configuredBase : 'https://api.linkedin.com';
+  const configuredBase = optionalEnv(ENV.linkedinApiBaseUrl, '');
+  const baseUrl = configuredBase || 'https://api.linkedin.com';
   // The real OAuth host differs from the API host; a stand-in (the sandbox) serves both.
-  const oauthBaseUrl = optionalEnv(ENV.linkedinOauthBaseUrl, configuredBase && configuredBase !== '' ? configuredBase : 'https://www.linkedin.com');
+  const oauthBaseUrl = optionalEnv(ENV.linkedinOauthBaseUrl, configuredBase || 'https://www.linkedin.com');
   return new LinkedinClient({
     baseUrl,
     oauthBaseUrl,

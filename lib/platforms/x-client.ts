@@ -67,7 +67,7 @@ function comparableText(text: string): string {
     .trim();
 }
 
-export function xPublicUrl(handle: string, postId: string): string {
+function xPublicUrl(handle: string, postId: string): string {
   const name = handle.replace(/^@/, '');
   return name === '' ? `https://x.com/i/status/${postId}` : `https://x.com/${encodeURIComponent(name)}/status/${postId}`;
 }

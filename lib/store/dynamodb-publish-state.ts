@@ -31,7 +31,7 @@ function optionalString(item: PostItem, field: string): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-export function publishStateOf(item: PostItem): PublishState {
+function publishStateOf(item: PostItem): PublishState {
   const attempts = item.publishAttempts;
   return {
     claimToken: optionalString(item, 'claimToken'),

@@ -13,7 +13,7 @@ import { PlatformAuthError } from '../domain/platform-errors.js';
 import type { Clock, CredentialStore, PlatformPublisher, TokenCipher } from '../ports.js';
 
 /** Refresh when the access token has less than this left, so it cannot expire mid-send. */
-export const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+const REFRESH_MARGIN_MS = 5 * 60 * 1000;
 
 /** The account has no credentials item (never connected, or disconnected). */
 export class CredentialsMissingError extends Error {

@@ -24,7 +24,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PublishMessage } from '../dispatch/messages.js';
-import type { Account, Post, PostError, PublishablePlatform } from '../domain/model.js';
+import type { Post, PostError, PublishablePlatform } from '../domain/model.js';
 import {
   PlatformAmbiguousError,
   PlatformAuthError,
@@ -34,12 +34,23 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
-import { ADVICE, AMBIGUOUS_RECHECK_MS, gaveUpMessage, nextRetry, platformName, refusalAdvice, timingFor } from '../domain/publishing.js';
+import {
+  ADVICE,
+  AMBIGUOUS_RECHECK_MS,
+  gaveUpMessage,
+  nextDueAt,
+  nextRetry,
+  platformName,
+  queueDelaySeconds,
+  refusalAdvice,
+  timingFor,
+} from '../domain/publishing.js';
 import type {
   AccountWithCredentialsReader,
   Clock,
   MediaReader,
   MediaSourceFactory,
+  PlatformAccount,
   PlatformDeletionQueue,
   PlatformPublishResult,
   PlatformPublisher,
@@ -113,12 +124,6 @@ class MediaMissingError extends Error {
   }
 }
 
-function later(a: string, b: string | null): Date {
-  const first = Date.parse(a);
-  const second = b === null ? Number.NEGATIVE_INFINITY : Date.parse(b);
-  return new Date(Math.max(first, second));
-}
-
 export class PublishPost {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly newClaimToken: () => string;
@@ -152,7 +157,7 @@ export class PublishPost {
       }
       // Due later than the message said (a duplicate or a sweep older than a pending retry): put
       // back, or waited for here and claimed once more.
-      const dueAt = later(post.scheduledFor, state.retryAt);
+      const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
       if (round > 1 || dueAt.getTime() <= now.getTime()) return { outcome: 'skipped', reason: 'post could not be claimed' };
       const wait = await this.onTime(post.id, dueAt);
       if (wait) return wait;
@@ -198,9 +203,10 @@ export class PublishPost {
       }
       const accessToken = await this.deps.tokens.accessToken(account, publisher, { credentials });
       const media = await this.mediaOf(post);
+      const platformAccount: PlatformAccount = { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType };
       try {
         const result = await publisher.publish({
-          account: { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType },
+          account: platformAccount,
           accessToken,
           text: post.text,
           media,
@@ -214,7 +220,7 @@ export class PublishPost {
       } catch (error) {
         if (error instanceof PlatformDuplicateError && claim.uncertain) {
           // An earlier create may have gone out: this refusal says it did. Find it to record its id.
-          const live = await this.findLive(post, claim, account, accessToken);
+          const live = await this.findLive(post, claim, platformAccount, accessToken);
           if (live) return await this.published(post, live);
           return this.fail(post, { message: error.message, advice: ADVICE.checkAccount(post.platform) }, 'ambiguous');
         }
@@ -226,10 +232,10 @@ export class PublishPost {
   }
 
   /** After a duplicate refusal that follows a lost answer: the live post, when the platform can show it. */
-  private async findLive(post: Post, claim: PublishClaim, account: Account, accessToken: string): Promise<PlatformPublishResult | null> {
+  private async findLive(post: Post, claim: PublishClaim, account: PlatformAccount, accessToken: string): Promise<PlatformPublishResult | null> {
     try {
       return await this.deps.publishers[post.platform].findRecentPost({
-        account: { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType },
+        account,
         accessToken,
         text: post.text,
         since: new Date(Date.parse(claim.firstAttemptAt) - 60_000),
@@ -306,9 +312,8 @@ export class PublishPost {
     const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt: decision.at, uncertain: input.uncertain });
     if (!released) return { outcome: 'skipped', reason: 'post changed while it was being sent' };
     const at = decision.at.toISOString();
-    const delaySeconds = timingFor(decision.at, this.deps.clock.now());
     await this.deps.queue
-      .send([{ postId: post.id, scheduledFor: at, delaySeconds: delaySeconds.action === 'requeue' ? delaySeconds.delaySeconds : 0 }])
+      .send([{ postId: post.id, scheduledFor: at, delaySeconds: queueDelaySeconds(decision.at, this.deps.clock.now()) }])
       .then(({ failed }) => {
         // The sweeper puts back a post whose retry time passed with nothing in flight.
         if (failed.length > 0) this.deps.log.warn('Retry message not queued; the sweeper will bring the post back', { postId: post.id });

@@ -15,7 +15,7 @@
  * restart may have lost messages that are not late yet, and they are put back with their delay so
  * they still go out on time.
  */
-import { MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
+import { MAX_QUEUE_DELAY_SECONDS, nextDueAt, queueDelaySeconds } from '../domain/publishing.js';
 import type { Clock, PostForPublishing, PublishQueue, PublishStateStore } from '../ports.js';
 
 export interface SweepDeps {
@@ -77,16 +77,11 @@ export class Sweep {
     if (post.status !== 'scheduled' || post.deletedAt !== null) return null;
     if (state.claimUntil !== null && Date.parse(state.claimUntil) > now.getTime()) return null;
     if (state.sweptAt !== null && Date.parse(state.sweptAt) > now.getTime() - this.resendIntervalMs) return null;
-    const dueAt = Math.max(Date.parse(post.scheduledFor), state.retryAt === null ? Number.NEGATIVE_INFINITY : Date.parse(state.retryAt));
-    const late = dueAt < now.getTime() - this.graceMs;
+    const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
+    const late = dueAt.getTime() < now.getTime() - this.graceMs;
     // An expired claim is a worker that stopped mid-send: its post is due again now.
     const abandoned = state.claimUntil !== null;
     if (!late && !lookAhead && !abandoned) return null;
-    const timing = timingFor(new Date(dueAt), now);
-    return {
-      postId: post.id,
-      scheduledFor: new Date(dueAt).toISOString(),
-      delaySeconds: timing.action === 'requeue' ? timing.delaySeconds : 0,
-    };
+    return { postId: post.id, scheduledFor: dueAt.toISOString(), delaySeconds: queueDelaySeconds(dueAt, now) };
   }
 }
