@@ -86,13 +86,17 @@ it('posts scheduled across a restart that empties the queues: every one goes out
   const client = (stack: RunningStack) => api(stack.baseUrl, user.apiKey);
 
   const created: { id: string; accountId: string; platform: 'x' | 'linkedin' }[] = [];
+  let earliestDue = Number.POSITIVE_INFINITY;
   for (const [index, entry] of user.accounts.entries()) {
-    for (const seconds of [5, 7]) {
+    // Far enough ahead that the stack is down before any post is due even on a loaded CI machine:
+    // a post claimed by a worker that is then stopped waits out the claim's lease by design.
+    for (const seconds of [12, 14]) {
       const response = await client(first).post<{ posts: { id: string; status: string }[] }>('/posts', {
         accounts: [entry.id],
         text: `Across the restart ${index}-${seconds} ${randomBytes(3).toString('hex')}`,
         scheduledFor: new Date(Date.now() + seconds * 1000).toISOString(),
       });
+      earliestDue = Math.min(earliestDue, Date.now() + seconds * 1000 - 3000); // a worker may claim up to 2 s early
       expect(response.status).toBe(202);
       created.push({ id: response.body.posts[0]?.id as string, accountId: entry.id, platform: entry.platform as 'x' | 'linkedin' });
     }
@@ -100,6 +104,7 @@ it('posts scheduled across a restart that empties the queues: every one goes out
 
   // Down before any of them is due; the queues come back empty, as fauxqs does after a restart.
   await first.stop();
+  if (Date.now() >= earliestDue) throw new Error('test premise broken: the stack went down after a post was due');
   await deleteQueues(endpoints.sqsEndpoint, first.queues);
   // The queue's creation time (whole seconds) is how the sweeper tells that the queue is new.
   await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -134,4 +139,4 @@ it('posts scheduled across a restart that empties the queues: every one goes out
     'restart: lateness (ms)',
     outcomes.map((post) => Date.parse(post.publishedAt ?? '') - Date.parse(post.scheduledFor)),
   );
-});
+}, 90_000);
