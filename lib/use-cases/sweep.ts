@@ -62,21 +62,25 @@ export class Sweep {
       }),
     );
     const candidates = perShard.flat();
+    // The resend throttle (sweptAt) stops a routine run from putting a post back every few seconds.
+    // A look-ahead run happens exactly when earlier sends may be gone (a new process, or a publish
+    // queue created anew after a restart), so a post swept just before must be put back again.
+    const sweptBefore = options.lookAhead ? now : new Date(now.getTime() - this.resendIntervalMs);
     const toSend: { postId: string; scheduledFor: string; delaySeconds: number }[] = [];
     for (const candidate of candidates) {
-      const entry = this.entryFor(candidate, now, options.lookAhead);
+      const entry = this.entryFor(candidate, now, options.lookAhead, sweptBefore);
       if (!entry) continue;
-      const marked = await this.deps.state.markSwept(candidate.post.id, { now, sweptBefore: new Date(now.getTime() - this.resendIntervalMs) });
+      const marked = await this.deps.state.markSwept(candidate.post.id, { now, sweptBefore });
       if (marked) toSend.push(entry);
     }
     const { failed } = toSend.length > 0 ? await this.deps.queue.send(toSend) : { failed: [] };
     return { examined: candidates.length, resent: toSend.length - failed.length, failedToSend: failed.length };
   }
 
-  private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean) {
+  private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date) {
     if (post.status !== 'scheduled' || post.deletedAt !== null) return null;
     if (state.claimUntil !== null && Date.parse(state.claimUntil) > now.getTime()) return null;
-    if (state.sweptAt !== null && Date.parse(state.sweptAt) > now.getTime() - this.resendIntervalMs) return null;
+    if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime()) return null;
     const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
     const late = dueAt.getTime() < now.getTime() - this.graceMs;
     // An expired claim is a worker that stopped mid-send: its post is due again now.

@@ -1,0 +1,65 @@
+/**
+ * The sweeper's use case against DynamoDB Local (the shared tables of the test global setup) and a
+ * real fauxqs queue. Its clock is set in the year 2000, so the byDue Queries see only this file's
+ * posts, never the other files' (which are due in the present).
+ */
+import { randomBytes } from 'node:crypto';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../infra/local/messaging.js';
+import { parsePublishMessage } from '../../lib/dispatch/messages.js';
+import { SqsPublishQueue } from '../../lib/dispatch/publish-queue.js';
+import { newId } from '../../lib/ids.js';
+import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
+import { DUE_SHARDS } from '../../lib/store/tables.js';
+import { Sweep } from '../../lib/use-cases/sweep.js';
+import { postFixture } from '../support/post-fixture.js';
+
+const { dynamodbEndpoint, sqsEndpoint, sharedTables } = inject('localAws');
+const raw = dynamoDbClientFor(dynamodbEndpoint);
+const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+const postsTable = sharedTables.posts ?? '';
+const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
+const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+const NOW = new Date('2000-01-01T00:00:00.000Z');
+
+let queues: LocalQueues;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  queues = await ensureQueues(sqsEndpoint, { prefix: `sw${randomBytes(4).toString('hex')}-` });
+  sqs = sqsClientFor(sqsEndpoint);
+});
+
+afterAll(async () => {
+  raw.destroy();
+  sqs.destroy();
+  await deleteQueues(sqsEndpoint, queues);
+});
+
+async function messagesFor(postId: string): Promise<number> {
+  const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.publish.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 0 }));
+  return (out.Messages ?? []).filter((message) => parsePublishMessage(message.Body ?? '')?.postId === postId).length;
+}
+
+it('a look-ahead run puts back a post even when a run just before had swept it (its message may be gone)', async () => {
+  const userId = newId('usr');
+  const post = postFixture({ id: newId('post'), userId, createdAt: NOW.toISOString(), scheduledFor: new Date(NOW.getTime() - 2_000).toISOString() });
+  await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+  // Each run a second after the one before, as the sweeper's timer would have it.
+  let runs = 0;
+  const clock = { now: () => new Date(NOW.getTime() + 1_000 * runs++) };
+  const sweep = new Sweep({ state, queue: new SqsPublishQueue(sqs, queues.publish.url), clock, shards: DUE_SHARDS });
+
+  // First run of a process: the post is just due, within the grace period, and its message may be lost.
+  expect(await sweep.execute({ lookAhead: true })).toMatchObject({ resent: 1 });
+  // A routine run right after leaves it alone: it was just put back.
+  expect(await sweep.execute({ lookAhead: false })).toMatchObject({ resent: 0 });
+  // The queue was created anew (a restart emptied it): the message sent a moment ago is gone too.
+  expect(await sweep.execute({ lookAhead: true })).toMatchObject({ resent: 1 });
+  expect(await messagesFor(post.id)).toBe(2);
+});
