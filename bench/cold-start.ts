@@ -1,5 +1,5 @@
 /**
- * Cold start: every function of infra/functions.ts bundled the way the CDK app bundles it
+ * Cold start: every function of functions/catalogue.ts bundled the way the CDK app bundles it
  * (infra/constructs/service-function.ts: esbuild, ESM, node22, minified, tree-shaken, AWS SDK
  * included but for the credential providers Lambda never loads, the `require` banner, an external
  * source map), then the time to import each bundle
@@ -11,8 +11,8 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, stop, type Metafile } from 'esbuild';
 import { ESM_REQUIRE_BANNER, UNREACHED_CREDENTIAL_PROVIDERS } from '../infra/constructs/service-function.js';
-import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../infra/functions.js';
-import { REPO_ROOT } from '../infra/local/lambda-runtime.js';
+import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
+import { REPO_ROOT } from '../local/lambda-runtime.js';
 import { median } from './stats.js';
 
 export interface BundleFigures {

@@ -37,12 +37,12 @@ import { publishMessage } from '../lib/dispatch/messages.js';
 import { newId } from '../lib/ids.js';
 import { itemToPost, POST_INDEXES, statusPartitionKey } from '../lib/store/post-item.js';
 import { sdkMeter, type CommandMeter } from '../lib/store/sdk-metering.js';
-import { SWEEPER } from '../infra/functions.js';
-import { dynamoDbClientFor, startDynamoDbLocal, type DynamoDbLocal } from '../infra/local/dynamodb-local.js';
-import { lambdaContext, loadHandler } from '../infra/local/lambda-runtime.js';
-import { sqsClientFor, startFauxqsServer, type Fauxqs } from '../infra/local/messaging.js';
-import { startSweeper, type Runner } from '../infra/local/queue-consumers.js';
-import { startStackServices, type RunningStack } from '../infra/local/stack.js';
+import { SWEEPER } from '../functions/catalogue.js';
+import { dynamoDbClientFor, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
+import { lambdaContext, loadHandler } from '../local/lambda-runtime.js';
+import { sqsClientFor, startFauxqsServer, type Fauxqs } from '../local/messaging.js';
+import { startSweeper, type Runner } from '../local/queue-consumers.js';
+import { startStackServices, type RunningStack } from '../local/stack.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const DATA_DIR = resolve('.bench-data');

@@ -1,5 +1,5 @@
 /**
- * API Gateway's $default route (DEFAULT_ROUTE in infra/functions.ts): a request no route takes
+ * API Gateway's $default route (DEFAULT_ROUTE in functions/catalogue.ts): a request no route takes
  * gets the contract's error shape instead of API Gateway's `{"message":"Not Found"}` - 404
  * route_not_found for an unknown path, 405 method_not_allowed (with Allow) for a known path asked
  * with another method.
@@ -11,7 +11,7 @@
 import { ApiError } from '../lib/domain/errors.js';
 import { anonymousApiHandler } from '../lib/http/api-handler.js';
 import { matchUnroutedRequest } from '../lib/http/route-match.js';
-import { API_BASE_PATH, API_ROUTES } from '../infra/functions.js';
+import { API_BASE_PATH, API_ROUTES } from './catalogue.js';
 
 export const handler = anonymousApiHandler(async (request) => {
   const match = matchUnroutedRequest(API_ROUTES, API_BASE_PATH, request.path);

@@ -4,12 +4,12 @@
  * `inject('localAws')`; test/support/stack.ts starts a stack on top of them with its own tables,
  * queues and bucket, so test files running in parallel never see each other's data or messages.
  *
- * Teardown always stops both; if vitest itself dies, infra/local/child-guard.ts kills the JVM.
+ * Teardown always stops both; if vitest itself dies, local/child-guard.ts kills the JVM.
  */
 import type { TestProject } from 'vitest/node';
-import { dynamoDbClientFor, ensureTables, startDynamoDbLocal, tableNames, type DynamoDbLocal, type TableNames } from '../infra/local/dynamodb-local.js';
-import { startFauxqsServer, type Fauxqs } from '../infra/local/messaging.js';
-import type { StackEndpoints } from '../infra/local/stack.js';
+import { dynamoDbClientFor, ensureTables, startDynamoDbLocal, tableNames, type DynamoDbLocal, type TableNames } from '../local/dynamodb-local.js';
+import { startFauxqsServer, type Fauxqs } from '../local/messaging.js';
+import type { StackEndpoints } from '../local/stack.js';
 
 export interface LocalAws extends StackEndpoints {
   /** Unprefixed tables for store-level tests that run no stack (no sweeper reads them). */

@@ -1,5 +1,5 @@
 /**
- * One Lambda of the service, built the same way for every entry of infra/functions.ts: an
+ * One Lambda of the service, built the same way for every entry of functions/catalogue.ts: an
  * esbuild bundle of the very module the local stack imports, so what the tests run locally is
  * what is deployed.
  */
@@ -49,7 +49,7 @@ export interface ServiceFunctionProps {
 }
 
 export class ServiceFunction extends NodejsFunction {
-  /** The repository-relative entry this function bundles (the tests compare it with infra/functions.ts). */
+  /** The repository-relative entry this function bundles (the tests compare it with functions/catalogue.ts). */
   readonly entryModule: string;
   /** The absolute path esbuild bundles. */
   readonly entryPath: string;

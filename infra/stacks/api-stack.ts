@@ -1,5 +1,5 @@
 /**
- * Everything that can be rebuilt from the code: the functions of infra/functions.ts, the HTTP
+ * Everything that can be rebuilt from the code: the functions of functions/catalogue.ts, the HTTP
  * API in front of them, the queues and the Scheduler wiring that make posts due, the sweeper's
  * timer, and the alarms. Destroying this stack loses no customer data (DataStack holds it); a
  * schedule lost with the group is made up for by the sweeper, which sends every due post it finds
@@ -20,7 +20,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
 import {
   bindBucket,
   bindQueueAttributes,

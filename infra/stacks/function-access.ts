@@ -1,5 +1,5 @@
 /**
- * What each function of infra/functions.ts may touch, read off its code: the ApiStack turns each
+ * What each function of functions/catalogue.ts may touch, read off its code: the ApiStack turns each
  * row into bindings (infra/constructs/bindings.ts: environment variable + grant together), and the
  * template tests check the synthesized policies against this table. A function missing here
  * fails the synthesis, so a new function cannot ship with access nobody decided on.

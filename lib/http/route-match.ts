@@ -1,5 +1,5 @@
 /**
- * Matches a request path against the routes of infra/functions.ts, for the unknown-route handler:
+ * Matches a request path against the routes of functions/catalogue.ts, for the unknown-route handler:
  * a path no route has is 404 route_not_found; a path some route has, asked with another method,
  * is 405 method_not_allowed with the methods that exist in Allow.
  */

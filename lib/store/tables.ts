@@ -1,5 +1,5 @@
 /**
- * The DynamoDB tables, declared once: the CDK app (infra/) and the local stack (infra/local)
+ * The DynamoDB tables, declared once: the CDK app (infra/) and the local stack (local/)
  * both create tables from these definitions, so the indexes the code queries are exactly the
  * indexes that exist. Every access pattern is a GetItem, a BatchGetItem or a Query on a key or
  * one of these indexes; nothing scans.

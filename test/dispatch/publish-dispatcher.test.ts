@@ -16,7 +16,7 @@ import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../infra/local/messaging.js';
+import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
 import { parsePublishMessage } from '../../lib/dispatch/messages.js';
 import { EARLY_FIRE_SECONDS, PublishDispatcher } from '../../lib/dispatch/publish-dispatcher.js';
 

@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
-import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { newId } from '../../lib/ids.js';
 import { expectApiError, rateHeaders } from '../support/api-assertions.js';
 import { api, freshSourceAddress, sendFrom, type ApiResponse } from '../support/http.js';

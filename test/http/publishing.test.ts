@@ -7,8 +7,8 @@
  */
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsClientFor } from '../../infra/local/messaging.js';
-import type { SandboxPlatforms } from '../../infra/local/sandbox/index.js';
+import { sqsClientFor } from '../../local/messaging.js';
+import type { SandboxPlatforms } from '../../local/sandbox/index.js';
 import { ENV } from '../../lib/config.js';
 import type { Account, Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';

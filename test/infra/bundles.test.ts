@@ -10,9 +10,9 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../infra/functions.js';
+import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
 import { ESM_REQUIRE_BANNER } from '../../infra/constructs/service-function.js';
-import { entryPath, loadHandler } from '../../infra/local/lambda-runtime.js';
+import { entryPath, loadHandler } from '../../local/lambda-runtime.js';
 import { logicalId, synthesize } from './synth.js';
 import type { Synthesized } from './synth.js';
 

@@ -12,8 +12,8 @@
  */
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { lambdaContext, loadHandler } from '../../infra/local/lambda-runtime.js';
-import { resolveLocalhostSubdomains } from '../../infra/local/local-aws.js';
+import { lambdaContext, loadHandler } from '../../local/lambda-runtime.js';
+import { resolveLocalhostSubdomains } from '../../local/local-aws.js';
 
 const [entry, functionName] = process.argv.slice(2);
 if (!entry || !functionName) throw new Error('usage: function-host.ts <entry> <function name>');

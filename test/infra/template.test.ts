@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../infra/functions.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { actionsByResource, describeValue, grantsOfRole, logicalId, synthesize } from './synth.js';
@@ -123,7 +123,7 @@ function environmentOf(name: string): Record<string, unknown> {
 }
 
 describe('functions', () => {
-  it('are exactly the entries of infra/functions.ts, one function each, arm64 on nodejs22.x', () => {
+  it('are exactly the entries of functions/catalogue.ts, one function each, arm64 on nodejs22.x', () => {
     expect(sorted([...s.service.api.functions.keys()])).toEqual(sorted(ALL_FUNCTIONS));
     const lambdas = resourcesOfType('AWS::Lambda::Function');
     expect(lambdas).toHaveLength(ALL_FUNCTIONS.length);
@@ -279,7 +279,7 @@ describe('HTTP API', () => {
     return describeValue(integration.Properties?.IntegrationUri, s);
   }
 
-  it('routes each route of infra/functions.ts under /api/v1 to its own function', () => {
+  it('routes each route of functions/catalogue.ts under /api/v1 to its own function', () => {
     const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties!);
     const byKey = new Map(routes.map((route) => [route.RouteKey as string, integrationTarget(route)]));
     for (const route of API_ROUTES) {

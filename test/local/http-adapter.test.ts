@@ -5,7 +5,7 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { s3ClientFor } from '../../infra/local/messaging.js';
+import { s3ClientFor } from '../../local/messaging.js';
 import { api } from '../support/http.js';
 import { provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';

@@ -14,10 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetQueueUrlCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/local-aws.js';
-import { s3ClientFor, sqsClientFor } from '../../infra/local/messaging.js';
-import { REPO_ROOT } from '../../infra/local/lambda-runtime.js';
-import type { StackInfo } from '../../infra/local/stack.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { s3ClientFor, sqsClientFor } from '../../local/messaging.js';
+import { REPO_ROOT } from '../../local/lambda-runtime.js';
+import type { StackInfo } from '../../local/stack.js';
 
 const started: ChildProcess[] = [];
 let dataDir: string | undefined;

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { sqsClientFor } from '../../infra/local/messaging.js';
-import { succeededMessageIds, toSqsEvent } from '../../infra/local/queue-consumers.js';
+import { sqsClientFor } from '../../local/messaging.js';
+import { succeededMessageIds, toSqsEvent } from '../../local/queue-consumers.js';
 
 let sqs: SQSClient;
 let queueUrl: string;

@@ -20,9 +20,9 @@ import {
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/local-aws.js';
-import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../infra/local/messaging.js';
-import { parseAtExpression, startSchedulerStandIn, type SchedulerStandIn } from '../../infra/local/scheduler-stand-in.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
+import { parseAtExpression, startSchedulerStandIn, type SchedulerStandIn } from '../../local/scheduler-stand-in.js';
 
 const { sqsEndpoint } = inject('localAws');
 let sqs: SQSClient;

@@ -13,7 +13,7 @@ import {
 } from '../../lib/domain/platform-errors.js';
 import { LinkedinClient } from '../../lib/platforms/linkedin-client.js';
 import { bytesMediaSource } from '../../lib/platforms/media-source.js';
-import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../infra/local/sandbox/index.js';
+import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../local/sandbox/index.js';
 import { caught, SandboxAccounts, type SandboxAccount } from '../support/platform-sandbox.js';
 
 const accounts = new SandboxAccounts();

@@ -14,8 +14,8 @@ import {
 } from '../../lib/domain/platform-errors.js';
 import { bytesMediaSource } from '../../lib/platforms/media-source.js';
 import { XClient } from '../../lib/platforms/x-client.js';
-import { findFreePort } from '../../infra/local/free-port.js';
-import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../infra/local/sandbox/index.js';
+import { findFreePort } from '../../local/free-port.js';
+import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../local/sandbox/index.js';
 import { caught, SandboxAccounts, type SandboxAccount } from '../support/platform-sandbox.js';
 
 const accounts = new SandboxAccounts();

@@ -6,7 +6,7 @@
 import { type BatchGetItemCommandInput, type BatchGetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../../lib/domain/directory-errors.js';
 import type { Account, ApiKeyRecord, MediaItem, User, Workspace } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';

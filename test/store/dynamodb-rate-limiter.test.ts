@@ -8,7 +8,7 @@
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { dayWindow, minuteWindow, type RateLimits } from '../../lib/domain/rate-windows.js';
 import { randomToken } from '../../lib/ids.js';
 import type { RateDecision } from '../../lib/ports.js';

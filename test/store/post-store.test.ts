@@ -7,7 +7,7 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';
 import { DynamoDbIdempotencyStore } from '../../lib/store/dynamodb-idempotency-store.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { parseApiKey, secretMatches } from '../../lib/domain/api-key.js';
 import { DirectoryRecordNotFoundError, ProvisioningInputError } from '../../lib/domain/directory-errors.js';
 import { parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids.js';
 import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
 import { LocalTokenCipher } from '../../lib/store/token-cipher.js';
 import { Provisioning } from '../../lib/use-cases/admin/provisioning.js';
-import { seedDemo } from '../../infra/local/seed-demo.js';
+import { seedDemo } from '../../local/seed-demo.js';
 
 const now = new Date('2026-11-21T09:30:00.000Z');
 const { dynamodbEndpoint, sharedTables } = inject('localAws');

@@ -5,8 +5,8 @@
  */
 import { ReceiveMessageCommand, DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDbClientFor } from '../../infra/local/dynamodb-local.js';
-import { sqsClientFor } from '../../infra/local/messaging.js';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
+import { sqsClientFor } from '../../local/messaging.js';
 import { ENV } from '../../lib/config.js';
 import type { Post } from '../../lib/domain/model.js';
 import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';

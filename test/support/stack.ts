@@ -13,9 +13,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { dynamoDbClientFor, deleteTables } from '../../infra/local/dynamodb-local.js';
-import { deleteQueues } from '../../infra/local/messaging.js';
-import { startStackServices, type RunningStack, type StackServicesOptions } from '../../infra/local/stack.js';
+import { dynamoDbClientFor, deleteTables } from '../../local/dynamodb-local.js';
+import { deleteQueues } from '../../local/messaging.js';
+import { startStackServices, type RunningStack, type StackServicesOptions } from '../../local/stack.js';
 
 export type TestStackOptions = Pick<
   StackServicesOptions,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeLittleText, isFullyEscaped, unescapeLittleText } from '../../lib/platforms/linkedin-text.js';
-import { storedCommentary } from '../../infra/local/sandbox/linkedin.js';
+import { storedCommentary } from '../../local/sandbox/linkedin.js';
 
 describe('escapeLittleText (LinkedIn commentary)', () => {
   it('escapes every reserved character with a backslash', () => {

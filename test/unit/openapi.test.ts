@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, REJECTION_REASONS } from '../../lib/domain/errors.js';
-import { API_ROUTES } from '../../infra/functions.js';
+import { API_ROUTES } from '../../functions/catalogue.js';
 import { assertDocumentedResponse, OPENAPI_PATH, openApiDocument } from '../support/openapi.js';
 import type { ApiResponse } from '../support/http.js';
 
@@ -47,7 +47,7 @@ describe('openapi.yaml', () => {
     expect(run.status).toBe(0);
   });
 
-  it('documents every route of infra/functions.ts', () => {
+  it('documents every route of functions/catalogue.ts', () => {
     const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
     for (const route of API_ROUTES) expect(paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
   });

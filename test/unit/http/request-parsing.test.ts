@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { API_BASE_PATH, API_ROUTES } from '../../../infra/functions.js';
+import { API_BASE_PATH, API_ROUTES } from '../../../functions/catalogue.js';
 import { ApiError } from '../../../lib/domain/errors.js';
 import { toApiRequest } from '../../../lib/http/api-request.js';
 import { bearerToken } from '../../../lib/http/authenticate.js';

@@ -1,5 +1,5 @@
 /**
- * The local API Gateway's request → event and result → response rules (infra/local/api-gateway-event.ts),
+ * The local API Gateway's request → event and result → response rules (local/api-gateway-event.ts),
  * checked against what API Gateway HTTP APIs (payload format 2.0) do.
  */
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import {
   requestTime,
   toHttpResponse,
   type IncomingApiRequest,
-} from '../../../infra/local/api-gateway-event.js';
+} from '../../../local/api-gateway-event.js';
 
 const routes = compileRoutes([
   { method: 'GET', path: '/api/v1/posts' },

@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, randomInt } from 'node:crypto';
-import type { SandboxBehaviour } from '../../../lib/domain/model.js';
-import { parseSandboxToken } from '../../../lib/domain/sandbox-tokens.js';
+import type { SandboxBehaviour } from '../../lib/domain/model.js';
+import { parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
 
 export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
 

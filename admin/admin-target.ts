@@ -6,11 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ENV } from '../../lib/config.js';
-import { LOCAL_CREDENTIALS, resolveLocalhostSubdomains } from './local-aws.js';
-import type { StackInfo } from './stack.js';
+import { ENV } from '../lib/config.js';
+import { LOCAL_CREDENTIALS, resolveLocalhostSubdomains } from '../local/local-aws.js';
+import type { StackInfo } from '../local/stack.js';
 
-/** The part of stack.json (StackInfo, written by infra/local/stack.ts) that the CLI needs. */
+/** The part of stack.json (StackInfo, written by local/stack.ts) that the CLI needs. */
 export type StackFile = Pick<StackInfo, 'dynamodbEndpoint' | 's3Endpoint' | 'region' | 'mediaBucket' | 'mediaBaseUrl' | 'env'> & {
   tables: Pick<StackInfo['tables'], 'directory'>;
 };

@@ -1,6 +1,6 @@
 /**
  * What the Lambda runtime does for a function, locally: load the module named by an entry of
- * infra/functions.ts once (its cold start: module-scope code, config reads and SDK clients run
+ * functions/catalogue.ts once (its cold start: module-scope code, config reads and SDK clients run
  * then, after the stack has set the environment) and call its `handler` export with an event and
  * a context object shaped like the real one.
  */
@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-aws.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** A Lambda handler in its async form (event, context) → result; the local stack calls nothing else. */
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;

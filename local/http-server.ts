@@ -1,6 +1,6 @@
 /**
  * The local API Gateway: a node:http server that turns each request into an HTTP API payload 2.0
- * event (api-gateway-event.ts), calls the `handler` of the route's module from infra/functions.ts,
+ * event (api-gateway-event.ts), calls the `handler` of the route's module from functions/catalogue.ts,
  * and writes the result back the way API Gateway would. It also serves the media bucket under
  * /media/<key>, standing in for the public media URL that MEDIA_BASE_URL names on AWS.
  */

@@ -13,7 +13,7 @@ import { startTestStack, type TestStack } from '../support/stack.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-const cli = join(repoRoot, 'infra', 'local', 'admin-cli.ts');
+const cli = join(repoRoot, 'admin', 'admin-cli.ts');
 
 let stack: TestStack;
 let dataDir: string;

@@ -4,7 +4,7 @@
  * an API key with all four scopes. Made through the same provisioning module as the admin CLI and
  * the tests, so the demo records are exactly what real provisioning makes.
  */
-import { Provisioning, type ProvisioningDeps } from '../../lib/use-cases/admin/provisioning.js';
+import { Provisioning, type ProvisioningDeps } from '../lib/use-cases/admin/provisioning.js';
 
 export const DEMO_MONTHLY_POST_ALLOWANCE = 1000;
 

@@ -1,14 +1,14 @@
 /**
  * The local stack: the service's Lambda handlers, unchanged, on this machine.
  *
- *   API Gateway (HTTP API)   → http-server.ts (payload 2.0 events, routes from infra/functions.ts)
+ *   API Gateway (HTTP API)   → http-server.ts (payload 2.0 events, routes from functions/catalogue.ts)
  *   DynamoDB                 → DynamoDB Local (JVM), tables from lib/store/tables.ts
  *   SQS, S3                  → fauxqs in this process (media mirrored to DATA_DIR/media)
  *   EventBridge Scheduler    → scheduler-stand-in.ts (REST API subset, schedules in DATA_DIR)
  *   Lambda SQS triggers      → queue-consumers.ts (pollers, ReportBatchItemFailures)
  *   EventBridge sweep rule   → queue-consumers.ts startSweeper
  *   KMS, Secrets Manager     → key files in DATA_DIR/keys (LOCAL_TOKEN_KEY_FILE, CURSOR_SIGNING_KEY)
- *   X, LinkedIn              → sandbox platforms (infra/local/sandbox)
+ *   X, LinkedIn              → sandbox platforms (local/sandbox)
  *
  * The handlers get their whole configuration from environment variables, set here before any
  * handler module is imported; the AWS SDK finds each emulator through AWS_ENDPOINT_URL_<SERVICE>,
@@ -21,10 +21,10 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ENV } from '../../lib/config.js';
-import type { SandboxBehaviour } from '../../lib/domain/model.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions.js';
-import { TABLES } from '../../lib/store/tables.js';
+import { ENV } from '../lib/config.js';
+import type { SandboxBehaviour } from '../lib/domain/model.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
+import { TABLES } from '../lib/store/tables.js';
 import {
   dynamoDbClientFor,
   ensureTables,
@@ -114,7 +114,7 @@ export interface RunningStack {
 
 const SCHEDULER_GROUP = 'default';
 const SCHEDULER_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/local-scheduler`;
-const SANDBOX_MODULE = 'infra/local/sandbox/index.ts';
+const SANDBOX_MODULE = 'local/sandbox/index.ts';
 
 /** Sets variables in process.env and remembers what was there, so stop() can put it back. */
 class EnvironmentScope {
@@ -151,7 +151,7 @@ async function startSandbox(tables: TableNames, dynamodbEndpoint: string): Promi
   // directory store is imported only now, after the environment is set.
   let directory: Promise<{ getAccount(id: string): Promise<{ sandbox?: SandboxBehaviour } | null> }> | undefined;
   const accountBehaviour = async (accountId: string): Promise<SandboxBehaviour> => {
-    directory ??= import('../../lib/store/dynamodb-directory-store.js').then(
+    directory ??= import('../lib/store/dynamodb-directory-store.js').then(
       (store) => new store.DynamoDbDirectoryStore({ tableName: tables.directory, client: documents }),
     );
     const account = await (await directory).getAccount(accountId);

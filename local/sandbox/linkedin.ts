@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { issueSandboxTokens } from '../../../lib/domain/sandbox-tokens.js';
-import { unescapeLittleText } from '../../../lib/platforms/linkedin-text.js';
+import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
+import { unescapeLittleText } from '../../lib/platforms/linkedin-text.js';
 import type { ClientCredentialsCheck } from './x.js';
 import {
   BodyTooLargeError,

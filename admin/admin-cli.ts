@@ -14,9 +14,9 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ENV, MissingConfigError, requireEnv } from '../../lib/config.js';
-import { parseApiKey } from '../../lib/domain/api-key.js';
-import { DirectoryRecordExistsError, DirectoryRecordNotFoundError, ProvisioningInputError } from '../../lib/domain/directory-errors.js';
+import { ENV, MissingConfigError, requireEnv } from '../lib/config.js';
+import { parseApiKey } from '../lib/domain/api-key.js';
+import { DirectoryRecordExistsError, DirectoryRecordNotFoundError, ProvisioningInputError } from '../lib/domain/directory-errors.js';
 import {
   ACCOUNT_TYPES,
   SANDBOX_BEHAVIOURS,
@@ -27,9 +27,9 @@ import {
   type Scope,
   type TokenHealth,
   type User,
-} from '../../lib/domain/model.js';
-import { accountView } from '../../lib/domain/views/account-view.js';
-import type { Provisioning } from '../../lib/use-cases/admin/provisioning.js';
+} from '../lib/domain/model.js';
+import { accountView } from '../lib/domain/views/account-view.js';
+import type { Provisioning } from '../lib/use-cases/admin/provisioning.js';
 import { applyStackEnvironment, readStackFile, StackFileError } from './admin-target.js';
 
 /** A mistake in the command line: the message says what to fix. */
@@ -303,14 +303,14 @@ async function buildProvisioning(aws: boolean, needsMedia: boolean): Promise<{ p
   }
   // Imported only now: the SDK clients must see the environment the target chose.
   const [{ DynamoDbDirectoryStore }, { tokenCipherFromEnv }, { S3MediaObjectWriter }, provisioningModule] = await Promise.all([
-    import('../../lib/store/dynamodb-directory-store.js'),
-    import('../../lib/store/token-cipher.js'),
-    import('../../lib/store/s3-media-object-writer.js'),
-    import('../../lib/use-cases/admin/provisioning.js'),
+    import('../lib/store/dynamodb-directory-store.js'),
+    import('../lib/store/token-cipher.js'),
+    import('../lib/store/s3-media-object-writer.js'),
+    import('../lib/use-cases/admin/provisioning.js'),
   ]);
   // Only `media add` needs the bucket, so only it insists on the media variables. No copy is
   // written to disk here: the local stack mirrors every write to its bucket under DATA_DIR itself
-  // (infra/local/messaging.ts) and reloads it after a restart.
+  // (local/messaging.ts) and reloads it after a restart.
   const media = needsMedia ? { writer: new S3MediaObjectWriter(), baseUrl: requireEnv(ENV.mediaBaseUrl) } : undefined;
   const provisioning = new provisioningModule.Provisioning({
     directory: new DynamoDbDirectoryStore(),
@@ -363,7 +363,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Run when executed (`tsx infra/local/admin-cli.ts`), not when imported by a test.
+// Run when executed (`tsx admin/admin-cli.ts`), not when imported by a test.
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   process.exitCode = await main(process.argv.slice(2));
 }

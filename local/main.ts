@@ -1,5 +1,5 @@
 /**
- * `npm start`: the whole service on this machine (see infra/local/stack.ts for what emulates
+ * `npm start`: the whole service on this machine (see local/stack.ts for what emulates
  * what). PORT (default 3000) and DATA_DIR (default .data) configure it; everything it keeps
  * (DynamoDB data, schedules, media, keys) lives under DATA_DIR and survives restarts.
  *
@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { numberEnv, optionalEnv } from '../../lib/config.js';
+import { numberEnv, optionalEnv } from '../lib/config.js';
 import { startLocalStack, type LocalStack } from './stack.js';
 
 interface DemoRecord {
@@ -34,8 +34,8 @@ async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[
   // the stack has just put in the environment.
   const [{ seedDemo }, { DynamoDbDirectoryStore }, { tokenCipherFromEnv }] = await Promise.all([
     import('./seed-demo.js'),
-    import('../../lib/store/dynamodb-directory-store.js'),
-    import('../../lib/store/token-cipher.js'),
+    import('../lib/store/dynamodb-directory-store.js'),
+    import('../lib/store/token-cipher.js'),
   ]);
   const seed = await seedDemo({
     directory: new DynamoDbDirectoryStore({ tableName: stack.tables.directory }),

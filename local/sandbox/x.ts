@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import twitterText from 'twitter-text';
-import { issueSandboxTokens } from '../../../lib/domain/sandbox-tokens.js';
+import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
 import {
   BodyTooLargeError,
   SandboxPlatform,

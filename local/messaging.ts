@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
-import { MAX_RECEIVE_COUNT } from '../functions.js';
+import { MAX_RECEIVE_COUNT } from '../functions/catalogue.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, resolveLocalhostSubdomains } from './local-aws.js';
 
 export interface Fauxqs {
