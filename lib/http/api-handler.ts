@@ -30,8 +30,8 @@ import type { HttpDependencies, RequestCountingDependencies } from './http-depen
 import { httpDependencies, requestCountingDependencies } from './http-dependencies.js';
 import { jsonBody } from './json-body.js';
 import { toStructuredResult, withHeaders } from './json-response.js';
-import type { HttpMiddleware } from './pipeline-state.js';
-import { pipelineState, requestContext, verifiedCaller } from './pipeline-state.js';
+import type { HttpMiddleware, PipelineContext, PipelineInternal } from './pipeline-state.js';
+import { requestContext, routeState, verifiedCaller } from './pipeline-state.js';
 import { countRequest, rateLimitHeaders } from './rate-limit.js';
 import { requireScope } from './require-scope.js';
 import { requireSubscription } from './require-subscription.js';
@@ -64,10 +64,10 @@ export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLa
       requireScope(options.scope ?? 'read'),
     ];
     if (options.jsonBody) steps.push(jsonBody());
-    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>()
       .use(steps)
-      .handler(async (event) => {
-        const state = pipelineState({ event });
+      .handler(async (_event, context) => {
+        const state = routeState(context);
         return toStructuredResult(await route(state.request, verifiedCaller(state)));
       });
   });
@@ -81,9 +81,9 @@ export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLa
 export function anonymousApiHandler(route: AnonymousRoute, options: { dependencies?: RequestCountingDependencies } = {}): ApiLambdaHandler {
   return lazily(() => {
     const deps = options.dependencies ?? requestCountingDependencies();
-    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>()
       .use([...outerSteps(deps), countRequest(deps.rateLimiter, deps.clock)])
-      .handler(async (event) => toStructuredResult(await route(pipelineState({ event }).request)));
+      .handler(async (_event, context) => toStructuredResult(await route(routeState(context).request)));
   });
 }
 
