@@ -16,7 +16,8 @@
  *
  * Steps only throw or fall through: none returns an early response, because middy would then
  * skip the `after` steps, and with them the rate-limit headers. Behaviour that needs to answer
- * early (an idempotent replay) wraps the route instead: see /work/notes/http-api.md.
+ * early (an idempotent replay) does it in the route: lib/use-cases/create-posts.ts returns the
+ * stored 202 as the route's own result, so the headers step still runs.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
