@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { parsePlatformDeletionMessage } from '../lib/dispatch/messages.js';
 import { logger } from '../lib/observability.js';
-import { systemClock } from '../lib/ports.js';
+import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { DeleteFromPlatform } from '../lib/use-cases/delete-from-platform.js';
 import { platformDeletionWorkerDependencies } from '../lib/worker-dependencies.js';
 

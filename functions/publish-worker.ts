@@ -9,7 +9,7 @@ import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'a
 import { ENV, numberEnv } from '../lib/config.js';
 import { parsePublishMessage } from '../lib/dispatch/messages.js';
 import { logger } from '../lib/observability.js';
-import { systemClock } from '../lib/ports.js';
+import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { PublishPost } from '../lib/use-cases/publish-post.js';
 import { flushMetrics, publishMetrics, publishWorkerDependencies } from '../lib/worker-dependencies.js';
 

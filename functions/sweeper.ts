@@ -10,7 +10,7 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { logger, metrics } from '../lib/observability.js';
 import { ENV, numberEnv } from '../lib/config.js';
-import { systemClock } from '../lib/ports.js';
+import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { DUE_SHARDS } from '../lib/store/tables.js';
 import { Sweep, type SweepResult } from '../lib/use-cases/sweep.js';
 import { flushMetrics, sweeperDependencies } from '../lib/worker-dependencies.js';

@@ -11,8 +11,8 @@
 import { ENV, numberEnv } from '../config.js';
 import type { RateLimits } from '../domain/rate-windows.js';
 import { DEFAULT_RATE_LIMITS, sanitizeLimit } from '../domain/rate-windows.js';
-import type { Clock, RateLimiter } from '../ports.js';
-import { systemClock } from '../ports.js';
+import { type Clock, systemClock } from '../use-cases/ports/clock.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
 import { DynamoDbRateLimiter } from '../store/dynamodb-rate-limiter.js';
 import { CallerAuthenticator, MAX_KEY_CACHE_SECONDS } from '../use-cases/authenticate-caller.js';

@@ -36,16 +36,11 @@ import {
   type User,
   type Workspace,
 } from '../domain/model.js';
-import type {
-  AccountReader,
-  AccountWithCredentialsReader,
-  ApiKeyReader,
-  CredentialStore,
-  DirectoryAdmin,
-  MediaReader,
-  UserReader,
-  WorkspaceReader,
-} from '../ports.js';
+import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
+import type { ApiKeyAdmin, ApiKeyReader } from '../use-cases/ports/api-keys.js';
+import type { MediaAdmin, MediaReader } from '../use-cases/ports/media.js';
+import type { UserAdmin, UserReader } from '../use-cases/ports/users.js';
+import type { WorkspaceAdmin, WorkspaceReader } from '../use-cases/ports/workspaces.js';
 import { documentClient } from './dynamo-client.js';
 import { DIRECTORY_TABLE } from './tables.js';
 
@@ -260,7 +255,7 @@ export interface DynamoDbDirectoryStoreOptions {
 }
 
 export class DynamoDbDirectoryStore
-  implements ApiKeyReader, UserReader, AccountReader, AccountWithCredentialsReader, MediaReader, CredentialStore, DirectoryAdmin, WorkspaceReader
+  implements ApiKeyReader, UserReader, AccountReader, AccountWithCredentialsReader, MediaReader, CredentialStore, WorkspaceReader, UserAdmin, WorkspaceAdmin, AccountAdmin, ApiKeyAdmin, MediaAdmin
 {
   private readonly tableName: string;
   private readonly client: DynamoDBDocumentClient;

@@ -28,16 +28,8 @@ import { requireEnv } from '../config.js';
 import { unitsThatFit } from '../domain/allowance.js';
 import { DependencyError } from '../domain/errors.js';
 import type { Post, PostError } from '../domain/model.js';
-import type {
-  IdempotencyLock,
-  NewPostsResult,
-  NewPostsWrite,
-  PostListQuery,
-  PostPage,
-  PostPageKey,
-  PostStore,
-  ScheduleFailureWrite,
-} from '../ports.js';
+import type { IdempotencyLock } from '../domain/idempotency-record.js';
+import type { NewPostsResult, NewPostsWrite, PostListQuery, PostPage, PostPageKey, PostStore, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
 import { documentClient } from './dynamo-client.js';
 import {
   idempotencyCompletionUpdate,

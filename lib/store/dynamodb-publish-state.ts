@@ -20,7 +20,8 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
-import type { ClaimResult, PostForPublishing, PublishState, PublishStateStore } from '../ports.js';
+import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
+import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
 import { DynamoDbPostStore } from './dynamodb-post-store.js';
 import { duePartitionKey, itemToPost, POST_INDEXES, SEND_STARTED_ATTRIBUTE, type PostItem } from './post-item.js';

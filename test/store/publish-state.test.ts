@@ -12,7 +12,7 @@ import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';
-import type { ClaimResult } from '../../lib/ports.js';
+import type { ClaimResult } from '../../lib/domain/publish-state.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { postFixture } from '../support/post-fixture.js';

@@ -27,18 +27,13 @@ import {
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
 import { issueSandboxTokens } from '../../domain/sandbox-tokens.js';
 import { newId, randomToken } from '../../ids.js';
-import {
-  systemClock,
-  type AccountReader,
-  type ApiKeyReader,
-  type Clock,
-  type CredentialStore,
-  type DirectoryAdmin,
-  type MediaObjectWriter,
-  type TokenCipher,
-  type UserReader,
-  type WorkspaceReader,
-} from '../../ports.js';
+import type { AccountAdmin, AccountReader, CredentialStore } from '../ports/accounts.js';
+import type { ApiKeyAdmin, ApiKeyReader } from '../ports/api-keys.js';
+import { type Clock, systemClock } from '../ports/clock.js';
+import type { MediaAdmin, MediaObjectWriter } from '../ports/media.js';
+import type { TokenCipher } from '../ports/token-cipher.js';
+import type { UserAdmin, UserReader } from '../ports/users.js';
+import type { WorkspaceAdmin, WorkspaceReader } from '../ports/workspaces.js';
 
 export const DEFAULT_MONTHLY_POST_ALLOWANCE = 1000;
 const MAX_MONTHLY_POST_ALLOWANCE = 1_000_000_000;
@@ -48,7 +43,7 @@ const PLATFORM_PATTERN = /^[a-z][a-z0-9]{0,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
-export type DirectoryPort = DirectoryAdmin & UserReader & WorkspaceReader & AccountReader & ApiKeyReader & CredentialStore;
+export type DirectoryPort = UserAdmin & WorkspaceAdmin & AccountAdmin & ApiKeyAdmin & MediaAdmin & UserReader & WorkspaceReader & AccountReader & ApiKeyReader & CredentialStore;
 
 export interface ProvisioningDeps {
   directory: DirectoryPort;
