@@ -12,9 +12,9 @@ export const handler = apiHandler(
     createPosts ??= new CreatePosts({
       posts: postStore(),
       idempotency: idempotencyStore(),
-      accounts: directory,
-      workspaces: directory,
-      media: directory,
+      accounts: directory.accounts,
+      workspaces: directory.workspaces,
+      media: directory.media,
       dispatcher: publishDispatcher(),
       clock,
       mediaBaseUrl: mediaBaseUrl(),

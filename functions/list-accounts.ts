@@ -9,7 +9,7 @@ export const handler = apiHandler(
   async (request, caller) => {
     const filter = parseListAccountsQuery(request.query);
     const { directory } = httpDependencies();
-    listAccounts ??= new ListAccounts({ accounts: directory, workspaces: directory });
+    listAccounts ??= new ListAccounts({ accounts: directory.accounts, workspaces: directory.workspaces });
     return { status: 200, body: await listAccounts.execute(caller, filter) };
   },
   { scope: 'read' },

@@ -18,9 +18,9 @@ function build(): DeleteFromPlatform {
   const deps = platformDeletionWorkerDependencies();
   return new DeleteFromPlatform({
     state: deps.state,
-    accounts: deps.directory,
+    accounts: deps.directory.accounts,
     tokens: deps.tokens,
-    setTokenHealth: (accountId, health) => deps.directory.setTokenHealth(accountId, health),
+    setTokenHealth: (accountId, health) => deps.directory.accounts.setTokenHealth(accountId, health),
     publishers: deps.publishers,
     clock: systemClock,
     log: deps.log,

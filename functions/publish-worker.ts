@@ -23,11 +23,11 @@ function build(): PublishPost {
   const deps = publishWorkerDependencies();
   return new PublishPost({
     state: deps.state,
-    accounts: deps.directory,
-    media: deps.directory,
+    accounts: deps.directory.accounts,
+    media: deps.directory.media,
     mediaSources: deps.mediaSources,
     tokens: deps.tokens,
-    setTokenHealth: (accountId, health) => deps.directory.setTokenHealth(accountId, health),
+    setTokenHealth: (accountId, health) => deps.directory.accounts.setTokenHealth(accountId, health),
     publishers: deps.publishers,
     queue: deps.publishQueue,
     deletionQueue: deps.deletionQueue,

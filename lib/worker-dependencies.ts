@@ -18,7 +18,7 @@ import { linkedinClientFromEnv } from './platforms/linkedin-client.js';
 import { xClientFromEnv } from './platforms/x-client.js';
 import { systemClock } from './use-cases/ports/clock.js';
 import type { PlatformPublisher } from './use-cases/ports/platform-publisher.js';
-import { DynamoDbDirectoryStore } from './store/dynamodb-directory-store.js';
+import { directoryStores, type DirectoryStores } from './store/directory-stores.js';
 import { DynamoDbPublishState } from './store/dynamodb-publish-state.js';
 import { S3MediaSourceFactory } from './store/s3-media-source.js';
 import { meterSdkClient } from './store/sdk-metering.js';
@@ -29,7 +29,7 @@ import type { PublishMetrics } from './use-cases/publish-post.js';
 const sqs = new SQSClient({});
 meterSdkClient(sqs, 'sqs');
 
-let directory: DynamoDbDirectoryStore | undefined;
+let directory: DirectoryStores | undefined;
 let state: DynamoDbPublishState | undefined;
 let tokens: AccessTokens | undefined;
 let publishers: Record<PublishablePlatform, PlatformPublisher> | undefined;
@@ -37,8 +37,8 @@ let publishQueue: SqsPublishQueue | undefined;
 let deletionQueue: SqsPlatformDeletionQueue | undefined;
 let mediaSources: S3MediaSourceFactory | undefined;
 
-function directoryStore(): DynamoDbDirectoryStore {
-  directory ??= new DynamoDbDirectoryStore();
+function directoryStore(): DirectoryStores {
+  directory ??= directoryStores();
   return directory;
 }
 
@@ -49,7 +49,7 @@ function publishState(): DynamoDbPublishState {
 
 /** The account tokens (directory table, token key), refreshed through the platforms' OAuth. */
 function accessTokens(): AccessTokens {
-  tokens ??= new AccessTokens({ credentials: directoryStore(), cipher: tokenCipherFromEnv(), clock: systemClock });
+  tokens ??= new AccessTokens({ credentials: directoryStore().accounts, cipher: tokenCipherFromEnv(), clock: systemClock });
   return tokens;
 }
 
@@ -75,7 +75,7 @@ function mediaSourceFactory(): S3MediaSourceFactory {
 
 /** What sending a post and recording its outcome on a platform needs (both queue workers). */
 export interface PlatformWorkerDependencies {
-  directory: DynamoDbDirectoryStore;
+  directory: DirectoryStores;
   state: DynamoDbPublishState;
   tokens: AccessTokens;
   publishers: Record<PublishablePlatform, PlatformPublisher>;

@@ -13,7 +13,7 @@ import type { RateLimits } from '../domain/rate-windows.js';
 import { DEFAULT_RATE_LIMITS, sanitizeLimit } from '../domain/rate-windows.js';
 import { type Clock, systemClock } from '../use-cases/ports/clock.js';
 import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
-import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
+import { directoryStores, type DirectoryStores } from '../store/directory-stores.js';
 import { DynamoDbRateLimiter } from '../store/dynamodb-rate-limiter.js';
 import { CallerAuthenticator, MAX_KEY_CACHE_SECONDS } from '../use-cases/authenticate-caller.js';
 
@@ -25,12 +25,12 @@ export interface RequestCountingDependencies {
 }
 
 export interface HttpDependencies extends RequestCountingDependencies {
-  directory: DynamoDbDirectoryStore;
+  directory: DirectoryStores;
   authenticator: CallerAuthenticator;
 }
 
 export interface HttpDependencyOverrides {
-  directory?: DynamoDbDirectoryStore;
+  directory?: DirectoryStores;
   clock?: Clock;
   limits?: RateLimits;
   keyCacheSeconds?: number;
@@ -57,13 +57,13 @@ export function buildHttpDependencies(overrides: HttpDependencyOverrides = {}): 
 }
 
 function withAuthentication(counting: RequestCountingDependencies, overrides: HttpDependencyOverrides): HttpDependencies {
-  const directory = overrides.directory ?? new DynamoDbDirectoryStore();
+  const directory = overrides.directory ?? directoryStores();
   return {
     ...counting,
     directory,
     authenticator: new CallerAuthenticator({
-      keys: directory,
-      users: directory,
+      keys: directory.apiKeys,
+      users: directory.users,
       clock: counting.clock,
       cacheSeconds: overrides.keyCacheSeconds ?? numberEnv(ENV.apiKeyCacheSeconds, MAX_KEY_CACHE_SECONDS),
     }),

@@ -1,6 +1,6 @@
 /**
  * The publish worker's and the sweeper's writes to the posts table. The post itself is read and
- * written through the one item mapping (post-item.ts) and the post store's outcome writes; what
+ * written through the one item mapping (post-item.ts) and the outcome writes (post-outcome.ts); what
  * this file adds is the worker's bookkeeping on the same item, which itemToPost never returns:
  *
  *   claimToken, claimUntil   who is sending the post now, and until when (a lease: a worker that
@@ -18,32 +18,33 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
 import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
-import { DynamoDbPostStore } from './dynamodb-post-store.js';
+import { readItem } from './item-schema.js';
 import { duePartitionKey, itemToPost, POST_INDEXES, SEND_STARTED_ATTRIBUTE, type PostItem } from './post-item.js';
+import { recordPostOutcome } from './post-outcome.js';
 import { POSTS_TABLE } from './tables.js';
 
-function optionalString(item: PostItem, field: string): string | null {
-  const value = item[field];
-  return typeof value === 'string' ? value : null;
-}
+/** The worker's bookkeeping attributes; each absent until first written (a value of another type reads as absent). */
+const bookkeepingString = v.fallback(v.nullable(v.string()), null);
+const PUBLISH_STATE_ITEM = v.object({
+  claimToken: bookkeepingString,
+  claimUntil: bookkeepingString,
+  publishAttempts: v.fallback(v.number(), 0),
+  firstAttemptAt: bookkeepingString,
+  retryAt: bookkeepingString,
+  createSentAt: bookkeepingString,
+  sweptAt: bookkeepingString,
+  platformDeletedAt: bookkeepingString,
+});
 
 function publishStateOf(item: PostItem): PublishState {
-  const attempts = item.publishAttempts;
-  return {
-    claimToken: optionalString(item, 'claimToken'),
-    claimUntil: optionalString(item, 'claimUntil'),
-    attempts: typeof attempts === 'number' ? attempts : 0,
-    firstAttemptAt: optionalString(item, 'firstAttemptAt'),
-    retryAt: optionalString(item, 'retryAt'),
-    createSentAt: optionalString(item, 'createSentAt'),
-    sweptAt: optionalString(item, 'sweptAt'),
-    platformDeletedAt: optionalString(item, 'platformDeletedAt'),
-  };
+  const { publishAttempts, ...state } = readItem(PUBLISH_STATE_ITEM, item, `Post item ${String(item.id)}`);
+  return { ...state, attempts: publishAttempts };
 }
 
 async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
@@ -58,22 +59,15 @@ async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
 export interface DynamoDbPublishStateOptions {
   postsTable?: string;
   client?: DynamoDBDocumentClient;
-  /** The post store whose outcome writes (published/failed) are reused. */
-  postStore?: DynamoDbPostStore;
 }
 
 export class DynamoDbPublishState implements PublishStateStore {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
-  private readonly posts: DynamoDbPostStore;
 
   constructor(options: DynamoDbPublishStateOptions = {}) {
     this.table = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
     this.client = options.client ?? documentClient;
-    // The outcome writes touch the posts table only, so the worker needs no access to the others.
-    this.posts =
-      options.postStore ??
-      new DynamoDbPostStore({ postsTable: this.table, countersTable: 'not-used-by-outcome-writes', idempotencyTable: 'not-used-by-outcome-writes', client: this.client });
   }
 
   async getPostForPublishing(postId: string): Promise<PostForPublishing | null> {
@@ -183,11 +177,11 @@ export class DynamoDbPublishState implements PublishStateStore {
   }
 
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null> {
-    return this.posts.recordPublished(post, outcome, now);
+    return recordPostOutcome(this.client, this.table, post, { status: 'published', ...outcome }, now);
   }
 
   recordFailed(post: Post, error: PostError, now: Date): Promise<Post | null> {
-    return this.posts.recordFailed(post, error, now);
+    return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now);
   }
 
   async listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]> {

@@ -22,7 +22,7 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const postsTable = sharedTables.posts ?? '';
 const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
-const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+const state = new DynamoDbPublishState({ client, postsTable });
 
 afterAll(() => raw.destroy());
 
@@ -119,7 +119,7 @@ describe('claim', () => {
     expect(notClaimed(await claimAt(draft.id, DUE))?.post.status).toBe('draft');
 
     const published = await stored();
-    await posts.recordPublished(published, { publishedAt: DUE.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, DUE);
+    await state.recordPublished(published, { publishedAt: DUE.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, DUE);
     expect(notClaimed(await claimAt(published.id, DUE))?.post.status).toBe('published');
     expect(await rawItem(published.id)).not.toHaveProperty('claimToken');
   });
