@@ -13,8 +13,11 @@ export interface PublishState {
   firstAttemptAt: string | null;
   /** ISO time of the next attempt after a transient failure. */
   retryAt: string | null;
-  /** Set right before a create request is sent, removed when its outcome is known not to be live. */
-  createSentAt: string | null;
+  /**
+   * Set right before the platform create request of an attempt is sent, removed when its outcome
+   * is known not to be live (unlike Post.firstClaimedAt, set once at the first claim).
+   */
+  platformCreateSentAt: string | null;
   /** Last time the sweeper put a message back for this post. */
   sweptAt: string | null;
   /** The live post was deleted from the platform (deleteFromPlatform). */

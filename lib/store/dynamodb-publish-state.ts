@@ -7,10 +7,13 @@
  *                            stopped mid-send is replaced once it runs out)
  *   publishAttempts          attempts so far; firstAttemptAt starts the 15-minute retry window
  *   retryAt                  next attempt after a transient failure
- *   createSentAt             a create request went out and its outcome is not recorded yet: a later
- *                            attempt must not resend blindly
+ *   platformCreateSentAt     the create request of an attempt went to the platform and its
+ *                            outcome is not recorded yet: a later attempt must not resend blindly
  *   sweptAt                  the sweeper last put a message back for the post
  *   platformDeletedAt        deleteFromPlatform done
+ *
+ * (firstClaimedAt, the Post's own field, is a different fact: the worker's first claim, never
+ * cleared, after which the post may be live.)
  *
  * Every write is conditional on the state it expects (status, deletedAt, claim token), so a delete,
  * a duplicate message and the sweeper can race the worker without undoing each other.
@@ -25,7 +28,7 @@ import type { ClaimResult, PostForPublishing, PublishState } from '../domain/pub
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { duePartitionKey, itemToPost, POST_INDEXES, SEND_STARTED_ATTRIBUTE, type PostItem } from './post-item.js';
+import { duePartitionKey, FIRST_CLAIMED_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
 import { POSTS_TABLE } from './tables.js';
 
@@ -37,7 +40,7 @@ const PUBLISH_STATE_ITEM = v.object({
   publishAttempts: v.fallback(v.number(), 0),
   firstAttemptAt: bookkeepingString,
   retryAt: bookkeepingString,
-  createSentAt: bookkeepingString,
+  platformCreateSentAt: bookkeepingString,
   sweptAt: bookkeepingString,
   platformDeletedAt: bookkeepingString,
 });
@@ -90,7 +93,7 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression:
-            `SET claimToken = :token, claimUntil = :until, ${SEND_STARTED_ATTRIBUTE} = if_not_exists(${SEND_STARTED_ATTRIBUTE}, :now), ` +
+            `SET claimToken = :token, claimUntil = :until, ${FIRST_CLAIMED_ATTRIBUTE} = if_not_exists(${FIRST_CLAIMED_ATTRIBUTE}, :now), ` +
             'firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
           // ISO times written by toISOString compare as strings in time order.
           ConditionExpression:
@@ -118,8 +121,8 @@ export class DynamoDbPublishState implements PublishStateStore {
           token: input.token,
           attempt: state.attempts,
           firstAttemptAt: state.firstAttemptAt ?? now,
-          // createSentAt survives only an attempt whose outcome was never recorded.
-          uncertain: state.createSentAt !== null,
+          // platformCreateSentAt survives only an attempt whose outcome was never recorded.
+          uncertain: state.platformCreateSentAt !== null,
         },
       };
     } catch (error) {
@@ -136,7 +139,7 @@ export class DynamoDbPublishState implements PublishStateStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: 'SET createSentAt = :now',
+          UpdateExpression: 'SET platformCreateSentAt = :now',
           ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':now': now.toISOString(), ':token': token, ':scheduled': 'scheduled' },
@@ -152,7 +155,7 @@ export class DynamoDbPublishState implements PublishStateStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : ', createSentAt'}`,
+          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : ', platformCreateSentAt'}`,
           ConditionExpression: '#status = :scheduled AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled' },

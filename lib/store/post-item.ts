@@ -14,7 +14,7 @@
  * page is ever shrunk by a filter. Fields that are null on the Post are absent from the item, so a
  * condition can say `attribute_not_exists(deletedAt)`.
  *
- * `sendStartedAt` (Post.sendStartedAt) is set by the worker's claim. Any further bookkeeping the
+ * `firstClaimedAt` (Post.firstClaimedAt) is set by the worker's claim. Any further bookkeeping the
  * worker adds (leases, attempt counts) is not part of Post: itemToPost ignores it and postToItem
  * never writes it, so after create a post is only ever changed by conditional updates, never by a
  * full Put.
@@ -27,8 +27,8 @@ import { DUE_SHARDS } from './tables.js';
 
 export type PostItem = Record<string, unknown>;
 
-/** Set by the publish worker when it first claims a post; present means "being sent, or was". */
-export const SEND_STARTED_ATTRIBUTE = 'sendStartedAt';
+/** Set by the publish worker when it first claims a post, never cleared; present means "being sent, or was". */
+export const FIRST_CLAIMED_ATTRIBUTE = 'firstClaimedAt';
 
 export const POST_INDEXES = { byUser: 'byUser', byUserStatus: 'byUserStatus', byDue: 'byDue' } as const;
 
@@ -101,7 +101,7 @@ export function postToItem(post: Post): PostItem {
   if (post.error !== null) item.error = { message: post.error.message, advice: post.error.advice };
   if (post.deletedAt !== null) item.deletedAt = post.deletedAt;
   if (post.allowanceCycle !== null) item.allowanceCycle = post.allowanceCycle;
-  if (post.sendStartedAt !== undefined && post.sendStartedAt !== null) item.sendStartedAt = post.sendStartedAt;
+  if (post.firstClaimedAt !== undefined && post.firstClaimedAt !== null) item.firstClaimedAt = post.firstClaimedAt;
   return item;
 }
 
@@ -135,7 +135,7 @@ const POST_ITEM = v.object({
     v.unknown(),
     v.transform((value) => value === true),
   ),
-  [SEND_STARTED_ATTRIBUTE]: nullableString,
+  [FIRST_CLAIMED_ATTRIBUTE]: nullableString,
 });
 
 export function itemToPost(item: PostItem): Post {

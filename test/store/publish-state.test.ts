@@ -55,7 +55,7 @@ describe('claim', () => {
     const now = new Date(DUE.getTime() + 10);
     const result = await claimAt(post.id, now, 'token-a');
     if (!result.claimed) throw new Error('not claimed');
-    expect(result.post).toEqual({ ...post, sendStartedAt: now.toISOString() });
+    expect(result.post).toEqual({ ...post, firstClaimedAt: now.toISOString() });
     expect(result.claim).toEqual({ token: 'token-a', attempt: 1, firstAttemptAt: now.toISOString(), uncertain: false });
     expect(await rawItem(post.id)).toMatchObject({ claimToken: 'token-a', claimUntil: new Date(now.getTime() + LEASE_MS).toISOString(), publishAttempts: 1 });
   });
@@ -77,7 +77,7 @@ describe('claim', () => {
     const post = await stored();
     const before = await rawItem(post.id);
     const current = notClaimed(await claimAt(post.id, new Date(DUE.getTime() - 1)));
-    expect(current?.post).toEqual({ ...post, sendStartedAt: null });
+    expect(current?.post).toEqual({ ...post, firstClaimedAt: null });
     expect(await rawItem(post.id)).toEqual(before);
     expect((await claimAt(post.id, DUE)).claimed).toBe(true);
   });
