@@ -77,6 +77,11 @@ export interface AccountCredentials {
   refreshTokenEncrypted: string | null;
   /** ISO time the access token expires. */
   accessTokenExpiresAt: string | null;
+  /**
+   * Changes with every write of the tokens (set by the store). A refresh stores its result only
+   * over the revision it started from, so an older result never overwrites a newer token.
+   */
+  revision?: string | null;
 }
 
 export interface ApiKeyRecord {

@@ -178,12 +178,16 @@ export class DynamoDbPostStore implements PostStore {
       set.push('deleteFromPlatformRequested = :true');
       values[':true'] = true;
     }
+    // A scheduled post whose live copy must come down stays in the due index (never read by the
+    // API) until the worker has settled it, so the sweeper brings it back if its message is lost.
+    const keepDue = post.status === 'scheduled' && options.deleteFromPlatform;
+    const removed = INDEX_ATTRIBUTES.filter((name) => !keepDue || (name !== 'duePk' && name !== 'dueSk'));
     try {
       const out = await this.client.send(
         new UpdateCommand({
           TableName: this.postsTable,
           Key: { id: post.id },
-          UpdateExpression: `SET ${set.join(', ')} REMOVE ${INDEX_ATTRIBUTES.join(', ')}`,
+          UpdateExpression: `SET ${set.join(', ')} REMOVE ${removed.join(', ')}`,
           ConditionExpression: conditionExpression,
           ExpressionAttributeNames: condition.ExpressionAttributeNames,
           ExpressionAttributeValues: values,
