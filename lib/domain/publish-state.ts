@@ -15,7 +15,7 @@ export interface PublishState {
   retryAt: string | null;
   /**
    * Set right before the platform create request of an attempt is sent, removed when its outcome
-   * is known not to be live (unlike Post.firstClaimedAt, set once at the first claim).
+   * is known not to be live (Post.inFlightSince stays set meanwhile: the post may be live).
    */
   platformCreateSentAt: string | null;
   /** The platform media ids that create carried (a lookup's match for a post without text). */

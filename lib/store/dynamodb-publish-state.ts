@@ -15,8 +15,8 @@
  *   sweptAt                  the sweeper last put a message back for the post
  *   platformDeletedAt        deleteFromPlatform done
  *
- * (firstClaimedAt, the Post's own field, is a different fact: the worker's first claim, never
- * cleared, after which the post may be live.)
+ * (inFlightSince, the Post's own field, is set by the claim and cleared only by a release that
+ * knows nothing went out: while it is set, DELETE soft-deletes rather than cancels.)
  *
  * Every write is conditional on the state it expects (status, deletedAt, claim token), so a delete,
  * a duplicate message and the sweeper can race the worker without undoing each other. Leases are
@@ -34,7 +34,7 @@ import type { ClaimResult, PostForPublishing, PublishState } from '../domain/pub
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { duePartitionKey, FIRST_CLAIMED_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
+import { duePartitionKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
 import { POSTS_TABLE } from './tables.js';
 
@@ -100,7 +100,7 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression:
-            `SET claimToken = :token, claimUntil = :until, ${FIRST_CLAIMED_ATTRIBUTE} = if_not_exists(${FIRST_CLAIMED_ATTRIBUTE}, :now), ` +
+            `SET claimToken = :token, claimUntil = :until, ${IN_FLIGHT_ATTRIBUTE} = if_not_exists(${IN_FLIGHT_ATTRIBUTE}, :now), ` +
             'firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
           // ISO times written by toISOString compare as strings in time order. A deleted post is
           // claimed only to settle an earlier create that may be live and must come down.
@@ -190,9 +190,9 @@ export class DynamoDbPublishState implements PublishStateStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          // Certain that nothing went out: the post is no longer in flight (FIRST_CLAIMED_ATTRIBUTE),
+          // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
           // so a delete while it waits for its retry cancels it and gives its unit back.
-          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${FIRST_CLAIMED_ATTRIBUTE}`}`,
+          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}`,
           ConditionExpression: '#status = :scheduled AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled' },

@@ -216,7 +216,7 @@ export class PostCreateWrites {
       Key: { id: post.id },
       UpdateExpression:
         'SET #status = :failed, statusPk = :statusPk, #error = :error, updatedAt = :updatedAt REMOVE duePk, dueSk, allowanceCycle',
-      ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND attribute_not_exists(firstClaimedAt)',
+      ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND attribute_not_exists(inFlightSince)',
       ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
       ExpressionAttributeValues: {
         ':failed': 'failed',

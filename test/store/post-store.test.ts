@@ -177,14 +177,14 @@ describe('delete transitions and the worker', () => {
       new UpdateCommand({
         TableName: sharedTables.posts,
         Key: { id: b!.id },
-        UpdateExpression: 'SET firstClaimedAt = :now',
+        UpdateExpression: 'SET inFlightSince = :now',
         ExpressionAttributeValues: { ':now': NOW.toISOString() },
       }),
     );
     expect(await posts.removePost(b!, '2026-11')).toBe(false);
     expect(await used(userId)).toBe(1);
     const claimed = await posts.getPost(b!.id);
-    expect(claimed?.firstClaimedAt).toBe(NOW.toISOString());
+    expect(claimed?.inFlightSince).toBe(NOW.toISOString());
     const hidden = await posts.softDeletePost(claimed!, { deleteFromPlatform: true, now: NOW });
     expect(hidden).toMatchObject({ deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true });
     // The send succeeds afterwards: recorded, still hidden, and the worker learns deletion was asked.

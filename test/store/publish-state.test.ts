@@ -55,7 +55,7 @@ describe('claim', () => {
     const now = new Date(DUE.getTime() + 10);
     const result = await claimAt(post.id, now, 'token-a');
     if (!result.claimed) throw new Error('not claimed');
-    expect(result.post).toEqual({ ...post, firstClaimedAt: now.toISOString() });
+    expect(result.post).toEqual({ ...post, inFlightSince: now.toISOString() });
     expect(result.claim).toEqual({
       token: 'token-a',
       attempt: 1,
@@ -84,7 +84,7 @@ describe('claim', () => {
     const post = await stored();
     const before = await rawItem(post.id);
     const current = notClaimed(await claimAt(post.id, new Date(DUE.getTime() - 1)));
-    expect(current?.post).toEqual({ ...post, firstClaimedAt: null });
+    expect(current?.post).toEqual({ ...post, inFlightSince: null });
     expect(await rawItem(post.id)).toEqual(before);
     expect((await claimAt(post.id, DUE)).claimed).toBe(true);
   });
@@ -165,19 +165,19 @@ describe('writes after the claim are the holder\'s alone (issue 10, item 8)', ()
 });
 
 describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
-  it('a retry after a failure that created nothing clears firstClaimedAt; an uncertain one keeps it and the media ids', async () => {
+  it('a retry after a failure that created nothing clears inFlightSince; an uncertain one keeps it and the media ids', async () => {
     const post = await stored();
     if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
-    expect((await posts.getPost(post.id))?.firstClaimedAt).toBe(DUE.toISOString());
+    expect((await posts.getPost(post.id))?.inFlightSince).toBe(DUE.toISOString());
     const retryAt = new Date(DUE.getTime() + 5_000);
     expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);
-    expect((await posts.getPost(post.id))?.firstClaimedAt).toBeNull();
+    expect((await posts.getPost(post.id))?.inFlightSince).toBeNull();
 
     const second = await claimAt(post.id, retryAt, 'token-2');
     if (!second.claimed) throw new Error('not claimed');
     expect(await state.markCreateSending(post.id, 'token-2', retryAt, ['333'])).toBe(true);
     expect(await state.releaseForRetry(post.id, 'token-2', { retryAt: new Date(retryAt.getTime() + 5_000), uncertain: true })).toBe(true);
-    expect((await posts.getPost(post.id))?.firstClaimedAt).toBe(retryAt.toISOString());
+    expect((await posts.getPost(post.id))?.inFlightSince).toBe(retryAt.toISOString());
     const third = await claimAt(post.id, new Date(retryAt.getTime() + 5_000), 'token-3');
     if (!third.claimed) throw new Error('not claimed');
     expect(third.claim).toMatchObject({ uncertain: true, platformCreateSentAt: retryAt.toISOString(), sentMediaIds: ['333'] });
