@@ -49,6 +49,16 @@ export const PATTERNS: Record<string, string> = {
   'RTL marks': '\u202ea.\u202c',
   CJK: '日本.',
   'idn bücher.de': 'bücher.de',
+  'emoji + full stop': '👩‍👩‍👧.',
+  'digits 1.1': '1.1',
+  'dots then letter .é': '.é',
+  'RTL with a TLD': 'موقع.',
+  'CJK with a TLD': '中国.',
+  'TLD .com.': 'com.',
+  'RTL word + TLD': 'مرحبا.موقع.',
+  'CJK word + TLD': '日本.中国.',
+  'emoji + .com': '👩‍👩‍👧.com',
+  'a-.co': 'a-.co',
 };
 
 /** How the pattern is laid out: one run with no space, or runs of a given length between spaces. */
@@ -57,6 +67,7 @@ const LAYOUTS: Record<string, number> = {
   'runs of 1024': 1024,
   'runs of 512': 512,
   'runs of 500': 500,
+  'runs of 2240': 2240,
   'runs of 300': 300,
   'runs of 24': 24,
   'pattern + space': 0,

@@ -21,15 +21,17 @@
  * 2. Segments are counted in order and counting STOPS as soon as the sum is over the limit: every
  *    segment weighs at least 1, so the result is already decided, and the message says "more
  *    than". A text too long for X costs at most one segment past the limit.
- * 3. One segment is parsed by twitter-text only when it is short (MAX_PARSED_RUN_UNITS) or has no
- *    `.` (twitter-text finds no URL without one and returns at once, so the rest of its work is
- *    linear: emoji and code points). A longer run with a `.` is the quadratic case; it can only be
- *    within the limit if one link covers almost all of it, i.e. a link longer than
- *    MAX_PARSED_RUN_UNITS - 280 characters without a space. Such a text is refused as too long
- *    without parsing: the one place where this count can differ from twitter-text's, chosen
- *    deliberately (see the README, "Text length on X").
- *
- * 4. A run without a `.` longer than any run within the limit can be is refused (MAX_UNITS_PER_WEIGHT).
+ * 3. A run longer than any run within the limit can be (280 * MAX_UNITS_PER_WEIGHT) is over the
+ *    limit without parsing.
+ * 4. twitter-text's URL extraction, the quadratic part, only matters where a URL is possible: a
+ *    `.` followed by one of its top-level domains (URL_ANCHOR). A run without one holds no URL, so
+ *    every `.` in it is counted as the `,` it weighs the same as: twitter-text then finds no `.`
+ *    and skips URL extraction, and what is left (emoji and code points) is linear. A run with one
+ *    is parsed as it is when it is short (MAX_PARSED_RUN_UNITS); a longer one can only be within
+ *    the limit if one link covers almost all of it, i.e. a link longer than ~500 characters without
+ *    a space, and such a text is refused as too long without parsing: the one place where this
+ *    count can differ from twitter-text's, chosen deliberately (see the README, "What one request
+ *    may cost").
  * 5. The last text counted is remembered: one `text` for 25 targets is counted once.
  *
  * With these, the worst text costs about one 512-unit parse of the slowest pattern (~1-3 ms) plus
@@ -41,19 +43,18 @@ import twitterText from 'twitter-text';
 export const X_MAX_WEIGHTED_LENGTH = 280;
 
 /**
- * The longest run without white space that may contain a `.` and still be parsed. Quadratic work
- * on 512 units of the slowest pattern (right-to-left letters) is ~2.5 ms; a link up to ~230 characters fits with room for
- * the 280 other characters.
+ * The longest run without white space that may hold a URL and still be parsed. Quadratic work on
+ * 512 units of the slowest pattern (right-to-left letters) is ~2.5 ms; a link of up to 512
+ * characters (with the punctuation around it) is counted exactly, as 23.
  */
 export const MAX_PARSED_RUN_UNITS = 512;
 
 /**
- * A run without a `.` holds no URL, so every weighted character in it is an emoji sequence
- * (weight 2; twemoji-parser's pattern has no repetition and its longest sequences, the tag flags,
- * are 14 UTF-16 units) or one
- * code point (weight 1 or 2, at most 2 units): at most 8 units per weight. A run longer than
- * 280 * 8 units is over the limit whatever it holds, and is refused without parsing (parsing is
- * linear there, but 256 KiB of emoji is ~100 ms).
+ * In a run that can hold no URL, every weighted character is an emoji sequence (weight 2;
+ * twemoji-parser's pattern has no repetition and its longest sequences, the tag flags, are 14
+ * UTF-16 units) or one code point (weight 1 or 2, at most 2 units): at most 8 units per weight. A
+ * run longer than 280 * 8 units is over the limit whatever it holds, and is refused without
+ * parsing (parsing is linear there, but 256 KiB of emoji is ~100 ms).
  */
 export const MAX_UNITS_PER_WEIGHT = 8;
 
@@ -61,7 +62,7 @@ export interface XTextLength {
   /** The weighted length, or (when `exact` is false) a lower bound already over the limit. */
   length: number;
   exact: boolean;
-  /** Set when counting stopped at a long run with a `.` rather than at the limit. */
+  /** Set when counting stopped at a long run that may hold a URL (see 4), with its length. */
   longRun?: number;
 }
 
@@ -72,6 +73,14 @@ export interface XTextLength {
 const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 /** Maximal run of non-white-space followed by its white space (the last may have none). */
 const SEGMENT = new RegExp(`([^${SPACE}]*)[${SPACE}]*`, 'gu');
+
+/**
+ * Where a URL could end its domain: twitter-text finds a URL only where a `.` is followed by a
+ * top-level domain of its own list (or `xn--` punycode), so a run without such a place holds no
+ * URL. Built from twitter-text's own TLD patterns, with its flags, so the two lists cannot drift.
+ */
+const { validGTLD, validCCTLD, validPunycode } = twitterText.regexen as unknown as Record<'validGTLD' | 'validCCTLD' | 'validPunycode', RegExp>;
+const URL_ANCHOR = new RegExp(`\\.(?:${validGTLD.source}|${validCCTLD.source}|${validPunycode.source})`, 'i');
 
 /** The last text counted: the same text for 25 targets is counted once. */
 let last: { text: string; result: XTextLength } | undefined;
@@ -92,15 +101,23 @@ function count(text: string): XTextLength {
   for (let match = SEGMENT.exec(normalized); match !== null && match[0] !== ''; match = SEGMENT.exec(normalized)) {
     const segment = match[0];
     const run = match[1] ?? '';
-    if (run.length > X_MAX_WEIGHTED_LENGTH * MAX_UNITS_PER_WEIGHT && !run.includes('.')) {
-      return { length: Math.max(total + Math.ceil(run.length / MAX_UNITS_PER_WEIGHT), X_MAX_WEIGHTED_LENGTH + 1), exact: false };
+    if (run.length > X_MAX_WEIGHTED_LENGTH * MAX_UNITS_PER_WEIGHT) {
+      // Over the limit either way (see 3): a link is at most MAX_PARSED_RUN_UNITS here, and without
+      // one the run weighs at least its length / MAX_UNITS_PER_WEIGHT.
+      const lowerBound = Math.max(total + Math.ceil(run.length / MAX_UNITS_PER_WEIGHT), X_MAX_WEIGHTED_LENGTH + 1);
+      // The message names the long run when it could be meant as a link (it has a dot).
+      return run.includes('.') ? { length: lowerBound, exact: false, longRun: run.length } : { length: lowerBound, exact: false };
     }
-    if (run.length > MAX_PARSED_RUN_UNITS && run.includes('.')) {
+    let counted = segment;
+    if (!URL_ANCHOR.test(run)) {
+      // No URL can be in this run: see 4.
+      counted = segment.replaceAll('.', ',');
+    } else if (run.length > MAX_PARSED_RUN_UNITS) {
       // At least the segment's code points outside one link, and more than the limit either way.
       return { length: Math.max(total + 1, X_MAX_WEIGHTED_LENGTH + 1), exact: false, longRun: run.length };
     }
     // Parsed with the white space before it, then that character's own weight taken off: see 1.
-    total += twitterText.parseTweet(before + segment).weightedLength - (before === '' ? 0 : twitterText.parseTweet(before).weightedLength);
+    total += twitterText.parseTweet(before + counted).weightedLength - (before === '' ? 0 : twitterText.parseTweet(before).weightedLength);
     if (total > X_MAX_WEIGHTED_LENGTH) {
       const exact = SEGMENT.lastIndex >= normalized.length;
       return { length: total, exact };

@@ -15,7 +15,7 @@ const PIECES = [
   'a', 'Z', '9', '.', '-', '_', '/', ':', '@', '#', '$', ',', '(', ')', '?', '=', '&', '!', "'", '"',
   ' ', '  ', '\n', '\t', '\u00a0', '\u3000', '\u2009', '\u2028', '\ufeff', '\u200b', '\u200d', '\u200e', '\u202e',
   'http://', 'https://', 'www.', 'a.co', 'example.com', '.com', '.co.uk', 't.co/abc', 'xn--bcher-kva.de', 'bücher.de',
-  '@user', '#tag', '$CASH', 'e\u0301', '\u0301', '日本', '한', 'مرحبا', 'שלום', '😀', '👍🏽', '👩‍👩‍👧', '🏳️‍🌈', '❤️', '\ufe0f', '🇫🇷',
+  '.中国', '.موقع', '.рф', '.COM', 'Example.Org/path?q=1', '@user', '#tag', '$CASH', 'e\u0301', '\u0301', '日本', '한', 'مرحبا', 'שלום', '😀', '👍🏽', '👩‍👩‍👧', '🏳️‍🌈', '❤️', '\ufe0f', '🇫🇷',
 ];
 
 const textArbitrary = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((parts) => parts.join(''));
@@ -71,7 +71,29 @@ describe('xTextLength', () => {
     expect(spaced.length).toBeLessThan(X_MAX_WEIGHTED_LENGTH + 10);
   });
 
-  it('a run with a dot longer than MAX_PARSED_RUN_UNITS is the one deliberate difference', () => {
+  it('long runs that cannot hold a URL are counted exactly, dots and all', () => {
+    const longRun = fc
+      .tuple(
+        fc.array(fc.constantFrom('😀', '👍🏽', '👩‍👩‍👧', '🏳️‍🌈', '.', '..', '!', '1.', '.5', '日', 'e\u0301', '-', '.-', '?', '#1', '@'), { minLength: 150, maxLength: 700 }),
+        fc.constantFrom('', 'a ', 'x.com '),
+      )
+      .map(([parts, prefix]) => prefix + parts.join(''));
+    fc.assert(
+      fc.property(longRun, (text) => {
+        const counted = xTextLength(text);
+        expect(counted.length > X_MAX_WEIGHTED_LENGTH).toBe(whole(text) > X_MAX_WEIGHTED_LENGTH);
+        if (counted.exact) expect(counted.length).toBe(whole(text));
+      }),
+      { numRuns: 300 },
+    );
+    // 139 emoji and a full stop, no space: one run of 1,500+ units, within the limit.
+    const cheer = `${'👩‍👩‍👧'.repeat(139)}.`;
+    expect(cheer.length).toBeGreaterThan(MAX_PARSED_RUN_UNITS);
+    expect(xTextLength(cheer)).toEqual({ length: whole(cheer), exact: true });
+    expect(whole(cheer)).toBeLessThanOrEqual(X_MAX_WEIGHTED_LENGTH);
+  });
+
+  it('a run longer than MAX_PARSED_RUN_UNITS that may hold a URL is the one deliberate difference', () => {
     const longLink = `https://example.com/${'p'.repeat(MAX_PARSED_RUN_UNITS)}`;
     expect(whole(longLink)).toBe(23);
     expect(xTextLength(longLink)).toMatchObject({ exact: false, longRun: longLink.length });
