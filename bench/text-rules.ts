@@ -8,13 +8,15 @@
  *   shared   one `text` of ~250 KiB for 25 X targets
  *   distinct `texts` with 25 different texts of ~10 KiB each (the body limit shared between them)
  *
- * Standalone: `npx tsx bench/text-rules.ts` prints a table (worst layout per pattern) and PASS/MISS;
- * `runTextRulesBench()` returns the figures for a caller that wires it in as a phase.
+ * Standalone: `npx tsx bench/text-rules.ts` prints a table (worst layout per pattern) and PASS/MISS.
+ * As a phase of `npm run bench`: `textRulesPhase()` returns the PhaseOutcome bench/run.ts expects
+ * (needs no stack: it runs the pure rules in process).
  */
 import { MAX_ACCOUNTS_PER_REQUEST } from '../lib/domain/create-request.js';
 import type { Account } from '../lib/domain/model.js';
 import { evaluateTarget } from '../lib/domain/target-rules.js';
 import { MAX_BODY_BYTES } from '../lib/http/json-body.js';
+import { budget, table, type PhaseOutcome } from './report.js';
 
 export const TEXT_RULES_BUDGET_MS = 50;
 
@@ -145,6 +147,22 @@ export function runTextRulesBench(): { budgetMs: number; figures: TextRulesFigur
     figures.push({ pattern: name, worstMs: Math.round(worstMs * 10) / 10, worstLayout, pass: worstMs <= TEXT_RULES_BUDGET_MS });
   }
   return { budgetMs: TEXT_RULES_BUDGET_MS, figures, pass: figures.every((figure) => figure.pass) };
+}
+
+export function textRulesPhase(): Promise<PhaseOutcome> {
+  const result = runTextRulesBench();
+  const worst = result.figures.reduce((a, b) => (b.worstMs > a.worstMs ? b : a));
+  return Promise.resolve({
+    results: { textRules: result },
+    budgets: [budget(`text rules per create, worst (${worst.pattern})`, worst.worstMs, result.budgetMs, 'ms CPU')],
+    report: [
+      `Text rules: CPU per create, ${MAX_ACCOUNTS_PER_REQUEST} X targets, ${MAX_BODY_BYTES / 1024} KiB body (worst layout per pattern)`,
+      table([
+        ['pattern', 'worst ms', 'layout'],
+        ...result.figures.map((figure) => [figure.pattern, figure.worstMs.toFixed(1), figure.worstLayout]),
+      ]),
+    ],
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
