@@ -8,15 +8,15 @@
  *   shared   one `text` of ~250 KiB for 25 X targets
  *   distinct `texts` with 25 different texts of ~10 KiB each (the body limit shared between them)
  *
- * Standalone: `npx tsx bench/text-rules.ts` prints a table (worst layout per pattern) and PASS/MISS.
+ * Standalone: `npx tsx bench/phases/text-rules.ts` prints a table (worst layout per pattern) and PASS/MISS.
  * As a phase of `npm run bench`: `textRulesPhase()` returns the PhaseOutcome bench/run.ts expects
  * (needs no stack: it runs the pure rules in process).
  */
-import { MAX_ACCOUNTS_PER_REQUEST } from '../lib/domain/create-request.js';
-import type { Account } from '../lib/domain/model.js';
-import { evaluateTarget } from '../lib/domain/target-rules.js';
-import { MAX_BODY_BYTES } from '../lib/http/json-body.js';
-import { budget, table, type PhaseOutcome } from './report.js';
+import { MAX_ACCOUNTS_PER_REQUEST } from '../../lib/domain/create-request.js';
+import type { Account } from '../../lib/domain/model.js';
+import { evaluateTarget } from '../../lib/domain/target-rules.js';
+import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
+import { budget, table, type PhaseOutcome } from '../report.js';
 
 export const TEXT_RULES_BUDGET_MS = 50;
 
