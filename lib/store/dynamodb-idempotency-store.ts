@@ -37,7 +37,7 @@ import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { requireEnv } from '../config.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency.js';
-import { randomToken } from '../ids.js';
+import { randomToken } from '../domain/ids.js';
 import type { IdempotencyClaim, IdempotencyLock, IdempotentResponse } from '../domain/idempotency-record.js';
 import type { IdempotencyStore } from '../use-cases/ports/idempotency-store.js';
 import { documentClient } from './dynamo-client.js';

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { dayWindow, minuteWindow, type RateLimits } from '../../lib/domain/rate-windows.js';
-import { randomToken } from '../../lib/ids.js';
+import { randomToken } from '../../lib/domain/ids.js';
 import type { RateDecision } from '../../lib/domain/rate-windows.js';
 import { DynamoDbRateLimiter } from '../../lib/store/dynamodb-rate-limiter.js';
 
