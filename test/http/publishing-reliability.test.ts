@@ -190,6 +190,8 @@ describe('a send holds its post however long it runs (item 8)', () => {
     await pause(6_000);
     const held = await backdoor.item(postId);
     expect(Date.parse(String(held?.claimUntil))).toBeGreaterThan(Date.now());
+    // Held by renewals of a short lease, not by one long lease taken at the claim.
+    expect(Date.parse(String(held?.claimUntil))).toBeLessThanOrEqual(Date.now() + 2_000);
     const sqs = sqsClientFor(stack.info.sqsEndpoint);
     try {
       const body = JSON.stringify({ kind: 'publish', postId, scheduledFor: (await backdoor.post(postId)).scheduledFor });
@@ -198,7 +200,9 @@ describe('a send holds its post however long it runs (item 8)', () => {
       sqs.destroy();
     }
     await pause(3_000);
-    expect(await backdoor.item(postId)).toMatchObject({ claimToken: held?.claimToken, publishAttempts: 1 });
+    const later = await backdoor.item(postId);
+    expect(later).toMatchObject({ claimToken: held?.claimToken, publishAttempts: 1 });
+    expect(Date.parse(String(later?.claimUntil))).toBeGreaterThan(Date.parse(String(held?.claimUntil)));
     // The answer never comes: after the create timeout the post is looked up and recorded.
     const post = await settled(postId, 90_000);
     expect(post.status).toBe('published');
@@ -287,6 +291,86 @@ describe('concurrent refreshes of a rotating X refresh token (item 6)', () => {
     const post = await settled(await create(acct.id, { text: uniqueText('After the race') }));
     expect(post.status, JSON.stringify(post.error)).toBe('published');
     expect(sandbox.x.refreshCount()).toBe(refreshesBefore + 2);
+    expect((await directory.getAccount(acct.id))?.tokenHealth).toBe('healthy');
+  });
+
+  /**
+   * A worker's store whose token writes wait at a gate the test opens: the interleavings below
+   * are then driven step by step instead of left to timing. `landThenLose`: the first write is
+   * made, then its answer is lost (a client timeout after DynamoDB applied it), so the worker
+   * retries it; the retry waits at the gate.
+   */
+  function gatedStore(mode: 'hold' | 'landThenLose') {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const seen = { writes: 0, waiting: false };
+    const store = new Proxy(directory, {
+      get(target, name, receiver) {
+        const real: unknown = Reflect.get(target, name, receiver);
+        if (name !== 'replaceRefreshed' || typeof real !== 'function') return real;
+        return async (...args: unknown[]) => {
+          seen.writes += 1;
+          if (mode === 'landThenLose' && seen.writes === 1) {
+            await (real as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            throw new Error('socket hang up (the write was applied, its answer lost)');
+          }
+          seen.waiting = true;
+          await gate;
+          return (real as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+    return { store, open, seen };
+  }
+
+  it('the second refresher arrives while the first\'s rotated token is not yet stored: it uses the winner\'s token, never marks the account refresh_failed', async () => {
+    const acct = await account('x');
+    await expireSoon(acct.id);
+    const x = new XClient({ baseUrl: sandbox.xBaseUrl, clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.x });
+    const refreshesBefore = sandbox.x.refreshCount();
+    const first = gatedStore('hold');
+    const winner = new AccessTokens({ credentials: first.store, cipher: tokenCipherFromEnv(), clock: systemClock }).accessToken(acct, x);
+    // X has rotated the refresh token; the winner's write of the new one waits at the gate.
+    await until('the first refresh to rotate the token at X', () => sandbox.x.refreshCount() === refreshesBefore + 1 && first.seen.waiting);
+    const loser = new AccessTokens({ credentials: directory, cipher: tokenCipherFromEnv(), clock: systemClock })
+      .accessToken(acct, x)
+      .then((token) => ({ token }), (error: unknown) => ({ error }));
+    // Give the second refresher every chance to act on the still-stored, already-rotated token.
+    await Promise.race([loser, pause(2_000)]);
+    first.open();
+    const [won, lost] = await Promise.all([winner, loser]);
+    expect(lost).toEqual({ token: won });
+    expect(sandbox.x.refreshCount()).toBe(refreshesBefore + 1);
+    expect((await directory.getAccount(acct.id))?.tokenHealth).toBe('healthy');
+    await expireSoon(acct.id);
+    const post = await settled(await create(acct.id, { text: uniqueText('After the slow write') }));
+    expect(post.status, JSON.stringify(post.error)).toBe('published');
+    expect((await directory.getAccount(acct.id))?.tokenHealth).toBe('healthy');
+  });
+
+  it('a retried write of an older refresh result is refused once a newer refresh is stored: the account keeps its live refresh token', async () => {
+    const acct = await account('x');
+    await expireSoon(acct.id);
+    const x = new XClient({ baseUrl: sandbox.xBaseUrl, clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.x });
+    const refreshesBefore = sandbox.x.refreshCount();
+    const first = gatedStore('landThenLose');
+    const older = new AccessTokens({ credentials: first.store, cipher: tokenCipherFromEnv(), clock: systemClock }).accessToken(acct, x);
+    // Its write landed, its answer was lost; its retry of the same write waits at the gate.
+    await until('the first refresh result to land and its retry to wait', () => first.seen.waiting);
+    // Meanwhile the token is due again and another worker refreshes it, rotating once more.
+    await expireSoon(acct.id);
+    const newer = await new AccessTokens({ credentials: directory, cipher: tokenCipherFromEnv(), clock: systemClock }).accessToken(acct, x);
+    expect(sandbox.x.refreshCount()).toBe(refreshesBefore + 2);
+    const stored = await directory.getCredentials(acct.id);
+    first.open();
+    // The retry is refused: what is stored stays the newer refresh, and that is the token used.
+    expect(await older).toBe(newer);
+    expect(await directory.getCredentials(acct.id)).toEqual(stored);
+    // The stored refresh token is the live one: the next refresh works.
+    await expireSoon(acct.id);
+    const post = await settled(await create(acct.id, { text: uniqueText('After the late retry') }));
+    expect(post.status, JSON.stringify(post.error)).toBe('published');
+    expect(sandbox.x.refreshCount()).toBe(refreshesBefore + 3);
     expect((await directory.getAccount(acct.id))?.tokenHealth).toBe('healthy');
   });
 
