@@ -268,7 +268,8 @@ export class XClient implements PlatformPublisher {
       max_results: '100',
       start_time: startTime,
       exclude: 'replies,retweets',
-      'tweet.fields': 'created_at,attachments',
+      // X's OpenAPI document names this parameter post.fields (test/platforms/x-openapi.test.ts).
+      'post.fields': 'created_at,attachments',
     });
     const answer = await this.json(
       `/2/users/${encodeURIComponent(request.account.platformUserId)}/tweets?${query.toString()}`,
