@@ -62,7 +62,8 @@ async function main(): Promise<void> {
   const port = numberEnv('PORT', 3000);
   const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
   console.log(`Starting the local stack (data in ${dataDir}) ...`);
-  const stack = await startLocalStack({ port, dataDir });
+  // The sandbox platforms run as a process of their own, their record under DATA_DIR/sandbox.
+  const stack = await startLocalStack({ port, dataDir, sandbox: 'process' });
 
   let shuttingDown = false;
   const shutdown = (signal: NodeJS.Signals): void => {
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
       `  API base URL:  ${stack.baseUrl}`,
       `  Media:         ${stack.mediaBaseUrl}`,
       `  Data:          ${dataDir}`,
+      ...(stack.sandboxOrigin ? [`  Sandbox record (what X and LinkedIn hold): ${stack.sandboxOrigin}/sandbox/record`] : []),
       '',
       ...demoLines,
       '',

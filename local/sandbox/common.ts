@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { SandboxBehaviour } from '../../lib/domain/model.js';
 import { parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
+import type { PostJournal } from './record.js';
 
 export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
 
@@ -180,7 +181,13 @@ export abstract class SandboxPlatform {
   /** Sockets held open by `hang_after_create`, released at stop. */
   readonly hanging = new Set<ServerResponse>();
 
-  constructor(protected readonly accountBehaviour: AccountBehaviour) {}
+  /** With a journal (record.ts), the posts survive a restart or a kill of the sandbox. */
+  constructor(
+    protected readonly accountBehaviour: AccountBehaviour,
+    private readonly journal: PostJournal | null = null,
+  ) {
+    for (const post of journal?.posts() ?? []) this.posts.set(post.id, post);
+  }
 
   // ---- inspection helpers for tests ----
 
@@ -230,6 +237,17 @@ export abstract class SandboxPlatform {
       return null;
     }
     return { accountId, behaviour };
+  }
+
+  /** Holds a created post; journaled (and fsync'd) before the caller answers. */
+  protected storePost(post: SandboxPost): void {
+    this.posts.set(post.id, post);
+    this.journal?.created(post);
+  }
+
+  protected markDeleted(post: SandboxPost): void {
+    post.deletedAt = new Date();
+    this.journal?.deleted(post);
   }
 
   protected countCreateAttempt(accountId: string): void {

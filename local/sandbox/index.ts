@@ -2,14 +2,19 @@
  * The sandbox platforms of the local stack and the tests: one node:http server on 127.0.0.1 that
  * serves X under /x and LinkedIn under /linkedin, so the adapters run unchanged against
  * `X_API_BASE_URL=<xBaseUrl>` and `LINKEDIN_API_BASE_URL=<linkedinBaseUrl>` (LinkedIn's OAuth
- * endpoint is served on the same base). State is in memory: posts, uploads and used refresh
- * tokens are gone when it stops.
+ * endpoint is served on the same base). With `journalDir`, the posts each platform holds are
+ * recorded on disk and survive a restart or a kill (record.ts); without it (most tests) all state
+ * is in memory. GET /sandbox/record shows, read-only, what each account has live and deleted.
+ *
+ * In-process here; local/sandbox/process.ts runs the same server as a child process of its own
+ * (npm start), so it outlives nothing and dies with nothing but itself.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { listenOnLoopback } from '../free-port.js';
 import type { AccountBehaviour } from './common.js';
 import { LinkedinSandbox } from './linkedin.js';
+import { answerRecord, PostJournal, RECORD_PATH } from './record.js';
 import { XSandbox, type ClientCredentialsCheck } from './x.js';
 
 export type { SandboxFault, SandboxPost } from './common.js';
@@ -45,9 +50,13 @@ export interface SandboxOptions {
   processingPolls?: number;
   xCheckAfterSecs?: number;
   linkedinVideoPartBytes?: number;
+  /** Records posts in <journalDir>/x.jsonl and linkedin.jsonl and reloads them at start. */
+  journalDir?: string;
 }
 
 export interface SandboxPlatforms {
+  /** `http://127.0.0.1:<port>`; GET <origin>/sandbox/record is the inspection endpoint. */
+  origin: string;
   xBaseUrl: string;
   linkedinBaseUrl: string;
   x: XSandbox;
@@ -58,7 +67,10 @@ export interface SandboxPlatforms {
 export async function startSandboxPlatforms(options: SandboxOptions): Promise<SandboxPlatforms> {
   let origin = '';
   const clients = options.clients ?? SANDBOX_CLIENT_CREDENTIALS;
+  const journals =
+    options.journalDir === undefined ? null : { x: PostJournal.open(options.journalDir, 'x'), linkedin: PostJournal.open(options.journalDir, 'linkedin') };
   const x = new XSandbox({
+    ...(journals ? { journal: journals.x } : {}),
     accountBehaviour: options.accountBehaviour,
     client: clients.x,
     ...(options.xCreateLimitPer15Minutes !== undefined ? { createLimitPer15Minutes: options.xCreateLimitPer15Minutes } : {}),
@@ -66,6 +78,7 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
     ...(options.xCheckAfterSecs !== undefined ? { checkAfterSecs: options.xCheckAfterSecs } : {}),
   });
   const linkedin = new LinkedinSandbox({
+    ...(journals ? { journal: journals.linkedin } : {}),
     accountBehaviour: options.accountBehaviour,
     baseUrl: () => `${origin}/linkedin`,
     client: clients.linkedin,
@@ -75,6 +88,7 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (url.pathname === RECORD_PATH) return answerRecord(res, req.method ?? 'GET', url.searchParams, { x, linkedin });
     if (url.pathname.startsWith('/x/')) return x.handle(req, res, url.pathname.slice(2), url.searchParams);
     if (url.pathname.startsWith('/linkedin/')) return linkedin.handle(req, res, url.pathname.slice('/linkedin'.length), url.searchParams);
     res.writeHead(404, { 'Content-Type': 'application/json' });
@@ -102,10 +116,18 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
     socket.on('close', () => sockets.delete(socket));
   });
 
-  const port = await listenOnLoopback(server, options.port);
+  let port: number;
+  try {
+    port = await listenOnLoopback(server, options.port);
+  } catch (error) {
+    journals?.x.close();
+    journals?.linkedin.close();
+    throw error;
+  }
   origin = `http://127.0.0.1:${port}`;
 
   return {
+    origin,
     xBaseUrl: `${origin}/x`,
     linkedinBaseUrl: `${origin}/linkedin`,
     x,
@@ -114,6 +136,8 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
       for (const res of [...x.hanging, ...linkedin.hanging]) res.destroy();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      journals?.x.close();
+      journals?.linkedin.close();
     },
   };
 }

@@ -26,6 +26,7 @@ import {
   snowflakeId,
   type AccountBehaviour,
 } from './common.js';
+import type { PostJournal } from './record.js';
 
 export interface LinkedinSandboxOptions {
   accountBehaviour: AccountBehaviour;
@@ -36,6 +37,8 @@ export interface LinkedinSandboxOptions {
   videoPartBytes?: number;
   /** Status reads that answer PROCESSING after finalize before AVAILABLE. */
   processingPolls?: number;
+  /** Where created and deleted posts are recorded across restarts (record.ts); memory only when absent. */
+  journal?: PostJournal;
 }
 
 const CREATE_FIELDS = new Set([
@@ -93,7 +96,7 @@ export class LinkedinSandbox extends SandboxPlatform {
   private readonly assets = new Map<string, LinkedinAsset>();
 
   constructor(private readonly options: LinkedinSandboxOptions) {
-    super(options.accountBehaviour);
+    super(options.accountBehaviour, options.journal ?? null);
   }
 
   // ---- inspection helpers for tests (the shared ones are on SandboxPlatform) ----
@@ -252,7 +255,7 @@ export class LinkedinSandbox extends SandboxPlatform {
     if (behaviour === 'flaky' && this.failsOnce(accountId, commentary)) return sendJson(res, 503, error(503, 'Service Unavailable'));
 
     const urn = `urn:li:share:${snowflakeId()}`;
-    this.posts.set(urn, {
+    this.storePost({
       id: urn,
       accountId,
       text,
@@ -292,7 +295,7 @@ export class LinkedinSandbox extends SandboxPlatform {
     const post = this.posts.get(urn);
     if (post && post.accountId !== accountId) return sendJson(res, 403, error(403, `Not enough permissions to delete ${urn}`, { code: 'ACCESS_DENIED' }));
     // A second delete answers 204 as well: the post is gone either way.
-    if (post && post.deletedAt === null) post.deletedAt = new Date();
+    if (post && post.deletedAt === null) this.markDeleted(post);
     if (!post) return sendJson(res, 404, error(404, `Post ${urn} not found`, { code: 'NOT_FOUND' }));
     res.writeHead(204);
     res.end();

@@ -26,6 +26,7 @@ import {
   unixSeconds,
   type AccountBehaviour,
 } from './common.js';
+import type { PostJournal } from './record.js';
 
 export interface ClientCredentialsCheck {
   clientId: string;
@@ -41,6 +42,8 @@ export interface XSandboxOptions {
   /** STATUS polls that answer in_progress before `succeeded`. */
   processingPolls?: number;
   checkAfterSecs?: number;
+  /** Where created and deleted posts are recorded across restarts (record.ts); memory only when absent. */
+  journal?: PostJournal;
 }
 
 const CREATE_FIELDS = new Set([
@@ -105,7 +108,7 @@ export class XSandbox extends SandboxPlatform {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(private readonly options: XSandboxOptions) {
-    super(options.accountBehaviour);
+    super(options.accountBehaviour, options.journal ?? null);
   }
 
   // ---- inspection helpers for tests (the shared ones are on SandboxPlatform) ----
@@ -245,7 +248,7 @@ export class XSandbox extends SandboxPlatform {
     const details: Record<string, unknown> = {};
     if (body.community_id !== undefined) details.community_id = body.community_id;
     if (body.share_with_followers !== undefined) details.share_with_followers = body.share_with_followers;
-    this.posts.set(id, { id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
+    this.storePost({ id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
 
     if (!(await this.answerAfterCreate(req, res, fault))) return;
     return sendJson(res, 201, { data: { id, text: normalized, edit_history_tweet_ids: [id] } }, counted.headers);
@@ -270,7 +273,7 @@ export class XSandbox extends SandboxPlatform {
       );
     }
     if (post.accountId !== accountId) return sendProblem(res, 403, problem(403, 'Forbidden', 'You are not authorized to delete this Tweet.'));
-    post.deletedAt = new Date();
+    this.markDeleted(post);
     return sendJson(res, 200, { data: { deleted: true } });
   }
 
