@@ -4,17 +4,20 @@
  * their record with it, and their record (record.ts, under SANDBOX_JOURNAL_DIR) is what a crash
  * test checks the service against.
  *
- * Environment: SANDBOX_JOURNAL_DIR (required), SANDBOX_PORT (default 0: a free one),
+ * Usage: `node --import tsx local/sandbox/main.ts <journal dir>` (the directory is on the command
+ * line so that anyone can tell which stack a sandbox process belongs to, as DynamoDB Local's
+ * -dbPath tells). Environment: SANDBOX_PORT (default 0: a free one),
  * SANDBOX_DYNAMODB_ENDPOINT and SANDBOX_DIRECTORY_TABLE (where each account's `--sandbox`
  * behaviour is read; every account is `ok` without them).
  * Prints one line `{"origin":"http://127.0.0.1:<port>"}` on stdout once it listens.
  */
-import { optionalEnv, requireEnv } from '../../lib/config.js';
+import { optionalEnv } from '../../lib/config.js';
 import { directoryBehaviour } from './directory-behaviour.js';
 import { startSandboxPlatforms } from './index.js';
 
 async function main(): Promise<void> {
-  const journalDir = requireEnv('SANDBOX_JOURNAL_DIR');
+  const journalDir = process.argv[2];
+  if (journalDir === undefined || journalDir === '') throw new Error('usage: local/sandbox/main.ts <journal dir>');
   const port = Number(optionalEnv('SANDBOX_PORT', '0'));
   const endpoint = optionalEnv('SANDBOX_DYNAMODB_ENDPOINT', '');
   const table = optionalEnv('SANDBOX_DIRECTORY_TABLE', '');

@@ -46,11 +46,10 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export async function startSandboxProcess(options: SandboxProcessOptions): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/sandbox/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/sandbox/main.ts', options.journalDir], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
-      SANDBOX_JOURNAL_DIR: options.journalDir,
       SANDBOX_PORT: String(options.port ?? 0),
       ...(options.directory
         ? { SANDBOX_DYNAMODB_ENDPOINT: options.directory.dynamodbEndpoint, SANDBOX_DIRECTORY_TABLE: options.directory.tableName }
