@@ -46,6 +46,8 @@ export interface ServiceFunctionProps {
   timeout: Duration;
   memorySize: number;
   logRetention?: RetentionDays;
+  /** Concurrency set aside for this function alone (and its ceiling); unset: the account's shared pool. */
+  reservedConcurrentExecutions?: number;
 }
 
 export class ServiceFunction extends NodejsFunction {
@@ -76,6 +78,7 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
+      ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       role,
       logGroup,
       projectRoot: REPO_ROOT,

@@ -66,6 +66,28 @@ const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
 };
 
 /**
+ * Concurrency set aside for the publish worker, so API traffic (which draws on the account's
+ * shared pool) can never starve publishing: posts keep going out on their second while the API is
+ * flooded. At least the publish queue's maxConcurrency (AWS: reserved concurrency below the
+ * event source's maximum throttles the poller). A deploy-time setting:
+ * `npx cdk deploy -c publishWorkerReservedConcurrency=N`, 0 to reserve nothing (an account whose
+ * concurrency quota is still the new-account 10 cannot reserve any: Lambda keeps 10 unreserved).
+ */
+export const PUBLISH_RESERVED_CONCURRENCY_CONTEXT = 'publishWorkerReservedConcurrency';
+export const PUBLISH_RESERVED_CONCURRENCY_DEFAULT = CONSUMING.publish.maxConcurrency;
+
+function publishReservedConcurrency(scope: Construct): number | undefined {
+  const raw: unknown = scope.node.tryGetContext(PUBLISH_RESERVED_CONCURRENCY_CONTEXT);
+  const value = raw === undefined ? PUBLISH_RESERVED_CONCURRENCY_DEFAULT : Number(raw);
+  if (!Number.isInteger(value) || (value !== 0 && value < CONSUMING.publish.maxConcurrency)) {
+    throw new Error(
+      `${PUBLISH_RESERVED_CONCURRENCY_CONTEXT} must be 0 (none) or a whole number of at least ${CONSUMING.publish.maxConcurrency} (the publish queue's maxConcurrency); got ${String(raw)}`,
+    );
+  }
+  return value === 0 ? undefined : value;
+}
+
+/**
  * The publish worker's lag metric (lib/worker-metrics.ts: publishedAt - scheduledFor, in ms),
  * and the p99 that raises the alarm: the contract's target is 1 s.
  */
@@ -143,9 +165,16 @@ export class ApiStack extends Stack {
     };
 
     // Functions, each bound to exactly what function-access.ts gives it.
+    const reserved = new Map<string, number | undefined>([['PublishWorker', publishReservedConcurrency(this)]]);
     const build = (name: string, entry: string, description: string) => {
       const sizing = sizingOf(name);
-      const fn = new ServiceFunction(this, name, { entry, description, ...sizing });
+      const reservedConcurrentExecutions = reserved.get(name);
+      const fn = new ServiceFunction(this, name, {
+        entry,
+        description,
+        ...sizing,
+        ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
+      });
       this.bindAccess(fn, name, data, scheduling, media);
       this.functions.set(name, fn);
       return fn;
@@ -229,7 +258,8 @@ export class ApiStack extends Stack {
   private bindAccess(fn: ServiceFunction, name: string, data: DataStack, scheduling: Scheduling, media: SharedBucket): void {
     const access = accessOf(name);
     for (const [tableName, level] of Object.entries(access.tables) as [TableName, 'read' | 'readWrite'][]) {
-      bindTable(fn, data.tableDefinitions[tableName], data.tables[tableName], level);
+      const writableKeyPrefixes = access.writableKeyPrefixes?.[tableName];
+      bindTable(fn, data.tableDefinitions[tableName], data.tables[tableName], level, writableKeyPrefixes ? { writableKeyPrefixes } : {});
     }
     for (const queue of access.sendsTo ?? []) {
       if (queue === 'publish') bindQueueSender(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });

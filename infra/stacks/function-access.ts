@@ -14,11 +14,17 @@
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
+import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
 import type { KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
 export interface FunctionAccess {
   tables: Partial<Record<TableName, TableAccess>>;
+  /**
+   * For a readWrite table: writes only to items whose partition key starts with one of these
+   * (IAM condition dynamodb:LeadingKeys); reads stay unrestricted.
+   */
+  writableKeyPrefixes?: Partial<Record<TableName, readonly string[]>>;
   /** Queues whose attributes the code reads. */
   readsQueueAttributes?: ReadonlyArray<'publish'>;
   /** Queues the code sends to. */
@@ -62,8 +68,10 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
   // ones, marks tokenHealth), uploads media from the bucket, re-delays transient failures on the
   // publish queue, and queues deletion when the post was deleted while it was being sent.
+  // Directory writes: only the account's own items (tokens, tokenHealth), never keys or users.
   PublishWorker: {
     tables: { directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
     sendsTo: ['publish', 'deletion'],
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
@@ -73,6 +81,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // live post, records the outcome.
   PlatformDeletionWorker: {
     tables: { directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
   },

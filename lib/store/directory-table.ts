@@ -13,7 +13,7 @@ import { DirectoryRecordExistsError, DirectoryRecordNotFoundError, type Director
 import { DependencyError } from '../domain/errors.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import { ACCOUNT_KEY_PREFIX, DIRECTORY_TABLE } from './tables.js';
 
 export type Item = Record<string, unknown>;
 export type Key = { pk: string; sk: string };
@@ -27,8 +27,9 @@ export const directoryKeys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   userWorkspace: (userId: string, workspaceId: string): Key => ({ pk: `USER#${userId}`, sk: `WORKSPACE#${workspaceId}` }),
   workspace: (workspaceId: string): Key => ({ pk: `WORKSPACE#${workspaceId}`, sk: 'WORKSPACE' }),
-  account: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
-  credentials: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'CREDENTIALS' }),
+  // The prefix is also the workers' IAM write condition (dynamodb:LeadingKeys).
+  account: (accountId: string): Key => ({ pk: `${ACCOUNT_KEY_PREFIX}${accountId}`, sk: 'ACCOUNT' }),
+  credentials: (accountId: string): Key => ({ pk: `${ACCOUNT_KEY_PREFIX}${accountId}`, sk: 'CREDENTIALS' }),
   apiKey: (keyId: string): Key => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
   media: (mediaId: string): Key => ({ pk: `MEDIA#${mediaId}`, sk: 'MEDIA' }),
 };

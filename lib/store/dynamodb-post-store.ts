@@ -15,7 +15,9 @@ import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCo
 import type { Post } from '../domain/model.js';
 import type { NewPostsResult, NewPostsWrite, PostListQuery, PostPage, PostPageKey, PostStore, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
 import { indexAttributes, itemToPost, POST_INDEXES, statusPartitionKey, type PostItem } from './post-item.js';
+import { allowanceCounterExpiresAt } from '../domain/allowance.js';
 import {
+  ALLOWANCE_UPDATE,
   allowanceCounterKey,
   backoff,
   cancellationCodes,
@@ -147,8 +149,8 @@ export class DynamoDbPostStore implements PostStore {
                 Update: {
                   TableName: this.creates.countersTable,
                   Key: allowanceCounterKey(post.userId, refundCycle),
-                  UpdateExpression: 'ADD used :units',
-                  ExpressionAttributeValues: { ':units': -1 },
+                  UpdateExpression: ALLOWANCE_UPDATE,
+                  ExpressionAttributeValues: { ':units': -1, ':expiresAt': allowanceCounterExpiresAt(refundCycle) },
                 },
               },
             ],

@@ -13,7 +13,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
-import { unitsThatFit } from '../domain/allowance.js';
+import { allowanceCounterExpiresAt, unitsThatFit } from '../domain/allowance.js';
 import { DependencyError } from '../domain/errors.js';
 import type { IdempotencyLock } from '../domain/idempotency-record.js';
 import type { Post, PostError } from '../domain/model.js';
@@ -33,6 +33,9 @@ const ALLOWANCE_COUNTER = v.object({ used: v.optional(v.number(), 0) });
 export function allowanceCounterKey(userId: string, cycle: string): { pk: string } {
   return { pk: `ALLOWANCE#${userId}#${cycle}` };
 }
+
+/** Spends (or gives back) units, and gives a new counter its expiry (lib/domain/allowance.ts). */
+export const ALLOWANCE_UPDATE = 'ADD used :units SET expiresAt = if_not_exists(expiresAt, :expiresAt)';
 
 /** The request's lock on its idempotency key was lost (it ran past the lock's expiry): nothing was written. */
 export class IdempotencyLockLostError extends Error {
@@ -118,9 +121,9 @@ export class PostCreateWrites {
           Update: {
             TableName: this.countersTable,
             Key: allowanceCounterKey(write.userId, cycle),
-            UpdateExpression: 'ADD used :units',
+            UpdateExpression: ALLOWANCE_UPDATE,
             ConditionExpression: 'attribute_not_exists(used) OR used <= :maxUsedBefore',
-            ExpressionAttributeValues: { ':units': fit, ':maxUsedBefore': write.allowanceLimit - fit },
+            ExpressionAttributeValues: { ':units': fit, ':maxUsedBefore': write.allowanceLimit - fit, ':expiresAt': allowanceCounterExpiresAt(cycle) },
           },
         });
       }
@@ -178,8 +181,8 @@ export class PostCreateWrites {
           Update: {
             TableName: this.countersTable,
             Key: allowanceCounterKey(write.userId, cycle),
-            UpdateExpression: 'ADD used :units',
-            ExpressionAttributeValues: { ':units': -units },
+            UpdateExpression: ALLOWANCE_UPDATE,
+            ExpressionAttributeValues: { ':units': -units, ':expiresAt': allowanceCounterExpiresAt(cycle) },
           },
         });
       }

@@ -26,9 +26,16 @@
  * counters    pk = RATE#KEY#<keyId>#<YYYY-MM-DD>   a key's one rate counter per UTC day: dayCount, and
  *                                                 the minute it counts (minuteId ISO minute, minuteCount)
  *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
- *                  | ALLOWANCE#<userId>#<YYYY-MM>; TTL attribute expiresAt (rate counters only)
+ *                  | ALLOWANCE#<userId>#<YYYY-MM>  a user's allowance spent in a month: used; TTL attribute expiresAt (all)
  */
 import { ENV } from '../config.js';
+
+/**
+ * The partition key prefix of a connected account's items in the directory (its ACCOUNT and
+ * CREDENTIALS items): the workers may write these and nothing else of the directory (the IAM
+ * condition dynamodb:LeadingKeys in infra/stacks/function-access.ts).
+ */
+export const ACCOUNT_KEY_PREFIX = 'ACCOUNT#';
 
 export interface IndexDefinition {
   indexName: string;

@@ -40,11 +40,12 @@ export interface CfnTemplate {
 }
 
 /** `bundle: false` skips esbuild (template-only tests); the synthesized template is otherwise the same. */
-export function synthesize(options: { bundle: boolean }): Synthesized {
+export function synthesize(options: { bundle: boolean; context?: Record<string, unknown> }): Synthesized {
   const cdkJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
   const outdir = mkdtempSync(path.join(tmpdir(), 'cdk-test-'));
   const context: Record<string, unknown> = { ...(cdkJson.context ?? {}) };
   if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];
+  Object.assign(context, options.context ?? {});
   const app = new App({ outdir, context });
   const service = buildService(app);
   const assembly = app.synth();

@@ -31,7 +31,8 @@ const idempotency = new DynamoDbIdempotencyStore({ client, tableName: sharedTabl
 
 afterAll(() => raw.destroy());
 
-// In the future: idempotency records carry a TTL that DynamoDB Local acts on (test/support/clock.ts).
+// In the future: idempotency records carry a TTL that DynamoDB Local acts on (test/support/clock.ts);
+// an allowance counter expires three months after its cycle, so NOW's cycle is safe too.
 const NOW = futureInstant();
 const CYCLE = cycleOf(NOW);
 
