@@ -132,7 +132,7 @@ async function runCycle(cycle: number, kill: KillKind, seed: number): Promise<Cy
     await retryLost(api, customer, state, stack.readyAt + 75_000);
     const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000));
     const deletions = await awaitPlatformDeletions(stack.info.sandboxOrigin ?? '', state, Math.max(deadline, Date.now() + 5000));
-    result.recoveryMs = Math.max(settled.lastSettledAt, deletions.at) - stack.readyAt;
+    result.recoveryMs = Math.max(settled.lastSettledAt, deletions.doneAt ?? 0) - stack.readyAt;
     const check = await checkCycle({ state, views: settled.views, record: deletions.record, info: stack.info, userId: customer.userId, recoveryMs: result.recoveryMs });
     const { problems, recoveryMs: _recoveryMs, ...figures } = check;
     result.check = figures;

@@ -118,16 +118,19 @@ export async function awaitSettled(api: Api, state: BurstState, readyAt: number,
   return { views, lastSettledAt };
 }
 
-/** Waits (until the deadline) for platform deletions queued by deleteFromPlatform=true. */
-export async function awaitPlatformDeletions(origin: string, state: BurstState, deadline: number): Promise<{ record: SandboxRecord; at: number }> {
-  for (;;) {
+/**
+ * Waits (until the deadline) for platform deletions queued by deleteFromPlatform=true; `doneAt`
+ * is when the last of them was seen gone, or null when none was still live at the first look.
+ */
+export async function awaitPlatformDeletions(origin: string, state: BurstState, deadline: number): Promise<{ record: SandboxRecord; doneAt: number | null }> {
+  for (let round = 0; ; round++) {
     const record = await readRecord(origin);
     const waiting = [...state.posts.values()].some(
       (post) =>
         post.deletion?.deleteFromPlatform === true &&
         onPlatform(record, post).some((recorded) => recorded.deletedAt === null && matches(post, recorded, null)),
     );
-    if (!waiting || Date.now() > deadline) return { record, at: Date.now() };
+    if (!waiting || Date.now() > deadline) return { record, doneAt: round === 0 ? null : Date.now() };
     await sleep(500);
   }
 }
