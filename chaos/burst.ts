@@ -206,10 +206,10 @@ export async function runBurst(api: Api, rng: Rng, customer: ChaosCustomer, stat
         const accepted = await sendCreate(api, state, customer, create);
         for (const [slot, id] of (accepted ?? []).entries()) {
           const post = state.posts.get(id);
-          // About a quarter of the posts are deleted a moment later, most from the platform too.
+          // About a third of the posts are deleted a moment later, most from the platform too.
           // Never a media-only post: with no text, only its platform id (which a deleted post no
           // longer shows) tells its platform copy apart.
-          if (!post || post.text === '' || (deleteDelays[slot % 3] ?? 1) > 0.25) continue;
+          if (!post || post.text === '' || (deleteDelays[slot % 3] ?? 1) > 0.35) continue;
           post.deletion = { deleteFromPlatform: (deleteDelays[(slot + 1) % 3] ?? 0) < 0.66, outcome: 'pending' };
           await sleep(Math.floor((deleteDelays[(slot + 2) % 3] ?? 0) * 2500));
           await sendDelete(api, post, state.pendingDeletes);

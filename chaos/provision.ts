@@ -1,14 +1,16 @@
 /**
- * One cycle's customer for `npm run chaos`, written into the running stack of DATA_DIR the way the
- * admin CLI writes (admin/admin-target.ts): a user with a known allowance, a workspace, an `ok`
- * and a `flaky` account on each platform, an API key and one image in the media library. Run as
- * a child process once per cycle (the SDK clients must see that stack's endpoints), it prints one
- * JSON object (ChaosCustomer) on stdout.
+ * The customers of `npm run chaos`, one per cycle, written into the running stack of DATA_DIR the
+ * way the admin CLI writes (admin/admin-target.ts): each a user with a known allowance, a
+ * workspace, an `ok` and a `flaky` account on each platform, an API key and one image in the media
+ * library. Run as a child process (the SDK clients must see that stack's endpoints); prints one
+ * JSON array of CHAOS_CUSTOMERS ChaosCustomer objects on stdout.
  */
 import { resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { ENV, requireEnv } from '../lib/config.js';
 import { applyStackEnvironment, readStackFile } from '../admin/admin-target.js';
+// Types only: the module itself is imported after the stack's environment is applied.
+import type { Provisioning } from '../lib/use-cases/admin/provisioning.js';
 
 export interface ChaosCustomer {
   userId: string;
@@ -50,18 +52,25 @@ function tinyPng(): Buffer {
 async function main(): Promise<void> {
   const stack = await readStackFile(resolve(requireEnv('DATA_DIR')));
   applyStackEnvironment(stack, process.env);
-  const [{ DynamoDbDirectoryStore }, { tokenCipherFromEnv }, { S3MediaObjectWriter }, { Provisioning }] = await Promise.all([
+  const [{ DynamoDbDirectoryStore }, { tokenCipherFromEnv }, { S3MediaObjectWriter }, provisioningModule] = await Promise.all([
     import('../lib/store/dynamodb-directory-store.js'),
     import('../lib/store/token-cipher.js'),
     import('../lib/store/s3-media-object-writer.js'),
     import('../lib/use-cases/admin/provisioning.js'),
   ]);
-  const provisioning = new Provisioning({
+  const provisioning = new provisioningModule.Provisioning({
     directory: new DynamoDbDirectoryStore(),
     cipher: tokenCipherFromEnv(),
     media: { writer: new S3MediaObjectWriter(), baseUrl: requireEnv(ENV.mediaBaseUrl) },
   });
-  const user = await provisioning.createUser({ email: `chaos-${Date.now()}@example.com`, monthlyPostAllowance: CHAOS_ALLOWANCE, active: true });
+  const count = Number(process.env.CHAOS_CUSTOMERS ?? '1');
+  const customers: ChaosCustomer[] = [];
+  for (let index = 0; index < count; index++) customers.push(await provisionOne(provisioning, index));
+  process.stdout.write(`${JSON.stringify(customers)}\n`);
+}
+
+async function provisionOne(provisioning: Provisioning, index: number): Promise<ChaosCustomer> {
+  const user = await provisioning.createUser({ email: `chaos-${Date.now()}-${index}@example.com`, monthlyPostAllowance: CHAOS_ALLOWANCE, active: true });
   const workspace = await provisioning.createWorkspace({ userId: user.id, name: 'Chaos' });
   const accounts: ChaosCustomer['accounts'] = [];
   for (const platform of ['x', 'linkedin'] as const) {
@@ -78,8 +87,7 @@ async function main(): Promise<void> {
   }
   const key = await provisioning.createApiKey({ userId: user.id });
   const media = await provisioning.addMedia({ userId: user.id, fileName: 'chaos.png', body: tinyPng(), contentType: 'image/png' });
-  const customer: ChaosCustomer = { userId: user.id, apiKey: key.key, allowance: CHAOS_ALLOWANCE, accounts, mediaUrl: media.url };
-  process.stdout.write(`${JSON.stringify(customer)}\n`);
+  return { userId: user.id, apiKey: key.key, allowance: CHAOS_ALLOWANCE, accounts, mediaUrl: media.url };
 }
 
 main().then(

@@ -1,17 +1,17 @@
 /**
- * `npm run chaos`: the crash test (not part of `npm test`). Each cycle:
+ * `npm run chaos`: the crash test (not part of `npm test`). One stack, started as `npm start`
+ * starts it (local/main.ts, sandbox platforms in their own process) but as a process group of its
+ * own, on a free port, with a DATA_DIR of its own under the temp folder; one customer per cycle
+ * (chaos/provision.ts: an `ok` and a `flaky` account per platform, an image in the media library).
+ * Each cycle:
  *
- *   1. starts the local stack as `npm start` does (local/main.ts, sandbox platforms in their own
- *      process) as a process group of its own, on free ports, with a fresh DATA_DIR;
- *   2. provisions a customer (chaos/provision.ts): an `ok` and a `flaky` account per platform,
- *      an image in the media library;
- *   3. sends a burst of creates through the HTTP API and deletes some posts while they are being
+ *   1. sends a burst of creates through the HTTP API and deletes some posts while they are being
  *      sent (chaos/burst.ts), and kill -9s the whole group at a random moment of it;
- *   4. starts the stack again on the same DATA_DIR, sends again what lost its answer, waits for
- *      every post to settle, and checks the outcome against the sandbox platforms' own record,
- *      which survived the kill (chaos/verify.ts).
+ *   2. starts the stack again on the same DATA_DIR and port (that start is the next cycle's), sends
+ *      again what lost its answer, waits for every post to settle, and checks the outcome against
+ *      the sandbox platforms' own record, which survived the kill (chaos/verify.ts).
  *
- * One more cycle kill -9s only the stack's main process and checks that neither its DynamoDB
+ * The last cycle kill -9s only the stack's main process and checks that neither its DynamoDB
  * Local JVM nor its sandbox process survives it (their guards, local/child-guard.ts), before it
  * restarts and checks the posts the same way.
  *
@@ -64,18 +64,18 @@ interface CycleResult {
   check: Omit<CycleCheck, 'problems' | 'recoveryMs'> | null;
   problems: string[];
   passed: boolean;
-  dataDir: string | null;
+  dataDir: string;
 }
 
 const execFileAsync = promisify(execFile);
 
-async function provision(dataDir: string): Promise<ChaosCustomer> {
+async function provision(dataDir: string, count: number): Promise<ChaosCustomer[]> {
   const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'chaos/provision.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATA_DIR: dataDir },
-    timeout: 60_000,
+    env: { ...process.env, DATA_DIR: dataDir, CHAOS_CUSTOMERS: String(count) },
+    timeout: 120_000,
   });
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ChaosCustomer;
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ChaosCustomer[];
 }
 
 /**
@@ -89,22 +89,27 @@ async function warmUp(api: Api): Promise<void> {
   await api.request('DELETE', '/posts/post_warmUpWarmUpWarmUp00');
 }
 
-async function runCycle(cycle: number, kill: KillKind, seed: number): Promise<CycleResult> {
+/** One run: a stack that each cycle kills and starts again; the restart of one cycle is the start of the next. */
+interface Run {
+  dataDir: string;
+  logFile: string;
+  port: number;
+  stack: StackProcess | null;
+}
+
+async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, customer: ChaosCustomer): Promise<CycleResult> {
   const rng = seededRng(seed);
-  const dataDir = await mkdtemp(join(tmpdir(), `chaos-${cycle}-`));
-  const logFile = join(dataDir, 'stack.log');
-  const result: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: [], passed: false, dataDir };
-  let stack: StackProcess | null = null;
+  const result: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: [], passed: false, dataDir: run.dataDir };
   try {
-    stack = await startStack(dataDir, logFile);
-    const customer = await provision(dataDir);
-    await warmUp(new Api(stack.info.baseUrl, customer.apiKey));
+    // A cycle before this one may have lost its stack (an aborted start): start one.
+    run.stack ??= await startStack(run.dataDir, run.logFile, run.port);
+    const first = run.stack;
+    await warmUp(new Api(first.info.baseUrl, customer.apiKey));
     const state: BurstState = { creates: planBurst(rng, customer, `${seed.toString(36)}c${cycle}`, CREATES), posts: new Map(), pendingDeletes: [], problems: [] };
 
     // The kill comes at a random moment of the burst: before, during or after its requests.
     const killAfterMs = 300 + Math.floor(rng() * 4500);
     result.killAfterMs = killAfterMs;
-    const first = stack;
     const killed = (async () => {
       await sleep(killAfterMs);
       if (kill === 'group') killGroup(first.pid);
@@ -113,18 +118,20 @@ async function runCycle(cycle: number, kill: KillKind, seed: number): Promise<Cy
     await runBurst(new Api(first.info.baseUrl, customer.apiKey), rng, customer, state);
     await killed;
     await first.exited;
+    run.stack = null;
 
-    result.survivors = (await survivorsOf(dataDir, kill === 'main' ? 10_000 : 5000)).map((left) => `${left.pid} ${left.cmdline}`);
+    result.survivors = (await survivorsOf(run.dataDir, kill === 'main' ? 10_000 : 5000)).map((left) => `${left.pid} ${left.cmdline}`);
     if (result.survivors.length > 0) {
       result.problems.push(`survived the kill: ${result.survivors.join('; ')}`);
       for (const left of result.survivors) killMainOnly(Number(left.split(' ')[0]));
     }
-    // Whatever else of the group is left (the kill of the main process alone must leave nothing either).
+    // The kill of the main process alone must leave nothing of its group running either.
     const members = await groupMembers(first.pid);
     if (kill === 'main' && members.length > 0) result.problems.push(`processes of the killed stack still running: ${members.join(', ')}`);
     killGroup(first.pid);
 
-    stack = await startStack(dataDir, logFile, Number(new URL(first.info.baseUrl).port));
+    const stack = await startStack(run.dataDir, run.logFile, run.port);
+    run.stack = stack;
     result.restartMs = stack.readyAt - stack.spawnedAt;
     const api = new Api(stack.info.baseUrl, customer.apiKey);
     const deadline = stack.readyAt + RECOVERY_DEADLINE_MS;
@@ -133,14 +140,20 @@ async function runCycle(cycle: number, kill: KillKind, seed: number): Promise<Cy
     const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000));
     const deletions = await awaitPlatformDeletions(stack.info.sandboxOrigin ?? '', state, Math.max(deadline, Date.now() + 5000));
     result.recoveryMs = Math.max(settled.lastSettledAt, deletions.doneAt ?? 0) - stack.readyAt;
-    const check = await checkCycle({ state, views: settled.views, record: deletions.record, info: stack.info, userId: customer.userId, recoveryMs: result.recoveryMs });
+    const check = await checkCycle({
+      state,
+      views: settled.views,
+      record: deletions.record,
+      info: stack.info,
+      userId: customer.userId,
+      accountIds: new Set(customer.accounts.map((account) => account.id)),
+      recoveryMs: result.recoveryMs,
+    });
     const { problems, recoveryMs: _recoveryMs, ...figures } = check;
     result.check = figures;
     result.problems.push(...problems);
   } catch (error) {
     result.problems.push(`cycle aborted: ${error instanceof Error ? error.message : String(error)}`);
-  } finally {
-    if (stack) await stopStack(stack);
   }
   const c = result.check;
   result.passed =
@@ -153,10 +166,6 @@ async function runCycle(cycle: number, kill: KillKind, seed: number): Promise<Cy
     c.liveAfterDelete === 0 &&
     c.sentAfterCancel === 0 &&
     c.allowance.ok;
-  if (result.passed) {
-    await rm(dataDir, { recursive: true, force: true });
-    result.dataDir = null;
-  }
   return result;
 }
 
@@ -188,22 +197,35 @@ async function main(): Promise<void> {
   console.log(`npm run chaos: ${CYCLES} cycles killing the whole stack + 1 killing its main process only; seed ${SEED}`);
   const plan: KillKind[] = [...Array.from({ length: CYCLES }, (): KillKind => 'group'), 'main'];
   const results: CycleResult[] = [];
-  printRow(COLUMNS);
-  for (const [index, kill] of plan.entries()) {
-    const cycle = index + 1;
-    if (Date.now() - startedAt.getTime() > BUDGET_MS) {
-      const skipped: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: ['not run: the time budget was spent'], passed: false, dataDir: null };
-      results.push(skipped);
-      printRow(row(skipped));
-      continue;
+  const dataDir = await mkdtemp(join(tmpdir(), 'chaos-'));
+  const run: Run = { dataDir, logFile: join(dataDir, 'stack.log'), port: 0, stack: null };
+  console.log(`DATA_DIR ${dataDir}; the stack's output goes to ${run.logFile}`);
+  try {
+    run.stack = await startStack(dataDir, run.logFile, 0);
+    // Kept for every restart: media URLs (and so the bodies sent again) carry the API's origin.
+    run.port = Number(new URL(run.stack.info.baseUrl).port);
+    const customers = await provision(dataDir, plan.length);
+    printRow(COLUMNS);
+    for (const [index, kill] of plan.entries()) {
+      const cycle = index + 1;
+      const customer = customers[index];
+      if (!customer || Date.now() - startedAt.getTime() > BUDGET_MS) {
+        const skipped: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: ['not run: the time budget was spent'], passed: false, dataDir };
+        results.push(skipped);
+        printRow(row(skipped));
+        continue;
+      }
+      const result = await runCycle(run, cycle, kill, SEED + cycle, customer);
+      results.push(result);
+      printRow(row(result));
+      for (const problem of result.problems.slice(0, 8)) console.log(`      ${problem}`);
+      if (result.problems.length > 8) console.log(`      ... and ${result.problems.length - 8} more (chaos/results.json)`);
     }
-    const result = await runCycle(cycle, kill, SEED + cycle);
-    results.push(result);
-    printRow(row(result));
-    for (const problem of result.problems.slice(0, 8)) console.log(`      ${problem}`);
-    if (result.problems.length > 8) console.log(`      ... and ${result.problems.length - 8} more (chaos/results.json)`);
-    if (result.dataDir) console.log(`      kept for a look: ${result.dataDir} (stack.log, sandbox/*.jsonl)`);
+  } finally {
+    if (run.stack) await stopStack(run.stack);
   }
+  if (results.length > 0 && results.every((result) => result.passed)) await rm(dataDir, { recursive: true, force: true });
+  else console.log(`\nKept for a look: ${dataDir} (stack.log, sandbox/*.jsonl)`);
   const recoveries = results.filter((result) => result.check !== null).map((result) => result.recoveryMs);
   const total = (pick: (check: NonNullable<CycleResult['check']>) => number): number =>
     results.reduce((sum, result) => sum + (result.check ? pick(result.check) : 0), 0);

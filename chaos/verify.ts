@@ -159,6 +159,8 @@ export async function checkCycle(input: {
   record: SandboxRecord;
   info: StackInfo;
   userId: string;
+  /** This cycle's accounts: the record also holds other cycles' posts. */
+  accountIds: ReadonlySet<string>;
   recoveryMs: number;
 }): Promise<CycleCheck> {
   const { state, views, record } = input;
@@ -229,6 +231,7 @@ export async function checkCycle(input: {
   // A platform post no post of ours accounts for: a second copy the text match could not see.
   for (const platform of ['x', 'linkedin'] as const) {
     for (const [accountId, held] of Object.entries(record[platform].accounts)) {
+      if (!input.accountIds.has(accountId)) continue;
       for (const recorded of [...held.live, ...held.deleted]) {
         if (claimed.has(recorded.id)) continue;
         check.duplicates++;
