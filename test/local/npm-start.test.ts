@@ -77,7 +77,9 @@ async function stopWith(run: Started, signal: NodeJS.Signals, dir: string): Prom
   expect(await processesMentioning(`local/sandbox/main.ts ${join(dir, 'sandbox')}`)).toHaveLength(1);
   run.child.kill(signal);
   await run.exited;
-  expect(run.output()).toContain(`${signal}: stopping the local stack`);
+  // Node does not order a child's 'exit' before the last data of its pipes (its children write
+  // to them too): the line may still be on its way when 'exit' fires.
+  await expect.poll(() => run.output(), { timeout: 5000 }).toContain(`${signal}: stopping the local stack`);
   // A JVM that was killed can linger as a zombie for a moment until it is reaped.
   await expect.poll(() => processesMentioning(join(dir, 'dynamodb')), { timeout: 10_000 }).toEqual([]);
   await expect.poll(() => processesMentioning(`local/sandbox/main.ts ${join(dir, 'sandbox')}`), { timeout: 10_000 }).toEqual([]);
