@@ -52,14 +52,14 @@ function tinyPng(): Buffer {
 async function main(): Promise<void> {
   const stack = await readStackFile(resolve(requireEnv('DATA_DIR')));
   applyStackEnvironment(stack, process.env);
-  const [{ DynamoDbDirectoryStore }, { tokenCipherFromEnv }, { S3MediaObjectWriter }, provisioningModule] = await Promise.all([
-    import('../lib/store/dynamodb-directory-store.js'),
+  const [{ directoryStores }, { tokenCipherFromEnv }, { S3MediaObjectWriter }, provisioningModule] = await Promise.all([
+    import('../lib/store/directory-stores.js'),
     import('../lib/store/token-cipher.js'),
     import('../lib/store/s3-media-object-writer.js'),
     import('../lib/use-cases/admin/provisioning.js'),
   ]);
   const provisioning = new provisioningModule.Provisioning({
-    directory: new DynamoDbDirectoryStore(),
+    directory: directoryStores(),
     cipher: tokenCipherFromEnv(),
     media: { writer: new S3MediaObjectWriter(), baseUrl: requireEnv(ENV.mediaBaseUrl) },
   });
