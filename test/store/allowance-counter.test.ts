@@ -6,7 +6,7 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { allowanceCounterExpiresAt } from '../../lib/domain/allowance.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { TABLES } from '../../lib/store/tables.js';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
