@@ -392,6 +392,7 @@ describe('tables', () => {
     const indexes = ((props.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: unknown; Projection: unknown }[]).map((index) => ({
       name: index.IndexName,
       keys: index.KeySchema,
+      projection: index.Projection,
     }));
     expect(indexes).toEqual(
       definition.indexes.map((index) => ({
@@ -400,6 +401,11 @@ describe('tables', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
         ],
+        // The projection tables.ts declares (the claim and marker writes must not be copied).
+        projection:
+          index.projection.type === 'INCLUDE'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+            : { ProjectionType: index.projection.type },
       })),
     );
     expect(props.LocalSecondaryIndexes).toBeUndefined();
