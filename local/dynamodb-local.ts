@@ -293,6 +293,7 @@ async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition,
     // again from the table's items, which stay as they are.
     if (current) {
       await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.indexName } }] }));
+      await waitForIndex(client, tableName, index.indexName, 'gone');
     }
     await client.send(
       new UpdateTableCommand({
@@ -301,5 +302,17 @@ async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition,
         GlobalSecondaryIndexUpdates: [{ Create: globalIndex(index) }],
       }),
     );
+    // One index operation at a time (DynamoDB refuses another while one is under way).
+    await waitForIndex(client, tableName, index.indexName, 'active');
   }
+}
+
+async function waitForIndex(client: DynamoDBClient, tableName: string, indexName: string, state: 'gone' | 'active'): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const index = (described.Table?.GlobalSecondaryIndexes ?? []).find((entry) => entry.IndexName === indexName);
+    if (state === 'gone' ? index === undefined : index?.IndexStatus === 'ACTIVE' && described.Table?.TableStatus === 'ACTIVE') return;
+    await sleep(100);
+  }
+  throw new Error(`Index ${indexName} of ${tableName} did not become ${state} within 60 s`);
 }

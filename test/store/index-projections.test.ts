@@ -5,15 +5,17 @@
  * the sweeper's listDue still returns whole posts with their publish state.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
+import { deleteTables, dynamoDbClientFor, ensureTables, physicalTableName, tableNames } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { dueShard, duePartitionKey, indexAttributes, itemToPost, postToItem, POST_INDEXES } from '../../lib/store/post-item.js';
-import { POST_LIST_ATTRIBUTES } from '../../lib/store/tables.js';
+import { POST_LIST_ATTRIBUTES, POSTS_TABLE } from '../../lib/store/tables.js';
 import { postFixture } from '../support/post-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -96,4 +98,46 @@ describe('posts index projections', () => {
     expect(mine?.state).toMatchObject({ claimToken: token, claimUntil: new Date(now.getTime() + 30_000).toISOString(), attempts: 1 });
   });
 
+
+  it('are rebuilt by the local stack on a data folder whose tables still copy everything (ALL), keeping the items', async () => {
+    const names = tableNames(`projections${Date.now()}_`);
+    const table = physicalTableName(names, POSTS_TABLE);
+    try {
+      // The posts table as earlier versions created it: every index projecting ALL.
+      await raw.send(
+        new CreateTableCommand({
+          TableName: table,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: ['id', 'listPk', 'listSk', 'statusPk', 'duePk', 'dueSk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          GlobalSecondaryIndexes: POSTS_TABLE.indexes.map((index) => ({
+            IndexName: index.indexName,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey ?? '', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          })),
+        }),
+      );
+      const post = postFixture({ id: newId('post'), userId: newId('usr'), createdAt: DUE.toISOString() });
+      await client.send(new PutCommand({ TableName: table, Item: { ...postToItem(post), claimToken: 'left-over' } }));
+
+      await ensureTables(raw, names);
+
+      const described = await raw.send(new DescribeTableCommand({ TableName: table }));
+      const projections = Object.fromEntries((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection?.ProjectionType]));
+      expect(projections).toEqual({ byUser: 'INCLUDE', byUserStatus: 'INCLUDE', byDue: 'KEYS_ONLY' });
+      let listed: Record<string, unknown>[] = [];
+      for (let attempt = 0; attempt < 50 && listed.length === 0; attempt++) {
+        const out = await client.send(new QueryCommand({ TableName: table, IndexName: POST_INDEXES.byUser, KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': post.userId } }));
+        listed = out.Items ?? [];
+        if (listed.length === 0) await sleep(200);
+      }
+      expect(listed.map((item) => itemToPost(item))).toEqual([{ ...post, sendStartedAt: null }]);
+      expect(listed[0]?.claimToken).toBeUndefined();
+    } finally {
+      await deleteTables(raw, names);
+    }
+  });
 });
