@@ -384,7 +384,12 @@ export class XSandbox extends SandboxPlatform {
       .filter((post) => post.deletedAt === null && post.createdAt.getTime() >= since)
       .reverse()
       .slice(0, Number.isInteger(max) && max >= 5 && max <= 100 ? max : 10)
-      .map((post) => ({ id: post.id, text: post.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), edit_history_tweet_ids: [post.id] }));
+      .map((post) => ({
+        id: post.id,
+        text: post.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+        edit_history_tweet_ids: [post.id],
+        ...(post.mediaIds.length > 0 ? { attachments: { media_keys: post.mediaIds.map((id) => `3_${id}`) } } : {}),
+      }));
     return sendJson(res, 200, data.length === 0 ? { meta: { result_count: 0 } } : { data, meta: { result_count: data.length } });
   }
 
