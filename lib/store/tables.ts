@@ -53,7 +53,7 @@ export interface IndexDefinition {
  * The posts table's attributes that make up a Post as GET /posts shows it (post-item.ts
  * postToItem writes them, itemToPost reads them; test/store/post-store.test.ts checks the two
  * agree). Not here: the index keys (always projected) and everything only the publish worker
- * reads or writes (sendStartedAt, claimToken, claimUntil, createSentAt, publishAttempts, ...).
+ * reads or writes (inFlightSince, claimToken, claimUntil, platformCreateSentAt, publishAttempts, ...).
  */
 export const POST_LIST_ATTRIBUTES = [
   'userId',

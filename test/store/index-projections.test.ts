@@ -23,7 +23,7 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const postsTable = sharedTables.posts ?? '';
 const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
-const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+const state = new DynamoDbPublishState({ client, postsTable });
 
 afterAll(() => raw.destroy());
 
@@ -57,9 +57,9 @@ describe('posts index projections', () => {
       error: { message: 'm', advice: 'a' },
       deletedAt: DUE.toISOString(),
       allowanceCycle: '2026-11',
-      sendStartedAt: DUE.toISOString(),
+      inFlightSince: DUE.toISOString(),
     });
-    const written = Object.keys(postToItem(full)).filter((name) => !INDEX_KEYS.has(name) && name !== 'sendStartedAt');
+    const written = Object.keys(postToItem(full)).filter((name) => !INDEX_KEYS.has(name) && name !== 'inFlightSince');
     expect([...written].sort()).toEqual([...POST_LIST_ATTRIBUTES].sort());
     // Only the worker's marker is left out of what the list reads.
     expect(itemToPost({ ...postToItem(full), ...indexAttributes({ ...full, deletedAt: null }) })).toEqual(full);
@@ -81,7 +81,7 @@ describe('posts index projections', () => {
       expect(rest).toEqual([]);
       expect(Object.keys(item ?? {}).filter((name) => !INDEX_KEYS.has(name) && !(POST_LIST_ATTRIBUTES as readonly string[]).includes(name))).toEqual([]);
       // What GET /posts builds from the index is the post, whatever the worker wrote meanwhile.
-      expect(itemToPost(item ?? {})).toEqual({ ...post, sendStartedAt: null });
+      expect(itemToPost(item ?? {})).toEqual({ ...post, inFlightSince: null });
     }
     const due = (await indexItems(POST_INDEXES.byDue, 'duePk', duePartitionKey(dueShard(post.id)))).find((item) => item.id === post.id);
     expect(Object.keys(due ?? {}).sort()).toEqual(['duePk', 'dueSk', 'id']);
@@ -94,7 +94,7 @@ describe('posts index projections', () => {
     await state.claim(post.id, { token, now, leaseUntil: new Date(now.getTime() + 30_000) });
     const found = await state.listDue(dueShard(post.id), { dueFrom: DUE.toISOString(), dueTo: new Date(DUE.getTime() + 1).toISOString(), limit: 500 });
     const mine = found.find((entry) => entry.post.id === post.id);
-    expect(mine?.post).toEqual({ ...post, sendStartedAt: now.toISOString() });
+    expect(mine?.post).toEqual({ ...post, inFlightSince: now.toISOString() });
     expect(mine?.state).toMatchObject({ claimToken: token, claimUntil: new Date(now.getTime() + 30_000).toISOString(), attempts: 1 });
   });
 
@@ -134,7 +134,7 @@ describe('posts index projections', () => {
         listed = out.Items ?? [];
         if (listed.length === 0) await sleep(200);
       }
-      expect(listed.map((item) => itemToPost(item))).toEqual([{ ...post, sendStartedAt: null }]);
+      expect(listed.map((item) => itemToPost(item))).toEqual([{ ...post, inFlightSince: null }]);
       expect(listed[0]?.claimToken).toBeUndefined();
     } finally {
       await deleteTables(raw, names);
