@@ -146,8 +146,9 @@ export class XClient implements PlatformPublisher {
     const bytes = await item.read();
     const form = new FormData();
     form.append('media', new Blob([bytes], { type: item.contentType }), 'media');
+    // No media_type field: X's MediaUploadRequest admits only media, media_category and
+    // additional_owners; the type travels as the file part's own Content-Type.
     form.append('media_category', category);
-    form.append('media_type', item.contentType);
     const answer = await this.json('/2/media/upload', { method: 'POST', body: form }, this.call([accessToken], 'upload'), accessToken);
     return this.mediaIdOf(answer);
   }

@@ -216,17 +216,17 @@ export abstract class SandboxPlatform {
   protected async authenticate(
     req: IncomingMessage,
     res: ServerResponse,
-    refusals: { invalidToken: unknown; expired: unknown; bodyLimitBytes: number },
+    refusals: { invalidToken: unknown; expired: unknown; bodyLimitBytes: number; headers?: Record<string, string> },
   ): Promise<{ accountId: string; behaviour: SandboxBehaviour } | null> {
     const accountId = bearerAccount(req);
     if (accountId === null) {
-      sendJson(res, 401, refusals.invalidToken);
+      sendJson(res, 401, refusals.invalidToken, refusals.headers);
       return null;
     }
     const behaviour = await this.accountBehaviour(accountId);
     if (behaviour === 'expired') {
       await readBody(req, refusals.bodyLimitBytes);
-      sendJson(res, 401, refusals.expired);
+      sendJson(res, 401, refusals.expired, refusals.headers);
       return null;
     }
     return { accountId, behaviour };
