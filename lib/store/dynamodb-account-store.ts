@@ -12,8 +12,8 @@ import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import * as v from 'valibot';
 import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
 import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
-import { DirectoryTable, describeItem, directoryKeys, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
-import { nullableString, readItem } from './item-schema.js';
+import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { nullableString } from './item-schema.js';
 
 /** Declared in tables.ts; the integration tests run against a table built from that declaration. */
 const BY_OWNER_INDEX = 'byOwner';
@@ -43,12 +43,12 @@ const CREDENTIALS_ITEM = v.object({
 });
 
 function toAccount(item: Item): Account {
-  const { sandbox, ...account } = readItem(ACCOUNT_ITEM, item, describeItem(item));
+  const { sandbox, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
   return sandbox === undefined ? account : { ...account, sandbox };
 }
 
 function toCredentials(item: Item): AccountCredentials {
-  return readItem(CREDENTIALS_ITEM, item, describeItem(item));
+  return readDirectoryItem(CREDENTIALS_ITEM, item);
 }
 
 function credentialsItem(credentials: AccountCredentials, revision: string): Item {
@@ -106,7 +106,7 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
-    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+    this.table = DirectoryTable.from(options);
   }
 
   async getAccount(accountId: string): Promise<Account | null> {

@@ -4,8 +4,8 @@ import * as v from 'valibot';
 import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import { SCOPES, type ApiKeyRecord } from '../domain/model.js';
 import type { ApiKeyAdmin, ApiKeyReader } from '../use-cases/ports/api-keys.js';
-import { DirectoryTable, describeItem, directoryKeys, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
-import { nullableString, readItem } from './item-schema.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { nullableString } from './item-schema.js';
 
 const API_KEY_ITEM = v.object({
   id: v.string(),
@@ -17,14 +17,14 @@ const API_KEY_ITEM = v.object({
 });
 
 function toApiKey(item: Item): ApiKeyRecord {
-  return readItem(API_KEY_ITEM, item, describeItem(item));
+  return readDirectoryItem(API_KEY_ITEM, item);
 }
 
 export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin {
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
-    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+    this.table = DirectoryTable.from(options);
   }
 
   async getApiKey(keyId: string): Promise<ApiKeyRecord | null> {

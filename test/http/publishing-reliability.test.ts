@@ -15,7 +15,7 @@ import { sqsClientFor } from '../../local/messaging.js';
 import { SANDBOX_CLIENT_CREDENTIALS, type SandboxPlatforms } from '../../local/sandbox/index.js';
 import { ENV } from '../../lib/config.js';
 import type { Account, Post } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { LinkedinClient } from '../../lib/platforms/linkedin-client.js';
 import { XClient } from '../../lib/platforms/x-client.js';
 import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';

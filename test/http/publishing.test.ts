@@ -11,7 +11,7 @@ import { sqsClientFor } from '../../local/messaging.js';
 import type { SandboxPlatforms } from '../../local/sandbox/index.js';
 import { ENV } from '../../lib/config.js';
 import type { Account, Post } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
 import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
 import { documentedApi } from '../support/openapi.js';

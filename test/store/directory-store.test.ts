@@ -9,7 +9,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../../lib/domain/directory-errors.js';
 import type { Account, ApiKeyRecord, MediaItem, User, Workspace } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { directoryStores } from '../../lib/store/directory-stores.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');

@@ -11,10 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import type { ClaimResult } from '../../lib/domain/publish-state.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
+import { futureInstant } from '../support/clock.js';
 import { postFixture } from '../support/post-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -26,7 +27,8 @@ const state = new DynamoDbPublishState({ client, postsTable });
 
 afterAll(() => raw.destroy());
 
-const DUE = new Date('2026-11-21T09:30:00.000Z');
+// In the future of the real date, as every fixed `now` of a store test is (test/support/clock.ts).
+const DUE = futureInstant();
 const LEASE_MS = 90_000;
 
 async function stored(changes: Partial<Post> = {}): Promise<Post> {

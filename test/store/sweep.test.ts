@@ -12,7 +12,7 @@ import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
 import { parsePublishMessage } from '../../lib/dispatch/messages.js';
 import { SqsPublishQueue } from '../../lib/dispatch/publish-queue.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { DUE_SHARDS } from '../../lib/store/tables.js';
