@@ -11,11 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { deleteTables, dynamoDbClientFor, ensureTables, physicalTableName, tableNames } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { dueShard, duePartitionKey, indexAttributes, itemToPost, postToItem, POST_INDEXES } from '../../lib/store/post-item.js';
 import { POST_LIST_ATTRIBUTES, POSTS_TABLE } from '../../lib/store/tables.js';
+import { futureInstant } from '../support/clock.js';
 import { postFixture } from '../support/post-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -27,7 +28,7 @@ const state = new DynamoDbPublishState({ client, postsTable });
 
 afterAll(() => raw.destroy());
 
-const DUE = new Date('2026-11-21T09:30:00.000Z');
+const DUE = futureInstant();
 const INDEX_KEYS = new Set(['id', 'listPk', 'listSk', 'statusPk', 'duePk', 'dueSk']);
 
 async function stored(): Promise<Post> {
