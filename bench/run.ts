@@ -22,8 +22,13 @@
  *
  * BENCH_ONLY=cold,text,scale,burst,spread,api,cost runs a subset (for working on one figure); the
  * stack is started only when a phase other than `cold` runs.
+ *
+ * A busy machine makes every figure noise: the run measures the load first (bench/machine-load.ts)
+ * and, above the threshold there, still prints its figures but calls itself INVALID, writes them to
+ * bench/results.invalid.json instead of bench/results.json, and exits 2 — unless BENCH_ALLOW_LOAD=1
+ * (for before/after comparisons on a shared machine; the results file still says `valid: false`).
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +41,7 @@ import { startSweeper, type Runner } from '../local/queue-consumers.js';
 import { startStackServices, type RunningStack } from '../local/stack.js';
 import { log, provisionUsers, started, type BenchContext } from './harness.js';
 import { LoadGenerator } from './load-generator.js';
+import { describeLoad, machineLoad } from './machine-load.js';
 import { apiPhase } from './phases/api.js';
 import { burstPhase } from './phases/burst.js';
 import { coldPhase } from './phases/cold.js';
@@ -49,6 +55,9 @@ import { round } from './stats.js';
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const DATA_DIR = resolve('.bench-data');
 const RESULTS_FILE = join(HERE, 'results.json');
+/** Where an INVALID run's figures go, so results.json only ever holds a run on a quiet machine. */
+const INVALID_RESULTS_FILE = join(HERE, 'results.invalid.json');
+const allowLoad = process.env.BENCH_ALLOW_LOAD === '1';
 /** The order the phases run in. */
 const PHASES = ['cold', 'text', 'scale', 'burst', 'spread', 'api', 'cost'] as const;
 type Phase = (typeof PHASES)[number];
@@ -119,16 +128,19 @@ async function startBenchStack(): Promise<BenchStack> {
   }
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const unknown = only.filter((name) => !(PHASES as readonly string[]).includes(name));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown phase(s) ${unknown.join(', ')}; known: ${PHASES.join(', ')}`);
+  const loadAtStart = await machineLoad(true);
+  log(`machine at start: ${describeLoad(loadAtStart)}${loadAtStart.problems.length > 0 ? ` — TOO BUSY: ${loadAtStart.problems.join('; ')}` : ''}`);
   await rm(DATA_DIR, { recursive: true, force: true });
   await mkdir(DATA_DIR, { recursive: true });
   const results: Record<string, unknown> = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGb: round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
-    // Anything else busy on the machine skews every figure: the 1-minute load average before and after.
-    loadAverageAtStart: round(loadavg()[0] ?? NaN),
+    // Anything else busy on the machine skews every figure: the load before and after (machine-load.ts).
+    loadAverageAtStart: loadAtStart.loadAverage1m,
+    machineLoadAtStart: loadAtStart,
     phasesRun: only.length === 0 ? [...PHASES] : only,
   };
   const outcomes = new Map<Phase, PhaseOutcome>();
@@ -162,21 +174,33 @@ async function main(): Promise<void> {
   const budgets: Budget[] = ran.flatMap((outcome) => outcome.budgets);
   for (const outcome of ran) Object.assign(results, outcome.results);
   results.durationSeconds = round((Date.now() - started) / 1000);
-  results.loadAverageAtEnd = round(loadavg()[0] ?? NaN);
+  // The load at the end includes the bench's own work, so only the start decides validity; the
+  // end figure is kept to show how much the run itself loaded the machine.
+  const loadAtEnd = await machineLoad(false);
+  results.loadAverageAtEnd = loadAtEnd.loadAverage1m;
+  const valid = loadAtStart.problems.length === 0;
+  results.valid = valid;
+  results.invalidBecause = loadAtStart.problems;
   results.budgets = budgets;
   results.notes = ran.flatMap((outcome) => outcome.notes ?? []);
 
-  const out: string[] = ['', `npm run bench — ${new Date().toISOString()} — ${cpus().length} cores, Node ${process.version}, ${round((Date.now() - started) / 1000)} s, load average ${String(results.loadAverageAtStart)} at start`, ''];
+  const out: string[] = ['', `npm run bench — ${new Date().toISOString()} — ${cpus().length} cores, Node ${process.version}, ${round((Date.now() - started) / 1000)} s, ${describeLoad(loadAtStart)} at start`, ''];
   for (const phase of REPORT_ORDER) out.push(...(outcomes.get(phase)?.report ?? []));
   out.push('Budgets');
   out.push(table([['budget', 'measured', 'limit', '', ''], ...budgets.map((entry) => [entry.name, String(entry.measured), String(entry.limit), entry.unit, entry.pass ? 'PASS' : 'MISS'])]));
+  if (!valid) {
+    out.push('', `RUN INVALID: the machine was too busy at start (${loadAtStart.problems.join('; ')}); the figures above are noise, not results.`);
+    if (allowLoad) out.push('BENCH_ALLOW_LOAD=1: exiting 0 anyway (figures for relative comparisons only).');
+  }
   console.log(out.join('\n'));
-  await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-  log(`results written to ${RESULTS_FILE}`);
+  const file = valid ? RESULTS_FILE : INVALID_RESULTS_FILE;
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+  log(`results written to ${file}`);
+  return valid || allowLoad ? 0 : 2;
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error('bench failed:', error);
     process.exit(1);

@@ -19,7 +19,11 @@ export async function burstPhase({ stack, db, users, jvmPid }: BenchContext): Pr
   return {
     results: { publishBurst: burst },
     budgets: [budget('publish lag p99, 500 due at once', burst.lagMs.p99, BUDGETS.publishLagP99Ms, 'ms')],
-    report: lagReport('500 posts due at the same second', burst),
+    report: [
+      ...lagReport('500 posts due at the same second', burst).slice(0, -1),
+      `stretch goal p99 <= ${BUDGETS.publishLagStretchP99Ms} ms: ${burst.lagMs.p99 <= BUDGETS.publishLagStretchP99Ms ? 'met' : 'not met'}`,
+      '',
+    ],
   };
 }
 

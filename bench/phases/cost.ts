@@ -33,6 +33,12 @@ export async function costPhase({ stack, db, users }: BenchContext, apiP50: Reco
     const operation = cost.operations.find((entry) => entry.operation.startsWith(name));
     if (operation) budgets.push(budget(`DynamoDB requests: ${name}`, operation.dynamodbRequests, BUDGETS.createDynamoRequests, 'requests'));
   }
+  const publish = cost.operations.find((entry) => entry.operation.startsWith('publish one post'));
+  if (publish) budgets.push(budget('DynamoDB write units per publish (worker)', publish.writeUnits, BUDGETS.publishWriteUnitsPerPost, 'WRU'));
+  for (const [scenarioName, scenario] of Object.entries(cost.perThousandPublished)) {
+    // In cents, so the printed figure keeps its precision (round() keeps 2 decimals below 10).
+    budgets.push(budget(`cost per 1,000 published: ${scenarioName}`, scenario.usd * 100, BUDGETS.costPerThousandPublishedUsd * 100, 'US cents'));
+  }
   const out: string[] = [];
   out.push('Cost per operation (DynamoDB requests / read units / write units; SQS requests; Scheduler calls)');
   out.push(table([['operation', 'DDB req', 'RRU', 'WRU', 'SQS req', 'SQS msgs', 'Sched'], ...cost.operations.map((operation) => [operation.operation, ms(operation.dynamodbRequests), ms(operation.readUnits), ms(operation.writeUnits), ms(operation.sqsRequests), ms(operation.sqsMessages), ms(operation.schedulerCalls)])]));
@@ -40,7 +46,12 @@ export async function costPhase({ stack, db, users }: BenchContext, apiP50: Reco
   for (const [scenarioName, scenario] of Object.entries(cost.perThousandPublished)) out.push(`  ${scenarioName}: $${scenario.usd.toFixed(4)}`);
   out.push('');
   return {
-    results: { cost, prices: { checkedOn: PRICES_CHECKED_ON, region: 'us-east-1', ...PRICES } },
+    results: {
+      cost,
+      // The publish path's DynamoDB work per post, at the top level so runs compare at a glance.
+      publishPerPost: publish ? { dynamodbRequests: publish.dynamodbRequests, readUnits: publish.readUnits, writeUnits: publish.writeUnits, byCommand: publish.byCommand } : null,
+      prices: { checkedOn: PRICES_CHECKED_ON, region: 'us-east-1', ...PRICES },
+    },
     budgets,
     report: out,
     notes: [

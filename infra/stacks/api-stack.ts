@@ -36,6 +36,7 @@ import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bi
 import { METRICS_NAMESPACE, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { accessOf } from './function-access.js';
+import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -57,11 +58,12 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
 
 /**
  * Batch size and the ceiling of concurrent consumers per queue, so a backlog cannot storm the
- * platforms' rate limits (per user and per app): the publish worker sends a batch concurrently, so
- * at most 5 × 10 posts are in flight at once; deletions are rarer and go one at a time per batch.
+ * platforms' rate limits (per user and per app). The publish worker sends a batch concurrently;
+ * its settings are a deploy-time choice (publish-throughput.ts, README "AWS throughput"), these
+ * are the defaults. Deletions are rarer and go one at a time per batch.
  */
 const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
-  publish: { batchSize: 10, maxConcurrency: 5 },
+  publish: PUBLISH_CONSUMING_DEFAULT,
   deletion: { batchSize: 5, maxConcurrency: 2 },
 };
 
@@ -76,12 +78,13 @@ const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
 export const PUBLISH_RESERVED_CONCURRENCY_CONTEXT = 'publishWorkerReservedConcurrency';
 export const PUBLISH_RESERVED_CONCURRENCY_DEFAULT = CONSUMING.publish.maxConcurrency;
 
-function publishReservedConcurrency(scope: Construct): number | undefined {
+/** Defaults to the publish queue's maxConcurrency as deployed (publishWorkerMaxConcurrency included). */
+function publishReservedConcurrency(scope: Construct, maxConcurrency: number): number | undefined {
   const raw: unknown = scope.node.tryGetContext(PUBLISH_RESERVED_CONCURRENCY_CONTEXT);
-  const value = raw === undefined ? PUBLISH_RESERVED_CONCURRENCY_DEFAULT : Number(raw);
-  if (!Number.isInteger(value) || (value !== 0 && value < CONSUMING.publish.maxConcurrency)) {
+  const value = raw === undefined ? maxConcurrency : Number(raw);
+  if (!Number.isInteger(value) || (value !== 0 && value < maxConcurrency)) {
     throw new Error(
-      `${PUBLISH_RESERVED_CONCURRENCY_CONTEXT} must be 0 (none) or a whole number of at least ${CONSUMING.publish.maxConcurrency} (the publish queue's maxConcurrency); got ${String(raw)}`,
+      `${PUBLISH_RESERVED_CONCURRENCY_CONTEXT} must be 0 (none) or a whole number of at least ${maxConcurrency} (the publish queue's maxConcurrency); got ${String(raw)}`,
     );
   }
   return value === 0 ? undefined : value;
@@ -165,7 +168,7 @@ export class ApiStack extends Stack {
     };
 
     // Functions, each bound to exactly what function-access.ts gives it.
-    const reserved = new Map<string, number | undefined>([['PublishWorker', publishReservedConcurrency(this)]]);
+    const reserved = new Map<string, number | undefined>([['PublishWorker', publishReservedConcurrency(this, publishConsuming(this).maxConcurrency)]]);
     const build = (name: string, entry: string, description: string) => {
       const sizing = sizingOf(name);
       const reservedConcurrentExecutions = reserved.get(name);
@@ -219,7 +222,7 @@ export class ApiStack extends Stack {
     for (const consumer of QUEUE_CONSUMERS) {
       const fn = build(consumer.name, consumer.entry, `Consumes the ${consumer.queue} queue`);
       const queue = consumer.queue === 'publish' ? this.publishQueue : this.deletionQueue;
-      bindQueueConsumer(fn, queue, CONSUMING[consumer.queue]);
+      bindQueueConsumer(fn, queue, consumer.queue === 'publish' ? publishConsuming(this) : CONSUMING[consumer.queue]);
     }
 
     // The sweeper, every minute.

@@ -25,7 +25,8 @@
  * than a published one (whose platform id is a fact worth keeping, whoever learnt it).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
@@ -56,6 +57,10 @@ function publishStateOf(item: PostItem): PublishState {
   const { publishAttempts, ...state } = readItem(PUBLISH_STATE_ITEM, item, `Post item ${String(item.id)}`);
   return { ...state, attempts: publishAttempts };
 }
+
+/** BatchGetItem's most keys per request, and how often unprocessed keys are retried (with backoff). */
+const BATCH_GET_LIMIT = 100;
+const BATCH_GET_ROUNDS = 5;
 
 async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
   try {
@@ -235,9 +240,29 @@ export class DynamoDbPublishState implements PublishStateStore {
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of out.Items ?? []) found.push({ post: itemToPost(item), state: publishStateOf(item) });
+      // byDue copies keys only (tables.ts): the posts themselves are read from the table.
+      found.push(...(await this.readPosts((out.Items ?? []).map((item) => String(item.id)))));
       startKey = out.LastEvaluatedKey;
     } while (startKey && found.length < input.limit);
+    return found;
+  }
+
+  /**
+   * The sweeper's candidates, strongly consistent (so a claim made a moment ago is seen), in
+   * BatchGetItem chunks of 100; a post deleted since the index was read is simply absent.
+   */
+  private async readPosts(ids: string[]): Promise<PostForPublishing[]> {
+    const found: PostForPublishing[] = [];
+    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
+      let keys: Record<string, unknown>[] = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
+      for (let round = 0; keys.length > 0; round++) {
+        if (round > 0) await sleep(Math.min(1_000, 50 * 2 ** round));
+        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[this.table] ?? []) found.push({ post: itemToPost(item), state: publishStateOf(item) });
+        keys = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
+        if (round >= BATCH_GET_ROUNDS && keys.length > 0) throw new Error(`BatchGetItem left ${keys.length} posts unread after ${BATCH_GET_ROUNDS} retries`);
+      }
+    }
     return found;
   }
 

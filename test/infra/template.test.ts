@@ -9,6 +9,7 @@ import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
 import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
+import { PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT, PUBLISH_MAX_CONCURRENCY_CONTEXT } from '../../infra/stacks/publish-throughput.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { actionsByResource, describeValue, grantsOfRole, logicalId, synthesize } from './synth.js';
 import type { CfnResource, Grant, Synthesized } from './synth.js';
@@ -349,8 +350,33 @@ describe('queues', () => {
       expect(mapping!.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       const concurrency = (mapping!.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency;
       expect(concurrency).toBeGreaterThanOrEqual(2);
-      expect(concurrency).toBeLessThanOrEqual(20);
+      expect(concurrency).toBeLessThanOrEqual(consumer.queue === 'publish' ? PUBLISH_CONSUMING_DEFAULT.maxConcurrency : 20);
     }
+  });
+});
+
+describe('publish throughput (README "AWS throughput")', () => {
+  const publishMapping = (synth: Synthesized) => {
+    const worker = QUEUE_CONSUMERS.find((consumer) => consumer.queue === 'publish')!;
+    const mappings = Object.values(synth.apiJson.Resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping').map((r) => r.Properties!);
+    const mapping = mappings.find((m) => describeValue(m.FunctionName, synth) === `function:${worker.name}`);
+    return { batchSize: mapping?.BatchSize, maxConcurrency: (mapping?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency };
+  };
+
+  it('defaults to the arithmetic: 50 concurrent batches of 10, 500 posts in flight', () => {
+    expect(PUBLISH_CONSUMING_DEFAULT).toEqual({ batchSize: 10, maxConcurrency: 50 });
+    expect(publishMapping(s)).toEqual({ batchSize: 10, maxConcurrency: 50 });
+  });
+
+  it('takes the limit from cdk context, and refuses values Lambda would refuse', () => {
+    const tuned = synthesize({ bundle: false, context: { [PUBLISH_MAX_CONCURRENCY_CONTEXT]: '120', [PUBLISH_BATCH_SIZE_CONTEXT]: 5 } });
+    try {
+      expect(publishMapping(tuned)).toEqual({ batchSize: 5, maxConcurrency: 120 });
+    } finally {
+      tuned.cleanup();
+    }
+    expect(() => synthesize({ bundle: false, context: { [PUBLISH_MAX_CONCURRENCY_CONTEXT]: '1' } })).toThrow(/publishWorkerMaxConcurrency/);
+    expect(() => synthesize({ bundle: false, context: { [PUBLISH_BATCH_SIZE_CONTEXT]: 11 } })).toThrow(/publishWorkerBatchSize/);
   });
 });
 
@@ -392,6 +418,7 @@ describe('tables', () => {
     const indexes = ((props.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: unknown; Projection: unknown }[]).map((index) => ({
       name: index.IndexName,
       keys: index.KeySchema,
+      projection: index.Projection,
     }));
     expect(indexes).toEqual(
       definition.indexes.map((index) => ({
@@ -400,6 +427,11 @@ describe('tables', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
         ],
+        // The projection tables.ts declares (the claim and marker writes must not be copied).
+        projection:
+          index.projection.type === 'INCLUDE'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+            : { ProjectionType: index.projection.type },
       })),
     );
     expect(props.LocalSecondaryIndexes).toBeUndefined();
