@@ -45,6 +45,10 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsAuthCallback', method: 'GET', path: '/settings/auth/callback', entry: 'functions/settings/auth-callback.ts' },
   { name: 'SettingsSignOut', method: 'POST', path: '/settings/sign-out', entry: 'functions/settings/sign-out.ts' },
   { name: 'SettingsStatic', method: 'GET', path: '/settings/static/{file}', entry: 'functions/settings/static-asset.ts' },
+  { name: 'SettingsKeys', method: 'GET', path: '/settings/keys', entry: 'functions/settings/keys.ts' },
+  { name: 'SettingsCreateKey', method: 'POST', path: '/settings/keys', entry: 'functions/settings/create-key.ts' },
+  { name: 'SettingsRevokeKeyConfirm', method: 'GET', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key-confirm.ts' },
+  { name: 'SettingsRevokeKey', method: 'POST', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key.ts' },
 ];
 
 /** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, then the settings pages. */
