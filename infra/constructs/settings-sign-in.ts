@@ -7,14 +7,15 @@
  * (OIDC_ISSUER_URL) exactly as they discover the local provider.
  */
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type {
+  UserPoolClient,
+  UserPoolDomain} from 'aws-cdk-lib/aws-cognito';
 import {
   AccountRecovery,
   FeaturePlan,
   ManagedLoginVersion,
   OAuthScope,
   UserPool,
-  UserPoolClient,
-  UserPoolDomain,
   CfnManagedLoginBranding,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
