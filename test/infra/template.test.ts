@@ -77,6 +77,13 @@ const EXPECTED: Record<string, string[]> = {
   SettingsCreateKey: ['table:sessions:read', 'table:directory:readWrite'],
   SettingsRevokeKeyConfirm: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
   SettingsRevokeKey: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsWorkspaces: ['table:sessions:read', 'table:directory:read'],
+  SettingsCreateWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsRenameWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsDisconnectAccountConfirm: ['table:sessions:read', 'table:directory:read'],
+  SettingsDisconnectAccount: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsPosts: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
+  SettingsCancelPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
