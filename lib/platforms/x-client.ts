@@ -1,6 +1,7 @@
 /**
  * X API v2 over plain HTTP (no SDK): create and delete posts, upload media, refresh OAuth 2.0
- * user tokens. Facts in /work/shared/spec/platforms.md. Every failure is one class of
+ * user tokens. The paths, bodies and error shapes are X's own; local/sandbox/x.ts serves the same
+ * ones for the tests. Every failure is one class of
  * lib/domain/platform-errors.ts; only the create call can be ambiguous.
  */
 import { ENV, optionalEnv } from '../config.js';
@@ -10,14 +11,7 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
-import type {
-  PlatformAccount,
-  PlatformMediaSource,
-  PlatformPublishRequest,
-  PlatformPublishResult,
-  PlatformPublisher,
-  PlatformTokens,
-} from '../ports.js';
+import type { PlatformAccount, PlatformMediaSource, PlatformPublishRequest, PlatformPublishResult, PlatformPublisher, PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,
