@@ -23,10 +23,23 @@ const RUNTIME = [
 ];
 
 const ADAPTERS = 'store|dispatch|platforms|http';
-const WIRING = upToModule('config|secrets|[a-z-]+-dependencies');
+/** The modules a function's composition (in functions/) uses: settings, secrets, the cold-start step. */
+const WIRING_MODULES = 'config|secrets|cold-start';
+const WIRING = upToModule(WIRING_MODULES);
+const OBSERVABILITY_MODULES = 'observability|worker-metrics';
 
-/** lib/domain: pure rules. No AWS, no HTTP, no adapter, no wiring, nothing outward. */
-const DOMAIN = [
+/*
+ * lib/domain: pure rules, importing only lib/domain itself, node: built-ins, valibot and
+ * twitter-text. The entries below are disjoint (no-restricted-imports reports every entry that
+ * matches): the named cases get their own message, the last two catch everything else. A relative
+ * import leaves lib/domain when it climbs more levels than the file sits below lib/domain, so the
+ * catch-all is built per depth (`depth` = folders between lib/domain and the file).
+ */
+const DOMAIN_PACKAGES = 'node:|valibot(/|$)|twitter-text(/|$)';
+const NAMED_PACKAGES = '(@aws-sdk|@aws-lambda-powertools|@middy)/|aws-lambda$|aws-cdk-lib(/|$)|constructs(/|$)';
+const NAMED_FOLDERS = `infra|local|admin|test|bench|${ADAPTERS}|use-cases|functions`;
+const NAMED_MODULES = `${OBSERVABILITY_MODULES}|${WIRING_MODULES}`;
+const domain = (depth) => [
   ...RUNTIME,
   {
     regex: '^(@aws-sdk|@aws-lambda-powertools|@middy)/|^aws-lambda$',
@@ -36,8 +49,16 @@ const DOMAIN = [
     regex: up(`${ADAPTERS}|use-cases|functions`),
     message: 'lib/domain imports nothing outward (lib/http, lib/store, lib/dispatch, lib/platforms, lib/use-cases, functions): arrows point inward.',
   },
-  { regex: upToModule('observability'), message: 'lib/domain does not log or emit metrics (lib/observability.ts is Powertools): return what happened and let the use case say it.' },
+  { regex: upToModule(OBSERVABILITY_MODULES), message: 'lib/domain does not log or emit metrics (lib/observability.ts is Powertools): return what happened and let the use case say it.' },
   { regex: WIRING, message: 'lib/domain reads no configuration or secrets and builds nothing: values come in as arguments.' },
+  {
+    regex: `^(?![./]|${DOMAIN_PACKAGES}|${NAMED_PACKAGES})`,
+    message: 'lib/domain holds pure rules: of packages it imports only node: built-ins, valibot and twitter-text. A rule that needs more takes it through a port or as an argument.',
+  },
+  {
+    regex: `^(\\.\\./){${depth + 1}}(?!domain/|(\\.\\./)*(lib/)?((${NAMED_FOLDERS})(/|$)|(${NAMED_MODULES})(\\.js)?$))`,
+    message: 'lib/domain imports only from lib/domain: what a rule shares with the rest of lib/ belongs in lib/domain (lib/domain/ids.ts, say), or comes in as an argument.',
+  },
 ];
 
 /** lib/use-cases: orchestrate domain rules through ports; never an adapter itself. */
@@ -68,7 +89,10 @@ export default tseslint.config(
     },
   },
   { files: ['lib/**/*.ts', 'functions/**/*.ts'], rules: restrict(RUNTIME) },
-  { files: ['lib/domain/**/*.ts'], rules: restrict(DOMAIN) },
+  // Deeper folders fall back to depth 0, which fails closed (a legal `../..` is flagged): a new
+  // level of folders adds its own block.
+  { files: ['lib/domain/**/*.ts'], rules: restrict(domain(0)) },
+  { files: ['lib/domain/*/*.ts'], rules: restrict(domain(1)) },
   { files: ['lib/use-cases/**/*.ts'], rules: restrict(USE_CASES) },
   {
     // KNOWN EXCEPTION, to remove: publish-post.ts takes the type of the publish queue's message

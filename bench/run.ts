@@ -4,6 +4,7 @@
  * prints the report and writes bench/results.json.
  *
  *   cold     phases/cold.ts      minified bundle size and import time of every function
+ *   text     phases/text-rules.ts CPU of the per-target text rules on hostile texts (no stack)
  *   scale    phases/scale.ts     list page and get with 1,000 and with 100,000 posts in the table
  *   burst    phases/burst.ts     publish lag: 500 posts due at the same second
  *   spread   phases/spread.ts    publish lag: 200 posts spread over two minutes
@@ -19,7 +20,7 @@
  * child process (bench/load-worker.ts), so the server never shares its event loop with the load.
  * Results: a table on stdout and bench/results.json.
  *
- * BENCH_ONLY=cold,scale,burst,spread,api,cost runs a subset (for working on one figure); the
+ * BENCH_ONLY=cold,text,scale,burst,spread,api,cost runs a subset (for working on one figure); the
  * stack is started only when a phase other than `cold` runs.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -41,6 +42,7 @@ import { coldPhase } from './phases/cold.js';
 import { costPhase } from './phases/cost.js';
 import { scalePhase } from './phases/scale.js';
 import { spreadPhase } from './phases/spread.js';
+import { textRulesPhase } from './phases/text-rules.js';
 import { table, type Budget, type PhaseOutcome } from './report.js';
 import { round } from './stats.js';
 
@@ -48,10 +50,10 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 const DATA_DIR = resolve('.bench-data');
 const RESULTS_FILE = join(HERE, 'results.json');
 /** The order the phases run in. */
-const PHASES = ['cold', 'scale', 'burst', 'spread', 'api', 'cost'] as const;
+const PHASES = ['cold', 'text', 'scale', 'burst', 'spread', 'api', 'cost'] as const;
 type Phase = (typeof PHASES)[number];
 /** The order their sections are printed in (the budgets follow, in the order the phases ran). */
-const REPORT_ORDER: readonly Phase[] = ['burst', 'spread', 'api', 'scale', 'cost', 'cold'];
+const REPORT_ORDER: readonly Phase[] = ['burst', 'spread', 'api', 'scale', 'cost', 'cold', 'text'];
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const runs = (phase: Phase): boolean => only.length === 0 || only.includes(phase);
@@ -132,8 +134,9 @@ async function main(): Promise<void> {
   const outcomes = new Map<Phase, PhaseOutcome>();
 
   if (runs('cold')) outcomes.set('cold', await coldPhase());
+  if (runs('text')) outcomes.set('text', await textRulesPhase());
 
-  const bench = PHASES.some((phase) => phase !== 'cold' && runs(phase)) ? await startBenchStack() : undefined;
+  const bench = PHASES.some((phase) => phase !== 'cold' && phase !== 'text' && runs(phase)) ? await startBenchStack() : undefined;
   try {
     if (bench) {
       const { context } = bench;

@@ -13,6 +13,7 @@ import { ENV, numberEnv, requireEnv } from '../lib/config.js';
 import { parsePublishMessage } from '../lib/dispatch/messages.js';
 import { SqsPlatformDeletionQueue } from '../lib/dispatch/platform-deletion-queue.js';
 import { SqsPublishQueue } from '../lib/dispatch/publish-queue.js';
+import { AMBIGUOUS_RECHECK_MS, PUBLISH_LEASE_MS } from '../lib/domain/publishing.js';
 import { logger } from '../lib/observability.js';
 import { linkedinClientFromEnv } from '../lib/platforms/linkedin-client.js';
 import { xClientFromEnv } from '../lib/platforms/x-client.js';
@@ -27,10 +28,6 @@ import { AccessTokens } from '../lib/use-cases/access-tokens.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { PublishPost } from '../lib/use-cases/publish-post.js';
 import { flushMetrics, publishMetrics } from '../lib/worker-metrics.js';
-
-/** A claim outlives the invocation that holds it (Lambda stops it at its timeout), plus a margin. */
-const LEASE_MARGIN_MS = 60_000;
-const MAX_LEASE_MS = 15 * 60_000;
 
 const sqs = new SQSClient({});
 meterSdkClient(sqs, 'sqs');
@@ -55,7 +52,7 @@ const publishPost = atColdStart(() => {
     clock: systemClock,
     metrics: publishMetrics,
     log: logger,
-    ambiguousRecheckMs: numberEnv(ENV.publishAmbiguousRecheckSeconds, 30) * 1000,
+    ambiguousRecheckMs: numberEnv(ENV.publishAmbiguousRecheckSeconds, AMBIGUOUS_RECHECK_MS / 1000) * 1000,
   });
 });
 
@@ -64,7 +61,8 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .handler(async (event, context) => {
     const publisher = publishPost();
     const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : 60_000;
-    const leaseMs = Math.min(MAX_LEASE_MS, Math.max(remaining, 30_000) + LEASE_MARGIN_MS);
+    // Short leases renewed while a send runs, never past this invocation's end (publish-lease.ts).
+    const lease = { leaseMs: numberEnv(ENV.publishLeaseSeconds, PUBLISH_LEASE_MS / 1000) * 1000, deadline: new Date(Date.now() + remaining) };
     const handleRecord = async (record: SQSRecord): Promise<void> => {
       const message = parsePublishMessage(record.body);
       if (!message) {
@@ -72,7 +70,7 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
         return;
       }
       try {
-        const result = await publisher.execute(message, { leaseMs });
+        const result = await publisher.execute(message, lease);
         logger.debug('Publish message handled', { postId: message.postId, ...result });
       } catch (error) {
         logger.error('Publish message failed; SQS will deliver it again', { postId: message.postId, error: error as Error });

@@ -2,7 +2,7 @@
  * Phase `scale`: list page and get at concurrency 1 with 1,000 posts in the table, then with
  * 100,000 (most of them other users'), and the ratio.
  */
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { log, type BenchContext } from '../harness.js';
 import type { LatencySummary } from '../load-protocol.js';
 import { postsOf } from '../posts-table.js';

@@ -15,9 +15,11 @@ export interface PublishState {
   retryAt: string | null;
   /**
    * Set right before the platform create request of an attempt is sent, removed when its outcome
-   * is known not to be live (unlike Post.firstClaimedAt, set once at the first claim).
+   * is known not to be live (Post.inFlightSince stays set meanwhile: the post may be live).
    */
   platformCreateSentAt: string | null;
+  /** The platform media ids that create carried (a lookup's match for a post without text). */
+  platformCreateMediaIds: string[];
   /** Last time the sweeper put a message back for this post. */
   sweptAt: string | null;
   /** The live post was deleted from the platform (deleteFromPlatform). */
@@ -39,6 +41,10 @@ export interface PublishClaim {
    * or the worker stopped): the post may be live already.
    */
   uncertain: boolean;
+  /** When that earlier create was sent (set when uncertain). */
+  platformCreateSentAt: string | null;
+  /** The platform media ids that earlier create carried (empty when none, or not recorded). */
+  sentMediaIds: string[];
 }
 
 /**

@@ -119,7 +119,7 @@ export class XClient implements PlatformPublisher {
       if (typeof request.options.shareWithFollowers === 'boolean') body.share_with_followers = request.options.shareWithFollowers;
     }
 
-    await request.beforeCreate?.();
+    await request.beforeCreate?.({ mediaIds });
     const call = this.call([request.accessToken], 'create');
     const answer = await this.json(
       '/2/tweets',
@@ -146,8 +146,9 @@ export class XClient implements PlatformPublisher {
     const bytes = await item.read();
     const form = new FormData();
     form.append('media', new Blob([bytes], { type: item.contentType }), 'media');
+    // No media_type field: X's MediaUploadRequest admits only media, media_category and
+    // additional_owners; the type travels as the file part's own Content-Type.
     form.append('media_category', category);
-    form.append('media_type', item.contentType);
     const answer = await this.json('/2/media/upload', { method: 'POST', body: form }, this.call([accessToken], 'upload'), accessToken);
     return this.mediaIdOf(answer);
   }
@@ -249,15 +250,26 @@ export class XClient implements PlatformPublisher {
     return tokensFrom(parseJson(text), request.refreshToken, 'x');
   }
 
+  /**
+   * The author's timeline since `since`, matched on the text a reader sees and, when known, on the
+   * attached media: X's duplicate refusal compares text only, so a post with media and no text
+   * can only be recognised by its media keys (`<type>_<media id>`).
+   */
   async findRecentPost(request: {
     account: PlatformAccount;
     accessToken: string;
     text: string;
+    mediaIds?: readonly string[];
     since: Date;
   }): Promise<PlatformPublishResult | null> {
     // X wants whole seconds in start_time.
     const startTime = new Date(Math.floor(request.since.getTime() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
-    const query = new URLSearchParams({ max_results: '100', start_time: startTime, exclude: 'replies,retweets' });
+    const query = new URLSearchParams({
+      max_results: '100',
+      start_time: startTime,
+      exclude: 'replies,retweets',
+      'tweet.fields': 'created_at,attachments',
+    });
     const answer = await this.json(
       `/2/users/${encodeURIComponent(request.account.platformUserId)}/tweets?${query.toString()}`,
       { method: 'GET' },
@@ -266,10 +278,15 @@ export class XClient implements PlatformPublisher {
     );
     const posts = isRecord(answer) && Array.isArray(answer.data) ? answer.data : [];
     const wanted = comparableText(request.text);
+    const wantedMedia = [...(request.mediaIds ?? [])].sort().join(',');
     for (const post of posts) {
-      if (isRecord(post) && typeof post.id === 'string' && typeof post.text === 'string' && comparableText(post.text) === wanted) {
-        return { platformPostId: post.id, publishedUrl: xPublicUrl(request.account.handle, post.id) };
+      if (!isRecord(post) || typeof post.id !== 'string' || typeof post.text !== 'string' || comparableText(post.text) !== wanted) continue;
+      if (request.mediaIds !== undefined && request.mediaIds.length > 0) {
+        const keys = isRecord(post.attachments) && Array.isArray(post.attachments.media_keys) ? post.attachments.media_keys : [];
+        const media = keys.filter((key): key is string => typeof key === 'string').map((key) => key.slice(key.indexOf('_') + 1));
+        if (media.sort().join(',') !== wantedMedia) continue;
       }
+      return { platformPostId: post.id, publishedUrl: xPublicUrl(request.account.handle, post.id) };
     }
     return null;
   }

@@ -7,10 +7,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { DirectoryRecordExistsError, DirectoryRecordNotFoundError, type DirectoryRecordKind } from '../domain/directory-errors.js';
 import { DependencyError } from '../domain/errors.js';
 import { documentClient } from './dynamo-client.js';
+import { readItem } from './item-schema.js';
 import { DIRECTORY_TABLE } from './tables.js';
 
 export type Item = Record<string, unknown>;
@@ -31,9 +33,9 @@ export const directoryKeys = {
   media: (mediaId: string): Key => ({ pk: `MEDIA#${mediaId}`, sk: 'MEDIA' }),
 };
 
-/** How an item is named in a StoredItemError. */
-export function describeItem(item: Item): string {
-  return `Directory item ${String(item.pk)}/${String(item.sk)}`;
+/** Reads a directory item with its record's schema (item-schema.ts), naming it by its key in a StoredItemError. */
+export function readDirectoryItem<TSchema extends v.GenericSchema>(schema: TSchema, item: Item): v.InferOutput<TSchema> {
+  return readItem(schema, item, `Directory item ${String(item.pk)}/${String(item.sk)}`);
 }
 
 export interface DirectoryTableOptions {
@@ -57,6 +59,11 @@ export class DirectoryTable {
   readonly name: string;
   readonly client: DynamoDBDocumentClient;
   readonly queryPageSize: number | undefined;
+
+  /** A record store's table: the handle given (directoryStores shares one), or one built from options. */
+  static from(options: DirectoryTableOptions | DirectoryTable = {}): DirectoryTable {
+    return options instanceof DirectoryTable ? options : new DirectoryTable(options);
+  }
 
   constructor(options: DirectoryTableOptions = {}) {
     this.name = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);

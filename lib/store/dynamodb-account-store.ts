@@ -6,14 +6,15 @@
  * and no account read touches. Only the publish worker reads both items together
  * (getAccountWithCredentials), and it gets them back as two separate records.
  */
+import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
 import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
 import type { AccountStore } from '../use-cases/settings/ports.js';
-import { DirectoryTable, describeItem, directoryKeys, type DirectoryTableOptions, type Item } from './directory-table.js';
-import { nullableString, readItem } from './item-schema.js';
+import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { nullableString } from './item-schema.js';
 
 /** Declared in tables.ts; the integration tests run against a table built from that declaration. */
 const BY_OWNER_INDEX = 'byOwner';
@@ -38,16 +39,39 @@ const CREDENTIALS_ITEM = v.object({
   accessTokenEncrypted: v.string(),
   refreshTokenEncrypted: nullableString,
   accessTokenExpiresAt: nullableString,
+  /** Absent on items written before revisions existed. */
+  revision: v.optional(v.nullable(v.string()), null),
 });
 
 function toAccount(item: Item): Account {
-  const { sandbox, ...account } = readItem(ACCOUNT_ITEM, item, describeItem(item));
+  const { sandbox, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
   return sandbox === undefined ? account : { ...account, sandbox };
 }
 
 function toCredentials(item: Item): AccountCredentials {
-  return readItem(CREDENTIALS_ITEM, item, describeItem(item));
+  return readDirectoryItem(CREDENTIALS_ITEM, item);
 }
+
+function credentialsItem(credentials: AccountCredentials, revision: string): Item {
+  return {
+    ...directoryKeys.credentials(credentials.accountId),
+    type: 'credentials',
+    accountId: credentials.accountId,
+    accessTokenEncrypted: credentials.accessTokenEncrypted,
+    refreshTokenEncrypted: credentials.refreshTokenEncrypted,
+    accessTokenExpiresAt: credentials.accessTokenExpiresAt,
+    revision,
+  };
+}
+
+/** The credentials are still at `revision` (null: written before revisions existed). */
+function revisionCondition(revision: string | null): { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> } {
+  return revision === null
+    ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revision)' }
+    : { ConditionExpression: 'revision = :revision', ExpressionAttributeValues: { ':revision': revision } };
+}
+
+type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
 /** The byOwner index keys of an account: GET /accounts is one Query on them. */
 function ownerIndexKeys(account: Pick<Account, 'userId' | 'workspaceId' | 'id'>): { gsi1pk: string; gsi1sk: string } {
@@ -83,7 +107,7 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
-    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+    this.table = DirectoryTable.from(options);
   }
 
   async getAccount(accountId: string): Promise<Account | null> {
@@ -164,19 +188,74 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
   }
 
   async putCredentials(credentials: AccountCredentials): Promise<void> {
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.name,
-        Item: {
-          ...directoryKeys.credentials(credentials.accountId),
-          type: 'credentials',
-          accountId: credentials.accountId,
-          accessTokenEncrypted: credentials.accessTokenEncrypted,
-          refreshTokenEncrypted: credentials.refreshTokenEncrypted,
-          accessTokenExpiresAt: credentials.accessTokenExpiresAt,
+    await this.table.client.send(new PutCommand({ TableName: this.table.name, Item: credentialsItem(credentials, randomUUID()) }));
+  }
+
+  /*
+   * Token refresh (lib/use-cases/access-tokens.ts). X rotates refresh tokens, so two workers
+   * refreshing one account at once would have one of them refused. The credentials item carries a
+   * revision and a short refresh lock: one worker refreshes, the others wait for its revision; every
+   * token write is conditional on the revision it replaces.
+   */
+
+  async lockRefresh(accountId: string, input: { revision: string | null; now: Date; until: Date }): Promise<boolean> {
+    const current = revisionCondition(input.revision);
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: directoryKeys.credentials(accountId),
+          UpdateExpression: 'SET refreshLockedUntil = :until',
+          ConditionExpression: `${current.ConditionExpression} AND (attribute_not_exists(refreshLockedUntil) OR refreshLockedUntil < :now)`,
+          ExpressionAttributeValues: { ...current.ExpressionAttributeValues, ':until': input.until.toISOString(), ':now': input.now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async replaceRefreshed(next: AccountCredentials, expectedRevision: string | null): Promise<boolean> {
+    return this.conditionalTransaction([
+      { Put: { TableName: this.table.name, Item: credentialsItem(next, randomUUID()), ...revisionCondition(expectedRevision) } },
+      {
+        Update: {
+          TableName: this.table.name,
+          Key: directoryKeys.account(next.accountId),
+          UpdateExpression: 'SET tokenHealth = :healthy',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':healthy': 'healthy' },
         },
-      }),
-    );
+      },
+    ]);
+  }
+
+  async markRefreshFailed(accountId: string, revision: string | null): Promise<boolean> {
+    return this.conditionalTransaction([
+      { Update: { TableName: this.table.name, Key: directoryKeys.credentials(accountId), UpdateExpression: 'REMOVE refreshLockedUntil', ...revisionCondition(revision) } },
+      {
+        Update: {
+          TableName: this.table.name,
+          Key: directoryKeys.account(accountId),
+          UpdateExpression: 'SET tokenHealth = :failed',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':failed': 'refresh_failed' },
+        },
+      },
+    ]);
+  }
+
+  /** False when the condition of the first item failed (the credentials moved on); anything else throws. */
+  private async conditionalTransaction(items: TransactItems): Promise<boolean> {
+    try {
+      await this.table.client.send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
   }
 
   async setTokenHealth(accountId: string, tokenHealth: TokenHealth): Promise<void> {
@@ -198,7 +277,7 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
   }
 
   /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */
-async countAccounts(userId: string): Promise<number> {
+  async countAccounts(userId: string): Promise<number> {
     let count = 0;
     let startKey: Record<string, unknown> | undefined;
     do {

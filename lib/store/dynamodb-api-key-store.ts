@@ -10,8 +10,8 @@ import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import { SCOPES, type ApiKeyRecord } from '../domain/model.js';
 import type { ApiKeyAdmin, ApiKeyReader } from '../use-cases/ports/api-keys.js';
 import type { ApiKeyStore, ApiKeySummary } from '../use-cases/settings/ports.js';
-import { DirectoryTable, describeItem, directoryKeys, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
-import { nullableString, readItem } from './item-schema.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { nullableString } from './item-schema.js';
 
 function optionalString(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -34,14 +34,14 @@ export function apiKeyOwnerIndexKeys(key: Pick<ApiKeyRecord, 'userId' | 'created
 }
 
 function toApiKey(item: Item): ApiKeyRecord {
-  return readItem(API_KEY_ITEM, item, describeItem(item));
+  return readDirectoryItem(API_KEY_ITEM, item);
 }
 
 export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeyStore {
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
-    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+    this.table = DirectoryTable.from(options);
   }
 
   async getApiKey(keyId: string): Promise<ApiKeyRecord | null> {

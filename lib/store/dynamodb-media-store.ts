@@ -2,8 +2,7 @@
 import * as v from 'valibot';
 import type { MediaItem } from '../domain/model.js';
 import type { MediaAdmin, MediaReader } from '../use-cases/ports/media.js';
-import { DirectoryTable, describeItem, directoryKeys, type DirectoryTableOptions } from './directory-table.js';
-import { readItem } from './item-schema.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions } from './directory-table.js';
 
 const MEDIA_ITEM = v.object({
   id: v.string(),
@@ -20,14 +19,14 @@ export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
-    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+    this.table = DirectoryTable.from(options);
   }
 
   async getMediaItems(mediaIds: string[]): Promise<Map<string, MediaItem>> {
     const items = await this.table.batchGet(mediaIds.map(directoryKeys.media));
     return new Map(
       items.map((item) => {
-        const media = readItem(MEDIA_ITEM, item, describeItem(item));
+        const media = readDirectoryItem(MEDIA_ITEM, item);
         return [media.id, media] as const;
       }),
     );

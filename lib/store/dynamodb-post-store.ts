@@ -7,7 +7,7 @@
  * (lib/store/post-outcome.ts, through DynamoDbPublishState).
  *
  * A post only changes after create through conditional updates keyed on the state it was read in
- * (status, deletedAt, firstClaimedAt), never through a blind Put, so a delete and the publish worker
+ * (status, deletedAt, inFlightSince), never through a blind Put, so a delete and the publish worker
  * can race without either undoing the other.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -118,7 +118,7 @@ export class DynamoDbPostStore implements PostStore {
 
   /** The post is still as it was read: same owner, same status, not deleted, and (scheduled) not claimed. */
   private unchangedCondition(post: Post) {
-    const claimCheck = post.status === 'scheduled' ? ' AND attribute_not_exists(firstClaimedAt)' : '';
+    const claimCheck = post.status === 'scheduled' ? ' AND attribute_not_exists(inFlightSince)' : '';
     return {
       ConditionExpression: `#status = :status AND userId = :userId AND attribute_not_exists(deletedAt)${claimCheck}`,
       ExpressionAttributeNames: { '#status': 'status' },
@@ -170,7 +170,7 @@ export class DynamoDbPostStore implements PostStore {
     // A scheduled post is only soft-deleted once the worker has claimed it (it may be live).
     const conditionExpression =
       post.status === 'scheduled'
-        ? condition.ConditionExpression.replace('attribute_not_exists(firstClaimedAt)', 'attribute_exists(firstClaimedAt)')
+        ? condition.ConditionExpression.replace('attribute_not_exists(inFlightSince)', 'attribute_exists(inFlightSince)')
         : condition.ConditionExpression;
     const set = ['deletedAt = :now', 'updatedAt = :now'];
     const values: Record<string, unknown> = { ...condition.ExpressionAttributeValues, ':now': options.now.toISOString() };
@@ -178,12 +178,16 @@ export class DynamoDbPostStore implements PostStore {
       set.push('deleteFromPlatformRequested = :true');
       values[':true'] = true;
     }
+    // A scheduled post whose live copy must come down stays in the due index (never read by the
+    // API) until the worker has settled it, so the sweeper brings it back if its message is lost.
+    const keepDue = post.status === 'scheduled' && options.deleteFromPlatform;
+    const removed = INDEX_ATTRIBUTES.filter((name) => !keepDue || (name !== 'duePk' && name !== 'dueSk'));
     try {
       const out = await this.client.send(
         new UpdateCommand({
           TableName: this.postsTable,
           Key: { id: post.id },
-          UpdateExpression: `SET ${set.join(', ')} REMOVE ${INDEX_ATTRIBUTES.join(', ')}`,
+          UpdateExpression: `SET ${set.join(', ')} REMOVE ${removed.join(', ')}`,
           ConditionExpression: conditionExpression,
           ExpressionAttributeNames: condition.ExpressionAttributeNames,
           ExpressionAttributeValues: values,

@@ -8,15 +8,21 @@
  *   publishAttempts          attempts so far; firstAttemptAt starts the 15-minute retry window
  *   retryAt                  next attempt after a transient failure
  *   platformCreateSentAt     the create request of an attempt went to the platform and its
- *                            outcome is not recorded yet: a later attempt must not resend blindly
+ *                            outcome is not recorded yet: a later attempt must not resend blindly,
+ *                            but look the post up first
+ *   platformCreateMediaIds   the platform media ids that create carried (the lookup's match for a
+ *                            post without text)
  *   sweptAt                  the sweeper last put a message back for the post
  *   platformDeletedAt        deleteFromPlatform done
  *
- * (firstClaimedAt, the Post's own field, is a different fact: the worker's first claim, never
- * cleared, after which the post may be live.)
+ * (inFlightSince, the Post's own field, is set by the claim and cleared only by a release that
+ * knows nothing went out: while it is set, DELETE soft-deletes rather than cancels.)
  *
  * Every write is conditional on the state it expects (status, deletedAt, claim token), so a delete,
- * a duplicate message and the sweeper can race the worker without undoing each other.
+ * a duplicate message and the sweeper can race the worker without undoing each other. Leases are
+ * short and renewed while a send runs (PublishPost's heartbeat), so a worker that died is replaced
+ * within seconds; a worker that outlived its lease can neither send nor write an outcome other
+ * than a published one (whose platform id is a fact worth keeping, whoever learnt it).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -28,7 +34,7 @@ import type { ClaimResult, PostForPublishing, PublishState } from '../domain/pub
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { duePartitionKey, FIRST_CLAIMED_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
+import { duePartitionKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
 import { POSTS_TABLE } from './tables.js';
 
@@ -41,6 +47,7 @@ const PUBLISH_STATE_ITEM = v.object({
   firstAttemptAt: bookkeepingString,
   retryAt: bookkeepingString,
   platformCreateSentAt: bookkeepingString,
+  platformCreateMediaIds: v.fallback(v.array(v.string()), []),
   sweptAt: bookkeepingString,
   platformDeletedAt: bookkeepingString,
 });
@@ -93,11 +100,13 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression:
-            `SET claimToken = :token, claimUntil = :until, ${FIRST_CLAIMED_ATTRIBUTE} = if_not_exists(${FIRST_CLAIMED_ATTRIBUTE}, :now), ` +
+            `SET claimToken = :token, claimUntil = :until, ${IN_FLIGHT_ATTRIBUTE} = if_not_exists(${IN_FLIGHT_ATTRIBUTE}, :now), ` +
             'firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
-          // ISO times written by toISOString compare as strings in time order.
+          // ISO times written by toISOString compare as strings in time order. A deleted post is
+          // claimed only to settle an earlier create that may be live and must come down.
           ConditionExpression:
-            '#status = :scheduled AND attribute_not_exists(deletedAt) AND scheduledFor <= :now ' +
+            '#status = :scheduled AND scheduledFor <= :now ' +
+            'AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
             'AND (attribute_not_exists(retryAt) OR retryAt <= :now) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -106,6 +115,7 @@ export class DynamoDbPublishState implements PublishStateStore {
             ':now': now,
             ':one': 1,
             ':scheduled': 'scheduled',
+            ':true': true,
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -123,6 +133,8 @@ export class DynamoDbPublishState implements PublishStateStore {
           firstAttemptAt: state.firstAttemptAt ?? now,
           // platformCreateSentAt survives only an attempt whose outcome was never recorded.
           uncertain: state.platformCreateSentAt !== null,
+          platformCreateSentAt: state.platformCreateSentAt,
+          sentMediaIds: state.platformCreateMediaIds,
         },
       };
     } catch (error) {
@@ -133,16 +145,39 @@ export class DynamoDbPublishState implements PublishStateStore {
     }
   }
 
-  async markCreateSending(postId: string, token: string, now: Date): Promise<boolean> {
+  async markCreateSending(postId: string, token: string, now: Date, mediaIds: readonly string[] = []): Promise<boolean> {
     const out = await conditional(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: 'SET platformCreateSentAt = :now',
-          ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token',
+          UpdateExpression:
+            mediaIds.length > 0 ? 'SET platformCreateSentAt = :now, platformCreateMediaIds = :media' : 'SET platformCreateSentAt = :now REMOVE platformCreateMediaIds',
+          // The lease too: a worker that outlived it (a stalled process) must not send, another may hold the post.
+          ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token AND claimUntil >= :now',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':token': token, ':scheduled': 'scheduled' },
+          ExpressionAttributeValues: {
+            ':now': now.toISOString(),
+            ':token': token,
+            ':scheduled': 'scheduled',
+            ...(mediaIds.length > 0 ? { ':media': [...mediaIds] } : {}),
+          },
+        }),
+      ),
+    );
+    return out !== null;
+  }
+
+  async renewLease(postId: string, token: string, until: Date): Promise<boolean> {
+    const out = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: postId },
+          UpdateExpression: 'SET claimUntil = :until',
+          ConditionExpression: '#status = :scheduled AND claimToken = :token',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':until': until.toISOString(), ':token': token, ':scheduled': 'scheduled' },
         }),
       ),
     );
@@ -155,7 +190,9 @@ export class DynamoDbPublishState implements PublishStateStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : ', platformCreateSentAt'}`,
+          // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
+          // so a delete while it waits for its retry cancels it and gives its unit back.
+          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}`,
           ConditionExpression: '#status = :scheduled AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled' },
@@ -165,26 +202,17 @@ export class DynamoDbPublishState implements PublishStateStore {
     return out !== null;
   }
 
-  async release(postId: string, token: string): Promise<void> {
-    await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          UpdateExpression: 'REMOVE claimToken, claimUntil',
-          ConditionExpression: 'claimToken = :token',
-          ExpressionAttributeValues: { ':token': token },
-        }),
-      ),
-    );
-  }
-
+  /**
+   * Conditioned on the post still being scheduled, not on the claim: a platform id in hand is the
+   * truth about the post, and a worker that took over can only be settling this very create.
+   */
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null> {
     return recordPostOutcome(this.client, this.table, post, { status: 'published', ...outcome }, now);
   }
 
-  recordFailed(post: Post, error: PostError, now: Date): Promise<Post | null> {
-    return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now);
+  /** With `token` (the worker always passes it), only while that claim still holds the post. */
+  recordFailed(post: Post, error: PostError, now: Date, token?: string): Promise<Post | null> {
+    return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now, token === undefined ? {} : { claimToken: token });
   }
 
   async listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]> {
@@ -220,11 +248,13 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression: 'SET sweptAt = :now',
+          // A claim that ran out after the last sweep is a worker that died since: put back at once.
           ConditionExpression:
-            '#status = :scheduled AND attribute_not_exists(deletedAt) AND (attribute_not_exists(sweptAt) OR sweptAt < :before) ' +
+            '#status = :scheduled AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
+            'AND (attribute_not_exists(sweptAt) OR sweptAt < :before OR sweptAt < claimUntil) ' +
             'AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled' },
+          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled', ':true': true },
         }),
       ),
     );

@@ -2,8 +2,8 @@
 import * as v from 'valibot';
 import type { User } from '../domain/model.js';
 import type { UserAdmin, UserReader } from '../use-cases/ports/users.js';
-import { DirectoryTable, describeItem, directoryKeys, type DirectoryTableOptions, type Item } from './directory-table.js';
-import { readItem, stringList } from './item-schema.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { stringList } from './item-schema.js';
 
 const USER_ITEM = v.object({
   id: v.string(),
@@ -15,14 +15,14 @@ const USER_ITEM = v.object({
 });
 
 export function toUser(item: Item): User {
-  return readItem(USER_ITEM, item, describeItem(item));
+  return readDirectoryItem(USER_ITEM, item);
 }
 
 export class DynamoDbUserStore implements UserReader, UserAdmin {
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
-    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+    this.table = DirectoryTable.from(options);
   }
 
   async getUser(userId: string): Promise<User | null> {

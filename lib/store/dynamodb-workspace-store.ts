@@ -11,8 +11,7 @@ import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../dom
 import type { Workspace } from '../domain/model.js';
 import type { WorkspaceAdmin, WorkspaceReader } from '../use-cases/ports/workspaces.js';
 import type { WorkspaceStore } from '../use-cases/settings/ports.js';
-import { DirectoryTable, describeItem, directoryKeys, type DirectoryTableOptions } from './directory-table.js';
-import { readItem } from './item-schema.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions } from './directory-table.js';
 
 const WORKSPACE_ITEM = v.object({ id: v.string(), userId: v.string(), name: v.string(), createdAt: v.string() });
 
@@ -20,12 +19,12 @@ export class DynamoDbWorkspaceStore implements WorkspaceReader, WorkspaceAdmin, 
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
-    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+    this.table = DirectoryTable.from(options);
   }
 
   async getWorkspace(workspaceId: string): Promise<Workspace | null> {
     const item = await this.table.getItem(directoryKeys.workspace(workspaceId));
-    return item ? readItem(WORKSPACE_ITEM, item, describeItem(item)) : null;
+    return item ? readDirectoryItem(WORKSPACE_ITEM, item) : null;
   }
 
   /**

@@ -11,6 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { unitsThatFit } from '../domain/allowance.js';
 import { DependencyError } from '../domain/errors.js';
@@ -18,12 +19,16 @@ import type { IdempotencyLock } from '../domain/idempotency-record.js';
 import type { Post, PostError } from '../domain/model.js';
 import type { NewPostsResult, NewPostsWrite, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
 import { documentClient } from './dynamo-client.js';
+import { readItem } from './item-schema.js';
 import { idempotencyCompletionUpdate, idempotencyRecordDelete, idempotencyResponseUpdate } from './dynamodb-idempotency-store.js';
 import { postToItem, statusPartitionKey } from './post-item.js';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
 
 /** Each failed attempt means another request spent units or held the counter: bounded by the concurrency. */
 export const MAX_TRANSACTION_ATTEMPTS = 12;
+
+/** An allowance counter: `used` units of the cycle (only ever changed by ADD, so absent means none). */
+const ALLOWANCE_COUNTER = v.object({ used: v.optional(v.number(), 0) });
 
 export function allowanceCounterKey(userId: string, cycle: string): { pk: string } {
   return { pk: `ALLOWANCE#${userId}#${cycle}` };
@@ -155,8 +160,7 @@ export class PostCreateWrites {
     const out = await this.client.send(
       new GetCommand({ TableName: this.countersTable, Key: allowanceCounterKey(userId, cycle), ConsistentRead: true }),
     );
-    const used = out.Item?.used;
-    return typeof used === 'number' ? used : 0;
+    return out.Item ? readItem(ALLOWANCE_COUNTER, out.Item, `Allowance counter of USER#${userId} for ${cycle}`).used : 0;
   }
 
   async markScheduleFailed(write: ScheduleFailureWrite): Promise<Post[]> {
@@ -216,7 +220,7 @@ export class PostCreateWrites {
       Key: { id: post.id },
       UpdateExpression:
         'SET #status = :failed, statusPk = :statusPk, #error = :error, updatedAt = :updatedAt REMOVE duePk, dueSk, allowanceCycle',
-      ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND attribute_not_exists(firstClaimedAt)',
+      ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND attribute_not_exists(inFlightSince)',
       ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
       ExpressionAttributeValues: {
         ':failed': 'failed',

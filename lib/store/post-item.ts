@@ -14,7 +14,8 @@
  * page is ever shrunk by a filter. Fields that are null on the Post are absent from the item, so a
  * condition can say `attribute_not_exists(deletedAt)`.
  *
- * `firstClaimedAt` (Post.firstClaimedAt) is set by the worker's claim. Any further bookkeeping the
+ * `inFlightSince` (Post.inFlightSince) is set by the worker's claim and cleared by a release that
+ * knows nothing went out (lib/store/dynamodb-publish-state.ts). Any further bookkeeping the
  * worker adds (leases, attempt counts) is not part of Post: itemToPost ignores it and postToItem
  * never writes it, so after create a post is only ever changed by conditional updates, never by a
  * full Put.
@@ -28,7 +29,7 @@ import { DUE_SHARDS } from './tables.js';
 export type PostItem = Record<string, unknown>;
 
 /** Set by the publish worker when it first claims a post, never cleared; present means "being sent, or was". */
-export const FIRST_CLAIMED_ATTRIBUTE = 'firstClaimedAt';
+export const IN_FLIGHT_ATTRIBUTE = 'inFlightSince';
 
 export const POST_INDEXES = { byUser: 'byUser', byUserStatus: 'byUserStatus', byDue: 'byDue' } as const;
 
@@ -101,7 +102,7 @@ export function postToItem(post: Post): PostItem {
   if (post.error !== null) item.error = { message: post.error.message, advice: post.error.advice };
   if (post.deletedAt !== null) item.deletedAt = post.deletedAt;
   if (post.allowanceCycle !== null) item.allowanceCycle = post.allowanceCycle;
-  if (post.firstClaimedAt !== undefined && post.firstClaimedAt !== null) item.firstClaimedAt = post.firstClaimedAt;
+  if (post.inFlightSince !== undefined && post.inFlightSince !== null) item.inFlightSince = post.inFlightSince;
   return item;
 }
 
@@ -135,7 +136,7 @@ const POST_ITEM = v.object({
     v.unknown(),
     v.transform((value) => value === true),
   ),
-  [FIRST_CLAIMED_ATTRIBUTE]: nullableString,
+  [IN_FLIGHT_ATTRIBUTE]: nullableString,
 });
 
 export function itemToPost(item: PostItem): Post {

@@ -24,7 +24,10 @@ export async function recordPostOutcome(
   post: Post,
   outcome: PostOutcome,
   now: Date,
+  options: { claimToken?: string } = {},
 ): Promise<Post | null> {
+  // With a claim token: only while that claim still holds the post (a worker whose lease was taken over writes nothing).
+  const claimCheck = options.claimToken === undefined ? '' : ' AND claimToken = :claimToken';
   const { status, ...rest } = outcome;
   const fields: Record<string, unknown> =
     'error' in rest ? { error: { message: rest.error.message, advice: rest.error.advice } } : { ...rest };
@@ -35,18 +38,20 @@ export async function recordPostOutcome(
     ':scheduled': 'scheduled',
     ':now': now.toISOString(),
     ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:f_${name}`, value])),
+    ...(options.claimToken === undefined ? {} : { ':claimToken': options.claimToken }),
   };
   const attempts = [
     // A live post: its status index moves with it, and it leaves the due index.
     {
       UpdateExpression: `SET #status = :status, updatedAt = :now, statusPk = :statusPk, ${set.join(', ')} REMOVE duePk, dueSk`,
-      ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt)',
+      ConditionExpression: `#status = :scheduled AND attribute_not_exists(deletedAt)${claimCheck}`,
       ExpressionAttributeValues: { ...values, ':statusPk': statusPartitionKey(post.userId, status) },
     },
-    // Deleted while it was being sent: record what happened, keep it out of every index.
+    // Deleted while it was being sent: record what happened, keep it out of every index (a post
+    // deleted with deleteFromPlatform keeps its due keys until then: see softDeletePost).
     {
-      UpdateExpression: `SET #status = :status, updatedAt = :now, ${set.join(', ')}`,
-      ConditionExpression: '#status = :scheduled AND attribute_exists(deletedAt)',
+      UpdateExpression: `SET #status = :status, updatedAt = :now, ${set.join(', ')} REMOVE duePk, dueSk`,
+      ConditionExpression: `#status = :scheduled AND attribute_exists(deletedAt)${claimCheck}`,
       ExpressionAttributeValues: values,
     },
   ];

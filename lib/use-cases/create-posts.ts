@@ -34,7 +34,7 @@ import { mediaIdFromUrl } from '../domain/media-library.js';
 import type { MediaItem, Post, PostError, PublishablePlatform } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
 import { evaluateTarget, resolvesTo, type TargetVerdict } from '../domain/target-rules.js';
-import { newId } from '../ids.js';
+import { newId } from '../domain/ids.js';
 import { logger } from '../observability.js';
 import type { Caller } from '../domain/caller.js';
 import type { IdempotencyLock } from '../domain/idempotency-record.js';

@@ -135,6 +135,7 @@ export class LinkedinSandbox extends SandboxPlatform {
       }
 
       if (method === 'POST' && path === '/rest/posts') return await this.create(req, res, accountId, behaviour);
+      if (method === 'GET' && path === '/rest/posts' && query.get('q') === 'author') return this.findByAuthor(res, accountId, query);
       const post = /^\/rest\/posts\/([^/]+)$/.exec(path);
       if (method === 'DELETE' && post?.[1]) return this.remove(res, accountId, decodeURIComponent(post[1]));
       if (method === 'POST' && path === '/rest/images' && query.get('action') === 'initializeUpload') return await this.initializeImage(req, res, accountId);
@@ -263,6 +264,28 @@ export class LinkedinSandbox extends SandboxPlatform {
     if (!(await this.answerAfterCreate(req, res, fault))) return;
     res.writeHead(201, { 'x-restli-id': urn, 'x-linkedin-id': urn, 'Content-Length': '0' });
     res.end();
+  }
+
+  /** The Posts API finder `q=author`: the caller's own live posts, newest first, `count` at most. */
+  private findByAuthor(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    if (this.faults.takeIf(accountId, 'refuse_lookup')) return sendJson(res, 403, error(403, 'Not enough permissions to access: partnerApiPostsExternal.FINDER-author', { code: 'ACCESS_DENIED' }));
+    const author = query.get('author') ?? '';
+    if (!AUTHOR.test(author)) return sendJson(res, 400, error(400, 'author must be a person or organization URN', { code: 'ILLEGAL_ARGUMENT' }));
+    const count = Math.min(100, Math.max(1, Number(query.get('count') ?? '10') || 10));
+    const elements = this.listPosts(accountId)
+      .filter((post) => post.deletedAt === null && post.details.author === author)
+      .reverse()
+      .slice(0, count)
+      .map((post) => ({
+        id: post.id,
+        author,
+        commentary: post.details.commentary,
+        createdAt: post.createdAt.getTime(),
+        lifecycleState: post.details.lifecycleState,
+        ...(post.mediaIds.length === 1 ? { content: { media: { id: post.mediaIds[0] } } } : {}),
+        ...(post.mediaIds.length > 1 ? { content: { multiImage: { images: post.mediaIds.map((id) => ({ id })) } } } : {}),
+      }));
+    return sendJson(res, 200, { paging: { start: 0, count, links: [] }, elements });
   }
 
   private remove(res: ServerResponse, accountId: string, urn: string): void {

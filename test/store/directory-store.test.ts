@@ -9,7 +9,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../../lib/domain/directory-errors.js';
 import type { Account, ApiKeyRecord, MediaItem, User, Workspace } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { directoryStores } from '../../lib/store/directory-stores.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -254,7 +254,7 @@ describe('credentials', () => {
       accessTokenExpiresAt: '2026-11-21T11:00:00.000Z',
     };
     await store.accounts.putCredentials(credentials);
-    expect(await store.accounts.getCredentials(created.id)).toEqual(credentials);
+    expect(await store.accounts.getCredentials(created.id)).toEqual({ ...credentials, revision: expect.any(String) });
     expect(await store.accounts.getCredentials(newId('acct'))).toBeNull();
 
     const raw = await rawItem(`ACCOUNT#${created.id}`, 'CREDENTIALS');
@@ -274,7 +274,7 @@ describe('credentials', () => {
 
     const rotated = { ...credentials, accessTokenEncrypted: 'local.v1.rotated', refreshTokenEncrypted: 'local.v1.refresh' };
     await store.accounts.putCredentials(rotated);
-    expect(await store.accounts.getCredentials(created.id)).toEqual(rotated);
+    expect(await store.accounts.getCredentials(created.id)).toEqual({ ...rotated, revision: expect.any(String) });
   });
 
   it("reads an account and its credentials together for the publish worker, each as its own record", async () => {
@@ -291,13 +291,16 @@ describe('credentials', () => {
     };
     await store.accounts.putCredentials(credentials);
     const both = await store.accounts.getAccountWithCredentials(created.id);
-    expect(both).toEqual({ account: created, credentials });
+    expect(both).toEqual({ account: created, credentials: { ...credentials, revision: expect.any(String) } });
     expect(JSON.stringify(both.account)).not.toContain('sealed');
 
     // Strongly consistent: a rotation stored a moment ago is what the next read returns.
     const rotated = { ...credentials, refreshTokenEncrypted: 'local.v1.rotated-refresh' };
     await store.accounts.putCredentials(rotated);
-    expect((await store.accounts.getAccountWithCredentials(created.id)).credentials).toEqual(rotated);
+    const after = (await store.accounts.getAccountWithCredentials(created.id)).credentials;
+    expect(after).toEqual({ ...rotated, revision: expect.any(String) });
+    // Every write of the tokens is a new revision (a refresh begun before it cannot overwrite it).
+    expect(after?.revision).not.toBe(both.credentials?.revision);
 
     expect(await store.accounts.getAccountWithCredentials(newId('acct'))).toEqual({ account: null, credentials: null });
   });

@@ -9,7 +9,7 @@ import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { parseApiKey, secretMatches } from '../../lib/domain/api-key.js';
 import { DirectoryRecordNotFoundError, ProvisioningInputError } from '../../lib/domain/directory-errors.js';
 import { parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { directoryStores } from '../../lib/store/directory-stores.js';
 import { LocalTokenCipher } from '../../lib/store/token-cipher.js';
 import { Provisioning } from '../../lib/use-cases/admin/provisioning.js';

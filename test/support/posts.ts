@@ -73,7 +73,7 @@ export function postsBackdoor(stack: TestStack): PostsBackdoor {
         new UpdateCommand({
           TableName: tables.posts,
           Key: { id: postId },
-          UpdateExpression: 'SET firstClaimedAt = if_not_exists(firstClaimedAt, :now)',
+          UpdateExpression: 'SET inFlightSince = if_not_exists(inFlightSince, :now)',
           ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':now': new Date().toISOString(), ':scheduled': 'scheduled' },

@@ -6,7 +6,7 @@
  */
 import { ENV, requireEnv } from '../../lib/config.js';
 import type { Account, AccountType, MediaItem, SandboxBehaviour, Scope, TokenHealth, User } from '../../lib/domain/model.js';
-import { randomToken } from '../../lib/ids.js';
+import { randomToken } from '../../lib/domain/ids.js';
 import { directoryStores } from '../../lib/store/directory-stores.js';
 import { S3MediaObjectWriter } from '../../lib/store/s3-media-object-writer.js';
 import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';

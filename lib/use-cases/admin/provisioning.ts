@@ -26,7 +26,7 @@ import {
 } from '../../domain/model.js';
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
 import { issueSandboxTokens } from '../../domain/sandbox-tokens.js';
-import { newId, randomToken } from '../../ids.js';
+import { newId, randomToken } from '../../domain/ids.js';
 import type { AccountAdmin, CredentialStore } from '../ports/accounts.js';
 import type { ApiKeyAdmin } from '../ports/api-keys.js';
 import { type Clock, systemClock } from '../ports/clock.js';

@@ -31,9 +31,10 @@ export interface PlatformPublishRequest {
   /**
    * Called once media is uploaded, right before the create request. Throwing stops the send (the
    * post was deleted meanwhile); the worker also records here that a create is about to go out,
-   * so a crash after this point is known to be ambiguous.
+   * so a crash after this point is known to be ambiguous. `sent.mediaIds` are the platform's ids
+   * of the media attached to this create, kept so a later lookup can recognise a post with no text.
    */
-  beforeCreate?: () => Promise<void>;
+  beforeCreate?: (sent: { mediaIds: string[] }) => Promise<void>;
 }
 
 export interface PlatformPublishResult {
@@ -65,13 +66,17 @@ export interface PlatformPublisher {
   deletePost(request: { account: PlatformAccount; accessToken: string; platformPostId: string }): Promise<void>;
   refreshAccessToken(request: { refreshToken: string }): Promise<PlatformTokens>;
   /**
-   * Looks on the platform for a live post of this account with this text created since `since`
-   * (after a duplicate refusal that did not name the post). null when not found or not checkable.
+   * Looks on the platform for a live post of this account created since `since` with this text
+   * and, when `mediaIds` is given, exactly these attached media (platform ids, as handed to
+   * beforeCreate). Used to settle an ambiguous outcome. null: the platform shows no such post.
+   * Throws PlatformRefusedError when the platform cannot tell (e.g. the app may not read the
+   * account's posts), or a transient PlatformError.
    */
   findRecentPost(request: {
     account: PlatformAccount;
     accessToken: string;
     text: string;
+    mediaIds?: readonly string[];
     since: Date;
   }): Promise<PlatformPublishResult | null>;
 }

@@ -12,7 +12,7 @@
  */
 import { hashCookieSecret, newCookieSecret, newCsrfToken } from '../../domain/session-secret.js';
 import type { User, Workspace } from '../../domain/model.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../domain/ids.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityStore, OidcRelyingParty, SessionStore } from './ports.js';
 

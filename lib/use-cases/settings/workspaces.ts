@@ -6,7 +6,7 @@
  * Connecting and reconnecting accounts live beside this (the platforms' OAuth flows).
  */
 import type { Account, Workspace } from '../../domain/model.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../domain/ids.js';
 import type { Caller } from '../../domain/caller.js';
 import type { AccountReader } from '../ports/accounts.js';
 import type { Clock } from '../ports/clock.js';
