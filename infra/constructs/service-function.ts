@@ -29,6 +29,8 @@ export interface ServiceFunctionProps {
   logRetention?: RetentionDays;
   /** Concurrency set aside for this function alone (and its ceiling); unset: the account's shared pool. */
   reservedConcurrentExecutions?: number;
+  /** A repository folder copied into the bundle (e.g. web/static for the settings' static route). */
+  copyFiles?: { from: string; to: string };
 }
 
 export class ServiceFunction extends NodejsFunction {
@@ -79,6 +81,17 @@ export class ServiceFunction extends NodejsFunction {
         externalModules: externalModules(),
         // No Docker here or in CI: the esbuild devDependency bundles.
         forceDockerBundling: false,
+        ...(props.copyFiles
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => [
+                  `cp -R "${path.join(inputDir, props.copyFiles?.from ?? '')}" "${path.join(outputDir, props.copyFiles?.to ?? '')}"`,
+                ],
+              },
+            }
+          : {}),
       },
       environment: {
         NODE_OPTIONS: '--enable-source-maps',

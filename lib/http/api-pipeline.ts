@@ -10,6 +10,7 @@ import type { RateLimits } from '../domain/rate-windows.js';
 import { DEFAULT_RATE_LIMITS, sanitizeLimit } from '../domain/rate-windows.js';
 import { DirectoryTable } from '../store/directory-table.js';
 import { DynamoDbApiKeyStore } from '../store/dynamodb-api-key-store.js';
+import { DynamoDbKeyUseStore } from '../store/dynamodb-key-use-store.js';
 import { DynamoDbRateLimiter } from '../store/dynamodb-rate-limiter.js';
 import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
 import { CallerAuthenticator, MAX_KEY_CACHE_SECONDS } from '../use-cases/authenticate-caller.js';
@@ -51,6 +52,8 @@ export function authenticatedPipeline(directory: DirectoryTable = new DirectoryT
       users: new DynamoDbUserStore(directory),
       clock: systemClock,
       cacheSeconds: numberEnv(ENV.apiKeyCacheSeconds, MAX_KEY_CACHE_SECONDS),
+      // "Last used" for the settings keys page, in the counters table every authenticated route already writes.
+      useRecorder: new DynamoDbKeyUseStore(),
     }),
   };
 }

@@ -12,6 +12,7 @@ import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import * as v from 'valibot';
 import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
 import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
+import type { AccountStore } from '../use-cases/settings/ports.js';
 import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
 import { nullableString } from './item-schema.js';
 
@@ -102,7 +103,7 @@ function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export class DynamoDbAccountStore implements AccountReader, AccountWithCredentialsReader, CredentialStore, AccountAdmin {
+export class DynamoDbAccountStore implements AccountReader, AccountWithCredentialsReader, CredentialStore, AccountAdmin, AccountStore {
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
@@ -273,5 +274,55 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
       name: changes.name,
     });
     return toAccount(item);
+  }
+
+  /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */
+  async countAccounts(userId: string): Promise<number> {
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.name,
+          IndexName: 'byOwner',
+          KeyConditionExpression: 'gsi1pk = :owner',
+          ExpressionAttributeValues: { ':owner': `USER#${userId}` },
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      count += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return count;
+  }
+
+  /**
+   * Settings: deletes the account and its CREDENTIALS item (the encrypted tokens) in one
+   * transaction conditioned on the owner; false when it does not exist or is not this user's.
+   * A post still scheduled to it fails at publish time like one whose account went away.
+   */
+  async disconnectAccount(userId: string, accountId: string): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.table.name,
+                Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' },
+                ConditionExpression: 'attribute_exists(pk) AND userId = :userId',
+                ExpressionAttributeValues: { ':userId': userId },
+              },
+            },
+            { Delete: { TableName: this.table.name, Key: { pk: `ACCOUNT#${accountId}`, sk: 'CREDENTIALS' } } },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
   }
 }
