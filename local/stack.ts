@@ -277,6 +277,10 @@ export async function startStackServices(options: StackServicesOptions): Promise
           [ENV.xApiBaseUrl]: sandbox.xBaseUrl,
           [ENV.linkedinApiBaseUrl]: sandbox.linkedinBaseUrl,
           ...(await sandboxEnv()),
+          // The sandboxes store a post before they answer and their lookups see it at once: there is
+          // no platform-side lag to wait out, so an unknown outcome is looked up after 3 s here
+          // instead of the 25 s the real platforms need (AMBIGUOUS_RECHECK_MS). A shell value wins.
+          ...(process.env[ENV.publishAmbiguousRecheckSeconds] ? {} : { [ENV.publishAmbiguousRecheckSeconds]: '3' }),
         });
       } else {
         log(`sandbox platforms skipped: ${SANDBOX_MODULE} does not exist yet`);
