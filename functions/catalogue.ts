@@ -23,6 +23,46 @@ export const API_ROUTES: readonly ApiRoute[] = [
 
 export const API_BASE_PATH = '/api/v1';
 
+/** A route outside /api/v1, with its full path (the assistant server's MCP and OAuth endpoints). */
+export interface ServiceRoute extends ApiRoute {
+  /** Full path from the origin. */
+  path: string;
+}
+
+/**
+ * The assistant server (README "Assistant server (MCP)"): the MCP endpoint, the discovery
+ * documents (RFC 9728, RFC 8414) and the OAuth authorization server. Same catalogue rule as the
+ * API: each row is one Lambda on AWS and one handler in the local stack. The consent page itself
+ * is a settings page (functions/settings/assistant-consent.ts).
+ */
+export const ASSISTANT_ROUTES: readonly ServiceRoute[] = [
+  { name: 'Mcp', method: 'POST', path: '/mcp', entry: 'functions/mcp/mcp.ts' },
+  // Stateless: no server-sent event stream (GET) and no session to end (DELETE); both answer 405.
+  { name: 'McpGet', method: 'GET', path: '/mcp', entry: 'functions/mcp/mcp.ts' },
+  { name: 'McpDelete', method: 'DELETE', path: '/mcp', entry: 'functions/mcp/mcp.ts' },
+  {
+    name: 'ProtectedResourceMetadata',
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/mcp',
+    entry: 'functions/oauth/protected-resource-metadata.ts',
+  },
+  {
+    name: 'ProtectedResourceMetadataRoot',
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource',
+    entry: 'functions/oauth/protected-resource-metadata.ts',
+  },
+  {
+    name: 'AuthorizationServerMetadata',
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    entry: 'functions/oauth/authorization-server-metadata.ts',
+  },
+  { name: 'OAuthRegister', method: 'POST', path: '/oauth/register', entry: 'functions/oauth/register.ts' },
+  { name: 'OAuthAuthorize', method: 'GET', path: '/oauth/authorize', entry: 'functions/oauth/authorize.ts' },
+  { name: 'OAuthToken', method: 'POST', path: '/oauth/token', entry: 'functions/oauth/token.ts' },
+];
+
 /** Consumers of the SQS queues (event source mappings on AWS, pollers in the local stack). */
 export interface QueueConsumer {
   name: string;

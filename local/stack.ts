@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../lib/config.js';
 import type { SandboxBehaviour } from '../lib/domain/model.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
 import { TABLES } from '../lib/store/tables.js';
 import {
   dynamoDbClientFor,
@@ -268,7 +268,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
     }
 
     const api: ApiServer = await startApiServer({
-      routes: API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })),
+      routes: [...API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })), ...ASSISTANT_ROUTES],
       defaultRoute: DEFAULT_ROUTE,
       media: { s3Endpoint: endpoints.s3Endpoint, bucket: mediaBucket },
       port: options.port ?? 0,
@@ -278,7 +278,12 @@ export async function startStackServices(options: StackServicesOptions): Promise
     const baseUrl = `${api.origin}${API_BASE_PATH}`;
     const mediaBaseUrl = `${api.origin}/media`;
     // Set in the same tick the server started listening: no request can reach a handler before.
-    env.set({ [ENV.mediaBaseUrl]: mediaBaseUrl });
+    env.set({
+      [ENV.mediaBaseUrl]: mediaBaseUrl,
+      // The assistant server's resource and issuer URLs; loopback assistants are allowed only here.
+      [ENV.serviceOrigin]: api.origin,
+      [ENV.oauthAllowLoopbackClients]: 'true',
+    });
 
     const consumers = availableConsumers(QUEUE_CONSUMERS, options.consumers ?? false);
     if (consumers.length > 0) {

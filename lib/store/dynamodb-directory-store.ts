@@ -521,6 +521,9 @@ export class DynamoDbDirectoryStore
   async putMediaItem(item: MediaItem): Promise<void> {
     await this.putNew('media', item.id, {
       ...keys.media(item.id),
+      // The library of one user, newest first: one Query on byOwner (lib/store/dynamodb-media-library.ts).
+      gsi1pk: `MEDIA#${item.userId}`,
+      gsi1sk: `${item.createdAt}#${item.id}`,
       type: 'media',
       id: item.id,
       userId: item.userId,

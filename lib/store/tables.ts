@@ -27,6 +27,14 @@
  *                                                 the minute it counts (minuteId ISO minute, minuteCount)
  *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
  *                  | ALLOWANCE#<userId>#<YYYY-MM>; TTL attribute expiresAt (rate counters only)
+ *
+ * oauth       pk = CLIENT#<clientId>        an assistant registered by dynamic registration (RFC 7591)
+ *                | REQUEST#<requestId>      an authorization request waiting for the person's consent (10 min)
+ *                | CODE#<sha256(code)>      an authorization code, deleted by its one exchange (10 min)
+ *                | GRANT#<grantId>          what a person let an assistant do (scopes), revocable in settings
+ *                | TOKEN#<sha256(token)>    an access (1 h) or refresh (30 days) token of a grant
+ *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<grantId>   the Assistants page (grants only)
+ *   TTL attribute expiresAt (epoch seconds; requests, codes, tokens). lib/store/dynamodb-oauth-*.ts
  */
 import { ENV } from '../config.js';
 
@@ -88,7 +96,17 @@ export const COUNTERS_TABLE: TableDefinition = {
   holdsCustomerData: true,
 };
 
-export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE] as const;
+/** The assistant server's OAuth records (lib/oauth): clients, consent requests, codes, grants, tokens. */
+export const OAUTH_TABLE: TableDefinition = {
+  name: 'oauth',
+  envVar: ENV.oauthTable,
+  partitionKey: 'pk',
+  indexes: [{ indexName: 'byUser', partitionKey: 'userPk', sortKey: 'userSk' }],
+  ttlAttribute: 'expiresAt',
+  holdsCustomerData: true,
+};
+
+export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, OAUTH_TABLE] as const;
 
 /** Shards of the byDue index: spreads the sweeper's partition so no single key gets hot. */
 export const DUE_SHARDS = 8;
