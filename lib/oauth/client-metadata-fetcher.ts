@@ -21,7 +21,9 @@ export const METADATA_FETCH_TIMEOUT_MS = 5_000;
 const CACHE_MS = 5 * 60_000;
 const CACHE_ENTRIES = 500;
 
-const blocked = new BlockList();
+// Two lists: one BlockList holding IPv6 ranges also matches IPv4 addresses through ::ffff:0:0/96.
+const blockedV4 = new BlockList();
+const blockedV6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -38,7 +40,7 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
+  blockedV4.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
   ['::', 127],
@@ -50,17 +52,17 @@ for (const [network, prefix] of [
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+  blockedV6.addSubnet(network, prefix, 'ipv6');
 }
 
 /** True for addresses no public metadata document can live at (private ranges, loopback, metadata service, ...). */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return !blocked.check(address, 'ipv4');
+  if (family === 4) return !blockedV4.check(address, 'ipv4');
   if (family === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped?.[1]) return !blocked.check(mapped[1], 'ipv4');
-    return !blocked.check(address, 'ipv6');
+    if (mapped?.[1]) return !blockedV4.check(mapped[1], 'ipv4');
+    return !blockedV6.check(address, 'ipv6');
   }
   return false;
 }
