@@ -20,7 +20,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
 import {
   bindBucket,
   bindQueueAttributes,
@@ -171,6 +171,22 @@ export class ApiStack extends Stack {
       const fn = build(route.name, route.entry, `${route.method} ${API_BASE_PATH}${route.path}`);
       this.api.addRoutes({
         path: `${API_BASE_PATH}${route.path}`,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+      });
+    }
+    // The assistant server: one function per entry (the MCP function also answers GET and DELETE
+    // with 405), each bound to its own row of function-access.ts; the origin is the API's own URL.
+    const assistantFunctions = new Map<string, ServiceFunction>();
+    for (const route of ASSISTANT_ROUTES) {
+      let fn = assistantFunctions.get(route.entry);
+      if (!fn) {
+        fn = build(route.name, route.entry, `${route.method} ${route.path}`);
+        if (accessOf(route.name).serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.api.apiEndpoint);
+        assistantFunctions.set(route.entry, fn);
+      }
+      this.api.addRoutes({
+        path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
       });

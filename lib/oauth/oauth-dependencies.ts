@@ -45,10 +45,15 @@ export function authorizationFlow(): Authorization {
   return authorization;
 }
 
+/**
+ * The token service; the directory (read for the user behind a token) is built on first use, so the
+ * token endpoint, which never reads a user, needs no directory table.
+ */
 export function tokenService(directory?: DynamoDbDirectoryStore): TokenService {
+  let users = directory;
   tokens ??= new TokenService({
     grants: grantStore(),
-    users: directory ?? new DynamoDbDirectoryStore(),
+    users: { getUser: (userId) => (users ??= new DynamoDbDirectoryStore()).getUser(userId) },
     clock: systemClock,
     urls: oauthUrls(),
     accessTokenSeconds: numberEnv(ENV.oauthAccessTokenSeconds, ACCESS_TOKEN_SECONDS),

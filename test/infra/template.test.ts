@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { actionsByResource, describeValue, grantsOfRole, logicalId, synthesize } from './synth.js';
@@ -19,7 +19,11 @@ beforeAll(() => {
 });
 afterAll(() => s?.cleanup());
 
-const ALL_FUNCTIONS = [...API_ROUTES.map((r) => r.name), ...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, DEFAULT_ROUTE.name];
+/** The assistant server's functions: one per entry (the MCP entry serves three routes). */
+const ASSISTANT_FUNCTION_OF_ENTRY = new Map<string, string>();
+for (const route of ASSISTANT_ROUTES) if (!ASSISTANT_FUNCTION_OF_ENTRY.has(route.entry)) ASSISTANT_FUNCTION_OF_ENTRY.set(route.entry, route.name);
+const ASSISTANT_FUNCTIONS = [...ASSISTANT_FUNCTION_OF_ENTRY.values()];
+const ALL_FUNCTIONS = [...API_ROUTES.map((r) => r.name), ...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, DEFAULT_ROUTE.name, ...ASSISTANT_FUNCTIONS];
 
 /**
  * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
@@ -58,6 +62,26 @@ const EXPECTED: Record<string, string[]> = {
     'kms:encryptDecrypt',
   ],
   Sweeper: ['table:posts:readWrite', 'send:publish', 'attributes:publish'],
+  // The MCP tools run the API's use cases: the union of CreatePosts, ListPosts, GetPost, DeletePost
+  // and ListAccounts, plus reading tokens and grants.
+  Mcp: [
+    'table:directory:read',
+    'table:counters:readWrite',
+    'table:posts:readWrite',
+    'table:idempotency:readWrite',
+    'table:oauth:read',
+    'send:publish',
+    'send:deletion',
+    'scheduler:create',
+    'scheduler:delete',
+    'passRole:scheduler',
+    'secret:cursor',
+  ],
+  ProtectedResourceMetadata: [],
+  AuthorizationServerMetadata: [],
+  OAuthRegister: ['table:oauth:readWrite', 'table:counters:readWrite'],
+  OAuthAuthorize: ['table:oauth:readWrite'],
+  OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
@@ -233,7 +257,10 @@ describe('environment', () => {
   it.each(ALL_FUNCTIONS)('%s has a variable for each grant, naming the granted resource, and no other', (name) => {
     const actual = Object.fromEntries(
       Object.entries(environmentOf(name))
-        .filter(([variable]) => !variable.startsWith('POWERTOOLS_') && variable !== 'NODE_OPTIONS' && variable !== ENV.mediaBaseUrl)
+        .filter(
+          ([variable]) =>
+            !variable.startsWith('POWERTOOLS_') && variable !== 'NODE_OPTIONS' && variable !== ENV.mediaBaseUrl && variable !== ENV.serviceOrigin,
+        )
         .map(([variable, value]) => [variable, describeValue(value, s)]),
     );
     expect(actual).toEqual(expectedEnvironment(name));
@@ -241,7 +268,7 @@ describe('environment', () => {
 
   it('gives the media base URL (the CDN domain) to the function that checks media URLs', () => {
     const withUrl = ALL_FUNCTIONS.filter((name) => ENV.mediaBaseUrl in environmentOf(name));
-    expect(withUrl).toEqual(['CreatePosts']);
+    expect(withUrl).toEqual(['CreatePosts', 'Mcp']);
     const value = environmentOf('CreatePosts')[ENV.mediaBaseUrl] as { 'Fn::Join': [string, unknown[]] };
     expect(value['Fn::Join'][1][0]).toBe('https://');
   });
@@ -286,8 +313,19 @@ describe('HTTP API', () => {
       expect(byKey.get(`${route.method} ${API_BASE_PATH}${route.path}`), route.name).toBe(`function:${route.name}`);
     }
     expect(byKey.get('$default')).toBe(`function:${DEFAULT_ROUTE.name}`);
-    expect(routes).toHaveLength(API_ROUTES.length + 1);
-    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + 1);
+    for (const route of ASSISTANT_ROUTES) {
+      expect(byKey.get(`${route.method} ${route.path}`), route.name).toBe(`function:${ASSISTANT_FUNCTION_OF_ENTRY.get(route.entry)}`);
+    }
+    expect(routes).toHaveLength(API_ROUTES.length + 1 + ASSISTANT_ROUTES.length);
+    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + 1 + ASSISTANT_FUNCTIONS.length);
+  });
+
+  it('tells the assistant server its public origin: the API endpoint itself', () => {
+    const withOrigin = ALL_FUNCTIONS.filter((name) => ENV.serviceOrigin in environmentOf(name));
+    expect(sorted(withOrigin)).toEqual(sorted(['Mcp', 'ProtectedResourceMetadata', 'AuthorizationServerMetadata', 'OAuthAuthorize', 'OAuthToken']));
+    expect(environmentOf('Mcp')[ENV.serviceOrigin]).toEqual({ 'Fn::GetAtt': [logicalId(s.service.api.api), 'ApiEndpoint'] });
+    // Loopback assistants are for the local stack only.
+    for (const name of ALL_FUNCTIONS) expect(environmentOf(name)).not.toHaveProperty(ENV.oauthAllowLoopbackClients);
   });
 
   it('has a stage with throttling and JSON access logs without headers', () => {
