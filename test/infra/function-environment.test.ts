@@ -12,13 +12,13 @@
  * the local stack sets instead, the KMS key its key file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
 import { buildHttpApiEvent, compileRoutes, matchRoute } from '../../local/api-gateway-event.js';
 import { sqsClientFor } from '../../local/messaging.js';
 import { toSqsEvent } from '../../local/queue-consumers.js';
@@ -27,10 +27,14 @@ import { ENV } from '../../lib/config.js';
 import type { MediaItem } from '../../lib/domain/model.js';
 import { scheduleName } from '../../lib/dispatch/messages.js';
 import { addMedia, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { consentFlow } from '../support/direct-consent.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { logicalId, synthesize } from './synth.js';
 
-const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE].map(({ name, entry }) => ({ name, entry }));
+// The assistant server: one function per entry (the MCP entry also serves GET and DELETE).
+const ASSISTANT_ENTRIES = ASSISTANT_ROUTES.filter((route, index) => ASSISTANT_ROUTES.findIndex((other) => other.entry === route.entry) === index);
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...ASSISTANT_ENTRIES].map(({ name, entry }) => ({ name, entry }));
+const ASSISTANT_ROUTING = compileRoutes(ASSISTANT_ROUTES);
 const ROUTES = compileRoutes(API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })));
 
 /** AWS-only variables and the local variables that stand in for them. */
@@ -336,6 +340,85 @@ describe('every function, on its template environment alone', () => {
     } finally {
       sqs.destroy();
     }
+  }, 60_000);
+});
+
+/** What API Gateway does with an assistant-server request: its route's function (full paths, no /api/v1). */
+async function callAssistant(method: string, url: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<HttpAnswer<Record<string, unknown>> & { raw: string }> {
+  const path = url.split('?')[0] ?? url;
+  const match = matchRoute(ASSISTANT_ROUTING, method, path);
+  if (!match) throw new Error(`No assistant route for ${method} ${path}`);
+  const rawHeaders = ['host', 'api.example.test', ...Object.entries(options.headers ?? {}).flat()];
+  const event = buildHttpApiEvent(
+    { method, url, rawHeaders, body: options.body === undefined ? null : Buffer.from(options.body), sourceIp: '203.0.113.11', localPort: 443, httpVersion: '1.1', requestId: randomUUID(), now: new Date() },
+    match,
+  );
+  const name = ASSISTANT_ENTRIES.find((entry) => entry.entry === match.route.entry)?.name ?? '';
+  const result = await host(name).invoke<APIGatewayProxyStructuredResultV2>(event);
+  const raw = result.body ?? '';
+  if ((result.statusCode ?? 0) >= 500) throw new Error(`${name} answered ${result.statusCode}\n--- its output ---\n${host(name).output()}`);
+  return {
+    status: result.statusCode ?? 0,
+    headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([header, value]) => [header.toLowerCase(), String(value)])),
+    body: raw.startsWith('{') ? (JSON.parse(raw) as Record<string, unknown>) : {},
+    raw,
+  };
+}
+
+describe('the assistant server, each function on its template environment alone', () => {
+  it('discovery, registration, authorization, token and an MCP create all work', async () => {
+    expect((await callAssistant('GET', '/.well-known/oauth-protected-resource/mcp')).body.resource).toBe(`${stack.origin}/mcp`);
+    expect((await callAssistant('GET', '/.well-known/oauth-authorization-server')).body.issuer).toBe(stack.origin);
+
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const registered = await callAssistant('POST', '/oauth/register', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Environment check', redirect_uris: [redirectUri] }),
+    });
+    expect(registered.status).toBe(201);
+    const clientId = String(registered.body.client_id);
+
+    const verifier = randomUUID() + randomUUID();
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${stack.origin}/mcp`,
+      state: 'env',
+    });
+    const authorized = await callAssistant('GET', `/oauth/authorize?${query.toString()}`);
+    expect(authorized.status, authorized.raw).toBe(302);
+    const requestId = new URL(authorized.headers.location ?? '', stack.origin).searchParams.get('request') ?? '';
+    const flow = consentFlow(stack.origin);
+    const pending = await flow.show(requestId, user.userId);
+    const back = new URL(await flow.answer({ requestId, formToken: pending.formToken, userId: user.userId, approve: true, scopes: ['read', 'publish'] }));
+
+    const token = await callAssistant('POST', '/oauth/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code') ?? '', code_verifier: verifier, redirect_uri: redirectUri, client_id: clientId }).toString(),
+    });
+    expect(token.status, token.raw).toBe(200);
+
+    const mcp = (message: unknown) =>
+      callAssistant('POST', '/mcp', {
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${String(token.body.access_token)}` },
+        body: JSON.stringify(message),
+      });
+    const created = await mcp({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'create_posts', arguments: { accounts: [user.accounts[0]!.id], text: `Env ${randomUUID()}`, idempotencyKey: 'env-1', confirm: true } },
+    });
+    expect(created.status, created.raw).toBe(200);
+    const result = (created.body.result ?? {}) as { isError?: boolean; structuredContent?: { posts: { status: string }[] } };
+    expect(result.isError, created.raw).toBeFalsy();
+    expect(result.structuredContent?.posts.map((post) => post.status)).toEqual(['accepted']);
+    const listed = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_media', arguments: {} } });
+    expect(((listed.body.result ?? {}) as { structuredContent?: { media: unknown[] } }).structuredContent?.media).toHaveLength(1);
   }, 60_000);
 });
 
