@@ -183,11 +183,19 @@ export interface TableNames {
   posts: string;
   idempotency: string;
   counters: string;
+  sessions: string;
   oauth: string;
 }
 
 export function tableNames(prefix = ''): TableNames {
-  return { directory: `${prefix}directory`, posts: `${prefix}posts`, idempotency: `${prefix}idempotency`, counters: `${prefix}counters`, oauth: `${prefix}oauth` };
+  return {
+    directory: `${prefix}directory`,
+    posts: `${prefix}posts`,
+    idempotency: `${prefix}idempotency`,
+    counters: `${prefix}counters`,
+    sessions: `${prefix}sessions`,
+    oauth: `${prefix}oauth`,
+  };
 }
 
 export function physicalTableName(names: TableNames, table: TableDefinition): string {
