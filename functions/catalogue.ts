@@ -49,6 +49,11 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsCreateKey', method: 'POST', path: '/settings/keys', entry: 'functions/settings/create-key.ts' },
   { name: 'SettingsRevokeKeyConfirm', method: 'GET', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key-confirm.ts' },
   { name: 'SettingsRevokeKey', method: 'POST', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key.ts' },
+  // The assistant server's consent and grants (lib/oauth): pages of the settings app.
+  { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
+  { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },
+  { name: 'SettingsAssistants', method: 'GET', path: '/settings/assistants', entry: 'functions/settings/assistants.ts' },
+  { name: 'SettingsRevokeAssistant', method: 'POST', path: '/settings/assistants/{id}/revoke', entry: 'functions/settings/assistant-revoke.ts' },
 ];
 
 /** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, the settings pages, the assistant server. */

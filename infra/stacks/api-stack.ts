@@ -211,6 +211,7 @@ export class ApiStack extends Stack {
         bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
       }
       if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));
+      if (access.serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.api.apiEndpoint);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],

@@ -136,6 +136,13 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
   SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
   SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  // The assistant server's consent: reads the request (and a registered client), binds it to the
+  // person, answers it with a code (oauth); the issuer in the answer is the service origin.
+  SettingsAssistantConsent: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },
+  SettingsAssistantConsentAnswer: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },
+  // Lists the person's grants (byUser) and revokes one of them.
+  SettingsAssistants: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'read' } },
+  SettingsRevokeAssistant: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' } },
 };
 
 export function accessOf(name: string): FunctionAccess {

@@ -82,6 +82,10 @@ const EXPECTED: Record<string, string[]> = {
   SettingsCreateKey: ['table:sessions:read', 'table:directory:readWrite'],
   SettingsRevokeKeyConfirm: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
   SettingsRevokeKey: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsAssistantConsent: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistantConsentAnswer: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistants: ['table:sessions:read', 'table:directory:read', 'table:oauth:read'],
+  SettingsRevokeAssistant: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
   // The MCP tools run the API's use cases: the union of CreatePosts, ListPosts, GetPost, DeletePost
   // and ListAccounts, plus reading tokens and grants.
   Mcp: [
@@ -383,7 +387,9 @@ describe('HTTP API', () => {
 
   it('tells the assistant server its public origin: the API endpoint itself', () => {
     const withOrigin = ALL_FUNCTIONS.filter((name) => ENV.serviceOrigin in environmentOf(name));
-    expect(sorted(withOrigin)).toEqual(sorted(['Mcp', 'ProtectedResourceMetadata', 'AuthorizationServerMetadata', 'OAuthAuthorize', 'OAuthToken']));
+    expect(sorted(withOrigin)).toEqual(
+      sorted(['Mcp', 'ProtectedResourceMetadata', 'AuthorizationServerMetadata', 'OAuthAuthorize', 'OAuthToken', 'SettingsAssistantConsent', 'SettingsAssistantConsentAnswer']),
+    );
     expect(environmentOf('Mcp')[ENV.serviceOrigin]).toEqual({ 'Fn::GetAtt': [logicalId(s.service.api.api), 'ApiEndpoint'] });
     // Loopback assistants are for the local stack only.
     for (const name of ALL_FUNCTIONS) expect(environmentOf(name)).not.toHaveProperty(ENV.oauthAllowLoopbackClients);

@@ -16,6 +16,7 @@ export interface NavEntry {
 export const NAV: readonly NavEntry[] = [
   { href: '/settings', label: 'Overview' },
   { href: '/settings/keys', label: 'API keys' },
+  { href: '/settings/assistants', label: 'Assistants' },
 ];
 
 export interface LayoutInput {
