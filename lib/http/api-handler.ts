@@ -16,7 +16,8 @@
  *
  * Steps only throw or fall through: none returns an early response, because middy would then
  * skip the `after` steps, and with them the rate-limit headers. Behaviour that needs to answer
- * early (an idempotent replay) wraps the route instead: see /work/notes/http-api.md.
+ * early (an idempotent replay) does it in the route: lib/use-cases/create-posts.ts returns the
+ * stored 202 as the route's own result, so the headers step still runs.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -30,8 +31,8 @@ import type { HttpDependencies, RequestCountingDependencies } from './http-depen
 import { httpDependencies, requestCountingDependencies } from './http-dependencies.js';
 import { jsonBody } from './json-body.js';
 import { toStructuredResult, withHeaders } from './json-response.js';
-import type { HttpMiddleware } from './pipeline-state.js';
-import { pipelineState, requestContext, verifiedCaller } from './pipeline-state.js';
+import type { HttpMiddleware, PipelineContext, PipelineInternal } from './pipeline-state.js';
+import { requestContext, routeState, verifiedCaller } from './pipeline-state.js';
 import { countRequest, rateLimitHeaders } from './rate-limit.js';
 import { requireScope } from './require-scope.js';
 import { requireSubscription } from './require-subscription.js';
@@ -64,10 +65,10 @@ export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLa
       requireScope(options.scope ?? 'read'),
     ];
     if (options.jsonBody) steps.push(jsonBody());
-    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>()
       .use(steps)
-      .handler(async (event) => {
-        const state = pipelineState({ event });
+      .handler(async (_event, context) => {
+        const state = routeState(context);
         return toStructuredResult(await route(state.request, verifiedCaller(state)));
       });
   });
@@ -81,9 +82,9 @@ export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLa
 export function anonymousApiHandler(route: AnonymousRoute, options: { dependencies?: RequestCountingDependencies } = {}): ApiLambdaHandler {
   return lazily(() => {
     const deps = options.dependencies ?? requestCountingDependencies();
-    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>()
       .use([...outerSteps(deps), countRequest(deps.rateLimiter, deps.clock)])
-      .handler(async (event) => toStructuredResult(await route(pipelineState({ event }).request)));
+      .handler(async (_event, context) => toStructuredResult(await route(routeState(context).request)));
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * LinkedIn Posts API over plain HTTP (no SDK): create and delete posts, upload images and videos,
  * refresh a token when the app has a refresh token (approved partner apps only). Every call carries
- * the versioned-API headers. Facts in /work/shared/spec/platforms.md.
+ * the versioned-API headers. The paths, headers and error shapes are LinkedIn's own;
+ * local/sandbox/linkedin.ts serves the same ones for the tests.
  */
 import { ENV, optionalEnv } from '../config.js';
 import { PlatformAmbiguousError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';

@@ -1,6 +1,7 @@
 /**
  * X API v2 over plain HTTP (no SDK): create and delete posts, upload media, refresh OAuth 2.0
- * user tokens. Facts in /work/shared/spec/platforms.md. Every failure is one class of
+ * user tokens. The paths, bodies and error shapes are X's own; local/sandbox/x.ts serves the same
+ * ones for the tests. Every failure is one class of
  * lib/domain/platform-errors.ts; only the create call can be ambiguous.
  */
 import { ENV, optionalEnv } from '../config.js';

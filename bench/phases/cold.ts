@@ -1,5 +1,6 @@
 /**
- * Cold start: every function of functions/catalogue.ts bundled the way the CDK app bundles it
+ * Phase `cold`, run first, before anything else loads this machine's cores. Cold start: every
+ * function of functions/catalogue.ts bundled the way the CDK app bundles it
  * (infra/constructs/service-function.ts: esbuild, ESM, node22, minified, tree-shaken, AWS SDK
  * included but for the credential providers Lambda never loads, the `require` banner, an external
  * source map), then the time to import each bundle
@@ -8,12 +9,15 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, stop, type Metafile } from 'esbuild';
-import { ESM_REQUIRE_BANNER, UNREACHED_CREDENTIAL_PROVIDERS } from '../infra/constructs/service-function.js';
-import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
-import { REPO_ROOT } from '../local/lambda-runtime.js';
-import { median } from './stats.js';
+import { ESM_REQUIRE_BANNER, UNREACHED_CREDENTIAL_PROVIDERS } from '../../infra/constructs/service-function.js';
+import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { REPO_ROOT } from '../../local/lambda-runtime.js';
+import { log } from '../harness.js';
+import { budget, BUDGETS, ms, table, type Budget, type PhaseOutcome } from '../report.js';
+import { median } from '../stats.js';
 
 export interface BundleFigures {
   name: string;
@@ -27,6 +31,28 @@ export interface BundleFigures {
   importMsWithoutSourceMaps: number;
   /** The packages (or our own code) that make up most of the bundle, bytes in the output. */
   largestInputs: { input: string; bytes: number }[];
+}
+
+/** Imports timed per function (the median is reported). */
+const IMPORT_RUNS = 5;
+
+export async function coldPhase(): Promise<PhaseOutcome> {
+  log('cold start: bundling every function as the CDK app does, then timing imports');
+  const bundles = await measureColdStart(join(tmpdir(), `bench-bundles-${process.pid}`), IMPORT_RUNS);
+  const budgets: Budget[] = [];
+  for (const bundle of bundles) {
+    budgets.push(budget(`bundle ${bundle.name}`, bundle.bytes / 1000, BUDGETS.bundleBytes / 1000, 'kB'));
+    budgets.push(budget(`import ${bundle.name}`, bundle.importMs, BUDGETS.importMs, 'ms'));
+  }
+  const report =
+    bundles.length === 0
+      ? []
+      : [
+          `Cold start (esbuild bundle as deployed; import in a fresh Node process, median of ${IMPORT_RUNS})`,
+          table([['function', 'kB', 'import ms', 'no maps ms'], ...bundles.map((bundle) => [bundle.name, (bundle.bytes / 1000).toFixed(1), ms(bundle.importMs), ms(bundle.importMsWithoutSourceMaps)])]),
+          '',
+        ];
+  return { results: { coldStart: bundles }, budgets, report };
 }
 
 const FUNCTIONS = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE].map(({ name, entry }) => ({ name, entry }));
@@ -75,7 +101,7 @@ function timeImport(file: string, sourceMaps: boolean): Promise<number> {
   });
 }
 
-export async function measureColdStart(outDir: string, runs: number, log: (line: string) => void): Promise<BundleFigures[]> {
+async function measureColdStart(outDir: string, runs: number): Promise<BundleFigures[]> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const figures: BundleFigures[] = [];
