@@ -267,6 +267,7 @@ export class ApiStack extends Stack {
     this.baseUrl = `${this.api.apiEndpoint}${API_BASE_PATH}`;
     new CfnOutput(this, 'ApiBaseUrl', { value: this.baseUrl, description: 'base_url of the API (ends in /api/v1)' });
     new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduleGroup.scheduleGroupName });
+    new CfnOutput(this, 'McpUrl', { value: `${this.api.apiEndpoint}/mcp`, description: 'The assistant server: the one URL an MCP client needs' });
     new CfnOutput(this, 'SettingsUrl', { value: `${settingsOrigin}/settings`, description: 'The settings web app: sign up, make API keys, connect accounts' });
     // Register these with the X and LinkedIn developer apps (README: Deploying to AWS).
     new CfnOutput(this, 'XRedirectUrl', { value: `${settingsOrigin}/settings/connect/x/callback`, description: 'Callback URL of the X app (OAuth 2.0)' });

@@ -385,6 +385,10 @@ describe('HTTP API', () => {
     expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + SETTINGS_ROUTES.length + 1 + ASSISTANT_FUNCTIONS.length);
   });
 
+  it('outputs the MCP server URL', () => {
+    expect(s.apiJson.Outputs?.McpUrl?.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(s.service.api.api), 'ApiEndpoint'] }, '/mcp']] });
+  });
+
   it('tells the assistant server its public origin: the API endpoint itself', () => {
     const withOrigin = ALL_FUNCTIONS.filter((name) => ENV.serviceOrigin in environmentOf(name));
     expect(sorted(withOrigin)).toEqual(
