@@ -49,6 +49,13 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsCreateKey', method: 'POST', path: '/settings/keys', entry: 'functions/settings/create-key.ts' },
   { name: 'SettingsRevokeKeyConfirm', method: 'GET', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key-confirm.ts' },
   { name: 'SettingsRevokeKey', method: 'POST', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key.ts' },
+  { name: 'SettingsWorkspaces', method: 'GET', path: '/settings/workspaces', entry: 'functions/settings/workspaces.ts' },
+  { name: 'SettingsCreateWorkspace', method: 'POST', path: '/settings/workspaces', entry: 'functions/settings/create-workspace.ts' },
+  { name: 'SettingsRenameWorkspace', method: 'POST', path: '/settings/workspaces/{id}/rename', entry: 'functions/settings/rename-workspace.ts' },
+  { name: 'SettingsDisconnectAccountConfirm', method: 'GET', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account-confirm.ts' },
+  { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account.ts' },
+  { name: 'SettingsPosts', method: 'GET', path: '/settings/posts', entry: 'functions/settings/posts.ts' },
+  { name: 'SettingsCancelPost', method: 'POST', path: '/settings/posts/{id}/cancel', entry: 'functions/settings/cancel-post.ts' },
   // The assistant server's consent and grants (lib/oauth): pages of the settings app.
   { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
   { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },

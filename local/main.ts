@@ -95,7 +95,8 @@ async function main(): Promise<void> {
   const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
   console.log(`Starting the local stack (data in ${dataDir}) ...`);
   // The provider's address is part of every identity it issues: a fixed port keeps sign-ins valid across restarts.
-  const stack = await startLocalStack({ port, dataDir, oidcPort: numberEnv('OIDC_PORT', port + 1) });
+  // PORT=0 (any free port) gives the provider any free port too.
+  const stack = await startLocalStack({ port, dataDir, oidcPort: numberEnv('OIDC_PORT', port === 0 ? 0 : port + 1) });
 
   let shuttingDown = false;
   const shutdown = (signal: NodeJS.Signals): void => {

@@ -136,6 +136,17 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
   SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
   SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  // Lists workspaces (owner's partition) and accounts (byOwner).
+  SettingsWorkspaces: { ...SIGNED_IN },
+  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  SettingsDisconnectAccountConfirm: { ...SIGNED_IN },
+  // Deletes the account and its CREDENTIALS item (tokens) in one transaction.
+  SettingsDisconnectAccount: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  // The API's list use case: posts (byUser / byUserStatus) and the cursor signing key.
+  SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
+  // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
+  SettingsCancelPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['deletion'], scheduler: ['delete'] },
   // The assistant server's consent: reads the request (and a registered client), binds it to the
   // person, answers it with a code (oauth); the issuer in the answer is the service origin.
   SettingsAssistantConsent: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },

@@ -23,9 +23,12 @@ import { ListPosts } from '../use-cases/list-posts.js';
 import { PreviewPosts } from '../use-cases/preview-posts.js';
 import type { McpEndpointDeps } from './mcp-endpoint.js';
 
-/** Where a person sees a post in settings: the posts page, narrowed to the post's campaign. */
-export function postSettingsUrl(origin: string, post: { id: string; campaignId: string }): string {
-  return `${origin}/settings/posts?campaign=${encodeURIComponent(post.campaignId)}#${encodeURIComponent(post.id)}`;
+/**
+ * Where a person sees a post in settings, and cancels it while it is scheduled: its row on the
+ * Posts page (newest first, so a post an assistant just created is on the first page).
+ */
+export function postSettingsUrl(origin: string, post: { id: string }): string {
+  return `${origin}/settings/posts#${encodeURIComponent(post.id)}`;
 }
 
 let deps: McpEndpointDeps | undefined;

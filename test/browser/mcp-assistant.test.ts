@@ -131,6 +131,10 @@ describe('an assistant signs a person in through the browser and posts with thei
     expect((final.structuredContent?.post as { status: string; publishedUrl: string }).status).toBe('published');
     expect(stack.sandbox?.x.listPosts(x.id).map((live) => live.text)).toEqual([post.text]);
 
+    // The link each created post carries opens its row on the person's Posts page.
+    await page.goto(posts[0]?.settingsUrl ?? '');
+    expect(await page.locator(`tr[id="${posts[0]?.id}"]`).innerText()).toContain('published');
+
     // A retry of the confirmed call (the answer was lost, say) creates nothing new.
     const retried = await tool(assistant.client, 'create_posts', { ...post, confirm: true });
     expect(retried.structuredContent?.replayed).toBe(true);

@@ -152,7 +152,7 @@ describe('tools', () => {
     expect(created.mode).toBe('created');
     expect(created.replayed).toBe(false);
     expect(created.posts.map((post) => post.status)).toEqual(['accepted', 'accepted']);
-    expect(created.posts[0]?.settingsUrl).toBe(`${stack.origin}/settings/posts?campaign=${created.campaignId}#${created.posts[0]?.id}`);
+    expect(created.posts[0]?.settingsUrl).toBe(`${stack.origin}/settings/posts#${created.posts[0]?.id}`);
     expect(retry.structuredContent).toMatchObject({ mode: 'created', replayed: true, campaignId: created.campaignId });
 
     const listed = await call(assistant.client, 'list_posts');

@@ -16,6 +16,8 @@ export interface NavEntry {
 export const NAV: readonly NavEntry[] = [
   { href: '/settings', label: 'Overview' },
   { href: '/settings/keys', label: 'API keys' },
+  { href: '/settings/workspaces', label: 'Workspaces' },
+  { href: '/settings/posts', label: 'Posts' },
   { href: '/settings/assistants', label: 'Assistants' },
 ];
 
