@@ -55,8 +55,7 @@ function browserConsent(page: Page, options: { signUpAs?: string; untick?: strin
     await page.waitForURL(/\/settings\/assistants\/consent\?request=/);
     for (const scope of options.untick ?? []) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
     if (options.screenshotAs) await screenshot(page, options.screenshotAs);
-    await page.getByRole('button', { name: options.refuse ? 'Refuse' : 'Allow' }).click();
-    await page.waitForURL(`${CALLBACK_URL}**`);
+    await Promise.all([page.waitForURL(`${CALLBACK_URL}**`), page.getByRole('button', { name: options.refuse ? 'Refuse' : 'Allow' }).click()]);
     await page.unroute(`${CALLBACK_URL}**`);
     if (!callback) throw new Error('the browser was not sent back to the assistant');
     return new URL(callback);
@@ -95,7 +94,8 @@ describe('an assistant signs a person in through the browser and posts with thei
   it('connects with only the URL, previews, publishes and polls a post; revoking it in settings stops it at once', async () => {
     context = await browser.newContext({ viewport: DESKTOP });
     page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    // Generous: the machine running the suite may be busy, and every step here waits for a page.
+    page.setDefaultTimeout(30_000);
     const mcpUrl = `${stack.origin}/mcp`;
     const assistant = await connectAssistant(mcpUrl, browserConsent(page, { signUpAs: 'ada.assistant@example.com', screenshotAs: 'assistant-consent' }), testProvider('Claude (test)'));
     const tokens = assistant.provider.savedTokens;
@@ -163,12 +163,12 @@ describe('an assistant signs a person in through the browser and posts with thei
 
     await expect(connectAssistant(`${stack.origin}/mcp`, browserConsent(page, { refuse: true }), testProvider('Refused helper'))).rejects.toThrow(/access_denied/);
     await context.close();
-  }, 60_000);
+  }, 120_000);
 
   it('escapes what an assistant says about itself on the consent page', async () => {
     const other = await browser.newContext({ viewport: DESKTOP });
     const otherPage = await other.newPage();
-    otherPage.setDefaultTimeout(10_000);
+    otherPage.setDefaultTimeout(30_000);
     const sneaky = testProvider('<img src=x onerror=alert(1)> Helper');
     let shown = '';
     await expect(

@@ -499,7 +499,8 @@ describe('every settings function, on its template environment alone', () => {
     const scheduledFor = new Date(Date.now() + 3 * 3600_000).toISOString();
     const created = await call<{ posts: { id: string }[] }>('POST', '/posts', {
       key: user.apiKey,
-      body: { accounts: [user.accounts[0]!.id], text: `Cancel me ${randomUUID()}`, scheduledFor },
+      // The user owns two workspaces by now (SettingsCreateWorkspace): say which one.
+      body: { accounts: [user.accounts[0]!.id], text: `Cancel me ${randomUUID()}`, scheduledFor, workspaceId: user.workspaceIds[0] },
       idempotencyKey: `settings-${randomUUID()}`,
     });
     const postId = created.body.posts[0]!.id;
@@ -538,7 +539,9 @@ describe('every settings function, on its template environment alone', () => {
     const requestId = new URL(consentPath, stack.origin).searchParams.get('request') ?? '';
     const answered = await web('POST', '/settings/assistants/consent', { _csrf: csrf, request: requestId, form_token: formToken, decision: 'approve', scope_read: 'on' });
     expect(answered.statusCode).toBe(303);
-    expect(String(answered.headers?.Location)).toMatch(/^http:\/\/127\.0\.0\.1:9\/callback\?code=/);
+    const back = new URL(String(answered.headers?.Location));
+    expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+    expect(back.searchParams.get('code')).not.toBeNull();
     const listed = await web('GET', '/settings/assistants');
     expect(listed.statusCode).toBe(200);
     expect(listed.body).toContain('Environment check');
