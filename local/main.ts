@@ -61,13 +61,13 @@ async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[
   }
   // Imported only now: these modules are shared with the handlers and read configuration that
   // the stack has just put in the environment.
-  const [{ seedDemo }, { DynamoDbDirectoryStore }, { tokenCipherFromEnv }] = await Promise.all([
+  const [{ seedDemo }, { directoryStores }, { tokenCipherFromEnv }] = await Promise.all([
     import('./seed-demo.js'),
-    import('../lib/store/dynamodb-directory-store.js'),
+    import('../lib/store/directory-stores.js'),
     import('../lib/store/token-cipher.js'),
   ]);
   const seed = await seedDemo({
-    directory: new DynamoDbDirectoryStore({ tableName: stack.tables.directory }),
+    directory: directoryStores({ tableName: stack.tables.directory }),
     cipher: tokenCipherFromEnv(),
   });
   const record: DemoRecord = {

@@ -156,11 +156,11 @@ async function startSandbox(tables: TableNames, dynamodbEndpoint: string): Promi
   const client = dynamoDbClientFor(dynamodbEndpoint);
   const documents = DynamoDBDocumentClient.from(client);
   // How the sandbox answers for an account is set on the account (admin CLI `--sandbox`); the
-  // directory store is imported only now, after the environment is set.
+  // account store is imported only now, after the environment is set.
   let directory: Promise<{ getAccount(id: string): Promise<{ sandbox?: SandboxBehaviour } | null> }> | undefined;
   const accountBehaviour = async (accountId: string): Promise<SandboxBehaviour> => {
-    directory ??= import('../lib/store/dynamodb-directory-store.js').then(
-      (store) => new store.DynamoDbDirectoryStore({ tableName: tables.directory, client: documents }),
+    directory ??= import('../lib/store/dynamodb-account-store.js').then(
+      (store) => new store.DynamoDbAccountStore({ tableName: tables.directory, client: documents }),
     );
     const account = await (await directory).getAccount(accountId);
     return account?.sandbox ?? 'ok';

@@ -3,16 +3,11 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { mcpDependencies } from '../../lib/mcp/mcp-dependencies.js';
 import { handleMcpRequest } from '../../lib/mcp/mcp-endpoint.js';
 import { logger } from '../../lib/observability.js';
-import { DynamoDbMediaLibrary } from '../../lib/store/dynamodb-media-library.js';
-
-let library: DynamoDbMediaLibrary | undefined;
 
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
   let deps;
   try {
-    library ??= new DynamoDbMediaLibrary();
-    const media = library;
-    deps = mcpDependencies((userId) => media.listMedia(userId));
+    deps = mcpDependencies();
   } catch (error) {
     // A missing variable is a deployment mistake: logged, answered without internals, retried next time.
     logger.error('MCP handler could not be built', { error: error instanceof Error ? error : String(error) });

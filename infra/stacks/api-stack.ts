@@ -84,7 +84,7 @@ const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
 };
 
 /**
- * The publish worker's lag metric (lib/worker-dependencies.ts: publishedAt - scheduledFor, in ms),
+ * The publish worker's lag metric (lib/worker-metrics.ts: publishedAt - scheduledFor, in ms),
  * and the p99 that raises the alarm: the contract's target is 1 s.
  */
 export const PUBLISH_LAG_METRIC = 'PublishLag';

@@ -4,12 +4,12 @@
  * template tests check the synthesized policies against this table. A function missing here
  * fails the synthesis, so a new function cannot ship with access nobody decided on.
  *
- * A function gets no variable without the grant behind it: the composition roots build only what
- * a function uses and each adapter reads only the settings of the operations it performs
- * (lib/post-dependencies.ts: the schedule canceller for DELETE, the dispatcher for POST;
- * lib/store/dynamodb-post-store.ts: the counters and idempotency tables at their first use;
- * lib/worker-dependencies.ts: one set per worker; lib/http/http-dependencies.ts: the rate limiter
- * alone for the 404 fallback). So a row here is also the whole configuration of its function.
+ * A function gets no variable without the grant behind it: each function's module composes only
+ * what it uses (functions/*.ts: the schedule canceller for DELETE, the dispatcher for POST, one
+ * set per worker; lib/http/api-pipeline.ts: the rate limiter alone for the 404 fallback) and each
+ * adapter reads only the settings of the operations it performs (lib/store/post-create-writes.ts:
+ * the counters and idempotency tables at their first use). So a row here is also the whole
+ * configuration of its function.
  *
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.

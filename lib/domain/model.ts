@@ -138,5 +138,5 @@ export interface Post {
    * Set by the publish worker when it first claims the post (never cleared): from then on the post
    * may be live, so DELETE keeps the record (soft delete) instead of cancelling it. Absent = null.
    */
-  sendStartedAt?: string | null;
+  firstClaimedAt?: string | null;
 }

@@ -11,7 +11,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ApiError } from '../domain/errors.js';
-import type { Caller, RateDecision } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { RateDecision } from '../domain/rate-windows.js';
 import type { ApiRequest } from './api-request.js';
 import { toApiRequest } from './api-request.js';
 

@@ -20,7 +20,9 @@
  */
 import { ApiError } from '../domain/errors.js';
 import { rateLimitHeaderValues, unknownDecision } from '../domain/rate-windows.js';
-import type { Clock, RateBucket, RateDecision, RateLimiter } from '../ports.js';
+import type { RateBucket, RateDecision } from '../domain/rate-windows.js';
+import type { Clock } from '../use-cases/ports/clock.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { withHeaders } from './json-response.js';
 import type { HttpMiddleware, HttpMiddyRequest, PipelineInternal, PipelineState } from './pipeline-state.js';
 import { findPipelineState, pipelineState } from './pipeline-state.js';

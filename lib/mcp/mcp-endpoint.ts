@@ -20,7 +20,9 @@ import { bearerToken } from '../http/authenticate.js';
 import { logger } from '../observability.js';
 import { bearerChallenge, type ServiceUrls } from '../oauth/metadata.js';
 import { InvalidTokenError, type TokenService } from '../oauth/token-service.js';
-import type { Clock, RateDecision, RateLimiter } from '../ports.js';
+import type { RateDecision } from '../domain/rate-windows.js';
+import type { Clock } from '../use-cases/ports/clock.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { registerTools, type McpToolDeps } from './tools.js';
 
 /** An MCP request is a JSON-RPC message; a create of 25 targets with long texts stays far below this. */

@@ -17,7 +17,7 @@ import type { MediaItem } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
 import type { PostView } from '../domain/views/post-view.js';
 import { logger } from '../observability.js';
-import type { Caller } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
 import type { CreatePosts, PostBatch } from '../use-cases/create-posts.js';
 import type { DeletePost } from '../use-cases/delete-post.js';
 import type { GetPost } from '../use-cases/get-post.js';

@@ -14,7 +14,7 @@
  * `state` and `iss` (RFC 9207), which lets the assistant tell our answers from a mix-up.
  */
 import { randomToken } from '../ids.js';
-import type { Clock } from '../ports.js';
+import type { Clock } from '../use-cases/ports/clock.js';
 import { redirectUriRegistered } from './client-metadata.js';
 import type { ClientDirectory } from './clients.js';
 import { AuthorizationPageError, type OAuthErrorCode } from './errors.js';

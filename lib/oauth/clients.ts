@@ -6,7 +6,7 @@
  *   documents): POST /oauth/register stores the metadata and answers a client_id of ours.
  */
 import { randomToken } from '../ids.js';
-import type { Clock } from '../ports.js';
+import type { Clock } from '../use-cases/ports/clock.js';
 import { clientFromMetadataDocument, isMetadataDocumentClientId, parseClientMetadata } from './client-metadata.js';
 import { AuthorizationPageError, OAuthError } from './errors.js';
 import type { ClientMetadataFetcher, OAuthClient, OAuthClientStore } from './model.js';

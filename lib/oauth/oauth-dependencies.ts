@@ -3,8 +3,9 @@
  * a function module reads no configuration), each piece reading only its own settings.
  */
 import { ENV, numberEnv, optionalEnv, requireEnv } from '../config.js';
-import { systemClock } from '../ports.js';
-import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
+import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
+import { systemClock } from '../use-cases/ports/clock.js';
+import type { UserReader } from '../use-cases/ports/users.js';
 import { DynamoDbGrantStore } from '../store/dynamodb-grant-store.js';
 import { DynamoDbOAuthClientStore } from '../store/dynamodb-oauth-client-store.js';
 import { Authorization } from './authorization.js';
@@ -49,11 +50,11 @@ export function authorizationFlow(): Authorization {
  * The token service; the directory (read for the user behind a token) is built on first use, so the
  * token endpoint, which never reads a user, needs no directory table.
  */
-export function tokenService(directory?: DynamoDbDirectoryStore): TokenService {
+export function tokenService(directory?: UserReader): TokenService {
   let users = directory;
   tokens ??= new TokenService({
     grants: grantStore(),
-    users: { getUser: (userId) => (users ??= new DynamoDbDirectoryStore()).getUser(userId) },
+    users: { getUser: (userId: string) => (users ??= new DynamoDbUserStore()).getUser(userId) },
     clock: systemClock,
     urls: oauthUrls(),
     accessTokenSeconds: numberEnv(ENV.oauthAccessTokenSeconds, ACCESS_TOKEN_SECONDS),

@@ -7,7 +7,8 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { rateLimitHeaderValues } from '../domain/rate-windows.js';
-import { buildRequestCountingDependencies, type RequestCountingDependencies } from '../http/http-dependencies.js';
+import { requestCounting, type RequestCounting } from '../http/api-pipeline.js';
+import { systemClock } from '../use-cases/ports/clock.js';
 import { logger } from '../observability.js';
 import { OAuthError } from './errors.js';
 
@@ -65,7 +66,7 @@ export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   }
 }
 
-let counting: RequestCountingDependencies | undefined;
+let counting: RequestCounting | undefined;
 
 /**
  * A Lambda handler for an OAuth JSON endpoint. `counted` endpoints (registration, token) count each
@@ -77,8 +78,8 @@ export function oauthJsonHandler(route: OAuthRoute, options: { counted: boolean 
     let limitHeaders: Record<string, string> = {};
     try {
       if (options.counted) {
-        counting ??= buildRequestCountingDependencies();
-        const decision = await counting.rateLimiter.hit({ kind: 'address', address: event.requestContext.http.sourceIp }, counting.clock.now());
+        counting ??= requestCounting();
+        const decision = await counting.rateLimiter.hit({ kind: 'address', address: event.requestContext.http.sourceIp }, systemClock.now());
         limitHeaders = rateLimitHeaderValues(decision);
         if (!decision.allowed) return jsonResult(429, { error: 'slow_down', error_description: 'Too many requests; retry after the time in Retry-After.' }, limitHeaders);
       }

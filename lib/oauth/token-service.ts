@@ -12,7 +12,9 @@
  *   settings stops its tokens on the very next request.
  */
 import type { User } from '../domain/model.js';
-import type { Caller, Clock, UserReader } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { Clock } from '../use-cases/ports/clock.js';
+import type { UserReader } from '../use-cases/ports/users.js';
 import { sameResource } from './authorization.js';
 import { OAuthError } from './errors.js';
 import type { ServiceUrls } from './metadata.js';

@@ -12,7 +12,7 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
-import type { PlatformTokens } from '../ports.js';
+import type { PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 
 /** Per-adapter timeouts, by kind of call; defaults in platformCall. */
 export interface PlatformTimeouts {

@@ -6,14 +6,7 @@
  */
 import { ENV, optionalEnv } from '../config.js';
 import { PlatformAmbiguousError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';
-import type {
-  PlatformAccount,
-  PlatformMediaSource,
-  PlatformPublishRequest,
-  PlatformPublishResult,
-  PlatformPublisher,
-  PlatformTokens,
-} from '../ports.js';
+import type { PlatformAccount, PlatformMediaSource, PlatformPublishRequest, PlatformPublishResult, PlatformPublisher, PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,

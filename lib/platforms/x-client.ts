@@ -11,14 +11,7 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
-import type {
-  PlatformAccount,
-  PlatformMediaSource,
-  PlatformPublishRequest,
-  PlatformPublishResult,
-  PlatformPublisher,
-  PlatformTokens,
-} from '../ports.js';
+import type { PlatformAccount, PlatformMediaSource, PlatformPublishRequest, PlatformPublishResult, PlatformPublisher, PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,

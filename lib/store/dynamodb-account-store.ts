@@ -1,33 +1,210 @@
 /**
- * Connected accounts as the settings pages see them: counted through the byOwner index and
- * disconnected by their owner only. Disconnecting deletes the account item and its CREDENTIALS
- * item (the encrypted tokens) in one transaction conditioned on the owner: the tokens never
- * outlive the account, and another user's account id changes nothing. A post still scheduled to
- * a disconnected account fails at publish time like one whose account went away.
+ * Connected accounts and their platform credentials in the directory table: ACCOUNT#<id>/ACCOUNT
+ * (with the byOwner index keys) and ACCOUNT#<id>/CREDENTIALS (layout in lib/store/tables.ts).
+ *
+ * Account reads never carry a token: tokens live in the CREDENTIALS item, which no index projects
+ * and no account read touches. Only the publish worker reads both items together
+ * (getAccountWithCredentials), and it gets them back as two separate records.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
+import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
 import type { AccountStore } from '../use-cases/settings/ports.js';
-import { documentClient } from './dynamo-client.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import { DirectoryTable, describeItem, directoryKeys, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { nullableString, readItem } from './item-schema.js';
 
-export class DynamoDbAccountStore implements AccountStore {
-  private readonly tableName: string;
-  private readonly client: DynamoDBDocumentClient;
+/** Declared in tables.ts; the integration tests run against a table built from that declaration. */
+const BY_OWNER_INDEX = 'byOwner';
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+const ACCOUNT_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  workspaceId: v.string(),
+  platform: v.string(),
+  name: v.string(),
+  handle: v.string(),
+  accountType: v.picklist(ACCOUNT_TYPES),
+  active: v.boolean(),
+  tokenHealth: v.picklist(TOKEN_HEALTH),
+  connectedAt: v.string(),
+  platformUserId: v.string(),
+  sandbox: v.optional(v.picklist(SANDBOX_BEHAVIOURS)),
+});
+
+const CREDENTIALS_ITEM = v.object({
+  accountId: v.string(),
+  accessTokenEncrypted: v.string(),
+  refreshTokenEncrypted: nullableString,
+  accessTokenExpiresAt: nullableString,
+});
+
+function toAccount(item: Item): Account {
+  const { sandbox, ...account } = readItem(ACCOUNT_ITEM, item, describeItem(item));
+  return sandbox === undefined ? account : { ...account, sandbox };
+}
+
+function toCredentials(item: Item): AccountCredentials {
+  return readItem(CREDENTIALS_ITEM, item, describeItem(item));
+}
+
+/** The byOwner index keys of an account: GET /accounts is one Query on them. */
+function ownerIndexKeys(account: Pick<Account, 'userId' | 'workspaceId' | 'id'>): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: `USER#${account.userId}`, gsi1sk: `${account.workspaceId}#${account.id}` };
+}
+
+function accountItem(account: Account): Item {
+  return {
+    ...directoryKeys.account(account.id),
+    ...ownerIndexKeys(account),
+    type: 'account',
+    id: account.id,
+    userId: account.userId,
+    workspaceId: account.workspaceId,
+    platform: account.platform,
+    name: account.name,
+    handle: account.handle,
+    accountType: account.accountType,
+    active: account.active,
+    tokenHealth: account.tokenHealth,
+    connectedAt: account.connectedAt,
+    platformUserId: account.platformUserId,
+    sandbox: account.sandbox,
+  };
+}
+
+/** Plain code-point order: the same on every machine, unlike localeCompare. */
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class DynamoDbAccountStore implements AccountReader, AccountWithCredentialsReader, CredentialStore, AccountAdmin, AccountStore {
+  private readonly table: DirectoryTable;
+
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
   }
 
-  async countAccounts(userId: string): Promise<number> {
+  async getAccount(accountId: string): Promise<Account | null> {
+    const item = await this.table.getItem(directoryKeys.account(accountId));
+    return item ? toAccount(item) : null;
+  }
+
+  /**
+   * One Query on byOwner, following LastEvaluatedKey until the end (the list is not paginated in
+   * the API, and a user has few accounts). Order: connectedAt ascending, then id, so the list is
+   * stable and newly connected accounts come last.
+   */
+  async listAccounts(userId: string, filter: { workspaceId?: string }): Promise<Account[]> {
+    const values: Record<string, string> = { ':owner': `USER#${userId}` };
+    let condition = 'gsi1pk = :owner';
+    if (filter.workspaceId !== undefined) {
+      values[':workspace'] = `${filter.workspaceId}#`;
+      condition += ' AND begins_with(gsi1sk, :workspace)';
+    }
+    const accounts: Account[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.name,
+          IndexName: BY_OWNER_INDEX,
+          KeyConditionExpression: condition,
+          ExpressionAttributeValues: values,
+          ExclusiveStartKey: startKey,
+          Limit: this.table.queryPageSize,
+        }),
+      );
+      for (const item of page.Items ?? []) accounts.push(toAccount(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return accounts.sort((a, b) => compareCodePoints(a.connectedAt, b.connectedAt) || compareCodePoints(a.id, b.id));
+  }
+
+  async getAccounts(accountIds: string[]): Promise<Map<string, Account>> {
+    const items = await this.table.batchGet(accountIds.map(directoryKeys.account));
+    return new Map(
+      items.map((item) => {
+        const account = toAccount(item);
+        return [account.id, account] as const;
+      }),
+    );
+  }
+
+  /**
+   * The publish worker's read: the account and its credentials in one strongly consistent Query
+   * on their shared partition (half the requests of two GetItems, and one read unit for both
+   * while they fit in 4 KB). Consistent for the credentials' sake, as getCredentials.
+   */
+  async getAccountWithCredentials(accountId: string): Promise<{ account: Account | null; credentials: AccountCredentials | null }> {
+    const accountKey = directoryKeys.account(accountId);
+    const credentialsKey = directoryKeys.credentials(accountId);
+    const out = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': accountKey.pk },
+        ConsistentRead: true,
+      }),
+    );
+    let account: Account | null = null;
+    let credentials: AccountCredentials | null = null;
+    for (const item of out.Items ?? []) {
+      if (item.sk === accountKey.sk) account = toAccount(item);
+      else if (item.sk === credentialsKey.sk) credentials = toCredentials(item);
+    }
+    return { account, credentials };
+  }
+
+  async getCredentials(accountId: string): Promise<AccountCredentials | null> {
+    // Consistent: right after a refresh stored a rotated refresh token, the old one is useless.
+    const item = await this.table.getItem(directoryKeys.credentials(accountId), true);
+    return item ? toCredentials(item) : null;
+  }
+
+  async putCredentials(credentials: AccountCredentials): Promise<void> {
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.name,
+        Item: {
+          ...directoryKeys.credentials(credentials.accountId),
+          type: 'credentials',
+          accountId: credentials.accountId,
+          accessTokenEncrypted: credentials.accessTokenEncrypted,
+          refreshTokenEncrypted: credentials.refreshTokenEncrypted,
+          accessTokenExpiresAt: credentials.accessTokenExpiresAt,
+        },
+      }),
+    );
+  }
+
+  async setTokenHealth(accountId: string, tokenHealth: TokenHealth): Promise<void> {
+    await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), { tokenHealth });
+  }
+
+  async putAccount(account: Account): Promise<void> {
+    await this.table.putNew('account', account.id, accountItem(account));
+  }
+
+  async updateAccount(accountId: string, changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name'>>): Promise<Account> {
+    const item = await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), {
+      tokenHealth: changes.tokenHealth,
+      sandbox: changes.sandbox,
+      active: changes.active,
+      name: changes.name,
+    });
+    return toAccount(item);
+  }
+
+  /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */
+async countAccounts(userId: string): Promise<number> {
     let count = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.table.client.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.table.name,
           IndexName: 'byOwner',
           KeyConditionExpression: 'gsi1pk = :owner',
           ExpressionAttributeValues: { ':owner': `USER#${userId}` },
@@ -41,20 +218,25 @@ export class DynamoDbAccountStore implements AccountStore {
     return count;
   }
 
+  /**
+   * Settings: deletes the account and its CREDENTIALS item (the encrypted tokens) in one
+   * transaction conditioned on the owner; false when it does not exist or is not this user's.
+   * A post still scheduled to it fails at publish time like one whose account went away.
+   */
   async disconnectAccount(userId: string, accountId: string): Promise<boolean> {
     try {
-      await this.client.send(
+      await this.table.client.send(
         new TransactWriteCommand({
           TransactItems: [
             {
               Delete: {
-                TableName: this.tableName,
+                TableName: this.table.name,
                 Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' },
                 ConditionExpression: 'attribute_exists(pk) AND userId = :userId',
                 ExpressionAttributeValues: { ':userId': userId },
               },
             },
-            { Delete: { TableName: this.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'CREDENTIALS' } } },
+            { Delete: { TableName: this.table.name, Key: { pk: `ACCOUNT#${accountId}`, sk: 'CREDENTIALS' } } },
           ],
         }),
       );

@@ -38,7 +38,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { requireEnv } from '../config.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency.js';
 import { randomToken } from '../ids.js';
-import type { IdempotencyClaim, IdempotencyLock, IdempotencyStore, IdempotentResponse } from '../ports.js';
+import type { IdempotencyClaim, IdempotencyLock, IdempotentResponse } from '../domain/idempotency-record.js';
+import type { IdempotencyStore } from '../use-cases/ports/idempotency-store.js';
 import { documentClient } from './dynamo-client.js';
 import { IDEMPOTENCY_TABLE } from './tables.js';
 

@@ -1,16 +1,19 @@
 /**
  * The publish worker's and the sweeper's writes to the posts table. The post itself is read and
- * written through the one item mapping (post-item.ts) and the post store's outcome writes; what
+ * written through the one item mapping (post-item.ts) and the outcome writes (post-outcome.ts); what
  * this file adds is the worker's bookkeeping on the same item, which itemToPost never returns:
  *
  *   claimToken, claimUntil   who is sending the post now, and until when (a lease: a worker that
  *                            stopped mid-send is replaced once it runs out)
  *   publishAttempts          attempts so far; firstAttemptAt starts the 15-minute retry window
  *   retryAt                  next attempt after a transient failure
- *   createSentAt             a create request went out and its outcome is not recorded yet: a later
- *                            attempt must not resend blindly
+ *   platformCreateSentAt     the create request of an attempt went to the platform and its
+ *                            outcome is not recorded yet: a later attempt must not resend blindly
  *   sweptAt                  the sweeper last put a message back for the post
  *   platformDeletedAt        deleteFromPlatform done
+ *
+ * (firstClaimedAt, the Post's own field, is a different fact: the worker's first claim, never
+ * cleared, after which the post may be live.)
  *
  * Every write is conditional on the state it expects (status, deletedAt, claim token), so a delete,
  * a duplicate message and the sweeper can race the worker without undoing each other.
@@ -18,31 +21,33 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
-import type { ClaimResult, PostForPublishing, PublishState, PublishStateStore } from '../ports.js';
+import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
+import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
-import { DynamoDbPostStore } from './dynamodb-post-store.js';
-import { duePartitionKey, itemToPost, POST_INDEXES, SEND_STARTED_ATTRIBUTE, type PostItem } from './post-item.js';
+import { readItem } from './item-schema.js';
+import { duePartitionKey, FIRST_CLAIMED_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
+import { recordPostOutcome } from './post-outcome.js';
 import { POSTS_TABLE } from './tables.js';
 
-function optionalString(item: PostItem, field: string): string | null {
-  const value = item[field];
-  return typeof value === 'string' ? value : null;
-}
+/** The worker's bookkeeping attributes; each absent until first written (a value of another type reads as absent). */
+const bookkeepingString = v.fallback(v.nullable(v.string()), null);
+const PUBLISH_STATE_ITEM = v.object({
+  claimToken: bookkeepingString,
+  claimUntil: bookkeepingString,
+  publishAttempts: v.fallback(v.number(), 0),
+  firstAttemptAt: bookkeepingString,
+  retryAt: bookkeepingString,
+  platformCreateSentAt: bookkeepingString,
+  sweptAt: bookkeepingString,
+  platformDeletedAt: bookkeepingString,
+});
 
 function publishStateOf(item: PostItem): PublishState {
-  const attempts = item.publishAttempts;
-  return {
-    claimToken: optionalString(item, 'claimToken'),
-    claimUntil: optionalString(item, 'claimUntil'),
-    attempts: typeof attempts === 'number' ? attempts : 0,
-    firstAttemptAt: optionalString(item, 'firstAttemptAt'),
-    retryAt: optionalString(item, 'retryAt'),
-    createSentAt: optionalString(item, 'createSentAt'),
-    sweptAt: optionalString(item, 'sweptAt'),
-    platformDeletedAt: optionalString(item, 'platformDeletedAt'),
-  };
+  const { publishAttempts, ...state } = readItem(PUBLISH_STATE_ITEM, item, `Post item ${String(item.id)}`);
+  return { ...state, attempts: publishAttempts };
 }
 
 async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
@@ -57,22 +62,15 @@ async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
 export interface DynamoDbPublishStateOptions {
   postsTable?: string;
   client?: DynamoDBDocumentClient;
-  /** The post store whose outcome writes (published/failed) are reused. */
-  postStore?: DynamoDbPostStore;
 }
 
 export class DynamoDbPublishState implements PublishStateStore {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
-  private readonly posts: DynamoDbPostStore;
 
   constructor(options: DynamoDbPublishStateOptions = {}) {
     this.table = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
     this.client = options.client ?? documentClient;
-    // The outcome writes touch the posts table only, so the worker needs no access to the others.
-    this.posts =
-      options.postStore ??
-      new DynamoDbPostStore({ postsTable: this.table, countersTable: 'not-used-by-outcome-writes', idempotencyTable: 'not-used-by-outcome-writes', client: this.client });
   }
 
   async getPostForPublishing(postId: string): Promise<PostForPublishing | null> {
@@ -95,7 +93,7 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression:
-            `SET claimToken = :token, claimUntil = :until, ${SEND_STARTED_ATTRIBUTE} = if_not_exists(${SEND_STARTED_ATTRIBUTE}, :now), ` +
+            `SET claimToken = :token, claimUntil = :until, ${FIRST_CLAIMED_ATTRIBUTE} = if_not_exists(${FIRST_CLAIMED_ATTRIBUTE}, :now), ` +
             'firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
           // ISO times written by toISOString compare as strings in time order.
           ConditionExpression:
@@ -123,8 +121,8 @@ export class DynamoDbPublishState implements PublishStateStore {
           token: input.token,
           attempt: state.attempts,
           firstAttemptAt: state.firstAttemptAt ?? now,
-          // createSentAt survives only an attempt whose outcome was never recorded.
-          uncertain: state.createSentAt !== null,
+          // platformCreateSentAt survives only an attempt whose outcome was never recorded.
+          uncertain: state.platformCreateSentAt !== null,
         },
       };
     } catch (error) {
@@ -141,7 +139,7 @@ export class DynamoDbPublishState implements PublishStateStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: 'SET createSentAt = :now',
+          UpdateExpression: 'SET platformCreateSentAt = :now',
           ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':now': now.toISOString(), ':token': token, ':scheduled': 'scheduled' },
@@ -157,7 +155,7 @@ export class DynamoDbPublishState implements PublishStateStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : ', createSentAt'}`,
+          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : ', platformCreateSentAt'}`,
           ConditionExpression: '#status = :scheduled AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled' },
@@ -182,11 +180,11 @@ export class DynamoDbPublishState implements PublishStateStore {
   }
 
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null> {
-    return this.posts.recordPublished(post, outcome, now);
+    return recordPostOutcome(this.client, this.table, post, { status: 'published', ...outcome }, now);
   }
 
   recordFailed(post: Post, error: PostError, now: Date): Promise<Post | null> {
-    return this.posts.recordFailed(post, error, now);
+    return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now);
   }
 
   async listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]> {

@@ -38,7 +38,8 @@ import { requireEnv } from '../config.js';
 import { DependencyError } from '../domain/errors.js';
 import type { CounterOutcome, KeyCount, KeyCounterState, KeyCountStep, RateLimits, RateWindow } from '../domain/rate-windows.js';
 import { dayWindow, decideAddressRequest, decideKeyRequest, minuteWindow, nextKeyCountStep } from '../domain/rate-windows.js';
-import type { RateBucket, RateDecision, RateLimiter } from '../ports.js';
+import type { RateBucket, RateDecision } from '../domain/rate-windows.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { documentClient } from './dynamo-client.js';
 import { COUNTERS_TABLE } from './tables.js';
 

@@ -10,7 +10,10 @@
  */
 import type { Account, AccountCredentials } from '../domain/model.js';
 import { PlatformAuthError } from '../domain/platform-errors.js';
-import type { Clock, CredentialStore, PlatformPublisher, TokenCipher } from '../ports.js';
+import type { CredentialStore } from './ports/accounts.js';
+import type { Clock } from './ports/clock.js';
+import type { PlatformPublisher } from './ports/platform-publisher.js';
+import type { TokenCipher } from './ports/token-cipher.js';
 
 /** Refresh when the access token has less than this left, so it cannot expire mid-send. */
 const REFRESH_MARGIN_MS = 5 * 60 * 1000;

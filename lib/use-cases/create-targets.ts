@@ -9,7 +9,10 @@ import { ApiError } from '../domain/errors.js';
 import { mediaIdFromUrl } from '../domain/media-library.js';
 import type { MediaItem } from '../domain/model.js';
 import { evaluateTarget, resolvesTo, type TargetVerdict } from '../domain/target-rules.js';
-import type { AccountReader, Caller, MediaReader, WorkspaceReader } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { AccountReader } from './ports/accounts.js';
+import type { MediaReader } from './ports/media.js';
+import type { WorkspaceReader } from './ports/workspaces.js';
 
 /** The longest account id looked up; anything longer cannot be an id and is simply unresolved. */
 const MAX_ACCOUNT_ID_LENGTH = 256;

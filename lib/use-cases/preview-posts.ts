@@ -9,7 +9,8 @@
 import { ApiError } from '../domain/errors.js';
 import { PLATFORM_RULES, isPublishablePlatform } from '../domain/target-rules.js';
 import { requireScope } from '../domain/scopes.js';
-import type { Caller, Clock } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { Clock } from './ports/clock.js';
 import { decideTargets, type TargetReads } from './create-targets.js';
 
 export interface PreviewLine {

@@ -45,19 +45,13 @@ import {
   refusalAdvice,
   timingFor,
 } from '../domain/publishing.js';
-import type {
-  AccountWithCredentialsReader,
-  Clock,
-  MediaReader,
-  MediaSourceFactory,
-  PlatformAccount,
-  PlatformDeletionQueue,
-  PlatformPublishResult,
-  PlatformPublisher,
-  PublishClaim,
-  PublishQueue,
-  PublishStateStore,
-} from '../ports.js';
+import type { PublishClaim } from '../domain/publish-state.js';
+import type { AccountWithCredentialsReader } from './ports/accounts.js';
+import type { Clock } from './ports/clock.js';
+import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
+import type { MediaReader, MediaSourceFactory } from './ports/media.js';
+import type { PlatformAccount, PlatformPublishResult, PlatformPublisher } from './ports/platform-publisher.js';
+import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
 
 /** What the worker reports; the function turns these into metrics. */

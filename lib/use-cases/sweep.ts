@@ -16,7 +16,10 @@
  * they still go out on time.
  */
 import { MAX_QUEUE_DELAY_SECONDS, nextDueAt, queueDelaySeconds } from '../domain/publishing.js';
-import type { Clock, PostForPublishing, PublishQueue, PublishStateStore } from '../ports.js';
+import type { PostForPublishing } from '../domain/publish-state.js';
+import type { Clock } from './ports/clock.js';
+import type { PublishQueue } from './ports/dispatch.js';
+import type { PublishStateStore } from './ports/publish-state-store.js';
 
 export interface SweepDeps {
   state: PublishStateStore;

@@ -5,26 +5,23 @@ import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
 import { ApiKeyNotFoundError, ManageApiKeys } from '../use-cases/settings/api-keys.js';
 import { ManageWorkspaces, SettingsRecordNotFoundError } from '../use-cases/settings/workspaces.js';
-import { directoryStore, webClock } from './web-dependencies.js';
+import { directoryTable, webClock } from './web-dependencies.js';
 import { notFound } from './web-errors.js';
 
 let apiKeys: ManageApiKeys | undefined;
 let workspaces: ManageWorkspaces | undefined;
 
 export function manageWorkspaces(): ManageWorkspaces {
-  workspaces ??= new ManageWorkspaces({
-    workspaces: new DynamoDbWorkspaceStore(),
-    accounts: directoryStore(),
-    disconnect: new DynamoDbAccountStore(),
-    writer: directoryStore(),
-    clock: webClock,
-  });
+  const workspaceStore = new DynamoDbWorkspaceStore(directoryTable());
+  const accountStore = new DynamoDbAccountStore(directoryTable());
+  workspaces ??= new ManageWorkspaces({ workspaces: workspaceStore, accounts: accountStore, disconnect: accountStore, writer: workspaceStore, clock: webClock });
   return workspaces;
 }
 
 export function manageApiKeys(): ManageApiKeys {
   let uses: DynamoDbKeyUseStore | undefined;
-  apiKeys ??= new ManageApiKeys({ keys: new DynamoDbApiKeyStore(), uses: () => (uses ??= new DynamoDbKeyUseStore()), writer: directoryStore(), clock: webClock });
+  const keys = new DynamoDbApiKeyStore(directoryTable());
+  apiKeys ??= new ManageApiKeys({ keys, uses: () => (uses ??= new DynamoDbKeyUseStore()), writer: keys, clock: webClock });
   return apiKeys;
 }
 

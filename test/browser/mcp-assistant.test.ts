@@ -15,7 +15,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV, requireEnv } from '../../lib/config.js';
-import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { DynamoDbUserStore } from '../../lib/store/dynamodb-user-store.js';
 import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
 import { DESKTOP, launchChromium, screenshot, signUp } from '../support/browser.js';
 import { CALLBACK_URL, connectAssistant, testProvider, type Consent } from '../support/mcp-client.js';
@@ -83,7 +83,7 @@ async function tool(client: Client, name: string, args: Record<string, unknown> 
 async function userOfToken(accessToken: string): Promise<{ userId: string; workspaceId: string }> {
   const grantId = /^mcpat_(grt_[0-9A-Za-z]{20})_/.exec(accessToken)?.[1] ?? '';
   const grant = await new DynamoDbGrantStore({ tableName: stack.tables.oauth }).getGrant(grantId);
-  const user = await new DynamoDbDirectoryStore({ tableName: requireEnv(ENV.directoryTable) }).getUser(grant?.userId ?? '');
+  const user = await new DynamoDbUserStore({ tableName: requireEnv(ENV.directoryTable) }).getUser(grant?.userId ?? '');
   return { userId: user?.id ?? '', workspaceId: user?.workspaceIds[0] ?? '' };
 }
 

@@ -12,7 +12,7 @@ import type { SandboxPlatforms } from '../../local/sandbox/index.js';
 import { ENV } from '../../lib/config.js';
 import type { Account, Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';
-import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
 import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
 import { documentedApi } from '../support/openapi.js';
 import { postFixture } from '../support/post-fixture.js';
@@ -44,7 +44,7 @@ let stack: TestStack;
 let sandbox: SandboxPlatforms;
 let backdoor: PostsBackdoor;
 let user: ProvisionedUser;
-let directory: DynamoDbDirectoryStore;
+let accounts: DynamoDbAccountStore;
 
 const client = () => documentedApi(stack.baseUrl, user.apiKey);
 
@@ -126,7 +126,7 @@ beforeAll(async () => {
   sandbox = stack.sandbox;
   backdoor = postsBackdoor(stack);
   user = await provisionUser();
-  directory = new DynamoDbDirectoryStore({ tableName: stack.info.tables.directory });
+  accounts = new DynamoDbAccountStore({ tableName: stack.info.tables.directory });
 });
 
 afterAll(async () => {
@@ -353,9 +353,9 @@ describe('delete and the send', () => {
 
 describe('tokens', () => {
   async function expireSoon(accountId: string): Promise<void> {
-    const credentials = await directory.getCredentials(accountId);
+    const credentials = await accounts.getCredentials(accountId);
     if (!credentials) throw new Error('no credentials');
-    await directory.putCredentials({ ...credentials, accessTokenExpiresAt: new Date(Date.now() + 60_000).toISOString() });
+    await accounts.putCredentials({ ...credentials, accessTokenExpiresAt: new Date(Date.now() + 60_000).toISOString() });
   }
 
   it('x: an access token about to expire is refreshed first, and the rotated refresh token is stored each time', async () => {
@@ -368,7 +368,7 @@ describe('tokens', () => {
       const post = await settled(await create(acct.id, { text: uniqueText('Fresh token') }));
       expect(post.status).toBe('published');
       expect(sandbox.x.refreshCount()).toBe(refreshesBefore + 1);
-      const stored = await directory.getCredentials(acct.id);
+      const stored = await accounts.getCredentials(acct.id);
       refreshTokens.push(await cipher.decrypt(stored?.refreshTokenEncrypted ?? '', { accountId: acct.id }));
       expect(Date.parse(stored?.accessTokenExpiresAt ?? '') - Date.now()).toBeGreaterThan(60 * 60 * 1000);
     }

@@ -599,7 +599,7 @@ describe('alarms', () => {
     const env = environmentOf('PublishWorker');
     for (const name of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE']) process.env[name] = env[name] as string;
     const { metrics } = await import('../../lib/observability.js');
-    const { publishMetrics } = await import('../../lib/worker-dependencies.js');
+    const { publishMetrics } = await import('../../lib/worker-metrics.js');
     publishMetrics.published(1234);
     const emf = metrics.serializeMetrics() as unknown as Record<string, unknown> & {
       _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };

@@ -11,7 +11,7 @@ import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { dayWindow, minuteWindow, type RateLimits } from '../../lib/domain/rate-windows.js';
 import { randomToken } from '../../lib/ids.js';
-import type { RateDecision } from '../../lib/ports.js';
+import type { RateDecision } from '../../lib/domain/rate-windows.js';
 import { DynamoDbRateLimiter } from '../../lib/store/dynamodb-rate-limiter.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');

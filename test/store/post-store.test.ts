@@ -12,6 +12,7 @@ import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';
 import { DynamoDbIdempotencyStore } from '../../lib/store/dynamodb-idempotency-store.js';
 import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { postFixture } from '../support/post-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -23,6 +24,8 @@ const posts = new DynamoDbPostStore({
   countersTable: sharedTables.counters ?? '',
   idempotencyTable: sharedTables.idempotency ?? '',
 });
+// The publish outcome writes are the worker's (DynamoDbPublishState), on the same posts table.
+const outcomes = new DynamoDbPublishState({ client, postsTable: sharedTables.posts ?? '' });
 const idempotency = new DynamoDbIdempotencyStore({ client, tableName: sharedTables.idempotency ?? '' });
 
 afterAll(() => raw.destroy());
@@ -174,18 +177,18 @@ describe('delete transitions and the worker', () => {
       new UpdateCommand({
         TableName: sharedTables.posts,
         Key: { id: b!.id },
-        UpdateExpression: 'SET sendStartedAt = :now',
+        UpdateExpression: 'SET firstClaimedAt = :now',
         ExpressionAttributeValues: { ':now': NOW.toISOString() },
       }),
     );
     expect(await posts.removePost(b!, '2026-11')).toBe(false);
     expect(await used(userId)).toBe(1);
     const claimed = await posts.getPost(b!.id);
-    expect(claimed?.sendStartedAt).toBe(NOW.toISOString());
+    expect(claimed?.firstClaimedAt).toBe(NOW.toISOString());
     const hidden = await posts.softDeletePost(claimed!, { deleteFromPlatform: true, now: NOW });
     expect(hidden).toMatchObject({ deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true });
     // The send succeeds afterwards: recorded, still hidden, and the worker learns deletion was asked.
-    const published = await posts.recordPublished(claimed!, { publishedAt: NOW.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, NOW);
+    const published = await outcomes.recordPublished(claimed!, { publishedAt: NOW.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, NOW);
     expect(published).toMatchObject({ status: 'published', deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true, platformPostId: '1' });
     const item = await rawItem(b!.id);
     expect(item).not.toHaveProperty('listPk');
@@ -194,14 +197,14 @@ describe('delete transitions and the worker', () => {
     const listed = await posts.listPosts({ userId, status: null, limit: 10, startKey: null });
     expect(listed.posts).toEqual([]);
     // Recording twice does nothing: the post is no longer scheduled.
-    expect(await posts.recordFailed(claimed!, { message: 'm', advice: 'a' }, NOW)).toBeNull();
+    expect(await outcomes.recordFailed(claimed!, { message: 'm', advice: 'a' }, NOW)).toBeNull();
   });
 
   it('recordFailed on a live post moves its status index and leaves the due index', async () => {
     const userId = newId('usr');
     const p = post(userId);
     await write(userId, [p], 10);
-    const failed = await posts.recordFailed(p, { message: 'refused', advice: 'shorten it' }, NOW);
+    const failed = await outcomes.recordFailed(p, { message: 'refused', advice: 'shorten it' }, NOW);
     expect(failed).toMatchObject({ status: 'failed', error: { message: 'refused', advice: 'shorten it' } });
     const byStatus = await client.send(
       new QueryCommand({

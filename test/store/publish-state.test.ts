@@ -12,7 +12,7 @@ import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/ids.js';
-import type { ClaimResult } from '../../lib/ports.js';
+import type { ClaimResult } from '../../lib/domain/publish-state.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { postFixture } from '../support/post-fixture.js';
@@ -22,7 +22,7 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const postsTable = sharedTables.posts ?? '';
 const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
-const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+const state = new DynamoDbPublishState({ client, postsTable });
 
 afterAll(() => raw.destroy());
 
@@ -55,7 +55,7 @@ describe('claim', () => {
     const now = new Date(DUE.getTime() + 10);
     const result = await claimAt(post.id, now, 'token-a');
     if (!result.claimed) throw new Error('not claimed');
-    expect(result.post).toEqual({ ...post, sendStartedAt: now.toISOString() });
+    expect(result.post).toEqual({ ...post, firstClaimedAt: now.toISOString() });
     expect(result.claim).toEqual({ token: 'token-a', attempt: 1, firstAttemptAt: now.toISOString(), uncertain: false });
     expect(await rawItem(post.id)).toMatchObject({ claimToken: 'token-a', claimUntil: new Date(now.getTime() + LEASE_MS).toISOString(), publishAttempts: 1 });
   });
@@ -77,7 +77,7 @@ describe('claim', () => {
     const post = await stored();
     const before = await rawItem(post.id);
     const current = notClaimed(await claimAt(post.id, new Date(DUE.getTime() - 1)));
-    expect(current?.post).toEqual({ ...post, sendStartedAt: null });
+    expect(current?.post).toEqual({ ...post, firstClaimedAt: null });
     expect(await rawItem(post.id)).toEqual(before);
     expect((await claimAt(post.id, DUE)).claimed).toBe(true);
   });
@@ -119,7 +119,7 @@ describe('claim', () => {
     expect(notClaimed(await claimAt(draft.id, DUE))?.post.status).toBe('draft');
 
     const published = await stored();
-    await posts.recordPublished(published, { publishedAt: DUE.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, DUE);
+    await state.recordPublished(published, { publishedAt: DUE.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, DUE);
     expect(notClaimed(await claimAt(published.id, DUE))?.post.status).toBe('published');
     expect(await rawItem(published.id)).not.toHaveProperty('claimToken');
   });

@@ -24,7 +24,7 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const postsTable = sharedTables.posts ?? '';
 const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
-const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+const state = new DynamoDbPublishState({ client, postsTable });
 const NOW = new Date('2000-01-01T00:00:00.000Z');
 
 let queues: LocalQueues;

@@ -9,7 +9,7 @@ import { Authorization } from '../../lib/oauth/authorization.js';
 import { HttpClientMetadataFetcher } from '../../lib/oauth/client-metadata-fetcher.js';
 import { ClientDirectory } from '../../lib/oauth/clients.js';
 import { serviceUrls } from '../../lib/oauth/metadata.js';
-import { systemClock } from '../../lib/ports.js';
+import { systemClock } from '../../lib/use-cases/ports/clock.js';
 import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
 import { DynamoDbOAuthClientStore } from '../../lib/store/dynamodb-oauth-client-store.js';
 import { sendFrom } from './http.js';

@@ -7,7 +7,10 @@
  */
 import type { Account, Workspace } from '../../domain/model.js';
 import { newId } from '../../ids.js';
-import type { AccountReader, Caller, Clock, DirectoryAdmin } from '../../ports.js';
+import type { Caller } from '../../domain/caller.js';
+import type { AccountReader } from '../ports/accounts.js';
+import type { Clock } from '../ports/clock.js';
+import type { WorkspaceAdmin } from '../ports/workspaces.js';
 import type { AccountStore, WorkspaceStore } from './ports.js';
 
 /** A user with more workspaces than this is almost certainly a script gone wrong. */
@@ -59,7 +62,7 @@ export class ManageWorkspaces {
       workspaces: WorkspaceStore;
       accounts: AccountReader;
       disconnect: AccountStore;
-      writer: Pick<DirectoryAdmin, 'putWorkspace'>;
+      writer: Pick<WorkspaceAdmin, 'putWorkspace'>;
       clock: Clock;
     },
   ) {}

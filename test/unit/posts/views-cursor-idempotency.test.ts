@@ -112,7 +112,7 @@ describe('planDeletion', () => {
     const published = { ...basePost, status: 'published' as const, platformPostId: '1', publishedUrl: 'u', publishedAt: basePost.createdAt };
     expect(planDeletion(published, false)).toMatchObject({ kind: 'soft-delete', softDeleted: true, queuePlatformDeletion: false, platformDeletionQueuedFor: [] });
     expect(planDeletion(published, true)).toMatchObject({ queuePlatformDeletion: true, recordDeleteFromPlatform: true, platformDeletionQueuedFor: ['x'] });
-    const sending = { ...basePost, sendStartedAt: '2026-11-21T09:30:00.000Z' };
+    const sending = { ...basePost, firstClaimedAt: '2026-11-21T09:30:00.000Z' };
     expect(planDeletion(sending, true)).toMatchObject({
       kind: 'soft-delete',
       queuePlatformDeletion: false,

@@ -1,0 +1,53 @@
+/** Media library items in the directory table (item MEDIA#<id>/MEDIA; layout in lib/store/tables.ts). The files are in the media bucket. */
+import * as v from 'valibot';
+import type { MediaItem } from '../domain/model.js';
+import type { MediaAdmin, MediaReader } from '../use-cases/ports/media.js';
+import { DirectoryTable, describeItem, directoryKeys, type DirectoryTableOptions } from './directory-table.js';
+import { readItem } from './item-schema.js';
+
+const MEDIA_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  url: v.string(),
+  contentType: v.string(),
+  sizeBytes: v.number(),
+  durationSeconds: v.nullish(v.number(), null),
+  objectKey: v.string(),
+  createdAt: v.string(),
+});
+
+export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
+  private readonly table: DirectoryTable;
+
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    this.table = options instanceof DirectoryTable ? options : new DirectoryTable(options);
+  }
+
+  async getMediaItems(mediaIds: string[]): Promise<Map<string, MediaItem>> {
+    const items = await this.table.batchGet(mediaIds.map(directoryKeys.media));
+    return new Map(
+      items.map((item) => {
+        const media = readItem(MEDIA_ITEM, item, describeItem(item));
+        return [media.id, media] as const;
+      }),
+    );
+  }
+
+  async putMediaItem(item: MediaItem): Promise<void> {
+    await this.table.putNew('media', item.id, {
+      ...directoryKeys.media(item.id),
+      // The library of one user, newest first: one Query on byOwner (lib/store/dynamodb-media-library.ts).
+      gsi1pk: `MEDIA#${item.userId}`,
+      gsi1sk: `${item.createdAt}#${item.id}`,
+      type: 'media',
+      id: item.id,
+      userId: item.userId,
+      url: item.url,
+      contentType: item.contentType,
+      sizeBytes: item.sizeBytes,
+      durationSeconds: item.durationSeconds,
+      objectKey: item.objectKey,
+      createdAt: item.createdAt,
+    });
+  }
+}
