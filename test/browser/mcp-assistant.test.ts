@@ -45,20 +45,19 @@ afterAll(async () => {
  */
 function browserConsent(page: Page, options: { signUpAs?: string; untick?: string[]; refuse?: boolean; screenshotAs?: string }): Consent {
   return async (authorizationUrl) => {
-    let callback: string | undefined;
-    await page.route(`${CALLBACK_URL}**`, async (route) => {
-      callback = route.request().url();
-      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'You can close this window.' });
-    });
     await page.goto(authorizationUrl.toString());
     if (options.signUpAs) await signUp(page, options.signUpAs, PASSWORD);
     await page.waitForURL(/\/settings\/assistants\/consent\?request=/);
     for (const scope of options.untick ?? []) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
     if (options.screenshotAs) await screenshot(page, options.screenshotAs);
-    await Promise.all([page.waitForURL(`${CALLBACK_URL}**`), page.getByRole('button', { name: options.refuse ? 'Refuse' : 'Allow' }).click()]);
-    await page.unroute(`${CALLBACK_URL}**`);
-    if (!callback) throw new Error('the browser was not sent back to the assistant');
-    return new URL(callback);
+    // The answer is a 303 to the assistant's redirect URI: read it off that response (nothing listens there).
+    const [answer] = await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith('/settings/assistants/consent')),
+      page.getByRole('button', { name: options.refuse ? 'Refuse' : 'Allow' }).click({ noWaitAfter: true }),
+    ]);
+    const location = answer.headers().location;
+    if (answer.status() !== 303 || !location?.startsWith(CALLBACK_URL)) throw new Error(`the browser was not sent back to the assistant: ${answer.status()}`);
+    return new URL(location);
   };
 }
 

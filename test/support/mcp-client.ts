@@ -11,8 +11,8 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
-/** Never listened on: the consent functions stop at this address and read the code off it. */
-export const CALLBACK_URL = 'http://127.0.0.1:9/callback';
+/** Never listened on: the consent functions stop at this address and read the code off it (a port browsers allow). */
+export const CALLBACK_URL = 'http://127.0.0.1:8976/callback';
 
 export type Consent = (authorizationUrl: URL) => Promise<URL>;
 
