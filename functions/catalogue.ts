@@ -56,12 +56,58 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account.ts' },
   { name: 'SettingsPosts', method: 'GET', path: '/settings/posts', entry: 'functions/settings/posts.ts' },
   { name: 'SettingsCancelPost', method: 'POST', path: '/settings/posts/{id}/cancel', entry: 'functions/settings/cancel-post.ts' },
+  // The assistant server's consent and grants (lib/oauth): pages of the settings app.
+  { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
+  { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },
+  { name: 'SettingsAssistants', method: 'GET', path: '/settings/assistants', entry: 'functions/settings/assistants.ts' },
+  { name: 'SettingsRevokeAssistant', method: 'POST', path: '/settings/assistants/{id}/revoke', entry: 'functions/settings/assistant-revoke.ts' },
 ];
 
-/** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, then the settings pages. */
+/** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, the settings pages, the assistant server. */
 export function httpRoutes(): Array<{ name: string; method: string; path: string; entry: string }> {
-  return [...API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })), ...SETTINGS_ROUTES];
+  return [...API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })), ...SETTINGS_ROUTES, ...ASSISTANT_ROUTES];
 }
+
+
+/** A route outside /api/v1, with its full path (the assistant server's MCP and OAuth endpoints). */
+export interface ServiceRoute extends ApiRoute {
+  /** Full path from the origin. */
+  path: string;
+}
+
+/**
+ * The assistant server (README "Assistant server (MCP)"): the MCP endpoint, the discovery
+ * documents (RFC 9728, RFC 8414) and the OAuth authorization server. Same catalogue rule as the
+ * API: each row is one Lambda on AWS and one handler in the local stack. The consent page itself
+ * is a settings page (functions/settings/assistant-consent.ts).
+ */
+export const ASSISTANT_ROUTES: readonly ServiceRoute[] = [
+  { name: 'Mcp', method: 'POST', path: '/mcp', entry: 'functions/mcp/mcp.ts' },
+  // Stateless: no server-sent event stream (GET) and no session to end (DELETE); both answer 405.
+  { name: 'McpGet', method: 'GET', path: '/mcp', entry: 'functions/mcp/mcp.ts' },
+  { name: 'McpDelete', method: 'DELETE', path: '/mcp', entry: 'functions/mcp/mcp.ts' },
+  {
+    name: 'ProtectedResourceMetadata',
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/mcp',
+    entry: 'functions/oauth/protected-resource-metadata.ts',
+  },
+  {
+    name: 'ProtectedResourceMetadataRoot',
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource',
+    entry: 'functions/oauth/protected-resource-metadata.ts',
+  },
+  {
+    name: 'AuthorizationServerMetadata',
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    entry: 'functions/oauth/authorization-server-metadata.ts',
+  },
+  { name: 'OAuthRegister', method: 'POST', path: '/oauth/register', entry: 'functions/oauth/register.ts' },
+  { name: 'OAuthAuthorize', method: 'GET', path: '/oauth/authorize', entry: 'functions/oauth/authorize.ts' },
+  { name: 'OAuthToken', method: 'POST', path: '/oauth/token', entry: 'functions/oauth/token.ts' },
+];
 
 /** Consumers of the SQS queues (event source mappings on AWS, pollers in the local stack). */
 export interface QueueConsumer {

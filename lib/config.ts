@@ -37,6 +37,16 @@ export const ENV = {
   idempotencyTable: 'IDEMPOTENCY_TABLE',
   countersTable: 'COUNTERS_TABLE',
   sessionsTable: 'SESSIONS_TABLE',
+  oauthTable: 'OAUTH_TABLE',
+  /**
+   * The assistant server: the service's public origin (scheme://host[:port], no path). The MCP
+   * resource (<origin>/mcp), the OAuth issuer and every metadata URL derive from it.
+   */
+  serviceOrigin: 'SERVICE_ORIGIN',
+  /** Local stack and tests only: accept http://127.0.0.1 client ids and redirect URIs of assistants. Never set on AWS. */
+  oauthAllowLoopbackClients: 'OAUTH_ALLOW_LOOPBACK_CLIENTS',
+  /** Tests only: access token lifetime in seconds (default 3600). */
+  oauthAccessTokenSeconds: 'OAUTH_ACCESS_TOKEN_SECONDS',
   publishQueueUrl: 'PUBLISH_QUEUE_URL',
   publishQueueArn: 'PUBLISH_QUEUE_ARN',
   deletionQueueUrl: 'DELETION_QUEUE_URL',

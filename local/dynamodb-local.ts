@@ -185,10 +185,18 @@ export interface TableNames {
   idempotency: string;
   counters: string;
   sessions: string;
+  oauth: string;
 }
 
 export function tableNames(prefix = ''): TableNames {
-  return { directory: `${prefix}directory`, posts: `${prefix}posts`, idempotency: `${prefix}idempotency`, counters: `${prefix}counters`, sessions: `${prefix}sessions` };
+  return {
+    directory: `${prefix}directory`,
+    posts: `${prefix}posts`,
+    idempotency: `${prefix}idempotency`,
+    counters: `${prefix}counters`,
+    sessions: `${prefix}sessions`,
+    oauth: `${prefix}oauth`,
+  };
 }
 
 export function physicalTableName(names: TableNames, table: TableDefinition): string {

@@ -131,6 +131,7 @@ async function main(): Promise<void> {
       'Social publishing API (local stack) is running.',
       `  Settings:      ${stack.settingsUrl}`,
       `  API base URL:  ${stack.baseUrl}`,
+      `  MCP server:    ${stack.origin}/mcp   (add this URL to an MCP client; it signs you in through the browser)`,
       `  Media:         ${stack.mediaBaseUrl}`,
       `  Data:          ${dataDir}`,
       ...(stack.sandboxOrigin ? [`  Sandbox record (what X and LinkedIn hold): ${stack.sandboxOrigin}/sandbox/record`] : []),

@@ -298,7 +298,14 @@ export async function startStackServices(options: StackServicesOptions): Promise
     const baseUrl = `${api.origin}${API_BASE_PATH}`;
     const mediaBaseUrl = `${api.origin}/media`;
     // Set in the same tick the server started listening: no request can reach a handler before.
-    env.set({ [ENV.mediaBaseUrl]: mediaBaseUrl, [ENV.settingsBaseUrl]: api.origin, [ENV.freePlanMonthlyPosts]: String(FREE_PLAN_MONTHLY_POSTS) });
+    env.set({
+      [ENV.mediaBaseUrl]: mediaBaseUrl,
+      [ENV.settingsBaseUrl]: api.origin,
+      [ENV.freePlanMonthlyPosts]: String(FREE_PLAN_MONTHLY_POSTS),
+      // The assistant server's resource and issuer URLs; loopback assistants are allowed only here.
+      [ENV.serviceOrigin]: api.origin,
+      [ENV.oauthAllowLoopbackClients]: 'true',
+    });
 
     // The settings app signs in through this provider exactly as through Cognito on AWS.
     const oidc = await startLocalOidcProvider({

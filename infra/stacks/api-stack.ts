@@ -20,7 +20,16 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import {
+  API_BASE_PATH,
+  API_ROUTES,
+  ASSISTANT_ROUTES,
+  DEFAULT_ROUTE,
+  MAX_RECEIVE_COUNT,
+  QUEUE_CONSUMERS,
+  SETTINGS_ROUTES,
+  SWEEPER,
+} from '../../functions/catalogue.js';
 import {
   bindBucket,
   bindQueueAttributes,
@@ -235,6 +244,7 @@ export class ApiStack extends Stack {
         bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
       }
       if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));
+      if (access.serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.api.apiEndpoint);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -242,6 +252,22 @@ export class ApiStack extends Stack {
       });
     }
 
+    // The assistant server: one function per entry (the MCP function also answers GET and DELETE
+    // with 405), each bound to its own row of function-access.ts; the origin is the API's own URL.
+    const assistantFunctions = new Map<string, ServiceFunction>();
+    for (const route of ASSISTANT_ROUTES) {
+      let fn = assistantFunctions.get(route.entry);
+      if (!fn) {
+        fn = build(route.name, route.entry, `${route.method} ${route.path}`);
+        if (accessOf(route.name).serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.api.apiEndpoint);
+        assistantFunctions.set(route.entry, fn);
+      }
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+      });
+    }
     // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,
     // carries the rate-limit headers and is counted per client address.
     Validations.of(this.api).acknowledge({
@@ -274,6 +300,7 @@ export class ApiStack extends Stack {
     this.baseUrl = `${this.api.apiEndpoint}${API_BASE_PATH}`;
     new CfnOutput(this, 'ApiBaseUrl', { value: this.baseUrl, description: 'base_url of the API (ends in /api/v1)' });
     new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduleGroup.scheduleGroupName });
+    new CfnOutput(this, 'McpUrl', { value: `${this.api.apiEndpoint}/mcp`, description: 'The assistant server: the one URL an MCP client needs' });
     new CfnOutput(this, 'SettingsUrl', { value: `${settingsOrigin}/settings`, description: 'The settings web app: sign up, make API keys, connect accounts' });
     // Register these with the X and LinkedIn developer apps (README: Deploying to AWS).
     new CfnOutput(this, 'XRedirectUrl', { value: `${settingsOrigin}/settings/connect/x/callback`, description: 'Callback URL of the X app (OAuth 2.0)' });

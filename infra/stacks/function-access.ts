@@ -46,6 +46,8 @@ export interface FunctionAccess {
   oidcClient?: boolean;
   /** The free plan's monthly allowance, given at a user's first sign-in. */
   freePlan?: boolean;
+  /** Knows the service's public origin (the assistant server's resource, issuer and metadata URLs). */
+  serviceOrigin?: boolean;
 }
 
 const REQUEST_PATH: FunctionAccess['tables'] = { directory: 'read', counters: 'readWrite' };
@@ -71,6 +73,27 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   ListAccounts: { tables: { ...REQUEST_PATH } },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
+  // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the
+  // bearer token (oauth: token and grant, read only), counts the grant's requests (counters), reads
+  // the user (directory), and runs the tools: the union of what CreatePosts, ListPosts, GetPost,
+  // DeletePost and ListAccounts may do.
+  Mcp: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite', oauth: 'read' },
+    sendsTo: ['publish', 'deletion'],
+    scheduler: ['create', 'delete'],
+    cursorSigningKey: true,
+    mediaBaseUrl: true,
+    serviceOrigin: true,
+  },
+  // Static documents built from the origin alone.
+  ProtectedResourceMetadata: { tables: {}, serviceOrigin: true },
+  AuthorizationServerMetadata: { tables: {}, serviceOrigin: true },
+  // Stores a registered client; registrations are counted per client address.
+  OAuthRegister: { tables: { oauth: 'readWrite', counters: 'readWrite' } },
+  // Reads a registered client, stores the request waiting for consent.
+  OAuthAuthorize: { tables: { oauth: 'readWrite' }, serviceOrigin: true },
+  // Redeems codes and rotates refresh tokens (oauth); token requests are counted per client address.
+  OAuthToken: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
   // ones, marks tokenHealth), uploads media from the bucket, re-delays transient failures on the
   // publish queue, and queues deletion when the post was deleted while it was being sent.
@@ -133,6 +156,13 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
   // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
   SettingsCancelPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['deletion'], scheduler: ['delete'] },
+  // The assistant server's consent: reads the request (and a registered client), binds it to the
+  // person, answers it with a code (oauth); the issuer in the answer is the service origin.
+  SettingsAssistantConsent: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },
+  SettingsAssistantConsentAnswer: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },
+  // Lists the person's grants (byUser) and revokes one of them.
+  SettingsAssistants: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'read' } },
+  SettingsRevokeAssistant: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' } },
 };
 
 export function accessOf(name: string): FunctionAccess {

@@ -35,6 +35,9 @@ export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
   async putMediaItem(item: MediaItem): Promise<void> {
     await this.table.putNew('media', item.id, {
       ...directoryKeys.media(item.id),
+      // The library of one user, newest first: one Query on byOwner (lib/store/dynamodb-media-library.ts).
+      gsi1pk: `MEDIA#${item.userId}`,
+      gsi1sk: `${item.createdAt}#${item.id}`,
       type: 'media',
       id: item.id,
       userId: item.userId,

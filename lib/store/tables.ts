@@ -45,6 +45,14 @@
  *             settings page lists a user's keys with one Query on byOwner (never mixed with accounts,
  *             whose gsi1pk is USER#<userId>).
  * counters    LASTUSED#KEY#<keyId>  lastUsedAt: written by the API path at most once an hour per key.
+ *
+ * oauth       pk = CLIENT#<clientId>        an assistant registered by dynamic registration (RFC 7591)
+ *                | REQUEST#<requestId>      an authorization request waiting for the person's consent (10 min)
+ *                | CODE#<sha256(code)>      an authorization code, deleted by its one exchange (10 min)
+ *                | GRANT#<grantId>          what a person let an assistant do (scopes), revocable in settings
+ *                | TOKEN#<sha256(token)>    an access (1 h) or refresh (30 days) token of a grant
+ *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<grantId>   the Assistants page (grants only)
+ *   TTL attribute expiresAt (epoch seconds; requests, codes, tokens). lib/store/dynamodb-oauth-*.ts
  */
 import { ENV } from '../config.js';
 
@@ -160,7 +168,18 @@ export const SESSIONS_TABLE: TableDefinition = {
   holdsCustomerData: false,
 };
 
-export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, SESSIONS_TABLE] as const;
+/** The assistant server's OAuth records (lib/oauth): clients, consent requests, codes, grants, tokens. */
+export const OAUTH_TABLE: TableDefinition = {
+  name: 'oauth',
+  envVar: ENV.oauthTable,
+  partitionKey: 'pk',
+  // The Assistants page lists a user's grants whole from this index.
+  indexes: [{ indexName: 'byUser', partitionKey: 'userPk', sortKey: 'userSk', projection: { type: 'ALL' } }],
+  ttlAttribute: 'expiresAt',
+  holdsCustomerData: true,
+};
+
+export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, SESSIONS_TABLE, OAUTH_TABLE] as const;
 
 /** Shards of the byDue index: spreads the sweeper's partition so no single key gets hot. */
 export const DUE_SHARDS = 8;

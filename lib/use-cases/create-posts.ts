@@ -22,18 +22,12 @@
  * whatever the number of targets; the counter is read only when the allowance condition fails.
  */
 import { allowanceCycle } from '../domain/allowance.js';
-import {
-  checkOptionPlatforms,
-  optionsFor,
-  parseCreatePostsBody,
-  type CreatePostsRequest,
-} from '../domain/create-request.js';
+import { optionsFor, type CreatePostsRequest } from '../domain/create-request.js';
 import { ApiError, type RejectionReason } from '../domain/errors.js';
 import { bodyHash, parseIdempotencyKey } from '../domain/idempotency.js';
-import { mediaIdFromUrl } from '../domain/media-library.js';
 import type { MediaItem, Post, PostError, PublishablePlatform } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
-import { evaluateTarget, resolvesTo, type TargetVerdict } from '../domain/target-rules.js';
+import type { TargetVerdict } from '../domain/target-rules.js';
 import { newId } from '../domain/ids.js';
 import { logger } from '../observability.js';
 import type { Caller } from '../domain/caller.js';
@@ -45,6 +39,7 @@ import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { MediaReader } from './ports/media.js';
 import type { PostStore } from './ports/post-store.js';
 import type { WorkspaceReader } from './ports/workspaces.js';
+import { decideTargets } from './create-targets.js';
 
 export interface PostResult {
   object: 'post_result';
@@ -73,9 +68,6 @@ export interface CreatePostsOutcome {
   body: unknown;
   headers?: Record<string, string>;
 }
-
-/** The longest account id looked up; anything longer cannot be an id and is simply unresolved. */
-const MAX_ACCOUNT_ID_LENGTH = 256;
 
 export const SCHEDULE_FAILED_ERROR: PostError = {
   message: 'The post was created but could not be queued for publishing.',
@@ -157,27 +149,14 @@ export class CreatePosts {
     lock: IdempotencyLock | null,
     progress: { remembered: boolean; released: boolean },
   ): Promise<CreatePostsResponse> {
-    const request = parseCreatePostsBody(body, now);
-    const workspaceId = await this.workspaceOf(caller, request.workspaceId);
-
-    const lookup = [...new Set(request.accounts.filter((id) => id.length <= MAX_ACCOUNT_ID_LENGTH))];
-    const accounts = await this.deps.accounts.getAccounts(lookup);
-    const platformsInRequest = new Set<string>();
-    for (const id of request.accounts) {
-      const account = accounts.get(id);
-      if (resolvesTo(account, caller.userId, workspaceId)) platformsInRequest.add(account.platform);
-    }
-    checkOptionPlatforms(request.options, platformsInRequest);
-
-    const media = await this.hostedMedia(caller, request.media);
+    const { request, media, decisions } = await decideTargets(this.deps, caller, body, now);
 
     const campaignId = request.campaignId ?? newId('cmp');
     const createdAt = now.toISOString();
-    const targets: Target[] = request.accounts.map((accountId) => {
-      const text = request.texts.get(accountId) ?? request.text ?? '';
-      const verdict = evaluateTarget({ accountId, account: accounts.get(accountId), userId: caller.userId, workspaceId, text, media });
-      return { verdict, post: verdict.accepted ? this.newPost(caller, request, verdict, { campaignId, text, media, createdAt }) : null };
-    });
+    const targets: Target[] = decisions.map(({ verdict, text }) => ({
+      verdict,
+      post: verdict.accepted ? this.newPost(caller, request, verdict, { campaignId, text, media, createdAt }) : null,
+    }));
 
     const toWrite = targets.flatMap((target) => (target.post ? [target.post] : []));
     if (toWrite.length === 0) throw noTargetAccepted(targets.map((target) => resultOf(target, new Set(), new Set())));
@@ -225,44 +204,6 @@ export class CreatePosts {
       throw noTargetAccepted(batch.posts);
     }
     return { status: 202, body: batch };
-  }
-
-  /** The workspace of the request (workspace_required / workspace_not_found); null when the caller owns none. */
-  private async workspaceOf(caller: Caller, requested: string | null): Promise<string | null> {
-    const owned = caller.user.workspaceIds;
-    if (requested === null) {
-      if (owned.length > 1) {
-        throw new ApiError('workspace_required', 'You own several workspaces: say which one with workspaceId.', { param: 'workspaceId' });
-      }
-      return owned[0] ?? null;
-    }
-    if (owned.includes(requested)) return requested;
-    // The user record may be up to a minute old (key cache): a workspace created since is read fresh.
-    const workspace = requested.length <= MAX_ACCOUNT_ID_LENGTH ? await this.deps.workspaces.getWorkspace(requested) : null;
-    if (workspace?.userId === caller.userId) return requested;
-    throw new ApiError('workspace_not_found', 'No workspace with this id is owned by the caller.', { param: 'workspaceId' });
-  }
-
-  /** The caller's library items behind the media URLs, in request order; media_not_hosted otherwise. */
-  private async hostedMedia(caller: Caller, urls: string[]): Promise<MediaItem[]> {
-    if (urls.length === 0) return [];
-    const ids = urls.map((url) => mediaIdFromUrl(url, this.deps.mediaBaseUrl));
-    const notHosted = (index: number): never => {
-      throw new ApiError(
-        'media_not_hosted',
-        `media[${index}] is not a file of your media library; upload it there first and use the URL it gives.`,
-        { param: 'media' },
-      );
-    };
-    const firstForeign = ids.findIndex((id) => id === null || id.length > MAX_ACCOUNT_ID_LENGTH);
-    if (firstForeign >= 0) notHosted(firstForeign);
-    const items = await this.deps.media.getMediaItems([...new Set(ids as string[])]);
-    return urls.map((url, index) => {
-      const item = items.get(ids[index] ?? '');
-      // Another user's file, or a URL that only looks like one of ours, is not in the caller's library.
-      if (!item || item.userId !== caller.userId || item.url !== url) return notHosted(index);
-      return item;
-    });
   }
 
   private newPost(

@@ -43,7 +43,8 @@ export interface WebHandlerOptions {
 }
 
 function respond(result: WebResult, state: WebState | undefined, options: WebHandlerOptions): APIGatewayProxyStructuredResultV2 {
-  const headers = securityHeaders(options.csp);
+  const pageTargets = result.kind === 'page' ? (result.formActionOrigins ?? []) : [];
+  const headers = securityHeaders({ ...options.csp, formActionOrigins: [...(options.csp?.formActionOrigins ?? []), ...pageTargets] });
   if (result.kind === 'redirect') {
     // 303: after a POST the browser GETs the next page, so a reload never posts twice.
     return { statusCode: 303, headers: { ...headers, Location: result.location }, cookies: result.cookies ?? [], body: '' };

@@ -31,7 +31,18 @@ export interface SignedIn {
 }
 
 export type WebResult =
-  | { kind: 'page'; status?: number; title: string; body: Html; cookies?: string[] }
+  | {
+      kind: 'page';
+      status?: number;
+      title: string;
+      body: Html;
+      cookies?: string[];
+      /**
+       * Where this page's form may send the browser on: the consent page's answer redirects to the
+       * assistant, and browsers apply CSP form-action to a form's redirects too.
+       */
+      formActionOrigins?: string[];
+    }
   | { kind: 'redirect'; location: string; cookies?: string[] };
 
 /** A form body larger than this is refused: no settings form comes near it. */

@@ -12,13 +12,13 @@
  * the local stack sets instead, the KMS key its key file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
 import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
 import { buildHttpApiEvent, compileRoutes, matchRoute } from '../../local/api-gateway-event.js';
@@ -29,11 +29,15 @@ import { ENV } from '../../lib/config.js';
 import type { MediaItem } from '../../lib/domain/model.js';
 import { scheduleName } from '../../lib/dispatch/messages.js';
 import { addMedia, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { consentFlow } from '../support/direct-consent.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { logicalId, synthesize } from './synth.js';
 
-const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES].map(({ name, entry }) => ({ name, entry }));
+// The assistant server: one function per entry (the MCP entry also serves GET and DELETE).
+const ASSISTANT_ENTRIES = ASSISTANT_ROUTES.filter((route, index) => ASSISTANT_ROUTES.findIndex((other) => other.entry === route.entry) === index);
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES].map(({ name, entry }) => ({ name, entry }));
 const SETTINGS = compileRoutes(SETTINGS_ROUTES);
+const ASSISTANT_ROUTING = compileRoutes(ASSISTANT_ROUTES);
 const ROUTES = compileRoutes(API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })));
 
 /** AWS-only variables and the local variables that stand in for them. */
@@ -342,6 +346,85 @@ describe('every function, on its template environment alone', () => {
   }, 60_000);
 });
 
+/** What API Gateway does with an assistant-server request: its route's function (full paths, no /api/v1). */
+async function callAssistant(method: string, url: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<HttpAnswer<Record<string, unknown>> & { raw: string }> {
+  const path = url.split('?')[0] ?? url;
+  const match = matchRoute(ASSISTANT_ROUTING, method, path);
+  if (!match) throw new Error(`No assistant route for ${method} ${path}`);
+  const rawHeaders = ['host', 'api.example.test', ...Object.entries(options.headers ?? {}).flat()];
+  const event = buildHttpApiEvent(
+    { method, url, rawHeaders, body: options.body === undefined ? null : Buffer.from(options.body), sourceIp: '203.0.113.11', localPort: 443, httpVersion: '1.1', requestId: randomUUID(), now: new Date() },
+    match,
+  );
+  const name = ASSISTANT_ENTRIES.find((entry) => entry.entry === match.route.entry)?.name ?? '';
+  const result = await host(name).invoke<APIGatewayProxyStructuredResultV2>(event);
+  const raw = result.body ?? '';
+  if ((result.statusCode ?? 0) >= 500) throw new Error(`${name} answered ${result.statusCode}\n--- its output ---\n${host(name).output()}`);
+  return {
+    status: result.statusCode ?? 0,
+    headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([header, value]) => [header.toLowerCase(), String(value)])),
+    body: raw.startsWith('{') ? (JSON.parse(raw) as Record<string, unknown>) : {},
+    raw,
+  };
+}
+
+describe('the assistant server, each function on its template environment alone', () => {
+  it('discovery, registration, authorization, token and an MCP create all work', async () => {
+    expect((await callAssistant('GET', '/.well-known/oauth-protected-resource/mcp')).body.resource).toBe(`${stack.origin}/mcp`);
+    expect((await callAssistant('GET', '/.well-known/oauth-authorization-server')).body.issuer).toBe(stack.origin);
+
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const registered = await callAssistant('POST', '/oauth/register', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Environment check', redirect_uris: [redirectUri] }),
+    });
+    expect(registered.status).toBe(201);
+    const clientId = String(registered.body.client_id);
+
+    const verifier = randomUUID() + randomUUID();
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${stack.origin}/mcp`,
+      state: 'env',
+    });
+    const authorized = await callAssistant('GET', `/oauth/authorize?${query.toString()}`);
+    expect(authorized.status, authorized.raw).toBe(302);
+    const requestId = new URL(authorized.headers.location ?? '', stack.origin).searchParams.get('request') ?? '';
+    const flow = consentFlow(stack.origin);
+    const pending = await flow.show(requestId, user.userId);
+    const back = new URL(await flow.answer({ requestId, formToken: pending.formToken, userId: user.userId, approve: true, scopes: ['read', 'publish'] }));
+
+    const token = await callAssistant('POST', '/oauth/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code') ?? '', code_verifier: verifier, redirect_uri: redirectUri, client_id: clientId }).toString(),
+    });
+    expect(token.status, token.raw).toBe(200);
+
+    const mcp = (message: unknown) =>
+      callAssistant('POST', '/mcp', {
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${String(token.body.access_token)}` },
+        body: JSON.stringify(message),
+      });
+    const created = await mcp({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'create_posts', arguments: { accounts: [user.accounts[0]!.id], text: `Env ${randomUUID()}`, idempotencyKey: 'env-1', confirm: true } },
+    });
+    expect(created.status, created.raw).toBe(200);
+    const result = (created.body.result ?? {}) as { isError?: boolean; structuredContent?: { posts: { status: string }[] } };
+    expect(result.isError, created.raw).toBeFalsy();
+    expect(result.structuredContent?.posts.map((post) => post.status)).toEqual(['accepted']);
+    const listed = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_media', arguments: {} } });
+    expect(((listed.body.result ?? {}) as { structuredContent?: { media: unknown[] } }).structuredContent?.media).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('every settings function, on its template environment alone', () => {
   let cookie = '';
   let csrf = '';
@@ -416,7 +499,8 @@ describe('every settings function, on its template environment alone', () => {
     const scheduledFor = new Date(Date.now() + 3 * 3600_000).toISOString();
     const created = await call<{ posts: { id: string }[] }>('POST', '/posts', {
       key: user.apiKey,
-      body: { accounts: [user.accounts[0]!.id], text: `Cancel me ${randomUUID()}`, scheduledFor },
+      // The user owns two workspaces by now (SettingsCreateWorkspace): say which one.
+      body: { accounts: [user.accounts[0]!.id], text: `Cancel me ${randomUUID()}`, scheduledFor, workspaceId: user.workspaceIds[0] },
       idempotencyKey: `settings-${randomUUID()}`,
     });
     const postId = created.body.posts[0]!.id;
@@ -430,6 +514,39 @@ describe('every settings function, on its template environment alone', () => {
     const accountId = user.accounts[0]!.id;
     expect((await web('GET', `/settings/accounts/${accountId}/disconnect`)).statusCode).toBe(200);
     expect((await web('POST', `/settings/accounts/${accountId}/disconnect`, { _csrf: csrf })).statusCode).toBe(303);
+  });
+
+  it('SettingsAssistantConsent, SettingsAssistantConsentAnswer, SettingsAssistants and SettingsRevokeAssistant consent, list and revoke', async () => {
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const registered = await callAssistant('POST', '/oauth/register', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Settings check', redirect_uris: [redirectUri] }),
+    });
+    const challenge = createHash('sha256').update(randomUUID() + randomUUID()).digest('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: String(registered.body.client_id),
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${stack.origin}/mcp`,
+    });
+    const consentPath = (await callAssistant('GET', `/oauth/authorize?${query.toString()}`)).headers.location ?? '';
+    const page = await web('GET', consentPath);
+    expect(page.statusCode).toBe(200);
+    expect(String(page.headers?.['Content-Security-Policy'])).toContain("form-action 'self' http://127.0.0.1:9");
+    const formToken = /name="form_token" value="([^"]+)"/.exec(page.body ?? '')?.[1] ?? '';
+    const requestId = new URL(consentPath, stack.origin).searchParams.get('request') ?? '';
+    const answered = await web('POST', '/settings/assistants/consent', { _csrf: csrf, request: requestId, form_token: formToken, decision: 'approve', scope_read: 'on' });
+    expect(answered.statusCode).toBe(303);
+    const back = new URL(String(answered.headers?.Location));
+    expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+    expect(back.searchParams.get('code')).not.toBeNull();
+    const listed = await web('GET', '/settings/assistants');
+    expect(listed.statusCode).toBe(200);
+    expect(listed.body).toContain('Environment check');
+    const grantId = /\/settings\/assistants\/(grt_[0-9A-Za-z]{20})\/revoke/.exec(listed.body ?? '')?.[1] ?? '';
+    expect((await web('POST', `/settings/assistants/${grantId}/revoke`, { _csrf: csrf })).statusCode).toBe(303);
   });
 
   it('SettingsSignOut ends the session', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
 import { PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT, PUBLISH_MAX_CONCURRENCY_CONTEXT } from '../../infra/stacks/publish-throughput.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
@@ -20,12 +20,17 @@ beforeAll(() => {
 });
 afterAll(() => s?.cleanup());
 
+/** The assistant server's functions: one per entry (the MCP entry serves three routes). */
+const ASSISTANT_FUNCTION_OF_ENTRY = new Map<string, string>();
+for (const route of ASSISTANT_ROUTES) if (!ASSISTANT_FUNCTION_OF_ENTRY.has(route.entry)) ASSISTANT_FUNCTION_OF_ENTRY.set(route.entry, route.name);
+const ASSISTANT_FUNCTIONS = [...ASSISTANT_FUNCTION_OF_ENTRY.values()];
 const ALL_FUNCTIONS = [
   ...API_ROUTES.map((r) => r.name),
   ...QUEUE_CONSUMERS.map((c) => c.name),
   SWEEPER.name,
   DEFAULT_ROUTE.name,
   ...SETTINGS_ROUTES.map((r) => r.name),
+  ...ASSISTANT_FUNCTIONS,
 ];
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
@@ -85,6 +90,30 @@ const EXPECTED: Record<string, string[]> = {
   SettingsDisconnectAccount: ['table:sessions:read', 'table:directory:readWrite'],
   SettingsPosts: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
   SettingsCancelPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
+  SettingsAssistantConsent: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistantConsentAnswer: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistants: ['table:sessions:read', 'table:directory:read', 'table:oauth:read'],
+  SettingsRevokeAssistant: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
+  // The MCP tools run the API's use cases: the union of CreatePosts, ListPosts, GetPost, DeletePost
+  // and ListAccounts, plus reading tokens and grants.
+  Mcp: [
+    'table:directory:read',
+    'table:counters:readWrite',
+    'table:posts:readWrite',
+    'table:idempotency:readWrite',
+    'table:oauth:read',
+    'send:publish',
+    'send:deletion',
+    'scheduler:create',
+    'scheduler:delete',
+    'passRole:scheduler',
+    'secret:cursor',
+  ],
+  ProtectedResourceMetadata: [],
+  AuthorizationServerMetadata: [],
+  OAuthRegister: ['table:oauth:readWrite', 'table:counters:readWrite'],
+  OAuthAuthorize: ['table:oauth:readWrite'],
+  OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
@@ -262,7 +291,11 @@ describe('environment', () => {
       Object.entries(environmentOf(name))
         .filter(
           ([variable]) =>
-            !variable.startsWith('POWERTOOLS_') && variable !== 'NODE_OPTIONS' && variable !== ENV.mediaBaseUrl && !SETTINGS_VALUES.includes(variable),
+            !variable.startsWith('POWERTOOLS_') &&
+            variable !== 'NODE_OPTIONS' &&
+            variable !== ENV.mediaBaseUrl &&
+            variable !== ENV.serviceOrigin &&
+            !SETTINGS_VALUES.includes(variable),
         )
         .map(([variable, value]) => [variable, describeValue(value, s)]),
     );
@@ -305,7 +338,7 @@ describe('environment', () => {
 
   it('gives the media base URL (the CDN domain) to the function that checks media URLs', () => {
     const withUrl = ALL_FUNCTIONS.filter((name) => ENV.mediaBaseUrl in environmentOf(name));
-    expect(withUrl).toEqual(['CreatePosts']);
+    expect(withUrl).toEqual(['CreatePosts', 'Mcp']);
     const value = environmentOf('CreatePosts')[ENV.mediaBaseUrl] as { 'Fn::Join': [string, unknown[]] };
     expect(value['Fn::Join'][1][0]).toBe('https://');
   });
@@ -353,8 +386,25 @@ describe('HTTP API', () => {
       expect(byKey.get(`${route.method} ${route.path}`), route.name).toBe(`function:${route.name}`);
     }
     expect(byKey.get('$default')).toBe(`function:${DEFAULT_ROUTE.name}`);
-    expect(routes).toHaveLength(API_ROUTES.length + SETTINGS_ROUTES.length + 1);
-    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + SETTINGS_ROUTES.length + 1);
+    for (const route of ASSISTANT_ROUTES) {
+      expect(byKey.get(`${route.method} ${route.path}`), route.name).toBe(`function:${ASSISTANT_FUNCTION_OF_ENTRY.get(route.entry)}`);
+    }
+    expect(routes).toHaveLength(API_ROUTES.length + SETTINGS_ROUTES.length + 1 + ASSISTANT_ROUTES.length);
+    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + SETTINGS_ROUTES.length + 1 + ASSISTANT_FUNCTIONS.length);
+  });
+
+  it('outputs the MCP server URL', () => {
+    expect(s.apiJson.Outputs?.McpUrl?.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(s.service.api.api), 'ApiEndpoint'] }, '/mcp']] });
+  });
+
+  it('tells the assistant server its public origin: the API endpoint itself', () => {
+    const withOrigin = ALL_FUNCTIONS.filter((name) => ENV.serviceOrigin in environmentOf(name));
+    expect(sorted(withOrigin)).toEqual(
+      sorted(['Mcp', 'ProtectedResourceMetadata', 'AuthorizationServerMetadata', 'OAuthAuthorize', 'OAuthToken', 'SettingsAssistantConsent', 'SettingsAssistantConsentAnswer']),
+    );
+    expect(environmentOf('Mcp')[ENV.serviceOrigin]).toEqual({ 'Fn::GetAtt': [logicalId(s.service.api.api), 'ApiEndpoint'] });
+    // Loopback assistants are for the local stack only.
+    for (const name of ALL_FUNCTIONS) expect(environmentOf(name)).not.toHaveProperty(ENV.oauthAllowLoopbackClients);
   });
 
   it('has a stage with throttling and JSON access logs without headers', () => {

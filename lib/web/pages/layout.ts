@@ -18,6 +18,7 @@ export const NAV: readonly NavEntry[] = [
   { href: '/settings/keys', label: 'API keys' },
   { href: '/settings/workspaces', label: 'Workspaces' },
   { href: '/settings/posts', label: 'Posts' },
+  { href: '/settings/assistants', label: 'Assistants' },
 ];
 
 export interface LayoutInput {

@@ -23,7 +23,8 @@ function safeLink(url: string | null): string | null {
 
 function postRow(post: PostView, account: Account | undefined, csrfToken: string): Html {
   const live = safeLink(post.publishedUrl);
-  return html`<tr>
+  // The row's id is the post id: an assistant links each post it creates to /settings/posts#<id>.
+  return html`<tr id="${post.id}">
   <td data-label="Post">${post.text === '' ? html`<span class="muted">(no text)</span>` : excerpt(post.text)}${post.mediaUrls.length > 0 ? html`<br><span class="muted">${post.mediaUrls.length} media</span>` : ''}
     ${post.error ? html`<p class="error-text"><strong>${post.error.message}</strong><br>${post.error.advice}</p>` : ''}</td>
   <td data-label="Account">${account ? html`${account.name}<br><span class="muted">${post.platform} ${account.handle}</span>` : html`${post.platform}<br><span class="muted">${post.accountId}</span>`}</td>

@@ -1,0 +1,91 @@
+/**
+ * The use cases behind the MCP tools, built once per cold start from the same adapters the API's
+ * functions build (functions/create-posts.ts, list-posts.ts, get-post.ts, delete-post.ts,
+ * list-accounts.ts), so a tool and its API route run the very same code on the very same stores.
+ */
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../config.js';
+import { SqsPlatformDeletionQueue } from '../dispatch/platform-deletion-queue.js';
+import { PublishDispatcher, ScheduleCanceller } from '../dispatch/publish-dispatcher.js';
+import { requestCounting } from '../http/api-pipeline.js';
+import { oauthUrls, tokenService } from '../oauth/oauth-dependencies.js';
+import { readSecret } from '../secrets.js';
+import { DirectoryTable } from '../store/directory-table.js';
+import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
+import { DynamoDbIdempotencyStore } from '../store/dynamodb-idempotency-store.js';
+import { DynamoDbMediaLibrary } from '../store/dynamodb-media-library.js';
+import { DynamoDbMediaStore } from '../store/dynamodb-media-store.js';
+import { DynamoDbPostStore } from '../store/dynamodb-post-store.js';
+import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
+import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
+import { meterSdkClient } from '../store/sdk-metering.js';
+import { CreatePosts } from '../use-cases/create-posts.js';
+import { DeletePost } from '../use-cases/delete-post.js';
+import { GetPost } from '../use-cases/get-post.js';
+import { ListAccounts } from '../use-cases/list-accounts.js';
+import { ListPosts } from '../use-cases/list-posts.js';
+import { systemClock } from '../use-cases/ports/clock.js';
+import { PreviewPosts } from '../use-cases/preview-posts.js';
+import type { McpEndpointDeps } from './mcp-endpoint.js';
+
+/**
+ * Where a person sees a post in settings, and cancels it while it is scheduled: its row on the
+ * Posts page (newest first, so a post an assistant just created is on the first page).
+ */
+export function postSettingsUrl(origin: string, post: { id: string }): string {
+  return `${origin}/settings/posts#${encodeURIComponent(post.id)}`;
+}
+
+let deps: McpEndpointDeps | undefined;
+
+export function mcpDependencies(): McpEndpointDeps {
+  if (deps) return deps;
+  const sqs = new SQSClient({});
+  const scheduler = new SchedulerClient({});
+  meterSdkClient(sqs, 'sqs');
+  meterSdkClient(scheduler, 'scheduler');
+  const directory = new DirectoryTable();
+  const accounts = new DynamoDbAccountStore(directory);
+  const workspaces = new DynamoDbWorkspaceStore(directory);
+  const posts = new DynamoDbPostStore();
+  const library = new DynamoDbMediaLibrary();
+  const counting = requestCounting();
+  const urls = oauthUrls();
+  const reads = { accounts, workspaces, media: new DynamoDbMediaStore(directory), mediaBaseUrl: requireEnv(ENV.mediaBaseUrl) };
+  deps = {
+    tokens: tokenService(new DynamoDbUserStore(directory)),
+    limiter: counting.rateLimiter,
+    clock: systemClock,
+    perMinute: counting.limits.perMinute,
+    urls,
+    tools: {
+      listAccounts: new ListAccounts({ accounts, workspaces }),
+      listPosts: new ListPosts({ posts, cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) }),
+      getPost: new GetPost({ posts }),
+      createPosts: new CreatePosts({
+        ...reads,
+        posts,
+        idempotency: new DynamoDbIdempotencyStore(),
+        dispatcher: new PublishDispatcher(sqs, scheduler, {
+          publishQueueUrl: requireEnv(ENV.publishQueueUrl),
+          publishQueueArn: requireEnv(ENV.publishQueueArn),
+          schedulerGroup: requireEnv(ENV.schedulerGroup),
+          schedulerRoleArn: requireEnv(ENV.schedulerRoleArn),
+          schedulerDlqArn: requireEnv(ENV.schedulerDlqArn),
+        }),
+        clock: systemClock,
+      }),
+      previewPosts: new PreviewPosts({ ...reads, clock: systemClock }),
+      deletePost: new DeletePost({
+        posts,
+        dispatcher: new ScheduleCanceller(scheduler, requireEnv(ENV.schedulerGroup)),
+        deletionQueue: new SqsPlatformDeletionQueue(sqs, requireEnv(ENV.deletionQueueUrl)),
+        clock: systemClock,
+      }),
+      listMedia: (userId) => library.listMedia(userId),
+      postSettingsUrl: (post) => postSettingsUrl(urls.origin, post),
+    },
+  };
+  return deps;
+}

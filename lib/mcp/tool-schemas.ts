@@ -1,0 +1,140 @@
+/**
+ * Input and output JSON schemas of the assistant server's tools (zod, which the MCP SDK turns into
+ * the JSON Schema each tool advertises). Inputs are typed loosely enough that the service's own
+ * rules (lib/domain/create-request.ts and friends) give the errors, in the API's words; outputs
+ * are the API's objects (api-v1.md) plus a `settingsUrl` where a person can see and cancel a post.
+ */
+import * as z from 'zod/v4';
+
+const timestamp = z.string().describe('ISO 8601, UTC with milliseconds');
+
+export const accountShape = z.object({
+  object: z.literal('account'),
+  id: z.string(),
+  workspaceId: z.string(),
+  platform: z.string(),
+  name: z.string(),
+  handle: z.string(),
+  accountType: z.string(),
+  active: z.boolean(),
+  tokenHealth: z.string().describe('healthy, expiring, needs_reauth or refresh_failed; reconnect in settings unless healthy'),
+  connectedAt: timestamp,
+});
+
+export const postShape = z.object({
+  object: z.literal('post'),
+  id: z.string(),
+  workspaceId: z.string(),
+  accountId: z.string(),
+  platform: z.string(),
+  campaignId: z.string(),
+  status: z.enum(['draft', 'scheduled', 'published', 'failed']),
+  text: z.string(),
+  mediaUrls: z.array(z.string()),
+  scheduledFor: timestamp,
+  publishedAt: timestamp.nullable(),
+  publishedUrl: z.string().nullable(),
+  platformPostId: z.string().nullable(),
+  error: z.object({ message: z.string(), advice: z.string() }).nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  settingsUrl: z.string().describe('Where the person sees this post in settings (and cancels it while scheduled)'),
+});
+
+export const listAccountsInput = {
+  workspaceId: z.string().optional().describe('Only the accounts of this workspace'),
+  platform: z.string().optional().describe('Only the accounts of this platform, e.g. linkedin or x'),
+};
+export const listAccountsOutput = { accounts: z.array(accountShape) };
+
+export const listPostsInput = {
+  status: z.enum(['draft', 'scheduled', 'published', 'failed']).optional(),
+  limit: z.number().int().optional().describe('1 to 100, default 25'),
+  cursor: z.string().optional().describe('nextCursor of the previous page'),
+};
+export const listPostsOutput = { posts: z.array(postShape), nextCursor: z.string().nullable() };
+
+export const getPostInput = { id: z.string().describe('A post id (post_...)') };
+export const getPostOutput = { post: postShape };
+
+export const createPostsInput = {
+  accounts: z.array(z.string()).describe('Account ids from list_accounts; one post per account, at most 25'),
+  text: z.string().optional().describe('Text for every account without an entry in texts'),
+  texts: z.record(z.string(), z.string()).optional().describe('Per-account text, keyed by account id'),
+  media: z.array(z.string()).optional().describe('URLs from list_media (files of the media library) only'),
+  scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; omit to publish at once'),
+  draft: z.boolean().optional().describe('true saves drafts that are never sent'),
+  options: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Per-platform options: x: {communityId, shareWithFollowers}'),
+  workspaceId: z.string().optional().describe('Needed only when the person has several workspaces'),
+  campaignId: z.string().optional(),
+  idempotencyKey: z
+    .string()
+    .describe('A fresh unique key per intended create (e.g. a UUID); send the SAME key when retrying, so the posts are never created twice'),
+  confirm: z
+    .boolean()
+    .optional()
+    .describe('Omit (or false) to get a preview that writes nothing; true to create the posts after the person agreed to the preview'),
+};
+
+const previewLine = z.object({
+  accountId: z.string(),
+  platform: z.string().nullable(),
+  handle: z.string().nullable(),
+  verdict: z.enum(['accepted', 'rejected']),
+  reason: z.string().nullable(),
+  message: z.string().nullable(),
+  text: z.string(),
+  textLength: z.number().nullable(),
+  maxTextLength: z.number().nullable(),
+});
+
+const createdLine = z.object({
+  id: z.string().nullable(),
+  accountId: z.string(),
+  platform: z.string().nullable(),
+  status: z.enum(['accepted', 'rejected', 'failed']),
+  reason: z.string().nullable(),
+  message: z.string().nullable(),
+  settingsUrl: z.string().nullable(),
+});
+
+export const createPostsOutput = {
+  mode: z.enum(['preview', 'created']),
+  preview: z
+    .object({
+      draft: z.boolean(),
+      publishAt: z.string().nullable(),
+      targets: z.array(previewLine),
+      accepted: z.number(),
+      rejected: z.number(),
+      allowanceUnits: z.number(),
+    })
+    .optional(),
+  campaignId: z.string().optional(),
+  posts: z.array(createdLine).optional(),
+  replayed: z.boolean().optional().describe('true when this idempotency key had already created these posts: nothing new was created'),
+};
+
+export const deletePostInput = {
+  id: z.string(),
+  deleteFromPlatform: z.boolean().optional().describe('true also deletes the live post from the platform (irreversible)'),
+};
+export const deletePostOutput = {
+  object: z.literal('post_deleted'),
+  id: z.string(),
+  softDeleted: z.boolean(),
+  platformDeletionQueuedFor: z.array(z.string()),
+};
+
+export const listMediaInput = {};
+export const listMediaOutput = {
+  media: z.array(
+    z.object({
+      url: z.string().describe('Use this in create_posts media'),
+      contentType: z.string(),
+      sizeBytes: z.number(),
+      durationSeconds: z.number().nullable(),
+      createdAt: timestamp,
+    }),
+  ),
+};

@@ -1,0 +1,215 @@
+/**
+ * The assistant server's tools, registered on a fresh McpServer for one verified caller (the
+ * server is stateless: one per request). Each tool calls the same use case as the API route it
+ * mirrors, with the same Caller, so scopes, tenant scoping, per-target rules, allowance and
+ * idempotency are the API's own. An ApiError becomes a tool error (`isError: true`) whose text
+ * gives the code, what went wrong and what to do; anything else is logged and answered with a
+ * generic text that says nothing internal.
+ *
+ * create_posts is the one that acts, and it is built not to surprise: without `confirm: true` it
+ * only previews (PreviewPosts writes nothing); with it, it creates through CreatePosts with the
+ * caller's idempotency key, so a retried call replays the first answer instead of posting again.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError } from '../domain/errors.js';
+import type { MediaItem } from '../domain/model.js';
+import { requireScope } from '../domain/scopes.js';
+import type { PostView } from '../domain/views/post-view.js';
+import { logger } from '../observability.js';
+import type { Caller } from '../domain/caller.js';
+import type { CreatePosts, PostBatch } from '../use-cases/create-posts.js';
+import type { DeletePost } from '../use-cases/delete-post.js';
+import type { GetPost } from '../use-cases/get-post.js';
+import { parseListAccountsQuery, type ListAccounts } from '../use-cases/list-accounts.js';
+import { parseListPostsQuery, type ListPosts } from '../use-cases/list-posts.js';
+import type { PreviewPosts } from '../use-cases/preview-posts.js';
+import { adviceFor } from './tool-errors.js';
+import * as schema from './tool-schemas.js';
+
+export interface McpToolDeps {
+  listAccounts: ListAccounts;
+  listPosts: ListPosts;
+  getPost: GetPost;
+  createPosts: CreatePosts;
+  previewPosts: PreviewPosts;
+  deletePost: DeletePost;
+  /** The caller's media library, newest first. */
+  listMedia: (userId: string) => Promise<MediaItem[]>;
+  /** Where a person sees (and can cancel) a post in settings. */
+  postSettingsUrl: (post: { id: string; campaignId: string }) => string;
+}
+
+type Structured = Record<string, unknown>;
+
+function ok(structured: Structured, summary: string): CallToolResult {
+  return { content: [{ type: 'text', text: `${summary}\n${JSON.stringify(structured, null, 2)}` }], structuredContent: structured };
+}
+
+function toolError(error: unknown): CallToolResult {
+  if (error instanceof ApiError) {
+    const posts = (error.extraBody?.posts ?? null) as PostBatch['posts'] | null;
+    const lines = posts ? `\n${posts.map((post) => `- ${post.accountId}: ${post.reason ?? post.status} — ${post.message ?? ''}`).join('\n')}` : '';
+    return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}${lines}\nWhat to do: ${adviceFor(error.code)}` }] };
+  }
+  logger.error('MCP tool failed', { error: error instanceof Error ? error : String(error) });
+  return {
+    isError: true,
+    content: [{ type: 'text', text: 'internal_error: Something failed on our side. What to do: retry in a moment (a create with the same idempotencyKey never posts twice).' }],
+  };
+}
+
+/** Drops undefined fields, so the use cases see exactly what the assistant sent. */
+function defined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+function asQuery(record: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(defined(record)).map(([name, value]) => [name, String(value)]));
+}
+
+export function registerTools(server: McpServer, caller: Caller, deps: McpToolDeps): void {
+  const run = async (scope: 'read' | 'write' | null, action: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+    try {
+      if (!caller.user.active) throw new ApiError('subscription_inactive', 'The account behind this assistant has no active subscription.');
+      if (scope) requireScope(caller, scope);
+      return await action();
+    } catch (error) {
+      return toolError(error);
+    }
+  };
+  const withLink = (post: PostView) => ({ ...post, settingsUrl: deps.postSettingsUrl(post) });
+
+  server.registerTool(
+    'list_accounts',
+    {
+      title: 'List connected accounts',
+      description: 'The social accounts the person connected (LinkedIn, X, ...). Use their ids as create_posts targets; only healthy linkedin and x accounts can be posted to.',
+      inputSchema: schema.listAccountsInput,
+      outputSchema: schema.listAccountsOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      run('read', async () => {
+        const { accounts } = await deps.listAccounts.execute(caller, parseListAccountsQuery(asQuery(args)));
+        return ok({ accounts }, `${accounts.length} connected account(s).`);
+      }),
+  );
+
+  server.registerTool(
+    'list_posts',
+    {
+      title: 'List posts',
+      description: 'The person\'s posts, newest first, optionally of one status; page with nextCursor.',
+      inputSchema: schema.listPostsInput,
+      outputSchema: schema.listPostsOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      run('read', async () => {
+        const list = await deps.listPosts.execute(caller, parseListPostsQuery(asQuery(args)));
+        return ok({ posts: list.posts.map(withLink), nextCursor: list.nextCursor }, `${list.posts.length} post(s)${list.nextCursor ? '; more with nextCursor' : ''}.`);
+      }),
+  );
+
+  server.registerTool(
+    'get_post',
+    {
+      title: 'Get a post',
+      description: 'One post and its outcome: poll it after create_posts until status is published or failed (error.advice says what to do).',
+      inputSchema: schema.getPostInput,
+      outputSchema: schema.getPostOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ id }) =>
+      run('read', async () => {
+        const post = withLink(await deps.getPost.execute(caller, id));
+        return ok({ post }, `Post ${post.id} on ${post.platform} is ${post.status}${post.publishedUrl ? `: ${post.publishedUrl}` : ''}.`);
+      }),
+  );
+
+  server.registerTool(
+    'create_posts',
+    {
+      title: 'Create posts (preview first)',
+      description:
+        'Creates one post per account. Without confirm it only PREVIEWS (nothing is written): show the preview to the person, and call again with confirm: true and the SAME idempotencyKey only after they agree. Each created post links to settings, where the person can see and cancel it.',
+      inputSchema: schema.createPostsInput,
+      outputSchema: schema.createPostsOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ idempotencyKey, confirm, ...fields }) =>
+      run(null, async () => {
+        const body = defined(fields);
+        if (confirm !== true) {
+          const preview = await deps.previewPosts.execute(caller, body);
+          const lines = preview.targets.map((line) =>
+            line.verdict === 'accepted'
+              ? `- ${line.accountId} (${line.platform} ${line.handle}): accepted, ${line.textLength}/${line.maxTextLength} characters`
+              : `- ${line.accountId}: rejected (${line.reason}) ${line.message}`,
+          );
+          const when = preview.draft ? 'saved as drafts' : `published at ${preview.publishAt}`;
+          return ok(
+            { mode: 'preview', preview },
+            `PREVIEW ONLY, nothing was created. ${preview.accepted} post(s) would be ${when}:\n${lines.join('\n')}\nTo create them, call create_posts again with the same arguments, confirm: true and idempotencyKey "${idempotencyKey}".`,
+          );
+        }
+        const outcome = await deps.createPosts.execute(caller, body, idempotencyKey);
+        const batch = outcome.body as PostBatch;
+        const replayed = outcome.headers?.['Idempotent-Replayed'] === 'true';
+        const posts = batch.posts.map((post) => ({
+          id: post.id,
+          accountId: post.accountId,
+          platform: post.platform,
+          status: post.status,
+          reason: post.reason,
+          message: post.message,
+          settingsUrl: post.id ? deps.postSettingsUrl({ id: post.id, campaignId: batch.campaignId }) : null,
+        }));
+        const accepted = posts.filter((post) => post.status === 'accepted');
+        return ok(
+          { mode: 'created', campaignId: batch.campaignId, posts, replayed },
+          `${replayed ? 'Already created earlier with this idempotencyKey (nothing new was created). ' : ''}${accepted.length} post(s) accepted; poll each with get_post. The person can see and cancel them at the settingsUrl.`,
+        );
+      }),
+  );
+
+  server.registerTool(
+    'delete_post',
+    {
+      title: 'Cancel or delete a post',
+      description: 'Cancels a scheduled post or removes a draft; a published post is hidden, and with deleteFromPlatform: true also deleted from the platform.',
+      inputSchema: schema.deletePostInput,
+      outputSchema: schema.deletePostOutput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    ({ id, deleteFromPlatform }) =>
+      run('write', async () => {
+        const deleted = await deps.deletePost.execute(caller, id, { deleteFromPlatform: deleteFromPlatform === true });
+        return ok({ ...deleted }, `Post ${deleted.id} deleted${deleted.platformDeletionQueuedFor.length > 0 ? '; deletion from the platform is queued' : ''}.`);
+      }),
+  );
+
+  server.registerTool(
+    'list_media',
+    {
+      title: 'List the media library',
+      description: 'Images and videos the person uploaded in settings; their URLs are what create_posts accepts in media.',
+      inputSchema: schema.listMediaInput,
+      outputSchema: schema.listMediaOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    () =>
+      run('read', async () => {
+        const items = await deps.listMedia(caller.userId);
+        const media = items.map((item) => ({
+          url: item.url,
+          contentType: item.contentType,
+          sizeBytes: item.sizeBytes,
+          durationSeconds: item.durationSeconds,
+          createdAt: new Date(item.createdAt).toISOString(),
+        }));
+        return ok({ media }, `${media.length} file(s) in the media library.`);
+      }),
+  );
+}

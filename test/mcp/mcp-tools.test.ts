@@ -1,0 +1,291 @@
+/**
+ * The assistant server through the MCP SDK's own client against the local stack: discovery,
+ * dynamic registration, authorization with PKCE and the resource indicator, the token exchange
+ * (all the SDK's code), then every tool. The person's consent is answered through the consent
+ * flow directly here (test/support/direct-consent.ts); mcp-browser.test.ts walks the pages.
+ * Publishing runs for real: queue consumers and sandbox platforms.
+ */
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
+import { sha256Hex } from '../../lib/oauth/secrets.js';
+import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
+import { directConsent } from '../support/direct-consent.js';
+import { connectAssistant, testProvider, type ConnectedAssistant } from '../support/mcp-client.js';
+import { mcpCall, tokenRequest, toolsList } from '../support/mcp-http.js';
+import { startPostsStack } from '../support/posts.js';
+import { addMedia, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import type { TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let user: ProvisionedUser;
+let assistant: ConnectedAssistant;
+let grants: DynamoDbGrantStore;
+let documents: DynamoDBDocumentClient;
+
+interface ToolResult {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+
+beforeAll(async () => {
+  stack = await startPostsStack({ consumers: true, sandbox: true });
+  grants = new DynamoDbGrantStore({ tableName: stack.tables.oauth });
+  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+  documents = DynamoDBDocumentClient.from(raw);
+  user = await provisionUser({ accounts: [{ platform: 'x', sandbox: 'ok', handle: '@mcp_x' }, { platform: 'linkedin', sandbox: 'ok' }, { platform: 'instagram' }] });
+  assistant = await connectAssistant(`${stack.origin}/mcp`, directConsent(stack.origin, user.userId));
+}, 60_000);
+
+afterAll(async () => {
+  await assistant?.close();
+  documents?.destroy();
+  await stack?.stop();
+});
+
+describe('discovery and sign-in', () => {
+  it('answers 401 with a challenge naming the protected resource metadata', async () => {
+    const response = await mcpCall(stack.origin, null, toolsList);
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="${stack.origin}/.well-known/oauth-protected-resource/mcp", scope="read write publish"`,
+    );
+    expect(response.headers['x-ratelimit-limit']).toBeDefined();
+  });
+
+  it('publishes the protected resource and authorization server metadata', async () => {
+    const resource = await (await fetch(`${stack.origin}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(resource).toMatchObject({ resource: `${stack.origin}/mcp`, authorization_servers: [stack.origin], scopes_supported: ['read', 'write', 'publish'] });
+    const root = await (await fetch(`${stack.origin}/.well-known/oauth-protected-resource`)).json();
+    expect(root).toEqual(resource);
+    const server = await (await fetch(`${stack.origin}/.well-known/oauth-authorization-server`)).json();
+    expect(server).toMatchObject({
+      issuer: stack.origin,
+      authorization_endpoint: `${stack.origin}/oauth/authorize`,
+      token_endpoint: `${stack.origin}/oauth/token`,
+      registration_endpoint: `${stack.origin}/oauth/register`,
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
+      token_endpoint_auth_methods_supported: ['none'],
+    });
+  });
+
+  it('gave the SDK client tokens bound to our MCP URL with the scopes the person approved', () => {
+    const tokens = assistant.provider.savedTokens;
+    expect(tokens?.access_token).toMatch(/^mcpat_grt_/);
+    expect(tokens?.refresh_token).toMatch(/^mcprt_grt_/);
+    expect(tokens?.scope).toBe('read write publish');
+    expect(tokens?.expires_in).toBe(3600);
+  });
+
+  it('refuses GET and DELETE on /mcp: the server is stateless', async () => {
+    const token = assistant.provider.savedTokens?.access_token ?? '';
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${stack.origin}/mcp`, { method, headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it('refuses a request from a foreign Origin (DNS rebinding)', async () => {
+    const response = await mcpCall(stack.origin, assistant.provider.savedTokens?.access_token ?? '', toolsList, { origin: 'http://evil.example' });
+    expect(response.status).toBe(403);
+  });
+});
+
+describe('tools', () => {
+  it('lists six tools with input and output schemas and annotations', async () => {
+    const { tools } = await assistant.client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect([...byName.keys()].sort()).toEqual(['create_posts', 'delete_post', 'get_post', 'list_accounts', 'list_media', 'list_posts']);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+    }
+    expect(byName.get('list_accounts')?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.get('create_posts')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(byName.get('delete_post')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get('create_posts')?.inputSchema.required).toEqual(expect.arrayContaining(['accounts', 'idempotencyKey']));
+  });
+
+  it('list_accounts returns the person\'s accounts, as GET /accounts does', async () => {
+    const result = await call(assistant.client, 'list_accounts');
+    expect(result.isError).toBeFalsy();
+    const accounts = result.structuredContent?.accounts as { id: string; platform: string }[];
+    expect(accounts.map((account) => account.id)).toEqual(user.accounts.map((account) => account.id));
+  });
+
+  it('create_posts without confirm previews, with the counted text per target, and writes nothing', async () => {
+    const [x, linkedin, instagram] = user.accounts;
+    const text = 'Hello from an assistant https://example.com/a/very/long/path/that/x/counts/as/23';
+    const result = await call(assistant.client, 'create_posts', {
+      accounts: [x?.id, linkedin?.id, instagram?.id],
+      text,
+      idempotencyKey: 'preview-1',
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.content[0]?.text).toMatch(/^PREVIEW ONLY, nothing was created/);
+    const preview = (result.structuredContent as { mode: string; preview: { targets: Record<string, unknown>[]; accepted: number } }).preview;
+    expect(result.structuredContent?.mode).toBe('preview');
+    expect(preview.accepted).toBe(2);
+    expect(preview.targets).toEqual([
+      expect.objectContaining({ accountId: x?.id, verdict: 'accepted', textLength: 'Hello from an assistant '.length + 23, maxTextLength: 280 }),
+      expect.objectContaining({ accountId: linkedin?.id, verdict: 'accepted', textLength: text.length, maxTextLength: 3000 }),
+      expect.objectContaining({ accountId: instagram?.id, verdict: 'rejected', reason: 'platform_not_available' }),
+    ]);
+    const listed = await call(assistant.client, 'list_posts');
+    expect(listed.structuredContent?.posts).toEqual([]);
+  });
+
+  it('create_posts with confirm creates once, a retry with the same key replays, and get_post reaches published', async () => {
+    const [x, linkedin] = user.accounts;
+    const args = { accounts: [x?.id, linkedin?.id], text: 'Confirmed by the person', idempotencyKey: 'confirm-1', confirm: true };
+    const [first, retry] = [await call(assistant.client, 'create_posts', args), await call(assistant.client, 'create_posts', args)];
+    expect(first.isError).toBeFalsy();
+    const created = first.structuredContent as { mode: string; campaignId: string; posts: { id: string; status: string; settingsUrl: string }[]; replayed: boolean };
+    expect(created.mode).toBe('created');
+    expect(created.replayed).toBe(false);
+    expect(created.posts.map((post) => post.status)).toEqual(['accepted', 'accepted']);
+    expect(created.posts[0]?.settingsUrl).toBe(`${stack.origin}/settings/posts#${created.posts[0]?.id}`);
+    expect(retry.structuredContent).toMatchObject({ mode: 'created', replayed: true, campaignId: created.campaignId });
+
+    const listed = await call(assistant.client, 'list_posts');
+    expect((listed.structuredContent?.posts as unknown[]).length).toBe(2);
+
+    const id = created.posts[0]?.id ?? '';
+    let status = '';
+    for (let attempt = 0; attempt < 100 && status !== 'published'; attempt++) {
+      const got = await call(assistant.client, 'get_post', { id });
+      status = (got.structuredContent?.post as { status: string }).status;
+      if (status !== 'published') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(status).toBe('published');
+  });
+
+  it('errors are tool errors that say what to do', async () => {
+    const missing = await call(assistant.client, 'get_post', { id: 'post_doesnotexist0000000' });
+    expect(missing.isError).toBe(true);
+    expect(missing.content[0]?.text).toMatch(/^post_not_found: .*\nWhat to do: /);
+    const past = await call(assistant.client, 'create_posts', {
+      accounts: [user.accounts[0]?.id],
+      text: 'x',
+      scheduledFor: '2020-01-01T00:00:00Z',
+      idempotencyKey: 'past-1',
+      confirm: true,
+    });
+    expect(past.isError).toBe(true);
+    expect(past.content[0]?.text).toMatch(/^scheduled_for_in_past: /);
+  });
+
+  it('delete_post cancels a scheduled post', async () => {
+    const scheduledFor = new Date(Date.now() + 3600_000).toISOString();
+    const created = await call(assistant.client, 'create_posts', {
+      accounts: [user.accounts[1]?.id],
+      text: 'Later',
+      scheduledFor,
+      idempotencyKey: 'later-1',
+      confirm: true,
+    });
+    const id = (created.structuredContent?.posts as { id: string }[])[0]?.id ?? '';
+    const deleted = await call(assistant.client, 'delete_post', { id });
+    expect(deleted.structuredContent).toEqual({ object: 'post_deleted', id, softDeleted: false, platformDeletionQueuedFor: [] });
+    expect((await call(assistant.client, 'get_post', { id })).isError).toBe(true);
+  });
+
+  it('list_media lists the person\'s library, newest first, and nobody else\'s', async () => {
+    const other = await provisionUser();
+    await addMedia(other.userId, { fileName: 'theirs.png' });
+    const first = await addMedia(user.userId, { fileName: 'one.png', contentType: 'image/png' });
+    const second = await addMedia(user.userId, { fileName: 'two.png', contentType: 'image/png' });
+    const result = await call(assistant.client, 'list_media');
+    const media = result.structuredContent?.media as { url: string }[];
+    expect(media.map((item) => item.url)).toEqual([second.url, first.url]);
+  });
+});
+
+describe('grants', () => {
+  it('a read-only grant reads but cannot create', async () => {
+    const readOnly = await connectAssistant(`${stack.origin}/mcp`, directConsent(stack.origin, user.userId, { scopes: ['read'] }), testProvider('Reader'));
+    try {
+      expect(readOnly.provider.savedTokens?.scope).toBe('read');
+      expect((await call(readOnly.client, 'list_accounts')).isError).toBeFalsy();
+      const denied = await call(readOnly.client, 'create_posts', { accounts: [user.accounts[0]?.id], text: 'no', idempotencyKey: 'ro-1', confirm: true });
+      expect(denied.isError).toBe(true);
+      expect(denied.content[0]?.text).toMatch(/^insufficient_scope: /);
+      const preview = await call(readOnly.client, 'create_posts', { accounts: [user.accounts[0]?.id], text: 'no', idempotencyKey: 'ro-2' });
+      expect(preview.isError).toBe(true);
+    } finally {
+      await readOnly.close();
+    }
+  });
+
+  it('an expired access token is refused, and the SDK client refreshes it (rotating the refresh token)', async () => {
+    const session = await connectAssistant(`${stack.origin}/mcp`, directConsent(stack.origin, user.userId), testProvider('Expiring'));
+    try {
+      const before = session.provider.savedTokens;
+      await documents.send(
+        new UpdateCommand({
+          TableName: stack.tables.oauth,
+          Key: { pk: `TOKEN#${sha256Hex(before?.access_token ?? '')}` },
+          UpdateExpression: 'SET expiresAt = :past',
+          ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
+        }),
+      );
+      const refused = await mcpCall(stack.origin, before?.access_token ?? '', toolsList);
+      expect(refused.status).toBe(401);
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(refused.headers['www-authenticate']).toContain('expired');
+
+      expect((await call(session.client, 'list_accounts')).isError).toBeFalsy();
+      const after = session.provider.savedTokens;
+      expect(after?.access_token).not.toBe(before?.access_token);
+      expect(after?.refresh_token).not.toBe(before?.refresh_token);
+
+      // The first refresh token again: it leaked, so the grant ends for everyone.
+      const reuse = await tokenRequest(stack.origin, {
+        grant_type: 'refresh_token',
+        refresh_token: before?.refresh_token ?? '',
+        client_id: String(session.provider.clientInfo?.client_id),
+      });
+      expect(reuse.status).toBe(400);
+      expect(reuse.body).toMatchObject({ error: 'invalid_grant' });
+      expect((await mcpCall(stack.origin, after?.access_token ?? '', toolsList)).status).toBe(401);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('a revoked grant stops working at once', async () => {
+    const session = await connectAssistant(`${stack.origin}/mcp`, directConsent(stack.origin, user.userId), testProvider('Revoked'));
+    try {
+      const token = session.provider.savedTokens?.access_token ?? '';
+      expect((await mcpCall(stack.origin, token, toolsList)).status).toBe(200);
+      const listed = await grants.listGrants(user.userId);
+      const grant = listed.find((entry) => token.includes(entry.grantId));
+      expect(grant?.clientName).toBe('Revoked');
+      expect(await grants.revokeGrant(user.userId, grant?.grantId ?? '', new Date())).toBe(true);
+      const refused = await mcpCall(stack.origin, token, toolsList);
+      expect(refused.status).toBe(401);
+      expect(refused.headers['www-authenticate']).toContain('revoked');
+      const refresh = await tokenRequest(stack.origin, {
+        grant_type: 'refresh_token',
+        refresh_token: session.provider.savedTokens?.refresh_token ?? '',
+        client_id: String(session.provider.clientInfo?.client_id),
+      });
+      expect(refresh.body).toMatchObject({ error: 'invalid_grant' });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('another user cannot revoke someone else\'s grant', async () => {
+    const [grant] = await grants.listGrants(user.userId);
+    expect(await grants.revokeGrant('usr_someoneelse', grant?.grantId ?? '', new Date())).toBe(false);
+  });
+});
