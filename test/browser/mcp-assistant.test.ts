@@ -41,7 +41,7 @@ afterAll(async () => {
 /**
  * The person's part in a browser page: open the authorization URL, sign up or be signed in, look at
  * the consent page, untick what `untick` names, then Allow (or Refuse); the URL the browser is sent
- * back to is caught before it leaves (nothing listens at CALLBACK_URL).
+ * back to is read off the consent's 303 (the context answers CALLBACK_URL itself).
  */
 function browserConsent(page: Page, options: { signUpAs?: string; untick?: string[]; refuse?: boolean; screenshotAs?: string }): Consent {
   return async (authorizationUrl) => {
@@ -92,6 +92,9 @@ describe('an assistant signs a person in through the browser and posts with thei
 
   it('connects with only the URL, previews, publishes and polls a post; revoking it in settings stops it at once', async () => {
     context = await browser.newContext({ viewport: DESKTOP });
+    // The assistant's redirect URI has nobody listening: answer it here, so the browser's navigation
+    // there ends at once instead of failing later and interrupting the next page load.
+    await context.route(`${CALLBACK_URL}**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'Back at the assistant.' }));
     page = await context.newPage();
     // Generous: the machine running the suite may be busy, and every step here waits for a page.
     page.setDefaultTimeout(30_000);
