@@ -10,14 +10,14 @@
  * The assistant session is written to docs/mcp-session.md (the README's transcript comes from it),
  * and the pages to docs/screenshots.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV, requireEnv } from '../../lib/config.js';
 import { DynamoDbUserStore } from '../../lib/store/dynamodb-user-store.js';
 import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
-import { DESKTOP, launchChromium, screenshot, signUp } from '../support/browser.js';
+import { DESKTOP, DOCS_DIR, launchChromium, screenshot, signUp } from '../support/browser.js';
 import { CALLBACK_URL, connectAssistant, testProvider, type Consent } from '../support/mcp-client.js';
 import { mcpCall, toolsList } from '../support/mcp-http.js';
 import { startPostsStack } from '../support/posts.js';
@@ -141,7 +141,8 @@ describe('an assistant signs a person in through the browser and posts with thei
     const retried = await tool(assistant.client, 'create_posts', { ...post, confirm: true });
     expect(retried.structuredContent?.replayed).toBe(true);
     expect(stack.sandbox?.x.listPosts(x.id)).toHaveLength(1);
-    await writeFile('docs/mcp-session.md', `${transcript.join('\n')}\n`);
+    await mkdir(DOCS_DIR, { recursive: true });
+    await writeFile(`${DOCS_DIR}/mcp-session.md`, `${transcript.join('\n')}\n`);
 
     // The Assistants page lists the grant; revoking it ends the assistant's access at once.
     await page.goto(`${stack.origin}/settings/assistants`);

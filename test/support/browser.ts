@@ -16,9 +16,16 @@ export function launchChromium(): Promise<Browser> {
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-/** docs/screenshots/<name>.png, full page: the README shows these. */
+/**
+ * Where the browser tests write what the README shows (screenshots, the assistant transcript):
+ * `docs/` when `UPDATE_DOCS=1` (`UPDATE_DOCS=1 npx vitest run test/browser` refreshes them), else
+ * the ignored `.test-data/docs/`, so an ordinary `npm test` leaves the working tree clean.
+ */
+export const DOCS_DIR = process.env.UPDATE_DOCS === '1' ? 'docs' : '.test-data/docs';
+
+/** <DOCS_DIR>/screenshots/<name>.png, full page. */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${DOCS_DIR}/screenshots/${name}.png`, fullPage: true });
 }
 
 /** Signs up at the local OpenID provider from any settings page that redirected there. */
