@@ -63,6 +63,8 @@ export const ENV = {
   /** Platform adapters: API version header of LinkedIn (YYYYMM) and its OAuth host when not the real one. */
   linkedinApiVersion: 'LINKEDIN_API_VERSION',
   linkedinOauthBaseUrl: 'LINKEDIN_OAUTH_BASE_URL',
+  /** Where people are sent to grant X access (x.com's authorize page; the sandbox's locally). */
+  xAuthorizeUrl: 'X_AUTHORIZE_URL',
   /** Local stack: platform OAuth client credentials. AWS: unset, PLATFORM_CREDENTIALS_SECRET_ID holds them as JSON. */
   xClientId: 'X_CLIENT_ID',
   xClientSecret: 'X_CLIENT_SECRET',

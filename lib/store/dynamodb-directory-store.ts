@@ -59,7 +59,7 @@ const BATCH_GET_LIMIT = 100;
 /** Unprocessed keys come back when the table throttles; retried with backoff this many times. */
 const BATCH_GET_ATTEMPTS = 8;
 
-const keys = {
+export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   userWorkspace: (userId: string, workspaceId: string): Key => ({ pk: `USER#${userId}`, sk: `WORKSPACE#${workspaceId}` }),
   workspace: (workspaceId: string): Key => ({ pk: `WORKSPACE#${workspaceId}`, sk: 'WORKSPACE' }),
@@ -158,7 +158,7 @@ function toWorkspace(item: Item): Workspace {
   return { id: read.string('id'), userId: read.string('userId'), name: read.string('name'), createdAt: read.string('createdAt') };
 }
 
-function toAccount(item: Item): Account {
+export function toAccount(item: Item): Account {
   const read = new ItemReader(item, itemKey(item));
   const account: Account = {
     id: read.string('id'),
@@ -217,7 +217,7 @@ function toMediaItem(item: Item): MediaItem {
   };
 }
 
-function accountItem(account: Account): Item {
+export function accountItem(account: Account): Item {
   return {
     ...keys.account(account.id),
     ...ownerIndexKeys(account),
@@ -238,7 +238,7 @@ function accountItem(account: Account): Item {
 }
 
 /** Drops absent optional fields, so items marshal whatever marshall options the client was built with. */
-function withoutUndefined(item: Item): Item {
+export function withoutUndefined(item: Item): Item {
   return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined));
 }
 

@@ -11,8 +11,13 @@
  *             ACCOUNT#<acctId>   ACCOUNT               account (gsi1: USER#<userId> / <wsId>#<acctId>)
  *             ACCOUNT#<acctId>   CREDENTIALS           encrypted platform tokens (no index keys)
  *             KEY#<keyId>        KEY                   API key: secret hash, scopes, revokedAt
- *             MEDIA#<mediaId>    MEDIA                 media library item
- *   gsi1 (byOwner): GET /accounts = Query gsi1pk = USER#<userId> [begins_with gsi1sk <wsId>#]
+ *             MEDIA#<mediaId>    MEDIA                 media library item (gsi1: MEDIA#USER#<userId> / <createdAt>#<mediaId>)
+ *             IDENTITY#<wsId>#<platform>#<accountType>#<platformUserId>  IDENTITY
+ *                                                  the account a platform identity is connected as in a
+ *                                                  workspace (settings connect: no duplicates)
+ *             CONNECT#<sha256(state)>  CONNECT     a connect in progress (state, PKCE verifier), TTL expiresAt
+ *   gsi1 (byOwner): GET /accounts = Query gsi1pk = USER#<userId> [begins_with gsi1sk <wsId>#];
+ *                   the media library page = Query gsi1pk = MEDIA#USER#<userId>, newest first
  *
  * posts       pk = id
  *   byUser       listPk = <userId>              listSk = <createdAt>#<id>   every live post, newest first
@@ -55,6 +60,8 @@ export const DIRECTORY_TABLE: TableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   indexes: [{ indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  // Only short-lived records carry expiresAt (epoch seconds): connect attempts.
+  ttlAttribute: 'expiresAt',
   holdsCustomerData: true,
 };
 
