@@ -45,6 +45,8 @@ export const ENV = {
   mediaBucket: 'MEDIA_BUCKET',
   mediaBaseUrl: 'MEDIA_BASE_URL',
   mediaForcePathStyle: 'MEDIA_FORCE_PATH_STYLE',
+  /** Local only: where browsers post uploads (the S3 POST stand-in, local/s3-browser-upload.ts); unset on AWS. */
+  mediaUploadUrl: 'MEDIA_UPLOAD_URL',
   /** Local stack: the signing key itself. AWS: unset, and CURSOR_SIGNING_KEY_SECRET_ID names the secret. */
   cursorSigningKey: 'CURSOR_SIGNING_KEY',
   cursorSigningKeySecretId: 'CURSOR_SIGNING_KEY_SECRET_ID',

@@ -73,12 +73,12 @@ export interface AccountConnectionStore {
    */
   findConnected(input: { workspaceId: string; platform: string; accountType: AccountType; platformUserId: string }): Promise<string | null>;
   /**
-   * A new account: credentials, account and identity guard in one transaction. False when the
+   * A new account: credentials, account and connection guard in one transaction. False when the
    * identity was connected to this workspace meanwhile (the caller then updates that account).
    */
   create(write: AccountConnectionWrite): Promise<boolean>;
   /** Fresh tokens and identity fields on an existing account; tokenHealth healthy, active. */
   update(write: AccountConnectionWrite): Promise<void>;
-  /** Removes the account, its credentials and its identity guard together. */
+  /** Removes the account, its credentials and its connection guard together. */
   remove(account: Account): Promise<void>;
 }

@@ -4,9 +4,9 @@
  * accountItem). One more item per connected identity makes "connect again = update, never a
  * duplicate" hold under concurrency:
  *
- *   IDENTITY#<wsId>#<platform>#<accountType>#<platformUserId> / IDENTITY   accountId
+ *   CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId> / CONNECTION   accountId
  *
- * create  one transaction: credentials, account (must not exist), identity guard (must not exist)
+ * create  one transaction: credentials, account (must not exist), connection guard (must not exist)
  * update  one transaction: credentials replaced, account fields set (the account must exist)
  * remove  one transaction: account, credentials and guard deleted
  */
@@ -20,8 +20,8 @@ import { documentClient } from './dynamo-client.js';
 import { accountItem, keys, withoutUndefined } from './dynamodb-directory-store.js';
 import { DIRECTORY_TABLE } from './tables.js';
 
-function identityKey(input: { workspaceId: string; platform: string; accountType: AccountType; platformUserId: string }): { pk: string; sk: string } {
-  return { pk: `IDENTITY#${input.workspaceId}#${input.platform}#${input.accountType}#${input.platformUserId}`, sk: 'IDENTITY' };
+function connectionKey(input: { workspaceId: string; platform: string; accountType: AccountType; platformUserId: string }): { pk: string; sk: string } {
+  return { pk: `CONNECTION#${input.workspaceId}#${input.platform}#${input.accountType}#${input.platformUserId}`, sk: 'CONNECTION' };
 }
 
 function credentialsItem(credentials: AccountCredentials): Record<string, unknown> {
@@ -45,7 +45,7 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
   }
 
   async findConnected(input: { workspaceId: string; platform: string; accountType: AccountType; platformUserId: string }): Promise<string | null> {
-    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: identityKey(input), ConsistentRead: true }));
+    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: connectionKey(input), ConsistentRead: true }));
     return typeof out.Item?.accountId === 'string' ? out.Item.accountId : null;
   }
 
@@ -60,7 +60,7 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: { ...identityKey(account), type: 'identity', accountId: account.id, userId: account.userId },
+                Item: { ...connectionKey(account), type: 'connection', accountId: account.id, userId: account.userId },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -112,7 +112,7 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
           {
             Delete: {
               TableName: this.tableName,
-              Key: identityKey(account),
+              Key: connectionKey(account),
               ConditionExpression: 'attribute_not_exists(pk) OR accountId = :id',
               ExpressionAttributeValues: { ':id': account.id },
             },

@@ -203,7 +203,7 @@ function toApiKey(item: Item): ApiKeyRecord {
   };
 }
 
-function toMediaItem(item: Item): MediaItem {
+export function toMediaItem(item: Item): MediaItem {
   const read = new ItemReader(item, itemKey(item));
   return {
     id: read.string('id'),
@@ -521,6 +521,9 @@ export class DynamoDbDirectoryStore
   async putMediaItem(item: MediaItem): Promise<void> {
     await this.putNew('media', item.id, {
       ...keys.media(item.id),
+      // The settings media library lists a user's files by these (dynamodb-media-library.ts).
+      gsi1pk: `MEDIA#USER#${item.userId}`,
+      gsi1sk: `${item.createdAt}#${item.id}`,
       type: 'media',
       id: item.id,
       userId: item.userId,

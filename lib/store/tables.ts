@@ -12,7 +12,7 @@
  *             ACCOUNT#<acctId>   CREDENTIALS           encrypted platform tokens (no index keys)
  *             KEY#<keyId>        KEY                   API key: secret hash, scopes, revokedAt
  *             MEDIA#<mediaId>    MEDIA                 media library item (gsi1: MEDIA#USER#<userId> / <createdAt>#<mediaId>)
- *             IDENTITY#<wsId>#<platform>#<accountType>#<platformUserId>  IDENTITY
+ *             CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId>  CONNECTION
  *                                                  the account a platform identity is connected as in a
  *                                                  workspace (settings connect: no duplicates)
  *             CONNECT#<sha256(state)>  CONNECT     a connect in progress (state, PKCE verifier), TTL expiresAt

@@ -10,7 +10,7 @@
  *          creates the account, or updates it when that platform identity is already connected
  *          to the workspace (no duplicates). Tokens are encrypted with the account id as context
  *          before they are stored; tokenHealth becomes healthy.
- * disconnect removes the account, its tokens and its identity guard. Its scheduled posts stay
+ * disconnect removes the account, its tokens and its connection guard. Its scheduled posts stay
  *          and fail when due with "not connected any more" (lib/use-cases/publish-post.ts), so
  *          nothing is posted from an account the person took away.
  *

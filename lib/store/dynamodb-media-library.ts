@@ -1,0 +1,82 @@
+/**
+ * The media library's records (lib/ports/media-upload.ts) in the directory table: the same
+ * `MEDIA#<mediaId>` / `MEDIA` item the create path reads (dynamodb-directory-store.ts's
+ * getMediaItems), plus byOwner index keys under a partition of their own,
+ * `MEDIA#USER#<userId>` / `<createdAt>#<mediaId>`, so the library page is one Query, newest first,
+ * and GET /accounts (gsi1pk `USER#<userId>`) never sees a media item.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requireEnv } from '../config.js';
+import type { MediaItem } from '../domain/model.js';
+import type { MediaLibraryStore } from '../ports/media-upload.js';
+import { documentClient } from './dynamo-client.js';
+import { keys, toMediaItem } from './dynamodb-directory-store.js';
+import { DIRECTORY_TABLE } from './tables.js';
+
+const BY_OWNER_INDEX = 'byOwner';
+
+export function mediaOwnerIndexKeys(item: Pick<MediaItem, 'userId' | 'createdAt' | 'id'>): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: `MEDIA#USER#${item.userId}`, gsi1sk: `${item.createdAt}#${item.id}` };
+}
+
+export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
+  private readonly tableName: string;
+  private readonly client: DynamoDBDocumentClient;
+
+  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
+    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
+    this.client = options.client ?? documentClient;
+  }
+
+  async add(item: MediaItem): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...keys.media(item.id),
+            ...mediaOwnerIndexKeys(item),
+            type: 'media',
+            id: item.id,
+            userId: item.userId,
+            url: item.url,
+            contentType: item.contentType,
+            sizeBytes: item.sizeBytes,
+            durationSeconds: item.durationSeconds,
+            objectKey: item.objectKey,
+            createdAt: item.createdAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async get(mediaId: string): Promise<MediaItem | null> {
+    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.media(mediaId), ConsistentRead: true }));
+    return out.Item ? toMediaItem(out.Item) : null;
+  }
+
+  async list(userId: string, limit: number): Promise<MediaItem[]> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: BY_OWNER_INDEX,
+        KeyConditionExpression: 'gsi1pk = :owner',
+        ExpressionAttributeValues: { ':owner': `MEDIA#USER#${userId}` },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).map(toMediaItem);
+  }
+
+  async remove(item: MediaItem): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.media(item.id) }));
+  }
+}
