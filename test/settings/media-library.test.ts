@@ -10,7 +10,7 @@ import { mediaIdFromUrl } from '../../lib/domain/media-library.js';
 import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
 import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
 import { MediaLibrary } from '../../lib/use-cases/settings/media-library.js';
-import type { PresignedUpload } from '../../lib/ports/media-upload.js';
+import { browserPost, PNG_1X1 } from '../support/connect.js';
 import { provisionUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -25,8 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-/** A 1x1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = PNG_1X1;
 
 function box(type: string, content: Uint8Array): Buffer {
   const header = Buffer.alloc(8);
@@ -41,15 +40,6 @@ function mp4(seconds: number): Buffer {
   mvhd.writeUInt32BE(1000, 12); // timescale
   mvhd.writeUInt32BE(Math.round(seconds * 1000), 16); // duration
   return Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0isomavc1', 'latin1')), box('mdat', Buffer.alloc(5000, 7)), box('moov', box('mvhd', mvhd))]);
-}
-
-/** What the browser does with a presigned POST: the fields, then the file, as multipart/form-data. */
-async function browserPost(upload: PresignedUpload, file: Uint8Array, changes: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries({ ...upload.fields, ...changes })) form.append(name, value);
-  form.append('file', new Blob([file]), 'upload.bin');
-  const answer = await fetch(upload.url, { method: 'POST', body: form, headers: { Origin: 'http://127.0.0.1:1234' } });
-  return { status: answer.status, text: await answer.text() };
 }
 
 describe('uploading to the media library', () => {

@@ -1,0 +1,55 @@
+/**
+ * The adapters behind connecting accounts and the media library in settings, built once per
+ * process on first use (Powertools style: clients at module scope, configuration read through
+ * helpers that throw when it is missing). The redirect URIs registered with the platforms are
+ * `<SETTINGS_BASE_URL>/settings/connect/<platform>/callback` (stack outputs XRedirectUrl and
+ * LinkedInRedirectUrl).
+ */
+import { ENV, requireEnv } from '../config.js';
+import type { PublishablePlatform } from '../domain/model.js';
+import { linkedinConnectorFromEnv } from '../platforms/linkedin-connect.js';
+import { xConnectorFromEnv } from '../platforms/x-connect.js';
+import { DynamoDbAccountConnectionStore } from '../store/dynamodb-account-connections.js';
+import { DynamoDbConnectAttemptStore } from '../store/dynamodb-connect-attempts.js';
+import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
+import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
+import { S3MediaUploads } from '../store/s3-media-uploads.js';
+import { tokenCipherFromEnv } from '../store/token-cipher.js';
+import { ConnectAccount } from '../use-cases/settings/connect-account.js';
+import { MediaLibrary } from '../use-cases/settings/media-library.js';
+
+export const SETTINGS_BASE_URL_VAR = 'SETTINGS_BASE_URL';
+
+/** The path of each platform's OAuth callback (one route each, so each is registered on its own). */
+export function connectCallbackPath(platform: PublishablePlatform): string {
+  return `/settings/connect/${platform}/callback`;
+}
+
+export function connectRedirectUri(baseUrl: string, platform: PublishablePlatform): string {
+  return `${baseUrl.replace(/\/+$/, '')}${connectCallbackPath(platform)}`;
+}
+
+let connect: ConnectAccount | undefined;
+let media: MediaLibrary | undefined;
+
+export function connectAccountUseCase(): ConnectAccount {
+  if (!connect) {
+    const directory = new DynamoDbDirectoryStore();
+    const baseUrl = requireEnv(SETTINGS_BASE_URL_VAR);
+    connect = new ConnectAccount({
+      connectors: { x: xConnectorFromEnv(), linkedin: linkedinConnectorFromEnv() },
+      attempts: new DynamoDbConnectAttemptStore(),
+      connections: new DynamoDbAccountConnectionStore(),
+      accounts: directory,
+      workspaces: directory,
+      cipher: tokenCipherFromEnv(),
+      redirectUri: (platform) => connectRedirectUri(baseUrl, platform),
+    });
+  }
+  return connect;
+}
+
+export function mediaLibraryUseCase(): MediaLibrary {
+  media ??= new MediaLibrary({ storage: new S3MediaUploads(), library: new DynamoDbMediaLibraryStore(), mediaBaseUrl: () => requireEnv(ENV.mediaBaseUrl) });
+  return media;
+}
