@@ -10,7 +10,7 @@
  *     other than the signature, policy and file must be named by a condition (as S3 requires);
  *
  * then writes the object to fauxqs with PutObject and answers 204 (S3's default
- * success_action_status), or 403/400 with S3's XML error body. CORS answers any loopback origin
+ * success_action_status), or 303 to success_action_redirect, or 403/400 with S3's XML error body. CORS answers any loopback origin
  * (the settings pages run on a free port).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -173,8 +173,19 @@ export async function startS3BrowserUpload(options: S3BrowserUploadOptions): Pro
       }
       const { key, contentType } = checkPostPolicy(bucket, form, file, new Date());
       const bytes = new Uint8Array(await (file as Blob).arrayBuffer());
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType }));
-      res.writeHead(204, { ...cors, ETag: '"local"' });
+      const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType }));
+      const etag = put.ETag ?? '""';
+      const redirect = form.get('success_action_redirect');
+      if (redirect) {
+        // As S3: 303 to the redirect, with the bucket, key and ETag of what was stored.
+        const location = new URL(redirect);
+        location.searchParams.set('bucket', bucket);
+        location.searchParams.set('key', key);
+        location.searchParams.set('etag', etag);
+        res.writeHead(303, { ...cors, Location: location.toString(), ETag: etag });
+        return void res.end();
+      }
+      res.writeHead(204, { ...cors, ETag: etag });
       res.end();
     } catch (error) {
       if (error instanceof PolicyError) return xmlError(res, cors, error);

@@ -14,7 +14,7 @@ export interface PresignedUpload {
 
 export interface MediaUploadStorage {
   /** The POST policy pins the key and content type and bounds the size; S3 refuses anything else. */
-  presignUpload(input: { objectKey: string; contentType: string; maxBytes: number; expiresSeconds: number }): Promise<PresignedUpload>;
+  presignUpload(input: { objectKey: string; contentType: string; maxBytes: number; expiresSeconds: number; successRedirect?: string }): Promise<PresignedUpload>;
   /** Size and content type S3 holds for the object; null when there is none. */
   head(objectKey: string): Promise<{ sizeBytes: number; contentType: string } | null>;
   /** Bytes [start, end) of the object. */

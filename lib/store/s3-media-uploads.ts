@@ -8,10 +8,12 @@
  * the S3 emulator takes no browser POSTs); on AWS it is unset and the form posts to S3 itself.
  */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { ENV } from '../config.js';
 import type { MediaUploadStorage, PresignedUpload } from '../ports/media-upload.js';
 import { mediaBucket, type MediaBucket, type MediaBucketOptions } from './media-bucket.js';
+
+type Condition = NonNullable<PresignedPostOptions['Conditions']>[number];
 
 let sharedClient: S3Client | undefined;
 
@@ -30,15 +32,21 @@ export class S3MediaUploads implements MediaUploadStorage {
     return sharedClient;
   }
 
-  async presignUpload(input: { objectKey: string; contentType: string; maxBytes: number; expiresSeconds: number }): Promise<PresignedUpload> {
+  async presignUpload(input: { objectKey: string; contentType: string; maxBytes: number; expiresSeconds: number; successRedirect?: string }): Promise<PresignedUpload> {
+    const fields: Record<string, string> = { 'Content-Type': input.contentType };
+    const conditions: Condition[] = [
+      ['eq', '$Content-Type', input.contentType],
+      ['content-length-range', 1, input.maxBytes],
+    ];
+    if (input.successRedirect !== undefined) {
+      fields.success_action_redirect = input.successRedirect;
+      conditions.push(['eq', '$success_action_redirect', input.successRedirect]);
+    }
     const presigned = await createPresignedPost(this.client(), {
       Bucket: this.bucket.name,
       Key: input.objectKey,
-      Fields: { 'Content-Type': input.contentType },
-      Conditions: [
-        ['eq', '$Content-Type', input.contentType],
-        ['content-length-range', 1, input.maxBytes],
-      ],
+      Fields: fields,
+      Conditions: conditions,
       Expires: input.expiresSeconds,
     });
     const standIn = process.env[ENV.mediaUploadUrl];

@@ -122,3 +122,21 @@ describe('uploading to the media library', () => {
     expect((await fetch(item.url)).status).toBe(404);
   });
 });
+
+describe('uploading from a plain HTML form', () => {
+  it('with no file name or size, the key is named by the type and S3 sends the browser back to settings', async () => {
+    const user = await provisionUser();
+    const back = 'http://127.0.0.1:9/settings/media/uploaded';
+    const prepared = await library.prepare(user.userId, { contentType: 'image/jpeg', successRedirect: back });
+    expect(prepared.objectKey).toBe(`${user.userId}/${prepared.mediaId}/image.jpg`);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(prepared.upload.fields)) form.append(name, value);
+    form.append('file', new Blob([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3])]), 'photo.jpg');
+    const answer = await fetch(prepared.upload.url, { method: 'POST', body: form, redirect: 'manual' });
+    expect(answer.status).toBe(303);
+    const location = new URL(answer.headers.get('location') ?? '');
+    expect(`${location.origin}${location.pathname}`).toBe(back);
+    expect(location.searchParams.get('key')).toBe(prepared.objectKey);
+    expect(await library.register(user.userId, location.searchParams.get('key') ?? '')).toMatchObject({ contentType: 'image/jpeg', sizeBytes: 7 });
+  });
+});

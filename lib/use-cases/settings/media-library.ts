@@ -57,14 +57,31 @@ export class MediaLibrary {
     this.clock = deps.clock ?? systemClock;
   }
 
-  async prepare(userId: string, input: { fileName: string; contentType: string; sizeBytes: number }): Promise<{ mediaId: string; objectKey: string; upload: PresignedUpload }> {
+  /**
+   * A presigned POST for one file of this type. The file name and size are known only when a
+   * script read them from the file picker; a plain form names the type alone, and the policy
+   * bounds the size by the type's limit.
+   */
+  async prepare(
+    userId: string,
+    input: { contentType: string; fileName?: string; sizeBytes?: number; successRedirect?: string },
+  ): Promise<{ mediaId: string; objectKey: string; upload: PresignedUpload }> {
     const rule = uploadRule(input.contentType);
     if (!rule) throw new MediaLibraryError('media_type_unsupported', `This file type cannot be posted. Accepted: ${ACCEPTED}.`);
-    if (!Number.isInteger(input.sizeBytes) || input.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
-    if (input.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${describeLimit(rule)}.`);
+    if (input.sizeBytes !== undefined) {
+      if (!Number.isInteger(input.sizeBytes) || input.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
+      if (input.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${describeLimit(rule)}.`);
+    }
     const mediaId = newId('med');
-    const objectKey = mediaObjectKey(userId, mediaId, input.fileName.slice(0, 300));
-    const upload = await this.deps.storage.presignUpload({ objectKey, contentType: rule.contentType, maxBytes: rule.maxBytes, expiresSeconds: UPLOAD_EXPIRES_SECONDS });
+    const fileName = input.fileName?.trim() ? input.fileName.slice(0, 300) : `${rule.kind}.${rule.contentType.split('/')[1] === 'jpeg' ? 'jpg' : rule.contentType.split('/')[1]}`;
+    const objectKey = mediaObjectKey(userId, mediaId, fileName);
+    const upload = await this.deps.storage.presignUpload({
+      objectKey,
+      contentType: rule.contentType,
+      maxBytes: rule.maxBytes,
+      expiresSeconds: UPLOAD_EXPIRES_SECONDS,
+      ...(input.successRedirect !== undefined ? { successRedirect: input.successRedirect } : {}),
+    });
     return { mediaId, objectKey, upload };
   }
 
