@@ -23,6 +23,35 @@ export const API_ROUTES: readonly ApiRoute[] = [
 
 export const API_BASE_PATH = '/api/v1';
 
+/**
+ * The settings web app (lib/web): server-rendered pages for a person signed in through OpenID
+ * Connect. Same HTTP API, one Lambda per route like the API; paths are full paths under
+ * /settings. A new page is one line here plus its handler in functions/settings/ and its row in
+ * infra/stacks/function-access.ts.
+ */
+export interface WebRoute {
+  name: string;
+  method: 'GET' | 'POST';
+  /** Full path, in API Gateway's template form (starts with SETTINGS_BASE_PATH). */
+  path: string;
+  entry: string;
+}
+
+export const SETTINGS_BASE_PATH = '/settings';
+
+export const SETTINGS_ROUTES: readonly WebRoute[] = [
+  { name: 'SettingsOverview', method: 'GET', path: '/settings', entry: 'functions/settings/overview.ts' },
+  { name: 'SettingsSignIn', method: 'GET', path: '/settings/sign-in', entry: 'functions/settings/sign-in.ts' },
+  { name: 'SettingsAuthCallback', method: 'GET', path: '/settings/auth/callback', entry: 'functions/settings/auth-callback.ts' },
+  { name: 'SettingsSignOut', method: 'POST', path: '/settings/sign-out', entry: 'functions/settings/sign-out.ts' },
+  { name: 'SettingsStatic', method: 'GET', path: '/settings/static/{file}', entry: 'functions/settings/static-asset.ts' },
+];
+
+/** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, then the settings pages. */
+export function httpRoutes(): Array<{ name: string; method: string; path: string; entry: string }> {
+  return [...API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })), ...SETTINGS_ROUTES];
+}
+
 /** Consumers of the SQS queues (event source mappings on AWS, pollers in the local stack). */
 export interface QueueConsumer {
   name: string;

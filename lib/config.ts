@@ -36,6 +36,7 @@ export const ENV = {
   postsTable: 'POSTS_TABLE',
   idempotencyTable: 'IDEMPOTENCY_TABLE',
   countersTable: 'COUNTERS_TABLE',
+  sessionsTable: 'SESSIONS_TABLE',
   publishQueueUrl: 'PUBLISH_QUEUE_URL',
   publishQueueArn: 'PUBLISH_QUEUE_ARN',
   deletionQueueUrl: 'DELETION_QUEUE_URL',
@@ -78,4 +79,11 @@ export const ENV = {
   sweeperGraceSeconds: 'SWEEPER_GRACE_SECONDS',
   /** Publish worker: wait (seconds) after a lost answer before X is asked again (30 by default; tests shorten it). */
   publishAmbiguousRecheckSeconds: 'PUBLISH_AMBIGUOUS_RECHECK_SECONDS',
+  /** Settings web app: the public origin its pages and OIDC redirect URI are served from (https on AWS). */
+  settingsBaseUrl: 'SETTINGS_BASE_URL',
+  /** Settings sign-in: the OpenID Connect issuer (discovered) and this app's client id (public client, PKCE). */
+  oidcIssuerUrl: 'OIDC_ISSUER_URL',
+  oidcClientId: 'OIDC_CLIENT_ID',
+  /** Plan allowance (posts per month) of a user created by their first sign-in: the free plan. */
+  freePlanMonthlyPosts: 'FREE_PLAN_MONTHLY_POSTS',
 } as const;

@@ -183,10 +183,11 @@ export interface TableNames {
   posts: string;
   idempotency: string;
   counters: string;
+  sessions: string;
 }
 
 export function tableNames(prefix = ''): TableNames {
-  return { directory: `${prefix}directory`, posts: `${prefix}posts`, idempotency: `${prefix}idempotency`, counters: `${prefix}counters` };
+  return { directory: `${prefix}directory`, posts: `${prefix}posts`, idempotency: `${prefix}idempotency`, counters: `${prefix}counters`, sessions: `${prefix}sessions` };
 }
 
 export function physicalTableName(names: TableNames, table: TableDefinition): string {

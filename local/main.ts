@@ -6,6 +6,7 @@
  * The first start with an empty DATA_DIR seeds a demo user and prints its API key, the only time
  * the key is ever shown (only its hash is stored).
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -17,6 +18,30 @@ interface DemoRecord {
   workspaceId: string;
   accountIds: Record<string, string>;
   seededAt: string;
+  /**
+   * The demo user's settings sign-in at the local OpenID provider. Kept here in clear (this file
+   * is mode 600 and local-only) so every start can print it; the provider stores only its hash.
+   */
+  login?: { email: string; password: string; issuer: string };
+}
+
+/**
+ * Gives the demo user a login at the local OpenID provider, linked to the demo user, once per
+ * issuer (the provider's address is part of the identity, so a new OIDC_PORT links again).
+ */
+async function ensureDemoLogin(demo: DemoRecord, stack: LocalStack): Promise<DemoRecord['login']> {
+  if (demo.login && demo.login.issuer === stack.oidc.issuer && stack.oidc.accounts.byEmail(demo.login.email)) return demo.login;
+  const { DynamoDbIdentityStore } = await import('../lib/store/dynamodb-identity-store.js');
+  const email = 'demo@example.com';
+  const password = demo.login?.password ?? `demo-${randomBytes(9).toString('base64url')}`;
+  const account = stack.oidc.accounts.byEmail(email) ?? (await stack.oidc.accounts.create(email, password));
+  await new DynamoDbIdentityStore({ tableName: stack.tables.directory }).linkIdentity({ issuer: stack.oidc.issuer, subject: account.id, email }, demo.userId);
+  return { email, password, issuer: stack.oidc.issuer };
+}
+
+function demoLoginLines(login: DemoRecord['login'], stack: LocalStack): string[] {
+  if (!login) return [];
+  return ['', `Settings: ${stack.settingsUrl}`, `  Sign up there, or sign in as the demo user: ${login.email} / ${login.password}`];
 }
 
 const DEMO_FILE = 'demo.json';
@@ -25,7 +50,11 @@ async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[
   const demoFile = join(dataDir, DEMO_FILE);
   if (existsSync(demoFile)) {
     const demo = JSON.parse(await readFile(demoFile, 'utf8')) as DemoRecord;
+    const login = await ensureDemoLogin(demo, stack);
+    if (login !== demo.login) await writeFile(demoFile, `${JSON.stringify({ ...demo, login }, null, 2)}\n`, { mode: 0o600 });
     return [
+      ...demoLoginLines(login, stack).slice(1),
+      '',
       `Demo user: ${demo.userId} (its API key was shown at the first start and is not stored).`,
       `A new key:  npm run --silent admin -- key create --user ${demo.userId}`,
     ];
@@ -47,9 +76,12 @@ async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[
     accountIds: seed.accountIds,
     seededAt: new Date().toISOString(),
   };
+  record.login = await ensureDemoLogin(record, stack);
   // Written after the seed succeeded, so a failed first start seeds again next time.
   await writeFile(demoFile, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   return [
+    ...demoLoginLines(record.login, stack).slice(1),
+    '',
     `Demo user ${seed.userId} with accounts on linkedin, x and instagram.`,
     `Demo API key (shown only now, keep it): ${seed.apiKey}`,
     '',
@@ -62,7 +94,8 @@ async function main(): Promise<void> {
   const port = numberEnv('PORT', 3000);
   const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
   console.log(`Starting the local stack (data in ${dataDir}) ...`);
-  const stack = await startLocalStack({ port, dataDir });
+  // The provider's address is part of every identity it issues: a fixed port keeps sign-ins valid across restarts.
+  const stack = await startLocalStack({ port, dataDir, oidcPort: numberEnv('OIDC_PORT', port + 1) });
 
   let shuttingDown = false;
   const shutdown = (signal: NodeJS.Signals): void => {
@@ -94,6 +127,7 @@ async function main(): Promise<void> {
     [
       '',
       'Social publishing API (local stack) is running.',
+      `  Settings:      ${stack.settingsUrl}`,
       `  API base URL:  ${stack.baseUrl}`,
       `  Media:         ${stack.mediaBaseUrl}`,
       `  Data:          ${dataDir}`,

@@ -9,6 +9,7 @@
  *   EventBridge sweep rule   → queue-consumers.ts startSweeper
  *   KMS, Secrets Manager     → key files in DATA_DIR/keys (LOCAL_TOKEN_KEY_FILE, CURSOR_SIGNING_KEY)
  *   X, LinkedIn              → sandbox platforms (local/sandbox)
+ *   Cognito (settings sign-in) → oidc-provider.ts (an OpenID provider, accounts in DATA_DIR)
  *
  * The handlers get their whole configuration from environment variables, set here before any
  * handler module is imported; the AWS SDK finds each emulator through AWS_ENDPOINT_URL_<SERVICE>,
@@ -23,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../lib/config.js';
 import type { SandboxBehaviour } from '../lib/domain/model.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
+import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
 import { TABLES } from '../lib/store/tables.js';
 import {
   dynamoDbClientFor,
@@ -35,6 +36,7 @@ import {
   type TableNames,
 } from './dynamodb-local.js';
 import { startApiServer, type ApiServer } from './http-server.js';
+import { startLocalOidcProvider, type LocalOidcProvider } from './oidc-provider.js';
 import { entryExists } from './lambda-runtime.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION, resolveLocalhostSubdomains } from './local-aws.js';
 import { ensureLocalSecrets } from './local-secrets.js';
@@ -91,6 +93,8 @@ export interface StackServicesOptions {
   env?: Record<string, string>;
   visibilityTimeoutSeconds?: number;
   sweeperIntervalMs?: number;
+  /** Port of the local OpenID provider (settings sign-in); 0 (default) picks a free one. */
+  oidcPort?: number;
   /** The in-process fauxqs, to mirror the media bucket to DATA_DIR/media across restarts. */
   mediaMirror?: Fauxqs;
   log?: Log;
@@ -110,8 +114,14 @@ export interface RunningStack {
   scheduler: SchedulerStandIn;
   /** Present when the sandbox platforms run (tests arm faults and read posts through it). */
   sandbox: SandboxPlatforms | null;
+  /** The settings web app's address (`<origin>/settings`) and its local OpenID provider. */
+  settingsUrl: string;
+  oidc: LocalOidcProvider;
   stop(): Promise<void>;
 }
+
+/** The free plan's monthly allowance given to a user at their first sign-in (the CDK app sets the same). */
+export const FREE_PLAN_MONTHLY_POSTS = 100;
 
 const SCHEDULER_GROUP = 'default';
 const SCHEDULER_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/local-scheduler`;
@@ -273,7 +283,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
     }
 
     const api: ApiServer = await startApiServer({
-      routes: API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })),
+      routes: httpRoutes(),
       defaultRoute: DEFAULT_ROUTE,
       media: { s3Endpoint: endpoints.s3Endpoint, bucket: mediaBucket },
       port: options.port ?? 0,
@@ -283,7 +293,17 @@ export async function startStackServices(options: StackServicesOptions): Promise
     const baseUrl = `${api.origin}${API_BASE_PATH}`;
     const mediaBaseUrl = `${api.origin}/media`;
     // Set in the same tick the server started listening: no request can reach a handler before.
-    env.set({ [ENV.mediaBaseUrl]: mediaBaseUrl });
+    env.set({ [ENV.mediaBaseUrl]: mediaBaseUrl, [ENV.settingsBaseUrl]: api.origin, [ENV.freePlanMonthlyPosts]: String(FREE_PLAN_MONTHLY_POSTS) });
+
+    // The settings app signs in through this provider exactly as through Cognito on AWS.
+    const oidc = await startLocalOidcProvider({
+      accountsFile: join(dataDir, 'oidc-accounts.json'),
+      redirectUris: [`${api.origin}/settings/auth/callback`],
+      ...(options.oidcPort === undefined ? {} : { port: options.oidcPort }),
+      log: (message, error) => log(`oidc: ${message}`, error),
+    });
+    stops.push(() => oidc.stop());
+    env.set({ [ENV.oidcIssuerUrl]: oidc.issuer, [ENV.oidcClientId]: oidc.clientId });
 
     const consumers = availableConsumers(QUEUE_CONSUMERS, options.consumers ?? false);
     if (consumers.length > 0) {
@@ -341,6 +361,8 @@ export async function startStackServices(options: StackServicesOptions): Promise
       mediaBucket,
       scheduler,
       sandbox,
+      settingsUrl: `${api.origin}/settings`,
+      oidc,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (error) {

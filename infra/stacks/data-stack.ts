@@ -16,7 +16,7 @@ import { TABLES } from '../../lib/store/tables.js';
 import type { TableDefinition } from '../../lib/store/tables.js';
 
 /** The logical names of lib/store/tables.ts TABLES (checked at synthesis: a new table must be named here). */
-export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters'] as const;
+export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 function isTableName(name: string): name is TableName {

@@ -46,6 +46,7 @@ import type {
   UserReader,
   WorkspaceReader,
 } from '../ports.js';
+import { apiKeyOwnerIndexKeys } from './dynamodb-api-key-store.js';
 import { documentClient } from './dynamo-client.js';
 import { DIRECTORY_TABLE } from './tables.js';
 
@@ -487,6 +488,8 @@ export class DynamoDbDirectoryStore
   async putApiKey(key: ApiKeyRecord): Promise<void> {
     await this.putNew('api_key', key.id, {
       ...keys.apiKey(key.id),
+      // The settings keys page lists a user's keys with one Query on byOwner (dynamodb-api-key-store.ts).
+      ...apiKeyOwnerIndexKeys(key),
       type: 'api_key',
       id: key.id,
       userId: key.userId,

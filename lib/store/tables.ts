@@ -32,6 +32,18 @@
  *                                                 the minute it counts (minuteId ISO minute, minuteCount)
  *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
  *                  | ALLOWANCE#<userId>#<YYYY-MM>; TTL attribute expiresAt (rate counters only)
+ *
+ * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt
+ *                | LOGIN#<sha256 of the login id>       a sign-in under way: OIDC state, nonce, PKCE verifier
+ *             TTL attribute expiresAt (epoch seconds); reads also check it, as TTL deletes late.
+ *             Only hashes of the cookie values are keys, so a read of the table gives no usable cookie.
+ *
+ * Settings records in the directory table (lib/store/dynamodb-*-store.ts beside the directory store):
+ *             IDENTITY#<sha256 of issuer + sub>  IDENTITY   the user an OpenID Connect subject signs in as
+ *             KEY#<keyId> also carries gsi1pk = KEYS#<userId>, gsi1sk = <createdAt>#<keyId>, so the
+ *             settings page lists a user's keys with one Query on byOwner (never mixed with accounts,
+ *             whose gsi1pk is USER#<userId>).
+ * counters    LASTUSED#KEY#<keyId>  lastUsedAt: written by the API path at most once an hour per key.
  */
 import { ENV } from '../config.js';
 
@@ -95,7 +107,17 @@ export const COUNTERS_TABLE: TableDefinition = {
   holdsCustomerData: true,
 };
 
-export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE] as const;
+export const SESSIONS_TABLE: TableDefinition = {
+  name: 'sessions',
+  envVar: ENV.sessionsTable,
+  partitionKey: 'pk',
+  indexes: [],
+  ttlAttribute: 'expiresAt',
+  // Sessions are short-lived and can be lost (everyone signs in again): no backups needed.
+  holdsCustomerData: false,
+};
+
+export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, SESSIONS_TABLE] as const;
 
 /** Shards of the byDue index: spreads the sweeper's partition so no single key gets hot. */
 export const DUE_SHARDS = 8;

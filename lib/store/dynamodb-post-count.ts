@@ -1,0 +1,51 @@
+/**
+ * The Overview page's post figures: how many live posts the user has (one Query with Select
+ * COUNT on the byUser index, stopped at a cap so a user with a million posts costs a bounded read)
+ * and how much of the plan allowance this cycle has used (the allowance counter the create path
+ * spends, one GetItem).
+ */
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requireEnv } from '../config.js';
+import type { PostCounter } from '../use-cases/settings/ports.js';
+import { documentClient } from './dynamo-client.js';
+import { allowanceCounterKey } from './dynamodb-post-store.js';
+import { COUNTERS_TABLE, POSTS_TABLE } from './tables.js';
+
+export class DynamoDbPostCounter implements PostCounter {
+  private readonly postsTable: string;
+  private readonly countersTable: string;
+  private readonly client: DynamoDBDocumentClient;
+
+  constructor(options: { postsTable?: string; countersTable?: string; client?: DynamoDBDocumentClient } = {}) {
+    this.postsTable = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
+    this.countersTable = options.countersTable ?? requireEnv(COUNTERS_TABLE.envVar);
+    this.client = options.client ?? documentClient;
+  }
+
+  async countPosts(userId: string, cap: number): Promise<{ count: number; capped: boolean }> {
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.postsTable,
+          IndexName: 'byUser',
+          KeyConditionExpression: 'listPk = :user',
+          ExpressionAttributeValues: { ':user': userId },
+          Select: 'COUNT',
+          Limit: cap - count + 1,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      count += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey && count <= cap);
+    return count > cap ? { count: cap, capped: true } : { count, capped: false };
+  }
+
+  async allowanceUsed(userId: string, cycle: string): Promise<number> {
+    const out = await this.client.send(new GetCommand({ TableName: this.countersTable, Key: allowanceCounterKey(userId, cycle) }));
+    const used = out.Item?.used;
+    return typeof used === 'number' ? used : 0;
+  }
+}

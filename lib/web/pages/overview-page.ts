@@ -1,0 +1,22 @@
+/** The Overview: plan and allowance, then a card per section with its count and where to go. */
+import type { Overview } from '../../use-cases/settings/overview.js';
+import { html, type Html } from '../html.js';
+import { formatCount, formatDate } from './format.js';
+
+export function overviewPage(overview: Overview): Html {
+  const percent = overview.monthlyPostAllowance === 0 ? 100 : Math.min(100, Math.round((overview.allowanceUsed / overview.monthlyPostAllowance) * 100));
+  const posts = overview.posts.capped ? `${formatCount(overview.posts.count)}+` : formatCount(overview.posts.count);
+  return html`<section class="card plan" aria-labelledby="plan-title">
+  <h2 id="plan-title">Plan</h2>
+  <p>${overview.active ? html`<span class="badge ok">Active</span>` : html`<span class="badge bad">Inactive</span>`}
+     ${formatCount(overview.monthlyPostAllowance)} posts per month</p>
+  <p><strong>${formatCount(overview.allowanceUsed)}</strong> of ${formatCount(overview.monthlyPostAllowance)} used this cycle; resets on ${formatDate(overview.cycleResetsAt)} (UTC).</p>
+  <meter min="0" max="100" value="${percent}" aria-label="Allowance used">${percent}%</meter>
+  ${overview.active ? '' : html`<p class="notice error">Your subscription is inactive: API requests are refused with subscription_inactive.</p>`}
+</section>
+<div class="cards">
+  <section class="card"><h2>API keys</h2><p class="figure">${formatCount(overview.activeKeys)}</p><p>active</p><a href="/settings/keys">Manage keys</a></section>
+  <section class="card"><h2>Accounts</h2><p class="figure">${formatCount(overview.accounts)}</p><p>connected in ${formatCount(overview.workspaces)} workspace${overview.workspaces === 1 ? '' : 's'}</p><a href="/settings/workspaces">Workspaces and accounts</a></section>
+  <section class="card"><h2>Posts</h2><p class="figure">${posts}</p><p>in total</p><a href="/settings/posts">See posts</a></section>
+</div>`;
+}
