@@ -1,6 +1,6 @@
 /**
- * Connect attempts (lib/ports/connect.ts) in the directory table: `CONNECT#<sha256(state)>` /
- * `CONNECT`, with a TTL an hour past the attempt's own expiry (DynamoDB deletes expired items
+ * Connect attempts (lib/ports/connect.ts) in the sessions table beside the sign-ins under way:
+ * `CONNECT#<sha256(state)>`, with a TTL an hour past the attempt's own expiry (DynamoDB deletes expired items
  * late and unpredictably, so the code checks `expiresAt` itself; the TTL only clears abandoned
  * attempts). Taking an attempt is one DeleteItem returning the old item, so two callbacks with the
  * same state can never both get it.
@@ -9,12 +9,12 @@ import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { requireEnv } from '../config.js';
 import { CONNECT_KINDS, type ConnectAttempt, type ConnectAttemptStore, type ConnectKind } from '../ports/connect.js';
 import { documentClient } from './dynamo-client.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import { SESSIONS_TABLE } from './tables.js';
 
 const TTL_GRACE_SECONDS = 3600;
 
-function key(stateHash: string): { pk: string; sk: string } {
-  return { pk: `CONNECT#${stateHash}`, sk: 'CONNECT' };
+function key(stateHash: string): { pk: string } {
+  return { pk: `CONNECT#${stateHash}` };
 }
 
 function toAttempt(item: Record<string, unknown>): ConnectAttempt | null {
@@ -41,7 +41,7 @@ export class DynamoDbConnectAttemptStore implements ConnectAttemptStore {
   private readonly client: DynamoDBDocumentClient;
 
   constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
+    this.tableName = options.tableName ?? requireEnv(SESSIONS_TABLE.envVar);
     this.client = options.client ?? documentClient;
   }
 

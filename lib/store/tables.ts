@@ -15,7 +15,6 @@
  *             CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId>  CONNECTION
  *                                                  the account a platform identity is connected as in a
  *                                                  workspace (settings connect: no duplicates)
- *             CONNECT#<sha256(state)>  CONNECT     a connect in progress (state, PKCE verifier), TTL expiresAt
  *   gsi1 (byOwner): GET /accounts = Query gsi1pk = USER#<userId> [begins_with gsi1sk <wsId>#];
  *                   the media library page = Query gsi1pk = MEDIA#USER#<userId>, newest first
  *
@@ -35,6 +34,8 @@
  *
  * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt
  *                | LOGIN#<sha256 of the login id>       a sign-in under way: OIDC state, nonce, PKCE verifier
+ *                | CONNECT#<sha256 of the OAuth state>  an account connect under way: user, session hash,
+ *                                                       workspace, PKCE verifier (dynamodb-connect-attempts.ts)
  *             TTL attribute expiresAt (epoch seconds); reads also check it, as TTL deletes late.
  *             Only hashes of the cookie values are keys, so a read of the table gives no usable cookie.
  *
@@ -72,8 +73,6 @@ export const DIRECTORY_TABLE: TableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   indexes: [{ indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
-  // Only short-lived records carry expiresAt (epoch seconds): connect attempts.
-  ttlAttribute: 'expiresAt',
   holdsCustomerData: true,
 };
 

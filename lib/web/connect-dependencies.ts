@@ -18,8 +18,6 @@ import { tokenCipherFromEnv } from '../store/token-cipher.js';
 import { ConnectAccount } from '../use-cases/settings/connect-account.js';
 import { MediaLibrary } from '../use-cases/settings/media-library.js';
 
-export const SETTINGS_BASE_URL_VAR = 'SETTINGS_BASE_URL';
-
 /** The path of each platform's OAuth callback (one route each, so each is registered on its own). */
 export function connectCallbackPath(platform: PublishablePlatform): string {
   return `/settings/connect/${platform}/callback`;
@@ -35,7 +33,7 @@ let media: MediaLibrary | undefined;
 export function connectAccountUseCase(): ConnectAccount {
   if (!connect) {
     const directory = new DynamoDbDirectoryStore();
-    const baseUrl = requireEnv(SETTINGS_BASE_URL_VAR);
+    const baseUrl = requireEnv(ENV.settingsBaseUrl);
     connect = new ConnectAccount({
       connectors: { x: xConnectorFromEnv(), linkedin: linkedinConnectorFromEnv() },
       attempts: new DynamoDbConnectAttemptStore(),

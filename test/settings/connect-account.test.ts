@@ -25,6 +25,7 @@ const { dynamodbEndpoint, sharedTables } = inject('localAws');
 const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const tableName = sharedTables.directory ?? '';
+const sessionsTable = sharedTables.sessions ?? '';
 const directory = new DynamoDbDirectoryStore({ tableName, client });
 const cipher = new LocalTokenCipher(randomBytes(32));
 const provisioning = new Provisioning({ directory, cipher });
@@ -42,7 +43,7 @@ beforeAll(async () => {
       x: new XConnector({ apiBaseUrl: sandbox.xBaseUrl, authorizeUrl: `${sandbox.xBaseUrl}/i/oauth2/authorize`, clientCredentials: credentials('x') }),
       linkedin: new LinkedinConnector({ apiBaseUrl: sandbox.linkedinBaseUrl, oauthBaseUrl: sandbox.linkedinBaseUrl, apiVersion: '202611', clientCredentials: credentials('linkedin') }),
     },
-    attempts: new DynamoDbConnectAttemptStore({ tableName, client }),
+    attempts: new DynamoDbConnectAttemptStore({ tableName: sessionsTable, client }),
     connections: new DynamoDbAccountConnectionStore({ tableName, client }),
     accounts: directory,
     workspaces: directory,
