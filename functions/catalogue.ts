@@ -45,6 +45,18 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsAuthCallback', method: 'GET', path: '/settings/auth/callback', entry: 'functions/settings/auth-callback.ts' },
   { name: 'SettingsSignOut', method: 'POST', path: '/settings/sign-out', entry: 'functions/settings/sign-out.ts' },
   { name: 'SettingsStatic', method: 'GET', path: '/settings/static/{file}', entry: 'functions/settings/static-asset.ts' },
+  // Connected accounts (connect, reconnect, disconnect) and the OAuth callbacks registered with X and LinkedIn.
+  { name: 'SettingsAccounts', method: 'GET', path: '/settings/accounts', entry: 'functions/settings/accounts.ts' },
+  { name: 'SettingsConnectStart', method: 'POST', path: '/settings/accounts/connect', entry: 'functions/settings/connect-start.ts' },
+  { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/disconnect', entry: 'functions/settings/disconnect-account.ts' },
+  { name: 'SettingsConnectXCallback', method: 'GET', path: '/settings/connect/x/callback', entry: 'functions/settings/connect-x-callback.ts' },
+  { name: 'SettingsConnectLinkedinCallback', method: 'GET', path: '/settings/connect/linkedin/callback', entry: 'functions/settings/connect-linkedin-callback.ts' },
+  // The media library: uploads go straight to the media bucket with a presigned POST.
+  { name: 'SettingsMedia', method: 'GET', path: '/settings/media', entry: 'functions/settings/media.ts' },
+  { name: 'SettingsMediaUpload', method: 'POST', path: '/settings/media/upload', entry: 'functions/settings/media-upload.ts' },
+  { name: 'SettingsMediaUploaded', method: 'GET', path: '/settings/media/uploaded', entry: 'functions/settings/media-uploaded.ts' },
+  { name: 'SettingsMediaRegister', method: 'POST', path: '/settings/media/register', entry: 'functions/settings/media-register.ts' },
+  { name: 'SettingsMediaDelete', method: 'POST', path: '/settings/media/delete', entry: 'functions/settings/media-delete.ts' },
 ];
 
 /** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, then the settings pages. */

@@ -42,6 +42,11 @@ export class LinkedinConnector implements PlatformConnector {
     this.oauthBaseUrl = config.oauthBaseUrl.replace(/\/+$/, '');
   }
 
+  /** LinkedIn's OAuth host (its origin is where the connect form ends up). */
+  get oauthOrigin(): string {
+    return this.oauthBaseUrl;
+  }
+
   async authorizeUrl(input: { kind: ConnectKind; state: string; codeChallenge: string; redirectUri: string }): Promise<string> {
     const { clientId } = await this.config.clientCredentials();
     const scopes = input.kind === 'linkedin_pages' ? LINKEDIN_PAGES_SCOPES : LINKEDIN_MEMBER_SCOPES;

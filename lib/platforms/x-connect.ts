@@ -40,6 +40,11 @@ export class XConnector implements PlatformConnector {
     this.apiBaseUrl = config.apiBaseUrl.replace(/\/+$/, '');
   }
 
+  /** The authorize page's URL (its origin is where the connect form ends up). */
+  get authorizeUrlBase(): string {
+    return this.config.authorizeUrl;
+  }
+
   async authorizeUrl(input: { kind: ConnectKind; state: string; codeChallenge: string; redirectUri: string }): Promise<string> {
     const { clientId } = await this.config.clientCredentials();
     const url = new URL(this.config.authorizeUrl);

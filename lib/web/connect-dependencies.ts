@@ -13,9 +13,11 @@ import { DynamoDbAccountConnectionStore } from '../store/dynamodb-account-connec
 import { DynamoDbConnectAttemptStore } from '../store/dynamodb-connect-attempts.js';
 import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
 import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
+import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
 import { S3MediaUploads } from '../store/s3-media-uploads.js';
 import { tokenCipherFromEnv } from '../store/token-cipher.js';
 import { ConnectAccount } from '../use-cases/settings/connect-account.js';
+import { ListConnectedAccounts } from '../use-cases/settings/connected-accounts.js';
 import { MediaLibrary } from '../use-cases/settings/media-library.js';
 
 /** The path of each platform's OAuth callback (one route each, so each is registered on its own). */
@@ -29,6 +31,36 @@ export function connectRedirectUri(baseUrl: string, platform: PublishablePlatfor
 
 let connect: ConnectAccount | undefined;
 let media: MediaLibrary | undefined;
+let listing: ListConnectedAccounts | undefined;
+
+/**
+ * Origins the accounts page's connect forms end up at (the POST answers with a redirect to the
+ * platform's authorize page, and form-action covers redirects): the real sign-in hosts on AWS,
+ * the sandbox locally. Read at answer time, from the same settings the connectors read.
+ */
+export function connectFormActionOrigins(): string[] {
+  const x = new URL(xConnectorFromEnv().authorizeUrlBase).origin;
+  const linkedin = new URL(linkedinConnectorFromEnv().oauthOrigin).origin;
+  return [...new Set([x, linkedin])];
+}
+
+/** Where browsers post media uploads: the media bucket's S3 endpoint (or the local stand-in). */
+export function mediaUploadOrigin(): string {
+  const standIn = process.env[ENV.mediaUploadUrl];
+  if (standIn) return new URL(standIn).origin;
+  const region = process.env.AWS_REGION ?? 'us-east-1';
+  return `https://${requireEnv(ENV.mediaBucket)}.s3.${region}.amazonaws.com`;
+}
+
+/** Where thumbnails come from: the media base URL's origin (CloudFront on AWS). */
+export function mediaImageOrigin(): string {
+  return new URL(requireEnv(ENV.mediaBaseUrl)).origin;
+}
+
+export function listConnectedAccounts(): ListConnectedAccounts {
+  listing ??= new ListConnectedAccounts({ workspaces: new DynamoDbWorkspaceStore(), accounts: new DynamoDbDirectoryStore() });
+  return listing;
+}
 
 export function connectAccountUseCase(): ConnectAccount {
   if (!connect) {
