@@ -45,6 +45,10 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsAuthCallback', method: 'GET', path: '/settings/auth/callback', entry: 'functions/settings/auth-callback.ts' },
   { name: 'SettingsSignOut', method: 'POST', path: '/settings/sign-out', entry: 'functions/settings/sign-out.ts' },
   { name: 'SettingsStatic', method: 'GET', path: '/settings/static/{file}', entry: 'functions/settings/static-asset.ts' },
+  { name: 'SettingsKeys', method: 'GET', path: '/settings/keys', entry: 'functions/settings/keys.ts' },
+  { name: 'SettingsCreateKey', method: 'POST', path: '/settings/keys', entry: 'functions/settings/create-key.ts' },
+  { name: 'SettingsRevokeKeyConfirm', method: 'GET', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key-confirm.ts' },
+  { name: 'SettingsRevokeKey', method: 'POST', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key.ts' },
   // Connected accounts (connect, reconnect, disconnect) and the OAuth callbacks registered with X and LinkedIn.
   { name: 'SettingsAccounts', method: 'GET', path: '/settings/accounts', entry: 'functions/settings/accounts.ts' },
   { name: 'SettingsConnectStart', method: 'POST', path: '/settings/accounts/connect', entry: 'functions/settings/connect-start.ts' },

@@ -26,6 +26,7 @@ import { ENV } from '../lib/config.js';
 import type { SandboxBehaviour } from '../lib/domain/model.js';
 import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
 import { TABLES } from '../lib/store/tables.js';
+import { FREE_PLAN_MONTHLY_POSTS } from '../lib/use-cases/settings/sign-in.js';
 import {
   dynamoDbClientFor,
   ensureTables,
@@ -119,9 +120,6 @@ export interface RunningStack {
   oidc: LocalOidcProvider;
   stop(): Promise<void>;
 }
-
-/** The free plan's monthly allowance given to a user at their first sign-in (the CDK app sets the same). */
-export const FREE_PLAN_MONTHLY_POSTS = 100;
 
 const SCHEDULER_GROUP = 'default';
 const SCHEDULER_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/local-scheduler`;

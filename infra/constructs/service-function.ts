@@ -46,6 +46,8 @@ export interface ServiceFunctionProps {
   timeout: Duration;
   memorySize: number;
   logRetention?: RetentionDays;
+  /** A repository folder copied into the bundle (e.g. web/static for the settings' static route). */
+  copyFiles?: { from: string; to: string };
 }
 
 export class ServiceFunction extends NodejsFunction {
@@ -95,6 +97,17 @@ export class ServiceFunction extends NodejsFunction {
         externalModules: [...UNREACHED_CREDENTIAL_PROVIDERS],
         // No Docker here or in CI: the esbuild devDependency bundles.
         forceDockerBundling: false,
+        ...(props.copyFiles
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => [
+                  `cp -R "${path.join(inputDir, props.copyFiles?.from ?? '')}" "${path.join(outputDir, props.copyFiles?.to ?? '')}"`,
+                ],
+              },
+            }
+          : {}),
       },
       environment: {
         NODE_OPTIONS: '--enable-source-maps',

@@ -20,7 +20,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, MAX_RECEIVE_COUNT, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import {
   bindBucket,
   bindQueueAttributes,
@@ -34,11 +34,15 @@ import {
 } from '../constructs/bindings.js';
 import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bindings.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
+import { SettingsSignIn } from '../constructs/settings-sign-in.js';
+import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { accessOf } from './function-access.js';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
+  /** Prefix of the Cognito managed-login domain (must be unique in the region). Default: derived from the account and stack. */
+  signInDomainPrefix?: string;
   /** Stage-wide throttle, a backstop behind the per-key limits the service enforces itself. */
   throttle?: { rateLimit: number; burstLimit: number };
 }
@@ -53,6 +57,11 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
   PlatformDeletionWorker: { timeout: Duration.minutes(2), memorySize: 512 },
   Sweeper: { timeout: Duration.seconds(50), memorySize: 256 },
   RouteNotFound: { timeout: Duration.seconds(10), memorySize: 256 },
+};
+
+/** Files copied beside a function's bundle: the settings stylesheet and script for the static route. */
+const STATIC_FILES: Record<string, { from: string; to: string }> = {
+  SettingsStatic: { from: 'web/static', to: 'static' },
 };
 
 /**
@@ -81,6 +90,7 @@ export class ApiStack extends Stack {
   readonly schedulerRole: Role;
   readonly scheduleGroup: ScheduleGroup;
   readonly baseUrl: string;
+  readonly settingsSignIn: SettingsSignIn;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -145,7 +155,7 @@ export class ApiStack extends Stack {
     // Functions, each bound to exactly what function-access.ts gives it.
     const build = (name: string, entry: string, description: string) => {
       const sizing = sizingOf(name);
-      const fn = new ServiceFunction(this, name, { entry, description, ...sizing });
+      const fn = new ServiceFunction(this, name, { entry, description, ...sizing, ...(STATIC_FILES[name] ? { copyFiles: STATIC_FILES[name] } : {}) });
       this.bindAccess(fn, name, data, scheduling, media);
       this.functions.set(name, fn);
       return fn;
@@ -175,6 +185,30 @@ export class ApiStack extends Stack {
         integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
       });
     }
+    // Settings web app: one function per page, signed in through the Cognito user pool below.
+    const settingsOrigin = this.api.apiEndpoint;
+    this.settingsSignIn = new SettingsSignIn(this, 'SettingsUserPool', {
+      callbackUrl: `${settingsOrigin}/settings/auth/callback`,
+      signedOutUrl: `${settingsOrigin}/settings`,
+      // Unique per region across all of AWS: `cdk deploy -c signInDomainPrefix=<yours>` (README).
+      domainPrefix: props.signInDomainPrefix ?? (this.node.tryGetContext('signInDomainPrefix') as string | undefined) ?? 'social-publishing-settings',
+    });
+    for (const route of SETTINGS_ROUTES) {
+      const fn = build(route.name, route.entry, `${route.method} ${route.path}`);
+      const access = accessOf(route.name);
+      if (access.settingsBaseUrl) bindValue(fn, ENV.settingsBaseUrl, settingsOrigin);
+      if (access.oidcClient) {
+        bindValue(fn, ENV.oidcIssuerUrl, this.settingsSignIn.issuerUrl);
+        bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
+      }
+      if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+      });
+    }
+
     // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,
     // carries the rate-limit headers and is counted per client address.
     Validations.of(this.api).acknowledge({
@@ -183,7 +217,7 @@ export class ApiStack extends Stack {
     });
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-COG4',
-      reason: 'Callers are servers with API keys, not Cognito users.',
+      reason: 'API callers are servers with API keys; settings pages verify their own session cookie (Cognito sign-in, server-side sessions) in every function.',
     });
 
     // Queue consumers.
@@ -207,6 +241,12 @@ export class ApiStack extends Stack {
     this.baseUrl = `${this.api.apiEndpoint}${API_BASE_PATH}`;
     new CfnOutput(this, 'ApiBaseUrl', { value: this.baseUrl, description: 'base_url of the API (ends in /api/v1)' });
     new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduleGroup.scheduleGroupName });
+    new CfnOutput(this, 'SettingsUrl', { value: `${settingsOrigin}/settings`, description: 'The settings web app: sign up, make API keys, connect accounts' });
+    // Register these with the X and LinkedIn developer apps (README: Deploying to AWS).
+    new CfnOutput(this, 'XRedirectUrl', { value: `${settingsOrigin}/settings/connect/x/callback`, description: 'Callback URL of the X app (OAuth 2.0)' });
+    new CfnOutput(this, 'LinkedInRedirectUrl', { value: `${settingsOrigin}/settings/connect/linkedin/callback`, description: 'Redirect URL of the LinkedIn app' });
+    new CfnOutput(this, 'SettingsUserPoolId', { value: this.settingsSignIn.userPool.userPoolId });
+    new CfnOutput(this, 'SettingsSignInDomain', { value: this.settingsSignIn.domain.baseUrl(), description: 'Cognito managed login' });
   }
 
   private queueWithDeadLetterQueue(id: string, consumerTimeout: Duration): Queue {

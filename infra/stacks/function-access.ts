@@ -34,6 +34,12 @@ export interface FunctionAccess {
   mediaObjects?: 'read';
   /** Knows the hosted media URL prefix (to tell a library URL from an external one). */
   mediaBaseUrl?: boolean;
+  /** Settings pages: the public origin (cookies' Secure flag, the CSRF origin check, redirect URIs). */
+  settingsBaseUrl?: boolean;
+  /** Settings sign-in: the OpenID issuer (Cognito user pool) and the app client id. */
+  oidcClient?: boolean;
+  /** The free plan's monthly allowance, given at a user's first sign-in. */
+  freePlan?: boolean;
 }
 
 const REQUEST_PATH: FunctionAccess['tables'] = { directory: 'read', counters: 'readWrite' };
@@ -85,8 +91,32 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   },
 };
 
+/**
+ * Settings pages (lib/web): every signed-in page reads its session (sessions) and the user
+ * (directory); each row adds what its use case touches.
+ */
+const SIGNED_IN: FunctionAccess = { tables: { sessions: 'read', directory: 'read' }, settingsBaseUrl: true };
+
+export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
+  // Counts keys and accounts (byOwner), posts (byUser, capped) and reads the allowance counter.
+  SettingsOverview: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read', counters: 'read' } },
+  // Stores the sign-in transaction and sends the browser to the provider (discovery).
+  SettingsSignIn: { tables: { sessions: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
+  // Takes the transaction, exchanges the code, finds or creates the user (identity, profile,
+  // first workspace in one transaction), writes the session.
+  SettingsAuthCallback: { tables: { sessions: 'readWrite', directory: 'readWrite' }, settingsBaseUrl: true, oidcClient: true, freePlan: true },
+  SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' } },
+  // Serves web/static, copied beside the bundle: no data at all.
+  SettingsStatic: { tables: {} },
+  // Lists keys (byOwner) and their last use (counters).
+  SettingsKeys: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
+  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
+  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+};
+
 export function accessOf(name: string): FunctionAccess {
-  const access = FUNCTION_ACCESS[name];
+  const access = FUNCTION_ACCESS[name] ?? SETTINGS_FUNCTION_ACCESS[name];
   if (!access) throw new Error(`infra/stacks/function-access.ts has no row for function ${name}`);
   return access;
 }

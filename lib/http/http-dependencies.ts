@@ -14,6 +14,7 @@ import { DEFAULT_RATE_LIMITS, sanitizeLimit } from '../domain/rate-windows.js';
 import type { Clock, RateLimiter } from '../ports.js';
 import { systemClock } from '../ports.js';
 import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
+import { DynamoDbKeyUseStore } from '../store/dynamodb-key-use-store.js';
 import { DynamoDbRateLimiter } from '../store/dynamodb-rate-limiter.js';
 import { CallerAuthenticator, MAX_KEY_CACHE_SECONDS } from '../use-cases/authenticate-caller.js';
 
@@ -66,6 +67,8 @@ function withAuthentication(counting: RequestCountingDependencies, overrides: Ht
       users: directory,
       clock: counting.clock,
       cacheSeconds: overrides.keyCacheSeconds ?? numberEnv(ENV.apiKeyCacheSeconds, MAX_KEY_CACHE_SECONDS),
+      // The counters table, which every authenticated route already writes (rate limits).
+      useRecorder: new DynamoDbKeyUseStore(),
     }),
   };
 }

@@ -38,6 +38,8 @@ export interface CallerAuthenticatorOptions {
   cacheSeconds: number;
   /** Bound on memory; the oldest entry goes first. Only real keys are ever cached, so this is generous. */
   maxEntries?: number;
+  /** Records each verified key's use for the settings page (at most once per key per hour; lib/store/dynamodb-key-use-store.ts). */
+  useRecorder?: { recordUse(keyId: string, now: Date): Promise<void> };
 }
 
 export class CallerAuthenticator {
@@ -63,6 +65,10 @@ export class CallerAuthenticator {
     }
     if (entry.key.revokedAt !== null) {
       throw new ApiError('api_key_revoked', 'This API key has been revoked. Create a new key in account settings.');
+    }
+    if (this.options.useRecorder) {
+      // "Last used" is informational: a failed write never fails the request.
+      await this.options.useRecorder.recordUse(entry.key.id, this.options.clock.now()).catch(() => undefined);
     }
     return { userId: entry.user.id, keyId: entry.key.id, scopes: [...entry.key.scopes], user: entry.user };
   }

@@ -30,7 +30,8 @@ export function securityHeaders(options: SecurityHeaderOptions = {}): Record<str
     'Content-Security-Policy': contentSecurityPolicy(options),
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
+    // Not no-referrer: with it Chromium sends `Origin: null` on our own form posts, and the CSRF origin check needs the real one.
+    'Referrer-Policy': 'same-origin',
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',

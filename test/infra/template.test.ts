@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { actionsByResource, describeValue, grantsOfRole, logicalId, synthesize } from './synth.js';
@@ -19,7 +19,16 @@ beforeAll(() => {
 });
 afterAll(() => s?.cleanup());
 
-const ALL_FUNCTIONS = [...API_ROUTES.map((r) => r.name), ...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, DEFAULT_ROUTE.name];
+const ALL_FUNCTIONS = [
+  ...API_ROUTES.map((r) => r.name),
+  ...QUEUE_CONSUMERS.map((c) => c.name),
+  SWEEPER.name,
+  DEFAULT_ROUTE.name,
+  ...SETTINGS_ROUTES.map((r) => r.name),
+];
+
+/** Plain values (not resources) the settings functions are configured with; checked on their own below. */
+const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts] as string[];
 
 /**
  * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
@@ -58,6 +67,16 @@ const EXPECTED: Record<string, string[]> = {
     'kms:encryptDecrypt',
   ],
   Sweeper: ['table:posts:readWrite', 'send:publish', 'attributes:publish'],
+  // Settings pages: every signed-in page reads its session and the user.
+  SettingsOverview: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
+  SettingsSignIn: ['table:sessions:readWrite'],
+  SettingsAuthCallback: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsSignOut: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsStatic: [],
+  SettingsKeys: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
+  SettingsCreateKey: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsRevokeKeyConfirm: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
+  SettingsRevokeKey: ['table:sessions:read', 'table:directory:readWrite'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
@@ -233,10 +252,47 @@ describe('environment', () => {
   it.each(ALL_FUNCTIONS)('%s has a variable for each grant, naming the granted resource, and no other', (name) => {
     const actual = Object.fromEntries(
       Object.entries(environmentOf(name))
-        .filter(([variable]) => !variable.startsWith('POWERTOOLS_') && variable !== 'NODE_OPTIONS' && variable !== ENV.mediaBaseUrl)
+        .filter(
+          ([variable]) =>
+            !variable.startsWith('POWERTOOLS_') && variable !== 'NODE_OPTIONS' && variable !== ENV.mediaBaseUrl && !SETTINGS_VALUES.includes(variable),
+        )
         .map(([variable, value]) => [variable, describeValue(value, s)]),
     );
     expect(actual).toEqual(expectedEnvironment(name));
+  });
+
+  it('gives the settings origin to every signed-in page, and the OIDC client only to sign-in and its callback', () => {
+    const withVariable = (variable: string) => ALL_FUNCTIONS.filter((name) => variable in environmentOf(name));
+    expect(withVariable(ENV.settingsBaseUrl)).toEqual(SETTINGS_ROUTES.map((r) => r.name).filter((name) => name !== 'SettingsStatic'));
+    expect(withVariable(ENV.oidcIssuerUrl)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
+    expect(withVariable(ENV.oidcClientId)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
+    expect(withVariable(ENV.freePlanMonthlyPosts)).toEqual(['SettingsAuthCallback']);
+    const issuer = describeValue(environmentOf('SettingsSignIn')[ENV.oidcIssuerUrl], s);
+    expect(issuer).toContain('cognito-idp.');
+  });
+
+  it('has a Cognito user pool with e-mail sign-up and verification, and a public PKCE client redirecting only to the settings callback', () => {
+    const pools = resourcesOfType('AWS::Cognito::UserPool');
+    expect(pools).toHaveLength(1);
+    const pool = pools[0]![1].Properties as Record<string, unknown>;
+    expect(pool.AutoVerifiedAttributes).toEqual(['email']);
+    expect(pool.UsernameAttributes).toEqual(['email']);
+    expect((pool.AdminCreateUserConfig as { AllowAdminCreateUserOnly: boolean }).AllowAdminCreateUserOnly).toBe(false);
+    const clients = resourcesOfType('AWS::Cognito::UserPoolClient');
+    expect(clients).toHaveLength(1);
+    const client = clients[0]![1].Properties as Record<string, unknown>;
+    expect(client.GenerateSecret).toBe(false);
+    expect(client.AllowedOAuthFlows).toEqual(['code']);
+    expect(client.AllowedOAuthScopes).toEqual(['openid', 'email']);
+    expect(describeValue((client.CallbackURLs as unknown[])[0], s)).toContain('/settings/auth/callback');
+    expect(resourcesOfType('AWS::Cognito::UserPoolDomain')).toHaveLength(1);
+  });
+
+  it('outputs the settings URL and the redirect URLs to register with X and LinkedIn', () => {
+    const outputs = s.apiJson.Outputs as Record<string, { Value: unknown }>;
+    expect(describeValue(outputs.SettingsUrl?.Value, s)).toMatch(/\/settings$/);
+    expect(describeValue(outputs.XRedirectUrl?.Value, s)).toMatch(/\/settings\/connect\/x\/callback$/);
+    expect(describeValue(outputs.LinkedInRedirectUrl?.Value, s)).toMatch(/\/settings\/connect\/linkedin\/callback$/);
   });
 
   it('gives the media base URL (the CDN domain) to the function that checks media URLs', () => {
@@ -285,9 +341,12 @@ describe('HTTP API', () => {
     for (const route of API_ROUTES) {
       expect(byKey.get(`${route.method} ${API_BASE_PATH}${route.path}`), route.name).toBe(`function:${route.name}`);
     }
+    for (const route of SETTINGS_ROUTES) {
+      expect(byKey.get(`${route.method} ${route.path}`), route.name).toBe(`function:${route.name}`);
+    }
     expect(byKey.get('$default')).toBe(`function:${DEFAULT_ROUTE.name}`);
-    expect(routes).toHaveLength(API_ROUTES.length + 1);
-    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + 1);
+    expect(routes).toHaveLength(API_ROUTES.length + SETTINGS_ROUTES.length + 1);
+    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + SETTINGS_ROUTES.length + 1);
   });
 
   it('has a stage with throttling and JSON access logs without headers', () => {

@@ -21,6 +21,8 @@ export const SESSION_SECONDS = 8 * 60 * 60;
 /** Time a person has at the provider (sign-up with e-mail verification included) to come back. */
 export const LOGIN_SECONDS = 30 * 60;
 export const FIRST_WORKSPACE_NAME = 'My workspace';
+/** The free plan's monthly allowance: the configuration (FREE_PLAN_MONTHLY_POSTS) both the CDK app and the local stack set. */
+export const FREE_PLAN_MONTHLY_POSTS = 100;
 
 export class SignInExpiredError extends Error {
   readonly code = 'sign_in_expired';

@@ -1,0 +1,170 @@
+/**
+ * What a new customer does in the settings app, in a real browser against the local stack and its
+ * OpenID provider: sign up, see the Overview, make a key and call GET /accounts with it, revoke it
+ * and get 401 api_key_revoked, sign out (and the old session is dead), sign in again. Plus the
+ * refusals: a POST without the CSRF token, another user's key id, a sign-in callback replayed.
+ * Screenshots of each page go to docs/screenshots (the README shows them).
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DESKTOP, launchChromium, PHONE, screenshot, signIn, signUp } from '../support/browser.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let browser: Browser;
+
+beforeAll(async () => {
+  // A revoked key must fail within the test, not after the 60 s cache.
+  stack = await startTestStack({ env: { API_KEY_CACHE_SECONDS: '0' } });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+const PASSWORD = 'correct horse battery staple';
+
+async function newUser(email: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  // Fail with Playwright's own message (what it waited for) well before the test's timeout.
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${stack.origin}/settings`);
+  await signUp(page, email, PASSWORD);
+  await page.waitForURL(`${stack.origin}/settings`, { timeout: 10_000 }).catch(async (error: unknown) => {
+    throw new Error(`Sign-up did not land on the Overview: at ${page.url()}\n${(await page.locator('body').innerText()).slice(0, 500)}`, { cause: error });
+  });
+  return { context, page };
+}
+
+async function createKey(page: Page): Promise<string> {
+  await page.goto(`${stack.origin}/settings/keys`);
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await page.getByLabel('Your new API key').waitFor().catch(async (error: unknown) => {
+    throw new Error(`No new key shown: at ${page.url()}\n${(await page.locator('main').innerText()).slice(0, 500)}`, { cause: error });
+  });
+  const key = (await page.getByLabel('Your new API key').inputValue()).trim();
+  expect(key).toMatch(/^ak_[0-9A-Za-z]{16}_[0-9A-Za-z]{32}$/);
+  return key;
+}
+
+describe('settings in a browser', () => {
+  it('signs up, makes a key that works on the API, revokes it (401 api_key_revoked), signs out and in again', async () => {
+    const { context, page } = await newUser('ada@example.com');
+    await expect(page.getByRole('heading', { name: 'Overview' })).toBeDefined();
+    expect(await page.locator('main').innerText()).toContain('100 posts per month');
+    await screenshot(page, 'overview');
+
+    // Security headers on every page.
+    const response = await page.goto(`${stack.origin}/settings`);
+    const headers = response?.headers() ?? {};
+    expect(headers['content-security-policy']).toContain("script-src 'self'");
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(headers['cache-control']).toBe('no-store');
+    expect(headers['x-content-type-options']).toBe('nosniff');
+
+    const key = await createKey(page);
+    expect(page.url()).not.toContain(key.slice(3, 19) + '_');
+    expect(await page.locator('.notice.warn').innerText()).toContain('shown only this once');
+    await screenshot(page, 'key-created');
+
+    const accounts = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${key}` } });
+    expect(accounts.status).toBe(200);
+    expect(await accounts.json()).toEqual({ object: 'list', accounts: [] });
+
+    await page.goto(`${stack.origin}/settings/keys`);
+    const keyId = key.split('_')[1] ?? '';
+    const row = page.locator('tr', { hasText: `ak_${keyId}_` });
+    expect(await row.innerText()).not.toContain('Never'); // its use was just recorded
+    expect(await page.content()).not.toContain(key); // never shown again
+    await screenshot(page, 'keys');
+
+    await row.getByRole('link', { name: 'Revoke…' }).click();
+    await screenshot(page, 'key-revoke');
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.waitForURL(/\/settings\/keys\?revoked=/);
+    expect(await page.locator('tr', { hasText: `ak_${keyId}_` }).innerText()).toContain('Revoked');
+
+    const refused = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('api_key_revoked');
+
+    // Sign out ends the server-side session: the old cookie is worth nothing afterwards.
+    const cookies = await context.cookies();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.locator('main').innerText()).toContain('You are signed out');
+    await screenshot(page, 'signed-out');
+    const session = cookies.find((cookie) => cookie.name === 'sp_session');
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Lax');
+    const replay = await fetch(`${stack.origin}/settings`, { headers: { cookie: `sp_session=${session?.value}` }, redirect: 'manual' });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toMatch(/^\/settings\/sign-in/);
+
+    // Signing in again asks for the password and lands where it was going.
+    await page.goto(`${stack.origin}/settings/keys`);
+    await signIn(page, 'ada@example.com', PASSWORD);
+    await page.waitForURL(`${stack.origin}/settings/keys`);
+    await context.close();
+  });
+
+  it('refuses a form without the CSRF token, and another user’s key id', async () => {
+    const ada = await newUser('grace@example.com');
+    const key = await createKey(ada.page);
+    const keyId = key.split('_')[1] ?? '';
+    const bob = await newUser('bob@example.com');
+
+    // Bob's session, Ada's key id: not found, and the key still works.
+    const confirm = await bob.page.goto(`${stack.origin}/settings/keys/${keyId}/revoke`);
+    expect(confirm?.status()).toBe(404);
+    const csrf = await bob.page.locator('input[name="_csrf"]').first().inputValue();
+    const bobCookie = (await bob.context.cookies()).find((cookie) => cookie.name === 'sp_session')?.value ?? '';
+    const post = (path: string, body: string) =>
+      fetch(`${stack.origin}${path}`, {
+        method: 'POST',
+        headers: { cookie: `sp_session=${bobCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      });
+    expect((await post(`/settings/keys/${keyId}/revoke`, `_csrf=${encodeURIComponent(csrf)}`)).status).toBe(404);
+    expect((await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+
+    // No token, a wrong token, or a foreign Origin: 403, and nothing is created.
+    expect((await post('/settings/keys', '')).status).toBe(403);
+    expect((await post('/settings/keys', '_csrf=wrong')).status).toBe(403);
+    const foreign = await fetch(`${stack.origin}/settings/keys`, {
+      method: 'POST',
+      headers: { cookie: `sp_session=${bobCookie}`, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: `_csrf=${encodeURIComponent(csrf)}`,
+      redirect: 'manual',
+    });
+    expect(foreign.status).toBe(403);
+    await bob.page.goto(`${stack.origin}/settings/keys`);
+    expect(await bob.page.locator('main').innerText()).toContain('No keys yet');
+    // With the token, the same request works.
+    expect((await post('/settings/keys', `_csrf=${encodeURIComponent(csrf)}`)).status).toBe(201);
+    await ada.context.close();
+    await bob.context.close();
+  });
+
+  it('works on a phone-sized screen', async () => {
+    const { context, page } = await newUser('phone@example.com', PHONE);
+    await screenshot(page, 'overview-phone');
+    await createKey(page);
+    await screenshot(page, 'key-created-phone');
+    await context.close();
+  });
+
+  it('sends a signed-out visitor to sign in, and refuses a replayed or forged callback', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${stack.origin}/settings/keys`);
+    expect(page.url()).toContain('/interaction/');
+    await screenshot(page, 'sign-in');
+    const forged = await page.goto(`${stack.origin}/settings/auth/callback?code=abc&state=def`);
+    expect(forged?.status()).toBe(400);
+    await context.close();
+  });
+});
