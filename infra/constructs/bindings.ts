@@ -116,7 +116,8 @@ export function bindSecret(fn: LambdaFunction, secret: ISecret, envVar: string):
   fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
 }
 
-export type KeyAccess = 'decrypt' | 'encryptDecrypt';
+/** The settings callbacks only encrypt new tokens; the workers decrypt and re-encrypt refreshed ones. */
+export type KeyAccess = 'encrypt' | 'decrypt' | 'encryptDecrypt';
 
 export interface KeyBindingOptions {
   envVar: string;
@@ -130,7 +131,7 @@ export interface KeyBindingOptions {
 
 export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOptions): void {
   setEnv(fn, options.envVar, key.keyArn);
-  const actions = options.access === 'decrypt' ? ['kms:Decrypt'] : ['kms:Encrypt', 'kms:Decrypt'];
+  const actions = options.access === 'decrypt' ? ['kms:Decrypt'] : options.access === 'encrypt' ? ['kms:Encrypt'] : ['kms:Encrypt', 'kms:Decrypt'];
   fn.addToRolePolicy(
     new PolicyStatement({
       actions,

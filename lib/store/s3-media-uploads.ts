@@ -18,12 +18,17 @@ type Condition = NonNullable<PresignedPostOptions['Conditions']>[number];
 let sharedClient: S3Client | undefined;
 
 export class S3MediaUploads implements MediaUploadStorage {
-  private readonly bucket: MediaBucket;
+  private resolved: MediaBucket | undefined;
   private readonly givenClient: S3Client | undefined;
 
-  constructor(options: MediaBucketOptions & { client?: S3Client } = {}) {
-    this.bucket = mediaBucket(options);
+  /** The bucket is read at first use: the library page lists records and never touches S3. */
+  constructor(private readonly options: MediaBucketOptions & { client?: S3Client } = {}) {
     this.givenClient = options.client;
+  }
+
+  private get bucket(): MediaBucket {
+    this.resolved ??= mediaBucket(this.options);
+    return this.resolved;
   }
 
   private client(): S3Client {

@@ -16,6 +16,7 @@ import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
 import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
 import { S3MediaUploads } from '../store/s3-media-uploads.js';
 import { tokenCipherFromEnv } from '../store/token-cipher.js';
+import type { TokenCipher } from '../ports.js';
 import { ConnectAccount } from '../use-cases/settings/connect-account.js';
 import { ListConnectedAccounts } from '../use-cases/settings/connected-accounts.js';
 import { MediaLibrary } from '../use-cases/settings/media-library.js';
@@ -27,6 +28,12 @@ export function connectCallbackPath(platform: PublishablePlatform): string {
 
 export function connectRedirectUri(baseUrl: string, platform: PublishablePlatform): string {
   return `${baseUrl.replace(/\/+$/, '')}${connectCallbackPath(platform)}`;
+}
+
+function lazyCipher(): TokenCipher {
+  let cipher: TokenCipher | undefined;
+  const get = (): TokenCipher => (cipher ??= tokenCipherFromEnv());
+  return { encrypt: (plain, context) => get().encrypt(plain, context), decrypt: (text, context) => get().decrypt(text, context) };
 }
 
 let connect: ConnectAccount | undefined;
@@ -72,7 +79,8 @@ export function connectAccountUseCase(): ConnectAccount {
       connections: new DynamoDbAccountConnectionStore(),
       accounts: directory,
       workspaces: directory,
-      cipher: tokenCipherFromEnv(),
+      // Built at first use: starting a connect encrypts nothing, so its function has no key.
+      cipher: lazyCipher(),
       redirectUri: (platform) => connectRedirectUri(baseUrl, platform),
     });
   }
