@@ -258,3 +258,35 @@ describe('connecting LinkedIn', () => {
     }
   });
 });
+
+describe('the sandbox authorize pages', () => {
+  it('never redirect to an unregistered address, and send request errors back to the registered one', async () => {
+    const base = new URLSearchParams({
+      response_type: 'code',
+      client_id: SANDBOX_CLIENT_CREDENTIALS.x.clientId,
+      redirect_uri: redirectUri('x'),
+      scope: 'tweet.read users.read',
+      state: 'abc',
+      code_challenge: 'a'.repeat(43),
+      code_challenge_method: 'S256',
+    });
+    const open = (changes: Record<string, string>) => {
+      const query = new URLSearchParams(base);
+      for (const [name, value] of Object.entries(changes)) query.set(name, value);
+      return fetch(`${sandbox.xBaseUrl}/i/oauth2/authorize?${query.toString()}`, { redirect: 'manual' });
+    };
+    const evil = await open({ redirect_uri: 'https://evil.example/callback' });
+    expect(evil.status).toBe(400);
+    expect(evil.headers.get('location')).toBeNull();
+    expect((await open({ client_id: 'someone-else' })).status).toBe(400);
+    const noPkce = await open({ code_challenge_method: 'plain' });
+    expect(noPkce.status).toBe(302);
+    expect(new URL(noPkce.headers.get('location') ?? '').searchParams.get('error')).toBe('invalid_request');
+    const page = await open({});
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    // Values from the request are escaped into the page, never markup.
+    const hostile = await open({ state: '"><script>alert(1)</script>' });
+    expect(await hostile.text()).not.toContain('<script>alert(1)</script>');
+  });
+});
