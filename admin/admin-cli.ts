@@ -302,8 +302,8 @@ async function buildProvisioning(aws: boolean, needsMedia: boolean): Promise<{ p
     target = `the local stack (${stack.dynamodbEndpoint})`;
   }
   // Imported only now: the SDK clients must see the environment the target chose.
-  const [{ DynamoDbDirectoryStore }, { tokenCipherFromEnv }, { S3MediaObjectWriter }, provisioningModule] = await Promise.all([
-    import('../lib/store/dynamodb-directory-store.js'),
+  const [{ directoryStores }, { tokenCipherFromEnv }, { S3MediaObjectWriter }, provisioningModule] = await Promise.all([
+    import('../lib/store/directory-stores.js'),
     import('../lib/store/token-cipher.js'),
     import('../lib/store/s3-media-object-writer.js'),
     import('../lib/use-cases/admin/provisioning.js'),
@@ -313,7 +313,7 @@ async function buildProvisioning(aws: boolean, needsMedia: boolean): Promise<{ p
   // (local/messaging.ts) and reloads it after a restart.
   const media = needsMedia ? { writer: new S3MediaObjectWriter(), baseUrl: requireEnv(ENV.mediaBaseUrl) } : undefined;
   const provisioning = new provisioningModule.Provisioning({
-    directory: new DynamoDbDirectoryStore(),
+    directory: directoryStores(),
     cipher: tokenCipherFromEnv(),
     media,
   });

@@ -8,7 +8,7 @@
 import { BatchWriteItemCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Post, PostStatus, PublishablePlatform } from '../lib/domain/model.js';
-import { newId } from '../lib/ids.js';
+import { newId } from '../lib/domain/ids.js';
 import { postToItem } from '../lib/store/post-item.js';
 
 export interface SeedOwner {

@@ -49,10 +49,16 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsCreateKey', method: 'POST', path: '/settings/keys', entry: 'functions/settings/create-key.ts' },
   { name: 'SettingsRevokeKeyConfirm', method: 'GET', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key-confirm.ts' },
   { name: 'SettingsRevokeKey', method: 'POST', path: '/settings/keys/{id}/revoke', entry: 'functions/settings/revoke-key.ts' },
+  { name: 'SettingsWorkspaces', method: 'GET', path: '/settings/workspaces', entry: 'functions/settings/workspaces.ts' },
+  { name: 'SettingsCreateWorkspace', method: 'POST', path: '/settings/workspaces', entry: 'functions/settings/create-workspace.ts' },
+  { name: 'SettingsRenameWorkspace', method: 'POST', path: '/settings/workspaces/{id}/rename', entry: 'functions/settings/rename-workspace.ts' },
+  { name: 'SettingsDisconnectAccountConfirm', method: 'GET', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account-confirm.ts' },
+  { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account.ts' },
+  { name: 'SettingsPosts', method: 'GET', path: '/settings/posts', entry: 'functions/settings/posts.ts' },
+  { name: 'SettingsCancelPost', method: 'POST', path: '/settings/posts/{id}/cancel', entry: 'functions/settings/cancel-post.ts' },
   // Connected accounts (connect, reconnect, disconnect) and the OAuth callbacks registered with X and LinkedIn.
   { name: 'SettingsAccounts', method: 'GET', path: '/settings/accounts', entry: 'functions/settings/accounts.ts' },
   { name: 'SettingsConnectStart', method: 'POST', path: '/settings/accounts/connect', entry: 'functions/settings/connect-start.ts' },
-  { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/disconnect', entry: 'functions/settings/disconnect-account.ts' },
   { name: 'SettingsConnectXCallback', method: 'GET', path: '/settings/connect/x/callback', entry: 'functions/settings/connect-x-callback.ts' },
   { name: 'SettingsConnectLinkedinCallback', method: 'GET', path: '/settings/connect/linkedin/callback', entry: 'functions/settings/connect-linkedin-callback.ts' },
   // The media library: uploads go straight to the media bucket with a presigned POST.

@@ -1,25 +1,47 @@
 /** POST /api/v1/posts: create posts (scope `write` for a draft, `publish` otherwise; checked by the use case). */
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../lib/config.js';
+import { PublishDispatcher } from '../lib/dispatch/publish-dispatcher.js';
 import { apiHandler } from '../lib/http/api-handler.js';
-import { httpDependencies } from '../lib/http/http-dependencies.js';
-import { idempotencyStore, mediaBaseUrl, postStore, publishDispatcher } from '../lib/post-dependencies.js';
+import { authenticatedPipeline } from '../lib/http/api-pipeline.js';
+import { DirectoryTable } from '../lib/store/directory-table.js';
+import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
+import { DynamoDbIdempotencyStore } from '../lib/store/dynamodb-idempotency-store.js';
+import { DynamoDbMediaStore } from '../lib/store/dynamodb-media-store.js';
+import { DynamoDbPostStore } from '../lib/store/dynamodb-post-store.js';
+import { DynamoDbWorkspaceStore } from '../lib/store/dynamodb-workspace-store.js';
+import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { CreatePosts } from '../lib/use-cases/create-posts.js';
+import { systemClock } from '../lib/use-cases/ports/clock.js';
 
-let createPosts: CreatePosts | undefined;
+// Endpoints come from the SDK's own AWS_ENDPOINT_URL_* variables (set by the local stack, unset on AWS).
+const sqs = new SQSClient({});
+const scheduler = new SchedulerClient({});
+meterSdkClient(sqs, 'sqs');
+meterSdkClient(scheduler, 'scheduler');
 
-export const handler = apiHandler(
-  async (request, caller) => {
-    const { directory, clock } = httpDependencies();
-    createPosts ??= new CreatePosts({
-      posts: postStore(),
-      idempotency: idempotencyStore(),
-      accounts: directory,
-      workspaces: directory,
-      media: directory,
-      dispatcher: publishDispatcher(),
-      clock,
-      mediaBaseUrl: mediaBaseUrl(),
-    });
-    return createPosts.execute(caller, request.body, request.headers['idempotency-key']);
-  },
-  { jsonBody: true },
-);
+export const handler = apiHandler({ jsonBody: true }, () => {
+  const directory = new DirectoryTable();
+  const createPosts = new CreatePosts({
+    posts: new DynamoDbPostStore(),
+    idempotency: new DynamoDbIdempotencyStore(),
+    accounts: new DynamoDbAccountStore(directory),
+    workspaces: new DynamoDbWorkspaceStore(directory),
+    media: new DynamoDbMediaStore(directory),
+    // Makes posts due: the publish queue, and the schedules' group, role, target and DLQ.
+    dispatcher: new PublishDispatcher(sqs, scheduler, {
+      publishQueueUrl: requireEnv(ENV.publishQueueUrl),
+      publishQueueArn: requireEnv(ENV.publishQueueArn),
+      schedulerGroup: requireEnv(ENV.schedulerGroup),
+      schedulerRoleArn: requireEnv(ENV.schedulerRoleArn),
+      schedulerDlqArn: requireEnv(ENV.schedulerDlqArn),
+    }),
+    clock: systemClock,
+    mediaBaseUrl: requireEnv(ENV.mediaBaseUrl),
+  });
+  return {
+    pipeline: authenticatedPipeline(directory),
+    route: (request, caller) => createPosts.execute(caller, request.body, request.headers['idempotency-key']),
+  };
+});

@@ -1,16 +1,17 @@
 /** GET /api/v1/posts/{id}: one post of the caller (scope `read`). */
 import { apiHandler } from '../lib/http/api-handler.js';
-import { postStore } from '../lib/post-dependencies.js';
+import { authenticatedPipeline } from '../lib/http/api-pipeline.js';
+import { DynamoDbPostStore } from '../lib/store/dynamodb-post-store.js';
 import { GetPost } from '../lib/use-cases/get-post.js';
 import { checkNoQuery } from '../lib/use-cases/post-lookup.js';
 
-let getPost: GetPost | undefined;
-
-export const handler = apiHandler(
-  async (request, caller) => {
-    checkNoQuery(request.query, 'GET /posts/{id}');
-    getPost ??= new GetPost({ posts: postStore() });
-    return { status: 200, body: await getPost.execute(caller, request.pathParameters.id ?? '') };
-  },
-  { scope: 'read' },
-);
+export const handler = apiHandler({ scope: 'read' }, () => {
+  const getPost = new GetPost({ posts: new DynamoDbPostStore() });
+  return {
+    pipeline: authenticatedPipeline(),
+    route: async (request, caller) => {
+      checkNoQuery(request.query, 'GET /posts/{id}');
+      return { status: 200, body: await getPost.execute(caller, request.pathParameters.id ?? '') };
+    },
+  };
+});

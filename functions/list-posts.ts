@@ -1,15 +1,22 @@
 /** GET /api/v1/posts: the caller's posts, newest first, paginated (scope `read`). */
+import { ENV } from '../lib/config.js';
 import { apiHandler } from '../lib/http/api-handler.js';
-import { cursorSigningKey, postStore } from '../lib/post-dependencies.js';
+import { authenticatedPipeline } from '../lib/http/api-pipeline.js';
+import { readSecret } from '../lib/secrets.js';
+import { DynamoDbPostStore } from '../lib/store/dynamodb-post-store.js';
 import { ListPosts, parseListPostsQuery } from '../lib/use-cases/list-posts.js';
 
-let listPosts: ListPosts | undefined;
-
-export const handler = apiHandler(
-  async (request, caller) => {
-    const query = parseListPostsQuery(request.query);
-    listPosts ??= new ListPosts({ posts: postStore(), cursorSigningKey });
-    return { status: 200, body: await listPosts.execute(caller, query) };
-  },
-  { scope: 'read' },
-);
+export const handler = apiHandler({ scope: 'read' }, () => {
+  const listPosts = new ListPosts({
+    posts: new DynamoDbPostStore(),
+    // The value itself locally, a Secrets Manager secret (fetched once) on AWS.
+    cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId),
+  });
+  return {
+    pipeline: authenticatedPipeline(),
+    route: async (request, caller) => {
+      const query = parseListPostsQuery(request.query);
+      return { status: 200, body: await listPosts.execute(caller, query) };
+    },
+  };
+});

@@ -1,65 +1,82 @@
 /**
  * Publish queue consumer: each message names a post to send at its time (lib/use-cases/publish-post.ts).
- * Records are handled concurrently; a record whose handling threw is reported in
- * `batchItemFailures` so SQS delivers it again, the others are deleted. A message that is not a
- * publish message is dropped (logged), never retried forever.
+ * Records are handled concurrently by Powertools' batch processor: a record whose handling threw is
+ * reported in `batchItemFailures` so SQS delivers it again, the others are deleted. A message that
+ * is not a publish message is dropped (logged), never retried forever.
  */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
-import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { ENV, numberEnv } from '../lib/config.js';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { atColdStart } from '../lib/cold-start.js';
+import { ENV, numberEnv, requireEnv } from '../lib/config.js';
 import { parsePublishMessage } from '../lib/dispatch/messages.js';
+import { SqsPlatformDeletionQueue } from '../lib/dispatch/platform-deletion-queue.js';
+import { SqsPublishQueue } from '../lib/dispatch/publish-queue.js';
+import { AMBIGUOUS_RECHECK_MS, PUBLISH_LEASE_MS } from '../lib/domain/publishing.js';
 import { logger } from '../lib/observability.js';
-import { systemClock } from '../lib/ports.js';
+import { linkedinClientFromEnv } from '../lib/platforms/linkedin-client.js';
+import { xClientFromEnv } from '../lib/platforms/x-client.js';
+import { DirectoryTable } from '../lib/store/directory-table.js';
+import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
+import { DynamoDbMediaStore } from '../lib/store/dynamodb-media-store.js';
+import { DynamoDbPublishState } from '../lib/store/dynamodb-publish-state.js';
+import { S3MediaSourceFactory } from '../lib/store/s3-media-source.js';
+import { meterSdkClient } from '../lib/store/sdk-metering.js';
+import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
+import { AccessTokens } from '../lib/use-cases/access-tokens.js';
+import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { PublishPost } from '../lib/use-cases/publish-post.js';
-import { flushMetrics, publishMetrics, publishWorkerDependencies } from '../lib/worker-dependencies.js';
+import { flushMetrics, publishMetrics } from '../lib/worker-metrics.js';
 
-/** A claim outlives the invocation that holds it (Lambda stops it at its timeout), plus a margin. */
-const LEASE_MARGIN_MS = 60_000;
-const MAX_LEASE_MS = 15 * 60_000;
+const sqs = new SQSClient({});
+meterSdkClient(sqs, 'sqs');
+const processor = new BatchProcessor(EventType.SQS);
 
-let publishPost: PublishPost | undefined;
-
-function build(): PublishPost {
-  const deps = publishWorkerDependencies();
+const publishPost = atColdStart(() => {
+  const directory = new DirectoryTable();
+  const accounts = new DynamoDbAccountStore(directory);
   return new PublishPost({
-    state: deps.state,
-    accounts: deps.directory,
-    media: deps.directory,
-    mediaSources: deps.mediaSources,
-    tokens: deps.tokens,
-    setTokenHealth: (accountId, health) => deps.directory.setTokenHealth(accountId, health),
-    publishers: deps.publishers,
-    queue: deps.publishQueue,
-    deletionQueue: deps.deletionQueue,
+    state: new DynamoDbPublishState(),
+    accounts,
+    media: new DynamoDbMediaStore(directory),
+    mediaSources: new S3MediaSourceFactory(),
+    // The account tokens (directory table, token key), refreshed through the platforms' OAuth.
+    tokens: new AccessTokens({ credentials: accounts, cipher: tokenCipherFromEnv(), clock: systemClock }),
+    setTokenHealth: (accountId, health) => accounts.setTokenHealth(accountId, health),
+    publishers: { x: xClientFromEnv(), linkedin: linkedinClientFromEnv() },
+    // Re-delays a post that is not due yet or failed transiently.
+    queue: new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl)),
+    // Queues the deletion of a post deleted while it was being sent.
+    deletionQueue: new SqsPlatformDeletionQueue(sqs, requireEnv(ENV.deletionQueueUrl)),
     clock: systemClock,
     metrics: publishMetrics,
-    log: deps.log,
-    ambiguousRecheckMs: numberEnv(ENV.publishAmbiguousRecheckSeconds, 30) * 1000,
+    log: logger,
+    ambiguousRecheckMs: numberEnv(ENV.publishAmbiguousRecheckSeconds, AMBIGUOUS_RECHECK_MS / 1000) * 1000,
   });
-}
+});
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(flushMetrics())
   .handler(async (event, context) => {
-    publishPost ??= build();
+    const publisher = publishPost();
     const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : 60_000;
-    const leaseMs = Math.min(MAX_LEASE_MS, Math.max(remaining, 30_000) + LEASE_MARGIN_MS);
-    const failures: SQSBatchItemFailure[] = [];
-    await Promise.all(
-      event.Records.map(async (record) => {
-        const message = parsePublishMessage(record.body);
-        if (!message) {
-          logger.error('Dropped a message that is not a publish message', { messageId: record.messageId });
-          return;
-        }
-        try {
-          const result = await (publishPost as PublishPost).execute(message, { leaseMs });
-          logger.debug('Publish message handled', { postId: message.postId, ...result });
-        } catch (error) {
-          logger.error('Publish message failed; SQS will deliver it again', { postId: message.postId, error: error as Error });
-          failures.push({ itemIdentifier: record.messageId });
-        }
-      }),
-    );
-    return { batchItemFailures: failures };
+    // Short leases renewed while a send runs, never past this invocation's end (publish-lease.ts).
+    const lease = { leaseMs: numberEnv(ENV.publishLeaseSeconds, PUBLISH_LEASE_MS / 1000) * 1000, deadline: new Date(Date.now() + remaining) };
+    const handleRecord = async (record: SQSRecord): Promise<void> => {
+      const message = parsePublishMessage(record.body);
+      if (!message) {
+        logger.error('Dropped a message that is not a publish message', { messageId: record.messageId });
+        return;
+      }
+      try {
+        const result = await publisher.execute(message, lease);
+        logger.debug('Publish message handled', { postId: message.postId, ...result });
+      } catch (error) {
+        logger.error('Publish message failed; SQS will deliver it again', { postId: message.postId, error: error as Error });
+        throw error;
+      }
+    };
+    // A batch that failed whole is reported record by record too, as before: the invocation itself succeeds.
+    return processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
   });

@@ -10,17 +10,21 @@
  */
 import { ApiError } from '../lib/domain/errors.js';
 import { anonymousApiHandler } from '../lib/http/api-handler.js';
+import { requestCounting } from '../lib/http/api-pipeline.js';
 import { matchUnroutedRequest } from '../lib/http/route-match.js';
 import { API_BASE_PATH, API_ROUTES } from './catalogue.js';
 
-export const handler = anonymousApiHandler(async (request) => {
-  const match = matchUnroutedRequest(API_ROUTES, API_BASE_PATH, request.path);
-  // Echoed so the caller sees what arrived; cut short so a huge path does not make a huge body.
-  const path = request.path.length > 200 ? `${request.path.slice(0, 200)}...` : request.path;
-  if (match.kind === 'method_not_allowed') {
-    throw new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}. Allowed: ${match.allow.join(', ')}.`, {
-      headers: { Allow: match.allow.join(', ') },
-    });
-  }
-  throw new ApiError('route_not_found', `No route ${request.method} ${path}. Paths start with ${API_BASE_PATH}.`);
-});
+export const handler = anonymousApiHandler(() => ({
+  pipeline: requestCounting(),
+  route: async (request) => {
+    const match = matchUnroutedRequest(API_ROUTES, API_BASE_PATH, request.path);
+    // Echoed so the caller sees what arrived; cut short so a huge path does not make a huge body.
+    const path = request.path.length > 200 ? `${request.path.slice(0, 200)}...` : request.path;
+    if (match.kind === 'method_not_allowed') {
+      throw new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}. Allowed: ${match.allow.join(', ')}.`, {
+        headers: { Allow: match.allow.join(', ') },
+      });
+    }
+    throw new ApiError('route_not_found', `No route ${request.method} ${path}. Paths start with ${API_BASE_PATH}.`);
+  },
+}));

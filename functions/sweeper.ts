@@ -9,30 +9,43 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { logger, metrics } from '../lib/observability.js';
-import { ENV, numberEnv } from '../lib/config.js';
-import { systemClock } from '../lib/ports.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { atColdStart } from '../lib/cold-start.js';
+import { ENV, numberEnv, requireEnv } from '../lib/config.js';
+import { SqsPublishQueue } from '../lib/dispatch/publish-queue.js';
+import { DynamoDbPublishState } from '../lib/store/dynamodb-publish-state.js';
+import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { DUE_SHARDS } from '../lib/store/tables.js';
+import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { Sweep, type SweepResult } from '../lib/use-cases/sweep.js';
-import { flushMetrics, sweeperDependencies } from '../lib/worker-dependencies.js';
+import { flushMetrics } from '../lib/worker-metrics.js';
 
-let sweep: Sweep | undefined;
+const sqs = new SQSClient({});
+meterSdkClient(sqs, 'sqs');
+
+/** The posts table (byDue index) and the publish queue; no account, token or platform. */
+const composed = atColdStart(() => {
+  const publishQueue = new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl));
+  const sweep = new Sweep({
+    state: new DynamoDbPublishState(),
+    queue: publishQueue,
+    clock: systemClock,
+    shards: DUE_SHARDS,
+    graceMs: numberEnv(ENV.sweeperGraceSeconds, 10) * 1000,
+  });
+  return { sweep, publishQueue };
+});
+
 /** The publish queue's creation time at the last run: undefined before the first run of this process. */
 let queueGeneration: string | null | undefined;
 
 export const handler = middy<ScheduledEvent, SweepResult, Error, Context>()
   .use(flushMetrics())
   .handler(async () => {
-    const deps = sweeperDependencies();
-    sweep ??= new Sweep({
-      state: deps.state,
-      queue: deps.publishQueue,
-      clock: systemClock,
-      shards: DUE_SHARDS,
-      graceMs: numberEnv(ENV.sweeperGraceSeconds, 10) * 1000,
-    });
+    const { sweep, publishQueue } = composed();
     // Look ahead on the first run of a process and whenever the queue was created anew since the
     // last run (its messages are gone); if the queue cannot be asked, only on the first run.
-    const generation = await deps.publishQueue.generation().catch((error: unknown) => {
+    const generation = await publishQueue.generation().catch((error: unknown) => {
       logger.warn('Could not read the publish queue attributes', { error: error as Error });
       return queueGeneration ?? null;
     });

@@ -77,7 +77,7 @@ export const ENV = {
   platformCredentials: 'PLATFORM_CREDENTIALS',
   /** Sweeper: how late (seconds) a scheduled post with nothing in flight may be before its message counts as lost. */
   sweeperGraceSeconds: 'SWEEPER_GRACE_SECONDS',
-  /** Publish worker: wait (seconds) after a lost answer before X is asked again (30 by default; tests shorten it). */
+  /** Publish worker: wait (seconds) after a create with an unknown outcome was sent before the post is looked up (25 by default; tests shorten it). */
   publishAmbiguousRecheckSeconds: 'PUBLISH_AMBIGUOUS_RECHECK_SECONDS',
   /** Settings web app: the public origin its pages and OIDC redirect URI are served from (https on AWS). */
   settingsBaseUrl: 'SETTINGS_BASE_URL',
@@ -86,4 +86,6 @@ export const ENV = {
   oidcClientId: 'OIDC_CLIENT_ID',
   /** Plan allowance (posts per month) of a user created by their first sign-in: the free plan. */
   freePlanMonthlyPosts: 'FREE_PLAN_MONTHLY_POSTS',
+  /** Publish worker: seconds a claim holds a post before another worker may take it over (15 by default; tests shorten it). */
+  publishLeaseSeconds: 'PUBLISH_LEASE_SECONDS',
 } as const;

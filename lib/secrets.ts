@@ -1,30 +1,35 @@
 /**
  * Secrets reach the code one of two ways: the local stack sets the value itself in an
- * environment variable (it owns the key files under DATA_DIR); on AWS only the id of a Secrets
- * Manager secret is in the environment, and the value is fetched once per cold start. So no
- * secret is ever written into the CloudFormation template or a Lambda's configuration.
+ * environment variable (it owns the key files under DATA_DIR/keys, local/local-secrets.ts); on AWS
+ * only the id of a Secrets Manager secret is in the environment, and Powertools' parameters
+ * utility fetches the value and keeps it in its cache. So no secret is ever written into the
+ * CloudFormation template or a Lambda's configuration.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { MissingConfigError } from './config.js';
 
-let client: SecretsManagerClient | undefined;
-const cache = new Map<string, Promise<string>>();
+/**
+ * How long a fetched value is kept: longer than any execution environment lives, so a secret is
+ * read once per cold start (the README's "Connect the platform apps" says how to make workers
+ * read a new value). Powertools' own default (5 s) would call Secrets Manager on nearly every
+ * request. A failed fetch is not cached: the next request tries again.
+ */
+const SECRET_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
 
-export function readSecret(valueVar: string, secretIdVar: string): Promise<string> {
+export class SecretNotStringError extends Error {
+  readonly code = 'secret_not_string';
+  constructor(secretId: string) {
+    super(`Secret ${secretId} has no string value`);
+    this.name = 'SecretNotStringError';
+  }
+}
+
+export async function readSecret(valueVar: string, secretIdVar: string): Promise<string> {
   const direct = process.env[valueVar];
-  if (direct !== undefined && direct !== '') return Promise.resolve(direct);
+  if (direct !== undefined && direct !== '') return direct;
   const secretId = process.env[secretIdVar];
   if (secretId === undefined || secretId === '') throw new MissingConfigError(`${valueVar} or ${secretIdVar}`);
-  let pending = cache.get(secretId);
-  if (!pending) {
-    client ??= new SecretsManagerClient({});
-    pending = client.send(new GetSecretValueCommand({ SecretId: secretId })).then((out) => {
-      if (!out.SecretString) throw new Error(`Secret ${secretId} has no string value`);
-      return out.SecretString;
-    });
-    // A failed fetch must not be cached forever: the next request tries again.
-    pending.catch(() => cache.delete(secretId));
-    cache.set(secretId, pending);
-  }
-  return pending;
+  const value = await getSecret(secretId, { maxAge: SECRET_MAX_AGE_SECONDS });
+  if (typeof value !== 'string') throw new SecretNotStringError(secretId);
+  return value;
 }

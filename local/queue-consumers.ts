@@ -7,6 +7,10 @@
  *   invalid response fails the whole batch. Failed messages are not touched: they become visible
  *   again when their visibility timeout ends, and the queue's redrive policy moves them to the
  *   dead-letter queue after maxReceiveCount receives, exactly as on AWS.
+ * - a handler still running at its function timeout is abandoned, as Lambda stops it: its batch
+ *   counts as failed and comes back. (Locally its promise cannot be killed; the handler is told its
+ *   deadline through the context, and the publish worker stops renewing its leases there, so what
+ *   it still writes afterwards is refused like a stopped Lambda's would never be made.)
  * - the sweeper is invoked with a scheduled event once at start-up and then every few seconds
  *   (every minute on AWS; sooner here so a local run never waits long).
  */
@@ -133,6 +137,23 @@ async function deleteMessages(sqs: SQSClient, queueUrl: string, messages: readon
   }
 }
 
+const TIMED_OUT = Symbol('timed out');
+
+/** The invocation's result, or TIMED_OUT once the function timeout has passed (the invocation is left to itself). */
+async function withinTimeout(invocation: Promise<unknown>, timeoutMs: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+  });
+  // An abandoned invocation that fails later must not surface as an unhandled rejection.
+  invocation.catch(() => undefined);
+  try {
+    return await Promise.race([invocation, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function startQueueConsumers(options: ConsumerOptions): Runner {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[consumers] ${message}`, error ?? ''));
   const sqs = sqsClientFor(options.sqsEndpoint);
@@ -167,8 +188,13 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
       const ids = messages.map((message) => message.MessageId ?? '');
       try {
         const handler = await loadHandler(consumer.entry);
-        const result = await handler(toSqsEvent(messages, consumer.queueArn), lambdaContext(consumer.name, timeoutMs));
-        succeeded = succeededMessageIds(result, ids);
+        const invocation = handler(toSqsEvent(messages, consumer.queueArn), lambdaContext(consumer.name, timeoutMs));
+        const result = await withinTimeout(invocation, timeoutMs);
+        if (result === TIMED_OUT) {
+          log(`${consumer.name} ran past its ${timeoutMs} ms timeout and was abandoned; the batch becomes visible again after the visibility timeout`);
+        } else {
+          succeeded = succeededMessageIds(result, ids);
+        }
       } catch (error) {
         log(`${consumer.name} failed; the batch becomes visible again after the visibility timeout`, error);
       }

@@ -21,9 +21,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../lib/config.js';
-import type { SandboxBehaviour } from '../lib/domain/model.js';
 import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
 import { TABLES } from '../lib/store/tables.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../lib/use-cases/settings/sign-in.js';
@@ -74,6 +72,8 @@ export interface StackInfo {
   mediaBucket: string;
   mediaBaseUrl: string;
   baseUrl: string;
+  /** The sandbox platforms' origin (GET <origin>/sandbox/record shows what they hold), or null. */
+  sandboxOrigin: string | null;
   /** Every environment variable the handlers run with. */
   env: Record<string, string>;
 }
@@ -89,7 +89,8 @@ export interface StackServicesOptions {
   /** Queue consumers to run: all (true), none (false, default) or these names. Absent modules are skipped. */
   consumers?: boolean | readonly string[];
   sweeper?: boolean;
-  sandbox?: boolean;
+  /** true: in this process (tests read its state); 'process': a child with its record under DATA_DIR/sandbox. */
+  sandbox?: boolean | 'process';
   /** Environment overrides for the handlers; they win over everything computed here. */
   env?: Record<string, string>;
   visibilityTimeoutSeconds?: number;
@@ -113,8 +114,10 @@ export interface RunningStack {
   queues: LocalQueues;
   mediaBucket: string;
   scheduler: SchedulerStandIn;
-  /** Present when the sandbox platforms run (tests arm faults and read posts through it). */
+  /** Present when the sandbox platforms run in this process (tests arm faults and read posts through it). */
   sandbox: SandboxPlatforms | null;
+  /** Where the sandbox platforms answer, in or out of process (GET <origin>/sandbox/record), or null. */
+  sandboxOrigin: string | null;
   /** The settings web app's address (`<origin>/settings`) and its local OpenID provider. */
   settingsUrl: string;
   oidc: LocalOidcProvider;
@@ -124,6 +127,15 @@ export interface RunningStack {
 const SCHEDULER_GROUP = 'default';
 const SCHEDULER_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/local-scheduler`;
 const SANDBOX_MODULE = 'local/sandbox/index.ts';
+
+/** The sandbox platforms, in this process (tests inspect `platforms`) or in a child process. */
+interface StartedSandbox {
+  platforms: SandboxPlatforms | null;
+  origin: string;
+  xBaseUrl: string;
+  linkedinBaseUrl: string;
+  stop(): Promise<void>;
+}
 
 /** Sets variables in process.env and remembers what was there, so stop() can put it back. */
 class EnvironmentScope {
@@ -149,34 +161,30 @@ class EnvironmentScope {
   }
 }
 
-async function startSandbox(tables: TableNames, dynamodbEndpoint: string): Promise<SandboxPlatforms | null> {
+async function startSandbox(tables: TableNames, dynamodbEndpoint: string, mode: true | 'process', dataDir: string): Promise<StartedSandbox | null> {
   if (!entryExists(SANDBOX_MODULE)) return null;
+  if (mode === 'process') {
+    // Its own process with its record under DATA_DIR/sandbox, so a crash of this one leaves the
+    // platforms' record of what was published intact (local/sandbox/record.ts).
+    const { startSandboxProcess } = await import('./sandbox/process.js');
+    const child = await startSandboxProcess({
+      journalDir: join(dataDir, 'sandbox'),
+      directory: { dynamodbEndpoint, tableName: tables.directory },
+    });
+    return { platforms: null, origin: child.origin, xBaseUrl: child.xBaseUrl, linkedinBaseUrl: child.linkedinBaseUrl, stop: () => child.stop() };
+  }
   const sandboxModule = await import('./sandbox/index.js');
-  // The sandbox stands in for X and LinkedIn, not for the service: it reads accounts through an
-  // SDK client of its own, so its requests never mix with the handlers' (which the bench meters).
-  const client = dynamoDbClientFor(dynamodbEndpoint);
-  const documents = DynamoDBDocumentClient.from(client);
-  // How the sandbox answers for an account is set on the account (admin CLI `--sandbox`); the
-  // directory store is imported only now, after the environment is set.
-  let directory: Promise<{ getAccount(id: string): Promise<{ sandbox?: SandboxBehaviour } | null> }> | undefined;
-  const accountBehaviour = async (accountId: string): Promise<SandboxBehaviour> => {
-    directory ??= import('../lib/store/dynamodb-directory-store.js').then(
-      (store) => new store.DynamoDbDirectoryStore({ tableName: tables.directory, client: documents }),
-    );
-    const account = await (await directory).getAccount(accountId);
-    return account?.sandbox ?? 'ok';
-  };
+  const { directoryBehaviour } = await import('./sandbox/directory-behaviour.js');
+  const directory = directoryBehaviour(dynamodbEndpoint, tables.directory);
   try {
-    const platforms = await sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour });
-    return {
-      ...platforms,
-      stop: async () => {
-        await platforms.stop();
-        client.destroy();
-      },
+    const platforms = await sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour: directory.accountBehaviour });
+    const stop = async (): Promise<void> => {
+      await platforms.stop();
+      directory.close();
     };
+    return { platforms: { ...platforms, stop }, origin: platforms.origin, xBaseUrl: platforms.xBaseUrl, linkedinBaseUrl: platforms.linkedinBaseUrl, stop };
   } catch (error) {
-    client.destroy();
+    directory.close();
     throw error;
   }
 }
@@ -264,9 +272,9 @@ export async function startStackServices(options: StackServicesOptions): Promise
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
 
-    let sandbox: SandboxPlatforms | null = null;
+    let sandbox: StartedSandbox | null = null;
     if (options.sandbox) {
-      sandbox = await startSandbox(tables, endpoints.dynamodbEndpoint);
+      sandbox = await startSandbox(tables, endpoints.dynamodbEndpoint, options.sandbox, dataDir);
       if (sandbox) {
         const running = sandbox;
         stops.push(() => running.stop());
@@ -340,6 +348,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
       mediaBucket,
       mediaBaseUrl,
       baseUrl,
+      sandboxOrigin: sandbox?.origin ?? null,
       env: { ...env.values },
     };
     const stackFile = join(dataDir, 'stack.json');
@@ -358,7 +367,8 @@ export async function startStackServices(options: StackServicesOptions): Promise
       queues,
       mediaBucket,
       scheduler,
-      sandbox,
+      sandbox: sandbox?.platforms ?? null,
+      sandboxOrigin: sandbox?.origin ?? null,
       settingsUrl: `${api.origin}/settings`,
       oidc,
       stop: () => (stopping ??= stopAll()),
@@ -375,7 +385,7 @@ export interface LocalStackOptions extends Omit<StackServicesOptions, 'endpoints
   /** Default true: everything runs, as on AWS. */
   consumers?: boolean | readonly string[];
   sweeper?: boolean;
-  sandbox?: boolean;
+  sandbox?: boolean | 'process';
 }
 
 export interface LocalStack extends RunningStack {

@@ -64,9 +64,30 @@ function bindingsOf(fn: LambdaFunction): Map<string, string> {
  * A table: its name in the table's own variable; the level's actions on the table, and Query (the
  * only action that reads an index) on exactly the indexes lib/store/tables.ts declares.
  */
-export function bindTable(fn: LambdaFunction, definition: TableDefinition, table: ITable, access: TableAccess): void {
+export function bindTable(
+  fn: LambdaFunction,
+  definition: TableDefinition,
+  table: ITable,
+  access: TableAccess,
+  options: { writableKeyPrefixes?: readonly string[] } = {},
+): void {
   setEnv(fn, definition.envVar, table.tableName);
-  fn.addToRolePolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }));
+  const prefixes = options.writableKeyPrefixes;
+  if (access === 'readWrite' && prefixes !== undefined) {
+    // Reads anywhere; writes only to items whose partition key has one of the prefixes. Every
+    // write action carries its item's key, so dynamodb:LeadingKeys is always present on them.
+    const writes = TABLE_ACTIONS.readWrite.filter((action) => !TABLE_ACTIONS.read.includes(action));
+    fn.addToRolePolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS.read], resources: [table.tableArn] }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: writes,
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } },
+      }),
+    );
+  } else {
+    fn.addToRolePolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }));
+  }
   if (definition.indexes.length > 0) {
     const indexes = definition.indexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
     fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes }));

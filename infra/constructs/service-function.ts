@@ -12,32 +12,13 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { externalModules, FUNCTION_BUNDLING } from './bundling.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Powertools' service name: the `service` dimension of every metric and field of every log line. */
 export const SERVICE_NAME = 'social-publishing-api';
 export const METRICS_NAMESPACE = 'SocialPublishing';
-
-/**
- * The bundle is ESM (the code is ESM, and top-level await works there); some dependencies still
- * call `require` for Node built-ins, which does not exist in an ES module, so the banner defines it.
- */
-export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-
-/**
- * Credential providers of the SDK's default chain that a Lambda function never reaches: Lambda
- * puts the role's credentials in environment variables, which the chain reads first, and the
- * chain loads these with a dynamic import() only when every earlier provider found nothing. Left
- * out of the bundle they save about 100 kB per function (their SSO/STS/sign-in clients), measured
- * by `npm run bench`; everything a function does run stays bundled.
- */
-export const UNREACHED_CREDENTIAL_PROVIDERS = [
-  '@aws-sdk/credential-provider-ini',
-  '@aws-sdk/credential-provider-process',
-  '@aws-sdk/credential-provider-sso',
-  '@aws-sdk/credential-provider-web-identity',
-];
 
 export interface ServiceFunctionProps {
   /** Module, relative to the repository root, whose `handler` export is the Lambda handler. */
@@ -46,6 +27,8 @@ export interface ServiceFunctionProps {
   timeout: Duration;
   memorySize: number;
   logRetention?: RetentionDays;
+  /** Concurrency set aside for this function alone (and its ceiling); unset: the account's shared pool. */
+  reservedConcurrentExecutions?: number;
   /** A repository folder copied into the bundle (e.g. web/static for the settings' static route). */
   copyFiles?: { from: string; to: string };
 }
@@ -78,23 +61,24 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
+      ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       role,
       logGroup,
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      // FUNCTION_BUNDLING (bundling.ts), shared with the bench's cold-start phase. The AWS SDK is
+      // bundled: the deployed code runs the SDK versions package-lock.json pins and the tests ran.
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        platform: 'node',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Bundle the AWS SDK too: the deployed code then runs the SDK versions package-lock.json
-        // pins and the tests ran, not whatever the runtime happens to ship; tree-shaking keeps
-        // only the commands used. Only the credential providers Lambda never loads stay out.
-        externalModules: [...UNREACHED_CREDENTIAL_PROVIDERS],
+        target: FUNCTION_BUNDLING.target,
+        platform: FUNCTION_BUNDLING.platform,
+        mainFields: [...FUNCTION_BUNDLING.mainFields],
+        banner: FUNCTION_BUNDLING.banner,
+        minify: FUNCTION_BUNDLING.minify,
+        // `--sourcemap` with no mode: esbuild's "linked", FUNCTION_BUNDLING.sourceMap.
+        sourceMap: FUNCTION_BUNDLING.sourceMap === 'linked',
+        sourcesContent: FUNCTION_BUNDLING.sourcesContent,
+        externalModules: externalModules(),
         // No Docker here or in CI: the esbuild devDependency bundles.
         forceDockerBundling: false,
         ...(props.copyFiles

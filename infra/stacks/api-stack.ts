@@ -38,6 +38,7 @@ import { SettingsSignIn } from '../constructs/settings-sign-in.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { accessOf } from './function-access.js';
+import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -66,16 +67,40 @@ const STATIC_FILES: Record<string, { from: string; to: string }> = {
 
 /**
  * Batch size and the ceiling of concurrent consumers per queue, so a backlog cannot storm the
- * platforms' rate limits (per user and per app): the publish worker sends a batch concurrently, so
- * at most 5 × 10 posts are in flight at once; deletions are rarer and go one at a time per batch.
+ * platforms' rate limits (per user and per app). The publish worker sends a batch concurrently;
+ * its settings are a deploy-time choice (publish-throughput.ts, README "AWS throughput"), these
+ * are the defaults. Deletions are rarer and go one at a time per batch.
  */
 const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
-  publish: { batchSize: 10, maxConcurrency: 5 },
+  publish: PUBLISH_CONSUMING_DEFAULT,
   deletion: { batchSize: 5, maxConcurrency: 2 },
 };
 
 /**
- * The publish worker's lag metric (lib/worker-dependencies.ts: publishedAt - scheduledFor, in ms),
+ * Concurrency set aside for the publish worker, so API traffic (which draws on the account's
+ * shared pool) can never starve publishing: posts keep going out on their second while the API is
+ * flooded. At least the publish queue's maxConcurrency (AWS: reserved concurrency below the
+ * event source's maximum throttles the poller). A deploy-time setting:
+ * `npx cdk deploy -c publishWorkerReservedConcurrency=N`, 0 to reserve nothing (an account whose
+ * concurrency quota is still the new-account 10 cannot reserve any: Lambda keeps 10 unreserved).
+ */
+export const PUBLISH_RESERVED_CONCURRENCY_CONTEXT = 'publishWorkerReservedConcurrency';
+export const PUBLISH_RESERVED_CONCURRENCY_DEFAULT = CONSUMING.publish.maxConcurrency;
+
+/** Defaults to the publish queue's maxConcurrency as deployed (publishWorkerMaxConcurrency included). */
+function publishReservedConcurrency(scope: Construct, maxConcurrency: number): number | undefined {
+  const raw: unknown = scope.node.tryGetContext(PUBLISH_RESERVED_CONCURRENCY_CONTEXT);
+  const value = raw === undefined ? maxConcurrency : Number(raw);
+  if (!Number.isInteger(value) || (value !== 0 && value < maxConcurrency)) {
+    throw new Error(
+      `${PUBLISH_RESERVED_CONCURRENCY_CONTEXT} must be 0 (none) or a whole number of at least ${maxConcurrency} (the publish queue's maxConcurrency); got ${String(raw)}`,
+    );
+  }
+  return value === 0 ? undefined : value;
+}
+
+/**
+ * The publish worker's lag metric (lib/worker-metrics.ts: publishedAt - scheduledFor, in ms),
  * and the p99 that raises the alarm: the contract's target is 1 s.
  */
 export const PUBLISH_LAG_METRIC = 'PublishLag';
@@ -153,9 +178,17 @@ export class ApiStack extends Stack {
     };
 
     // Functions, each bound to exactly what function-access.ts gives it.
+    const reserved = new Map<string, number | undefined>([['PublishWorker', publishReservedConcurrency(this, publishConsuming(this).maxConcurrency)]]);
     const build = (name: string, entry: string, description: string) => {
       const sizing = sizingOf(name);
-      const fn = new ServiceFunction(this, name, { entry, description, ...sizing, ...(STATIC_FILES[name] ? { copyFiles: STATIC_FILES[name] } : {}) });
+      const reservedConcurrentExecutions = reserved.get(name);
+      const fn = new ServiceFunction(this, name, {
+        entry,
+        description,
+        ...sizing,
+        ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
+        ...(STATIC_FILES[name] ? { copyFiles: STATIC_FILES[name] } : {}),
+      });
       this.bindAccess(fn, name, data, scheduling, media);
       this.functions.set(name, fn);
       return fn;
@@ -224,7 +257,7 @@ export class ApiStack extends Stack {
     for (const consumer of QUEUE_CONSUMERS) {
       const fn = build(consumer.name, consumer.entry, `Consumes the ${consumer.queue} queue`);
       const queue = consumer.queue === 'publish' ? this.publishQueue : this.deletionQueue;
-      bindQueueConsumer(fn, queue, CONSUMING[consumer.queue]);
+      bindQueueConsumer(fn, queue, consumer.queue === 'publish' ? publishConsuming(this) : CONSUMING[consumer.queue]);
     }
 
     // The sweeper, every minute.
@@ -269,7 +302,8 @@ export class ApiStack extends Stack {
   private bindAccess(fn: ServiceFunction, name: string, data: DataStack, scheduling: Scheduling, media: SharedBucket): void {
     const access = accessOf(name);
     for (const [tableName, level] of Object.entries(access.tables) as [TableName, 'read' | 'readWrite'][]) {
-      bindTable(fn, data.tableDefinitions[tableName], data.tables[tableName], level);
+      const writableKeyPrefixes = access.writableKeyPrefixes?.[tableName];
+      bindTable(fn, data.tableDefinitions[tableName], data.tables[tableName], level, writableKeyPrefixes ? { writableKeyPrefixes } : {});
     }
     for (const queue of access.sendsTo ?? []) {
       if (queue === 'publish') bindQueueSender(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });

@@ -7,7 +7,7 @@ import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, Validations } f
 import type { StackProps } from 'aws-cdk-lib';
 import { AllowedMethods, CachePolicy, Distribution, HttpVersion, PriceClass, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -67,6 +67,8 @@ export class DataStack extends Stack {
           indexName: index.indexName,
           partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
           ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+          projectionType: ProjectionType[index.projection.type],
+          ...(index.projection.type === 'INCLUDE' ? { nonKeyAttributes: [...index.projection.attributes] } : {}),
         });
       }
       tables[name] = table;

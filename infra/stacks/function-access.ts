@@ -4,21 +4,27 @@
  * template tests check the synthesized policies against this table. A function missing here
  * fails the synthesis, so a new function cannot ship with access nobody decided on.
  *
- * A function gets no variable without the grant behind it: the composition roots build only what
- * a function uses and each adapter reads only the settings of the operations it performs
- * (lib/post-dependencies.ts: the schedule canceller for DELETE, the dispatcher for POST;
- * lib/store/dynamodb-post-store.ts: the counters and idempotency tables at their first use;
- * lib/worker-dependencies.ts: one set per worker; lib/http/http-dependencies.ts: the rate limiter
- * alone for the 404 fallback). So a row here is also the whole configuration of its function.
+ * A function gets no variable without the grant behind it: each function's module composes only
+ * what it uses (functions/*.ts: the schedule canceller for DELETE, the dispatcher for POST, one
+ * set per worker; lib/http/api-pipeline.ts: the rate limiter alone for the 404 fallback) and each
+ * adapter reads only the settings of the operations it performs (lib/store/post-create-writes.ts:
+ * the counters and idempotency tables at their first use). So a row here is also the whole
+ * configuration of its function.
  *
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
+import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
 import type { BucketAccess, KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
 export interface FunctionAccess {
   tables: Partial<Record<TableName, TableAccess>>;
+  /**
+   * For a readWrite table: writes only to items whose partition key starts with one of these
+   * (IAM condition dynamodb:LeadingKeys); reads stay unrestricted.
+   */
+  writableKeyPrefixes?: Partial<Record<TableName, readonly string[]>>;
   /** Queues whose attributes the code reads. */
   readsQueueAttributes?: ReadonlyArray<'publish'>;
   /** Queues the code sends to. */
@@ -68,8 +74,10 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
   // ones, marks tokenHealth), uploads media from the bucket, re-delays transient failures on the
   // publish queue, and queues deletion when the post was deleted while it was being sent.
+  // Directory writes: only the account's own items (tokens, tokenHealth), never keys or users.
   PublishWorker: {
     tables: { directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
     sendsTo: ['publish', 'deletion'],
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
@@ -79,6 +87,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // live post, records the outcome.
   PlatformDeletionWorker: {
     tables: { directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
   },
@@ -113,6 +122,17 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
   SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
   SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  // Lists workspaces (owner's partition) and accounts (byOwner).
+  SettingsWorkspaces: { ...SIGNED_IN },
+  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  SettingsDisconnectAccountConfirm: { ...SIGNED_IN },
+  // Deletes the account and its CREDENTIALS item (tokens) in one transaction.
+  SettingsDisconnectAccount: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  // The API's list use case: posts (byUser / byUserStatus) and the cursor signing key.
+  SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
+  // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
+  SettingsCancelPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['deletion'], scheduler: ['delete'] },
   // Lists workspaces and accounts (byOwner).
   SettingsAccounts: SIGNED_IN,
   // Checks the workspace or account, stores the connect attempt (sessions) and builds the
@@ -122,8 +142,6 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // writes account, credentials and connection guard.
   SettingsConnectXCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
   SettingsConnectLinkedinCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
-  // Deletes account, credentials and connection guard.
-  SettingsDisconnectAccount: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
   // Lists the library (byOwner); thumbnails come from the media URL's origin.
   SettingsMedia: { ...SIGNED_IN, mediaBaseUrl: true },
   // Signs a POST policy for one new object (PutObject is what S3 checks against the signer).

@@ -1,6 +1,6 @@
 /** The deletion queue (PlatformDeletionQueue): one message per soft-deleted published post whose live post must go. */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { PlatformDeletionQueue } from '../ports.js';
+import type { PlatformDeletionQueue } from '../use-cases/ports/dispatch.js';
 import { platformDeletionMessage } from './messages.js';
 
 export class SqsPlatformDeletionQueue implements PlatformDeletionQueue {

@@ -14,7 +14,7 @@
 import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, ResourceNotFoundException, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../observability.js';
-import type { DueRequest, PostDispatcher } from '../ports.js';
+import type { DueRequest, PostDispatcher } from '../use-cases/ports/dispatch.js';
 import { MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
 import { publishMessage, scheduleName } from './messages.js';
 

@@ -6,7 +6,7 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MAX_QUEUE_DELAY_SECONDS } from '../domain/publishing.js';
 import { logger } from '../observability.js';
-import type { PublishQueue } from '../ports.js';
+import type { PublishQueue } from '../use-cases/ports/dispatch.js';
 import { publishMessage } from './messages.js';
 
 const BATCH = 10;

@@ -9,6 +9,18 @@ export function allowanceCycle(at: Date): string {
 }
 
 /**
+ * When a cycle's counter may be deleted (DynamoDB TTL, epoch seconds): the first instant of the
+ * third month after the cycle. Until then it is still needed: a post created on the cycle's last
+ * day may be scheduled 30 days ahead, and cancelling it gives its unit back to this cycle, up to
+ * 30 days after the cycle ended (a refund to a deleted counter would start a new one at -1).
+ */
+export function allowanceCounterExpiresAt(cycle: string): number {
+  const [year, month] = cycle.split('-').map(Number);
+  if (!year || !month) throw new Error(`Not an allowance cycle: ${cycle}`);
+  return Date.UTC(year, month - 1 + 3, 1) / 1000;
+}
+
+/**
  * How many of `wanted` units fit when `used` of `limit` are spent: the first k targets in request
  * order are accepted, the rest are rejected quota_exceeded.
  */

@@ -5,7 +5,7 @@
  * random base62 characters (~190 bits), far beyond any guessing, so no slow KDF is needed.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { randomToken } from '../ids.js';
+import { randomToken } from './ids.js';
 
 export const API_KEY_PREFIX = 'ak';
 export const API_KEY_ID_LENGTH = 16;

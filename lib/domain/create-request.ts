@@ -1,4 +1,7 @@
 /**
+ * Longer than our ~350-line mark on purpose: the first-error-wins order below is one sequence, and
+ * splitting it across files would hide the order that makes one body always give one error.
+ *
  * The body of POST /posts, checked field by field with valibot into our own error codes
  * (api-v1.md "POST /posts", decisions.md "Create"). Pure: `now` comes in, nothing is read.
  *

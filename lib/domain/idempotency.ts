@@ -18,17 +18,44 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /**
  * JSON with object keys sorted at every depth and no white space: two bodies that are the same
  * JSON value serialise to the same string whatever their key order or spacing.
+ *
+ * Iterative, with its own stack: a body may nest as deep as its size allows (JSON.parse takes
+ * 128 Ki levels of `[` within the 256 KiB body limit), and a recursive walk (or JSON.stringify of
+ * the whole value) overflows the call stack long before that, which was a 500 for any create with
+ * an Idempotency-Key and a deeply nested body.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    // Numbers use JSON's own shortest form, so 1, 1.0 and 1e0 (all parsed to 1) are one value.
-    return JSON.stringify(value) ?? 'null';
+  const out: string[] = [];
+  // Work items, last first: a piece of text to write, or a value still to serialise.
+  const stack: ({ text: string } | { value: unknown })[] = [{ value }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if ('text' in item) {
+      out.push(item.text);
+      continue;
+    }
+    const current = item.value;
+    if (current === null || typeof current !== 'object') {
+      // Numbers use JSON's own shortest form, so 1, 1.0 and 1e0 (all parsed to 1) are one value.
+      out.push(JSON.stringify(current) ?? 'null');
+    } else if (Array.isArray(current)) {
+      stack.push({ text: ']' });
+      for (let index = current.length - 1; index >= 0; index -= 1) {
+        stack.push({ value: current[index] as unknown });
+        if (index > 0) stack.push({ text: ',' });
+      }
+      stack.push({ text: '[' });
+    } else {
+      const keys = Object.keys(current).sort();
+      stack.push({ text: '}' });
+      for (let index = keys.length - 1; index >= 0; index -= 1) {
+        const key = keys[index] as string;
+        stack.push({ value: (current as Record<string, unknown>)[key] });
+        stack.push({ text: `${index > 0 ? ',' : ''}${JSON.stringify(key)}:` });
+      }
+      stack.push({ text: '{' });
+    }
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
+  return out.join('');
 }
 
 /** SHA-256 (hex) of the canonical JSON: what an idempotency record stores to compare bodies. */

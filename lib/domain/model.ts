@@ -77,6 +77,11 @@ export interface AccountCredentials {
   refreshTokenEncrypted: string | null;
   /** ISO time the access token expires. */
   accessTokenExpiresAt: string | null;
+  /**
+   * Changes with every write of the tokens (set by the store). A refresh stores its result only
+   * over the revision it started from, so an older result never overwrites a newer token.
+   */
+  revision?: string | null;
 }
 
 export interface ApiKeyRecord {
@@ -135,8 +140,11 @@ export interface Post {
   /** DELETE asked with deleteFromPlatform=true (also when the send was still running). */
   deleteFromPlatformRequested: boolean;
   /**
-   * Set by the publish worker when it first claims the post (never cleared): from then on the post
-   * may be live, so DELETE keeps the record (soft delete) instead of cancelling it. Absent = null.
+   * Set by the publish worker's claim: from then on the post is being sent or may be live, so
+   * DELETE keeps the record (soft delete) instead of cancelling it. Cleared when an attempt gives
+   * the post back knowing nothing went out (a retry after a refusal before sending, a 429), so a
+   * post waiting out a backoff is cancelled and refunded like any post that has not gone out.
+   * Absent = null.
    */
-  sendStartedAt?: string | null;
+  inFlightSince?: string | null;
 }

@@ -40,7 +40,7 @@ export type DeletionPlan =
     };
 
 export function planDeletion(post: Post, deleteFromPlatform: boolean): DeletionPlan {
-  const claimed = post.sendStartedAt !== undefined && post.sendStartedAt !== null;
+  const claimed = post.inFlightSince !== undefined && post.inFlightSince !== null;
   if (post.status === 'draft' || post.status === 'failed' || (post.status === 'scheduled' && !claimed)) {
     const cancelled = post.status === 'scheduled';
     return {

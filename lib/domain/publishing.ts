@@ -16,8 +16,19 @@ export const MAX_QUEUE_DELAY_SECONDS = 900;
  * what gets the post out within a second of its time.
  */
 const INLINE_WAIT_MS = 2_000;
-/** After a lost answer, wait this long before checking (by resending) so the platform has finished with the first try. */
-export const AMBIGUOUS_RECHECK_MS = 30_000;
+/**
+ * After a create whose outcome is unknown, wait this long from when it was sent before looking the
+ * post up: by then the platform has finished with it (our create timeout is 20 s, plus a margin),
+ * so "not there" means it was not created and sending again is safe. After a crash this bounds the
+ * recovery of a post that was being sent (issue 10: within 30 s of a restart).
+ */
+export const AMBIGUOUS_RECHECK_MS = 25_000;
+/**
+ * How long a claim holds a post before another worker may take it over. Short, because a worker
+ * that died is only replaced once its lease runs out (issue 10: recover within 30 s of a
+ * restart); a live worker renews it while its send runs (lib/use-cases/publish-lease.ts).
+ */
+export const PUBLISH_LEASE_MS = 15_000;
 
 const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_MAX_MS = 120_000;

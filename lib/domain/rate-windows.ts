@@ -3,7 +3,21 @@
  * a database: fixed windows on the UTC minute and the UTC day, what the X-RateLimit-* headers say,
  * and how long a refused client waits. The counting itself is lib/store/dynamodb-rate-limiter.ts.
  */
-import type { RateDecision } from '../ports.js';
+
+export type RateBucket = { kind: 'key'; keyId: string } | { kind: 'address'; address: string };
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Set when not allowed. */
+  code: 'rate_limit_burst' | 'rate_limit_daily' | null;
+  /** The window the headers describe (the minute, or the day once the daily budget is spent). */
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the described window resets. */
+  resetAt: number;
+  /** Seconds until a retry can succeed (only meaningful when not allowed). */
+  retryAfterSeconds: number;
+}
 
 export interface RateLimits {
   perMinute: number;

@@ -6,7 +6,7 @@
  *   refresh `sandbox-refresh.<accountId>.<random>`
  * Account ids are `acct_<base62>` and never contain a dot.
  */
-import { randomToken } from '../ids.js';
+import { randomToken } from './ids.js';
 
 const ACCESS_PREFIX = 'sandbox';
 const REFRESH_PREFIX = 'sandbox-refresh';

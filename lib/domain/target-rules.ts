@@ -9,14 +9,18 @@
  * Connection problems come first because reconnecting is the fix that matters most; a text or
  * media fix would still fail on a dead connection.
  */
-import twitterText from 'twitter-text';
 import type { RejectionReason } from './errors.js';
 import { PUBLISHABLE_PLATFORMS, type Account, type MediaItem, type PublishablePlatform } from './model.js';
+import { xTextLength } from './x-text-length.js';
 
 export interface PlatformRules {
   maxTextLength: number;
-  /** How the platform counts text towards maxTextLength. */
-  textLength(text: string): number;
+  /**
+   * How the platform counts text towards maxTextLength. `exact: false` means counting stopped
+   * early (the bound on work per text, x-text-length.ts) and `length` is a lower bound already
+   * over the limit.
+   */
+  textLength(text: string): { length: number; exact: boolean; longRun?: number };
   imageTypes: readonly string[];
   maxImages: number;
   videoTypes: readonly string[];
@@ -24,20 +28,12 @@ export interface PlatformRules {
 }
 
 /**
- * X counts "weighted" characters after NFC normalisation: URLs 23, CJK and emoji 2. twitter-text's
- * `valid` is false for an empty text, but a media-only post is allowed, so only the length is used.
- */
-function xTextLength(text: string): number {
-  return twitterText.parseTweet(text.normalize('NFC')).weightedLength;
-}
-
-/**
  * LinkedIn's limit is counted in UTF-16 code units (JavaScript's `length`), not code points. That is
  * the stricter of the two counts (a character outside the BMP is 2 units, 1 code point), so any text
  * accepted here fits whichever way LinkedIn counts; LinkedIn's own documentation does not say.
  */
-function utf16Length(text: string): number {
-  return text.length;
+function utf16Length(text: string): { length: number; exact: boolean } {
+  return { length: text.length, exact: true };
 }
 
 export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
@@ -126,20 +122,23 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   if (input.text.trim().length === 0 && input.media.length === 0) {
     return reject(input, platform, 'text_empty', `${platform} needs text or media; this post has neither.`);
   }
-  const length = rules.textLength(input.text);
-  if (length > rules.maxTextLength) {
-    return reject(
-      input,
-      platform,
-      'text_too_long',
-      `The text is ${length} characters as ${platform} counts them; the limit is ${rules.maxTextLength}.`,
-    );
+  const counted = rules.textLength(input.text);
+  if (counted.length > rules.maxTextLength) {
+    return reject(input, platform, 'text_too_long', tooLongMessage(platform, rules.maxTextLength, counted));
   }
 
   const mediaProblem = checkMedia(rules, platform, input.media);
   if (mediaProblem) return reject(input, platform, mediaProblem.reason, mediaProblem.message);
 
   return { accepted: true, accountId: input.accountId, account, platform };
+}
+
+function tooLongMessage(platform: string, limit: number, counted: { length: number; exact: boolean; longRun?: number }): string {
+  if (counted.longRun !== undefined) {
+    return `The text has ${counted.longRun} characters without a space, more than ${platform} can count as one link; the limit is ${limit}.`;
+  }
+  const size = counted.exact ? `${counted.length}` : `more than ${limit}`;
+  return `The text is ${size} characters as ${platform} counts them; the limit is ${limit}.`;
 }
 
 function checkMedia(

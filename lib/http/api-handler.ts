@@ -16,22 +16,24 @@
  *
  * Steps only throw or fall through: none returns an early response, because middy would then
  * skip the `after` steps, and with them the rate-limit headers. Behaviour that needs to answer
- * early (an idempotent replay) wraps the route instead: see /work/notes/http-api.md.
+ * early (an idempotent replay) does it in the route: lib/use-cases/create-posts.ts returns the
+ * stored 202 as the route's own result, so the headers step still runs.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { atColdStart } from '../cold-start.js';
 import type { Scope } from '../domain/model.js';
 import { DEFAULT_RATE_LIMITS, rateLimitHeaderValues, unknownDecision } from '../domain/rate-windows.js';
 import { logger } from '../observability.js';
+import { systemClock } from '../use-cases/ports/clock.js';
 import type { AnonymousRoute, Route } from './api-request.js';
 import { authenticate } from './authenticate.js';
 import { errorHandler, INTERNAL_ERROR_BODY } from './error-handler.js';
-import type { HttpDependencies, RequestCountingDependencies } from './http-dependencies.js';
-import { httpDependencies, requestCountingDependencies } from './http-dependencies.js';
+import type { AuthenticatedPipeline, RequestCounting } from './api-pipeline.js';
 import { jsonBody } from './json-body.js';
 import { toStructuredResult, withHeaders } from './json-response.js';
-import type { HttpMiddleware } from './pipeline-state.js';
-import { pipelineState, requestContext, verifiedCaller } from './pipeline-state.js';
+import type { HttpMiddleware, PipelineContext, PipelineInternal } from './pipeline-state.js';
+import { requestContext, routeState, verifiedCaller } from './pipeline-state.js';
 import { countRequest, rateLimitHeaders } from './rate-limit.js';
 import { requireScope } from './require-scope.js';
 import { requireSubscription } from './require-subscription.js';
@@ -46,28 +48,35 @@ export interface ApiHandlerOptions {
   scope?: Scope;
   /** Parse the body into `request.body` as a JSON object; anything else is 400 invalid_body. */
   jsonBody?: boolean;
-  /** Tests only: dependencies from buildHttpDependencies(). Default: the process-wide ones. */
-  dependencies?: HttpDependencies;
+}
+
+/** An authenticated API function, as its module composes it: the pipeline's adapters and the route. */
+export interface ApiFunction {
+  pipeline: AuthenticatedPipeline;
+  route: Route;
 }
 
 export type ApiLambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** A Lambda handler for an authenticated route. */
-export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLambdaHandler {
-  return lazily(() => {
-    const deps = options.dependencies ?? httpDependencies();
+/**
+ * A Lambda handler for an authenticated route. `compose` builds the function's adapters and use
+ * case once, at the cold start (lib/cold-start.ts).
+ */
+export function apiHandler(options: ApiHandlerOptions, compose: () => ApiFunction): ApiLambdaHandler {
+  return composedOr500(() => {
+    const { pipeline, route } = compose();
     const steps: HttpMiddleware[] = [
-      ...outerSteps(deps),
-      authenticate(deps.authenticator),
-      countRequest(deps.rateLimiter, deps.clock),
+      ...outerSteps(pipeline),
+      authenticate(pipeline.authenticator),
+      countRequest(pipeline.rateLimiter, systemClock),
       requireSubscription(),
       requireScope(options.scope ?? 'read'),
     ];
     if (options.jsonBody) steps.push(jsonBody());
-    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>()
       .use(steps)
-      .handler(async (event) => {
-        const state = pipelineState({ event });
+      .handler(async (_event, context) => {
+        const state = routeState(context);
         return toStructuredResult(await route(state.request, verifiedCaller(state)));
       });
   });
@@ -78,35 +87,35 @@ export function apiHandler(route: Route, options: ApiHandlerOptions = {}): ApiLa
  * counted against the client address and carries that bucket's headers. It builds the rate
  * limiter alone (no directory store, no authenticator), so it runs with the counters table only.
  */
-export function anonymousApiHandler(route: AnonymousRoute, options: { dependencies?: RequestCountingDependencies } = {}): ApiLambdaHandler {
-  return lazily(() => {
-    const deps = options.dependencies ?? requestCountingDependencies();
-    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-      .use([...outerSteps(deps), countRequest(deps.rateLimiter, deps.clock)])
-      .handler(async (event) => toStructuredResult(await route(pipelineState({ event }).request)));
+export function anonymousApiHandler(compose: () => { pipeline: RequestCounting; route: AnonymousRoute }): ApiLambdaHandler {
+  return composedOr500(() => {
+    const { pipeline, route } = compose();
+    return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>()
+      .use([...outerSteps(pipeline), countRequest(pipeline.rateLimiter, systemClock)])
+      .handler(async (_event, context) => toStructuredResult(await route(routeState(context).request)));
   });
 }
 
-function outerSteps(deps: RequestCountingDependencies): HttpMiddleware[] {
+function outerSteps(pipeline: RequestCounting): HttpMiddleware[] {
   // Order matters: middy runs `after`/`onError` in reverse, so the headers step, listed first, runs last.
-  return [rateLimitHeaders(deps.limits.perMinute, deps.clock), errorHandler(), requestContext()];
+  return [rateLimitHeaders(pipeline.limits.perMinute, systemClock), errorHandler(), requestContext()];
 }
 
 /**
- * Builds the pipeline on the first invocation, so importing a function module reads no
- * configuration. A build that fails (a missing environment variable) is a deployment mistake:
- * it is logged, answered with the generic 500 in the contract's shape (headers included), and
- * tried again on the next invocation, like a failed Lambda init.
+ * Builds the pipeline and the route at the cold start. A composition that failed (a missing
+ * environment variable) is a deployment mistake: each invocation logs it and answers the generic
+ * 500 in the contract's shape (headers included).
  */
-function lazily(build: () => ApiLambdaHandler): ApiLambdaHandler {
-  let built: ApiLambdaHandler | undefined;
+function composedOr500(build: () => ApiLambdaHandler): ApiLambdaHandler {
+  const composed = atColdStart(build);
   return async (event, context) => {
+    let built: ApiLambdaHandler;
     try {
-      built ??= build();
+      built = composed();
     } catch (error) {
       logger.error('API handler could not be built', { error: error instanceof Error ? error : String(error) });
       const response = toStructuredResult({ status: 500, body: INTERNAL_ERROR_BODY });
-      return withHeaders(response, rateLimitHeaderValues(unknownDecision(new Date(), DEFAULT_RATE_LIMITS.perMinute)));
+      return withHeaders(response, rateLimitHeaderValues(unknownDecision(systemClock.now(), DEFAULT_RATE_LIMITS.perMinute)));
     }
     return built(event, context);
   };

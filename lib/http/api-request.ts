@@ -4,7 +4,7 @@
  * asked for JSON (lib/http/json-body.ts).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Caller } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
 
 export interface ApiRequest {
   method: string;

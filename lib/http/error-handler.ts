@@ -26,7 +26,7 @@ export function errorHandler(): HttpMiddleware {
     name: 'errorHandler',
     onError: (request) => {
       const error: unknown = request.error;
-      const state = findPipelineState(request.event);
+      const state = findPipelineState(request);
       if (error instanceof ApiError && error.status < 500) {
         logger.debug('Request refused', { code: error.code, status: error.status, requestId: state?.request.requestId });
         request.response = toStructuredResult({ status: error.status, body: error.toBody(), headers: error.headers ?? {} });

@@ -3,13 +3,16 @@
  * caller (or why authentication failed, which is raised only after the failure has been
  * counted), and the rate-limit decision whose headers every response carries.
  *
- * It is keyed by the event object, because middy gives middlewares the whole request but gives
- * the handler only the event; a WeakMap lets it go with the event when the invocation ends.
+ * It lives where middy keeps per-request state: `request.internal`, which middy makes new for
+ * each invocation and which its own middlewares use to share values. The handler is given only
+ * the event and the Lambda context, so the first step also sets the same object on the context,
+ * as middy's middlewares do with their `setToContext` option.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ApiError } from '../domain/errors.js';
-import type { Caller, RateDecision } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { RateDecision } from '../domain/rate-windows.js';
 import type { ApiRequest } from './api-request.js';
 import { toApiRequest } from './api-request.js';
 
@@ -21,29 +24,43 @@ export interface PipelineState {
   rateDecision: RateDecision | null;
 }
 
-export type HttpMiddleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>;
+/** `request.internal` of the API pipeline; a step may add its own keys (the rate-limit step does). */
+export type PipelineInternal = { pipeline?: PipelineState };
 
-export type HttpMiddyRequest = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>;
+/** The Lambda context as the route handler sees it: `pipeline` is set by the first step. */
+export type PipelineContext = Context & { pipeline?: PipelineState };
 
-const states = new WeakMap<APIGatewayProxyEventV2, PipelineState>();
+export type HttpMiddleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>;
+
+export type HttpMiddyRequest = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext, PipelineInternal>;
 
 /** First step of every pipeline: the request in our shape, nothing verified yet. */
 export function requestContext(): HttpMiddleware {
   return {
     name: 'requestContext',
     before: (request) => {
-      states.set(request.event, { request: toApiRequest(request.event), caller: null, authFailure: null, rateDecision: null });
+      const state: PipelineState = { request: toApiRequest(request.event), caller: null, authFailure: null, rateDecision: null };
+      request.internal.pipeline = state;
+      request.context.pipeline = state;
     },
   };
 }
 
 /** The state of this request, or undefined when the very first step failed. */
-export function findPipelineState(event: APIGatewayProxyEventV2): PipelineState | undefined {
-  return states.get(event);
+export function findPipelineState(request: HttpMiddyRequest): PipelineState | undefined {
+  return request.internal.pipeline;
 }
 
-export function pipelineState(request: HttpMiddyRequest | { event: APIGatewayProxyEventV2 }): PipelineState {
-  const state = states.get(request.event);
+export function pipelineState(request: HttpMiddyRequest): PipelineState {
+  return present(request.internal.pipeline);
+}
+
+/** The state of this request as the route handler reads it, from its context. */
+export function routeState(context: PipelineContext): PipelineState {
+  return present(context.pipeline);
+}
+
+function present(state: PipelineState | undefined): PipelineState {
   if (!state) throw new Error('HTTP pipeline state missing: requestContext must be the first step');
   return state;
 }

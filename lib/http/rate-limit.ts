@@ -18,22 +18,25 @@
  * - `rateLimitHeaders` (outermost step): X-RateLimit-Limit/Remaining/Reset (and Retry-After on a
  *   429) on every response, success or error, 500s included.
  */
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ApiError } from '../domain/errors.js';
 import { rateLimitHeaderValues, unknownDecision } from '../domain/rate-windows.js';
-import type { Clock, RateBucket, RateDecision, RateLimiter } from '../ports.js';
+import type { RateBucket, RateDecision } from '../domain/rate-windows.js';
+import type { Clock } from '../use-cases/ports/clock.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { withHeaders } from './json-response.js';
-import type { HttpMiddleware, HttpMiddyRequest, PipelineState } from './pipeline-state.js';
+import type { HttpMiddleware, HttpMiddyRequest, PipelineInternal, PipelineState } from './pipeline-state.js';
 import { findPipelineState, pipelineState } from './pipeline-state.js';
 
 /** How a count ended; a count running alongside the route never rejects, so it is never unhandled. */
 type CountResult = { decision: RateDecision } | { error: unknown };
 
+/** This step's key in `request.internal`: the count running alongside the route, if any. */
+type CountingInternal = PipelineInternal & { runningCount?: Promise<CountResult> };
+
 /** Keys remembered as refused (per process); past this the memory starts over, which only costs reads. */
 const REFUSED_KEYS = 1_000;
 
 export function countRequest(limiter: RateLimiter, clock: Clock): HttpMiddleware {
-  const running = new WeakMap<APIGatewayProxyEventV2, Promise<CountResult>>();
   /** keyId -> Unix seconds at which the window that refused it resets. */
   const refusedUntil = new Map<string, number>();
 
@@ -52,8 +55,9 @@ export function countRequest(limiter: RateLimiter, clock: Clock): HttpMiddleware
 
   /** The count running alongside the route, once: later calls (after, then onError) find nothing. */
   const takeRunning = (request: HttpMiddyRequest): Promise<CountResult> | undefined => {
-    const result = running.get(request.event);
-    running.delete(request.event);
+    const internal: CountingInternal = request.internal;
+    const result = internal.runningCount;
+    delete internal.runningCount;
     return result;
   };
 
@@ -66,7 +70,8 @@ export function countRequest(limiter: RateLimiter, clock: Clock): HttpMiddleware
         const bucket: RateBucket = { kind: 'key', keyId: state.caller.keyId };
         const refused = (refusedUntil.get(bucket.keyId) ?? 0) > now.getTime() / 1000;
         if (state.request.method === 'GET' && !refused) {
-          running.set(request.event, count(bucket, now));
+          const internal: CountingInternal = request.internal;
+          internal.runningCount = count(bucket, now);
           return;
         }
         settle(state, await count(bucket, now));
@@ -109,7 +114,7 @@ function settle(state: PipelineState, result: CountResult): void {
 export function rateLimitHeaders(perMinute: number, clock: Clock): HttpMiddleware {
   const addHeaders = (request: HttpMiddyRequest): void => {
     if (!request.response) return;
-    const decision = findPipelineState(request.event)?.rateDecision ?? unknownDecision(clock.now(), perMinute);
+    const decision = findPipelineState(request)?.rateDecision ?? unknownDecision(clock.now(), perMinute);
     request.response = withHeaders(request.response, rateLimitHeaderValues(decision));
   };
   return { name: 'rateLimitHeaders', after: addHeaders, onError: addHeaders };

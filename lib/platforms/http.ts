@@ -12,7 +12,7 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
-import type { PlatformTokens } from '../ports.js';
+import type { PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 
 /** Per-adapter timeouts, by kind of call; defaults in platformCall. */
 export interface PlatformTimeouts {
@@ -182,9 +182,17 @@ export interface FailedAnswer {
 }
 
 /**
- * The error for a non-2xx answer, by status: 401 auth, 429 rate limited, 5xx unavailable, other
- * 4xx refused with the platform's words. Platform-specific readings (X duplicate, LinkedIn
- * duplicate URN) are checked by the adapter before falling back to this.
+ * A gateway's answer to a create (bad gateway, unavailable, gateway timeout) says nothing about
+ * whether the platform behind it created the post: the request may have gone through before the
+ * gateway gave up. Only these are read as ambiguous; a 500 is the platform's own failure.
+ */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * The error for a non-2xx answer, by status: 401 auth, 429 rate limited, 5xx unavailable (a
+ * gateway status to a create: ambiguous), other 4xx refused with the platform's words.
+ * Platform-specific readings (X duplicate, LinkedIn duplicate URN) are checked by the adapter
+ * before falling back to this.
  */
 export function errorForAnswer(answer: FailedAnswer, call: PlatformCall): Error {
   const body = parseJson(answer.text);
@@ -196,6 +204,9 @@ export function errorForAnswer(answer: FailedAnswer, call: PlatformCall): Error 
   };
   if (answer.status === 401) return new PlatformAuthError(said, options);
   if (answer.status === 429) return new PlatformRateLimitedError(said, { ...options, resetAt: rateLimitReset(answer.headers) });
+  if (call.createsPost && GATEWAY_STATUSES.has(answer.status)) {
+    return new PlatformAmbiguousError(said, options);
+  }
   if (answer.status >= 500) return new PlatformUnavailableError(said, options);
   return new PlatformRefusedError(said, options);
 }

@@ -1,18 +1,12 @@
 /**
  * LinkedIn Posts API over plain HTTP (no SDK): create and delete posts, upload images and videos,
  * refresh a token when the app has a refresh token (approved partner apps only). Every call carries
- * the versioned-API headers. Facts in /work/shared/spec/platforms.md.
+ * the versioned-API headers. The paths, headers and error shapes are LinkedIn's own;
+ * local/sandbox/linkedin.ts serves the same ones for the tests.
  */
 import { ENV, optionalEnv } from '../config.js';
 import { PlatformAmbiguousError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';
-import type {
-  PlatformAccount,
-  PlatformMediaSource,
-  PlatformPublishRequest,
-  PlatformPublishResult,
-  PlatformPublisher,
-  PlatformTokens,
-} from '../ports.js';
+import type { PlatformAccount, PlatformMediaSource, PlatformPublishRequest, PlatformPublishResult, PlatformPublisher, PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,
@@ -30,7 +24,7 @@ import {
   type PlatformCallKind,
   type PlatformTimeouts,
 } from './http.js';
-import { escapeLittleText } from './linkedin-text.js';
+import { escapeLittleText, unescapeLittleText } from './linkedin-text.js';
 
 export interface LinkedinClientConfig extends PlatformTimeouts {
   baseUrl: string;
@@ -45,6 +39,8 @@ export interface LinkedinClientConfig extends PlatformTimeouts {
 }
 
 const DUPLICATE_URN = /duplicate of urn:li:(?:share|ugcPost):\d+/i;
+/** Newest posts read by a lookup: the post looked for was created moments before. */
+const FIND_PAGE_SIZE = 50;
 
 function linkedinAuthorUrn(account: Pick<PlatformAccount, 'accountType' | 'platformUserId'>): string {
   return account.accountType === 'organization'
@@ -58,7 +54,7 @@ function linkedinPublicUrl(urn: string): string {
 
 export class LinkedinClient implements PlatformPublisher {
   readonly platform = 'linkedin' as const;
-  /** LinkedIn has no documented duplicate refusal to lean on: an ambiguous create is never resent. */
+  /** LinkedIn has no documented duplicate refusal to lean on: an ambiguous create is settled by findRecentPost alone. */
   readonly refusesDuplicates = false;
   private readonly baseUrl: string;
   private readonly oauthBaseUrl: string;
@@ -113,7 +109,7 @@ export class LinkedinClient implements PlatformPublisher {
     if (mediaUrns.length === 1) body.content = { media: { id: mediaUrns[0] } };
     else if (mediaUrns.length > 1) body.content = { multiImage: { images: mediaUrns.map((id) => ({ id })) } };
 
-    await request.beforeCreate?.();
+    await request.beforeCreate?.({ mediaIds: mediaUrns });
     const call = this.call([request.accessToken], 'create');
     const { response } = await this.send(
       `${this.baseUrl}/rest/posts`,
@@ -283,10 +279,49 @@ export class LinkedinClient implements PlatformPublisher {
     return tokensFrom(parseJson(text), request.refreshToken, 'linkedin');
   }
 
-  /** LinkedIn's finder of a member's posts needs scopes this app does not hold: not checkable. */
-  async findRecentPost(): Promise<PlatformPublishResult | null> {
+  /**
+   * The author's newest posts (Posts API finder `q=author`), matched on the commentary (as a reader
+   * sees it), the attached media when known, and a creation time not before `since`. LinkedIn
+   * grants this finder only to apps with the scope to read the author's posts (r_member_social,
+   * r_organization_social): without it LinkedIn answers 403, a PlatformRefusedError, which the
+   * worker reads as "the platform cannot tell".
+   */
+  async findRecentPost(request: {
+    account: PlatformAccount;
+    accessToken: string;
+    text: string;
+    mediaIds?: readonly string[];
+    since: Date;
+  }): Promise<PlatformPublishResult | null> {
+    const query = new URLSearchParams({ q: 'author', author: linkedinAuthorUrn(request.account), count: String(FIND_PAGE_SIZE) });
+    const { text } = await this.send(
+      `${this.baseUrl}/rest/posts?${query.toString()}`,
+      { method: 'GET', headers: this.headers(request.accessToken, { 'X-RestLi-Method': 'FINDER' }) },
+      this.call([request.accessToken]),
+    );
+    const answer = parseJson(text);
+    const elements = isRecord(answer) && Array.isArray(answer.elements) ? answer.elements : [];
+    const wanted = request.text.normalize('NFC').trim();
+    const wantedMedia = [...(request.mediaIds ?? [])].sort().join(',');
+    for (const element of elements) {
+      if (!isRecord(element) || typeof element.id !== 'string' || !/^urn:li:(share|ugcPost):\S+$/.test(element.id)) continue;
+      const createdAt = typeof element.createdAt === 'number' ? element.createdAt : Number.NaN;
+      if (!(createdAt >= request.since.getTime())) continue;
+      const commentary = typeof element.commentary === 'string' ? unescapeLittleText(element.commentary).normalize('NFC').trim() : '';
+      if (commentary !== wanted) continue;
+      if (request.mediaIds !== undefined && request.mediaIds.length > 0 && mediaOf(element).sort().join(',') !== wantedMedia) continue;
+      return { platformPostId: element.id, publishedUrl: linkedinPublicUrl(element.id) };
+    }
     return null;
   }
+}
+
+/** The media URNs a post of the Posts API carries (`content.media.id` or `content.multiImage.images[].id`). */
+function mediaOf(element: Record<string, unknown>): string[] {
+  const content = isRecord(element.content) ? element.content : {};
+  if (isRecord(content.media) && typeof content.media.id === 'string') return [content.media.id];
+  const images = isRecord(content.multiImage) && Array.isArray(content.multiImage.images) ? content.multiImage.images : [];
+  return images.map((image) => (isRecord(image) && typeof image.id === 'string' ? image.id : '')).filter((id) => id !== '');
 }
 
 export function linkedinClientFromEnv(): LinkedinClient {

@@ -9,8 +9,8 @@
  */
 import { ENV, optionalEnv } from '../config.js';
 import { PlatformRefusedError } from '../domain/platform-errors.js';
-import type { ConnectKind, PlatformConnector, PlatformIdentity } from '../ports/connect.js';
-import type { PlatformTokens } from '../ports.js';
+import type { ConnectKind, PlatformConnector, PlatformIdentity } from '../use-cases/ports/connect.js';
+import type { PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import { errorForAnswer, isRecord, parseJson, platformCall, platformFetch, readText, tokenEndpointError, tokensFrom, type PlatformTimeouts } from './http.js';
 import { cleanName } from './x-connect.js';

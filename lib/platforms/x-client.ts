@@ -1,6 +1,7 @@
 /**
  * X API v2 over plain HTTP (no SDK): create and delete posts, upload media, refresh OAuth 2.0
- * user tokens. Facts in /work/shared/spec/platforms.md. Every failure is one class of
+ * user tokens. The paths, bodies and error shapes are X's own; local/sandbox/x.ts serves the same
+ * ones for the tests. Every failure is one class of
  * lib/domain/platform-errors.ts; only the create call can be ambiguous.
  */
 import { ENV, optionalEnv } from '../config.js';
@@ -10,14 +11,7 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
-import type {
-  PlatformAccount,
-  PlatformMediaSource,
-  PlatformPublishRequest,
-  PlatformPublishResult,
-  PlatformPublisher,
-  PlatformTokens,
-} from '../ports.js';
+import type { PlatformAccount, PlatformMediaSource, PlatformPublishRequest, PlatformPublishResult, PlatformPublisher, PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,
@@ -125,7 +119,7 @@ export class XClient implements PlatformPublisher {
       if (typeof request.options.shareWithFollowers === 'boolean') body.share_with_followers = request.options.shareWithFollowers;
     }
 
-    await request.beforeCreate?.();
+    await request.beforeCreate?.({ mediaIds });
     const call = this.call([request.accessToken], 'create');
     const answer = await this.json(
       '/2/tweets',
@@ -152,8 +146,9 @@ export class XClient implements PlatformPublisher {
     const bytes = await item.read();
     const form = new FormData();
     form.append('media', new Blob([bytes], { type: item.contentType }), 'media');
+    // No media_type field: X's MediaUploadRequest admits only media, media_category and
+    // additional_owners; the type travels as the file part's own Content-Type.
     form.append('media_category', category);
-    form.append('media_type', item.contentType);
     const answer = await this.json('/2/media/upload', { method: 'POST', body: form }, this.call([accessToken], 'upload'), accessToken);
     return this.mediaIdOf(answer);
   }
@@ -255,15 +250,27 @@ export class XClient implements PlatformPublisher {
     return tokensFrom(parseJson(text), request.refreshToken, 'x');
   }
 
+  /**
+   * The author's timeline since `since`, matched on the text a reader sees and, when known, on the
+   * attached media: X's duplicate refusal compares text only, so a post with media and no text
+   * can only be recognised by its media keys (`<type>_<media id>`).
+   */
   async findRecentPost(request: {
     account: PlatformAccount;
     accessToken: string;
     text: string;
+    mediaIds?: readonly string[];
     since: Date;
   }): Promise<PlatformPublishResult | null> {
     // X wants whole seconds in start_time.
     const startTime = new Date(Math.floor(request.since.getTime() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
-    const query = new URLSearchParams({ max_results: '100', start_time: startTime, exclude: 'replies,retweets' });
+    const query = new URLSearchParams({
+      max_results: '100',
+      start_time: startTime,
+      exclude: 'replies,retweets',
+      // X's OpenAPI document names this parameter post.fields (test/platforms/x-openapi.test.ts).
+      'post.fields': 'created_at,attachments',
+    });
     const answer = await this.json(
       `/2/users/${encodeURIComponent(request.account.platformUserId)}/tweets?${query.toString()}`,
       { method: 'GET' },
@@ -272,10 +279,15 @@ export class XClient implements PlatformPublisher {
     );
     const posts = isRecord(answer) && Array.isArray(answer.data) ? answer.data : [];
     const wanted = comparableText(request.text);
+    const wantedMedia = [...(request.mediaIds ?? [])].sort().join(',');
     for (const post of posts) {
-      if (isRecord(post) && typeof post.id === 'string' && typeof post.text === 'string' && comparableText(post.text) === wanted) {
-        return { platformPostId: post.id, publishedUrl: xPublicUrl(request.account.handle, post.id) };
+      if (!isRecord(post) || typeof post.id !== 'string' || typeof post.text !== 'string' || comparableText(post.text) !== wanted) continue;
+      if (request.mediaIds !== undefined && request.mediaIds.length > 0) {
+        const keys = isRecord(post.attachments) && Array.isArray(post.attachments.media_keys) ? post.attachments.media_keys : [];
+        const media = keys.filter((key): key is string => typeof key === 'string').map((key) => key.slice(key.indexOf('_') + 1));
+        if (media.sort().join(',') !== wantedMedia) continue;
       }
+      return { platformPostId: post.id, publishedUrl: xPublicUrl(request.account.handle, post.id) };
     }
     return null;
   }

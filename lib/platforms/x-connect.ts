@@ -6,8 +6,8 @@
  * failures are the classes the rest of the adapters use and never carry a token.
  */
 import { ENV, optionalEnv } from '../config.js';
-import type { ConnectKind, PlatformConnector, PlatformIdentity } from '../ports/connect.js';
-import type { PlatformTokens } from '../ports.js';
+import type { ConnectKind, PlatformConnector, PlatformIdentity } from '../use-cases/ports/connect.js';
+import type { PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { PlatformRefusedError } from '../domain/platform-errors.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import { errorForAnswer, isRecord, parseJson, platformCall, platformFetch, readText, tokenEndpointError, tokensFrom, type PlatformTimeouts } from './http.js';

@@ -1,7 +1,7 @@
 /**
- * The account writes of connecting from settings (lib/ports/connect.ts), in the directory table
- * beside the items of dynamodb-directory-store.ts (same ACCOUNT/CREDENTIALS layout, written by its
- * accountItem). One more item per connected identity makes "connect again = update, never a
+ * The account writes of connecting from settings (lib/use-cases/ports/connect.ts), in the directory table
+ * beside the items of dynamodb-account-store.ts (same ACCOUNT/CREDENTIALS layout, written by its
+ * accountItem and credentialsItem). One more item per connected identity makes "connect again = update, never a
  * duplicate" hold under concurrency:
  *
  *   CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId> / CONNECTION   accountId
@@ -10,38 +10,31 @@
  * update  one transaction: credentials replaced, account fields set (the account must exist)
  * remove  one transaction: account, credentials and guard deleted
  */
+import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
 import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import type { Account, AccountCredentials, AccountType } from '../domain/model.js';
-import type { AccountConnectionStore, AccountConnectionWrite } from '../ports/connect.js';
-import { documentClient } from './dynamo-client.js';
-import { accountItem, keys, withoutUndefined } from './dynamodb-directory-store.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import type { AccountConnectionStore, AccountConnectionWrite } from '../use-cases/ports/connect.js';
+import { DirectoryTable, directoryKeys, withoutUndefined, type DirectoryTableOptions } from './directory-table.js';
+import { accountItem, credentialsItem as revisedCredentialsItem } from './dynamodb-account-store.js';
 
-function connectionKey(input: { workspaceId: string; platform: string; accountType: AccountType; platformUserId: string }): { pk: string; sk: string } {
-  return { pk: `CONNECTION#${input.workspaceId}#${input.platform}#${input.accountType}#${input.platformUserId}`, sk: 'CONNECTION' };
-}
+const connectionKey = directoryKeys.connection;
+const keys = directoryKeys;
 
+/** Connected or reconnected tokens start a new revision, so a refresh that read the old ones cannot overwrite them. */
 function credentialsItem(credentials: AccountCredentials): Record<string, unknown> {
-  return {
-    ...keys.credentials(credentials.accountId),
-    type: 'credentials',
-    accountId: credentials.accountId,
-    accessTokenEncrypted: credentials.accessTokenEncrypted,
-    refreshTokenEncrypted: credentials.refreshTokenEncrypted,
-    accessTokenExpiresAt: credentials.accessTokenExpiresAt,
-  };
+  return revisedCredentialsItem(credentials, randomUUID());
 }
 
 export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
   private readonly tableName: string;
   private readonly client: DynamoDBDocumentClient;
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    const table = DirectoryTable.from(options);
+    this.tableName = table.name;
+    this.client = table.client;
   }
 
   async findConnected(input: { workspaceId: string; platform: string; accountType: AccountType; platformUserId: string }): Promise<string | null> {

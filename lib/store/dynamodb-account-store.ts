@@ -1,33 +1,289 @@
 /**
- * Connected accounts as the settings pages see them: counted through the byOwner index and
- * disconnected by their owner only. Disconnecting deletes the account item and its CREDENTIALS
- * item (the encrypted tokens) in one transaction conditioned on the owner: the tokens never
- * outlive the account, and another user's account id changes nothing. A post still scheduled to
- * a disconnected account fails at publish time like one whose account went away.
+ * Connected accounts and their platform credentials in the directory table: ACCOUNT#<id>/ACCOUNT
+ * (with the byOwner index keys) and ACCOUNT#<id>/CREDENTIALS (layout in lib/store/tables.ts).
+ *
+ * Account reads never carry a token: tokens live in the CREDENTIALS item, which no index projects
+ * and no account read touches. Only the publish worker reads both items together
+ * (getAccountWithCredentials), and it gets them back as two separate records.
  */
+import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
+import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
+import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
 import type { AccountStore } from '../use-cases/settings/ports.js';
-import { documentClient } from './dynamo-client.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { nullableString } from './item-schema.js';
 
-export class DynamoDbAccountStore implements AccountStore {
-  private readonly tableName: string;
-  private readonly client: DynamoDBDocumentClient;
+/** Declared in tables.ts; the integration tests run against a table built from that declaration. */
+const BY_OWNER_INDEX = 'byOwner';
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+const ACCOUNT_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  workspaceId: v.string(),
+  platform: v.string(),
+  name: v.string(),
+  handle: v.string(),
+  accountType: v.picklist(ACCOUNT_TYPES),
+  active: v.boolean(),
+  tokenHealth: v.picklist(TOKEN_HEALTH),
+  connectedAt: v.string(),
+  platformUserId: v.string(),
+  sandbox: v.optional(v.picklist(SANDBOX_BEHAVIOURS)),
+});
+
+const CREDENTIALS_ITEM = v.object({
+  accountId: v.string(),
+  accessTokenEncrypted: v.string(),
+  refreshTokenEncrypted: nullableString,
+  accessTokenExpiresAt: nullableString,
+  /** Absent on items written before revisions existed. */
+  revision: v.optional(v.nullable(v.string()), null),
+});
+
+export function toAccount(item: Item): Account {
+  const { sandbox, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
+  return sandbox === undefined ? account : { ...account, sandbox };
+}
+
+function toCredentials(item: Item): AccountCredentials {
+  return readDirectoryItem(CREDENTIALS_ITEM, item);
+}
+
+export function credentialsItem(credentials: AccountCredentials, revision: string): Item {
+  return {
+    ...directoryKeys.credentials(credentials.accountId),
+    type: 'credentials',
+    accountId: credentials.accountId,
+    accessTokenEncrypted: credentials.accessTokenEncrypted,
+    refreshTokenEncrypted: credentials.refreshTokenEncrypted,
+    accessTokenExpiresAt: credentials.accessTokenExpiresAt,
+    revision,
+  };
+}
+
+/** The credentials are still at `revision` (null: written before revisions existed). */
+function revisionCondition(revision: string | null): { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> } {
+  return revision === null
+    ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revision)' }
+    : { ConditionExpression: 'revision = :revision', ExpressionAttributeValues: { ':revision': revision } };
+}
+
+type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+
+/** The byOwner index keys of an account: GET /accounts is one Query on them. */
+function ownerIndexKeys(account: Pick<Account, 'userId' | 'workspaceId' | 'id'>): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: `USER#${account.userId}`, gsi1sk: `${account.workspaceId}#${account.id}` };
+}
+
+export function accountItem(account: Account): Item {
+  return {
+    ...directoryKeys.account(account.id),
+    ...ownerIndexKeys(account),
+    type: 'account',
+    id: account.id,
+    userId: account.userId,
+    workspaceId: account.workspaceId,
+    platform: account.platform,
+    name: account.name,
+    handle: account.handle,
+    accountType: account.accountType,
+    active: account.active,
+    tokenHealth: account.tokenHealth,
+    connectedAt: account.connectedAt,
+    platformUserId: account.platformUserId,
+    sandbox: account.sandbox,
+  };
+}
+
+/** Plain code-point order: the same on every machine, unlike localeCompare. */
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class DynamoDbAccountStore implements AccountReader, AccountWithCredentialsReader, CredentialStore, AccountAdmin, AccountStore {
+  private readonly table: DirectoryTable;
+
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    this.table = DirectoryTable.from(options);
   }
 
+  async getAccount(accountId: string): Promise<Account | null> {
+    const item = await this.table.getItem(directoryKeys.account(accountId));
+    return item ? toAccount(item) : null;
+  }
+
+  /**
+   * One Query on byOwner, following LastEvaluatedKey until the end (the list is not paginated in
+   * the API, and a user has few accounts). Order: connectedAt ascending, then id, so the list is
+   * stable and newly connected accounts come last.
+   */
+  async listAccounts(userId: string, filter: { workspaceId?: string }): Promise<Account[]> {
+    const values: Record<string, string> = { ':owner': `USER#${userId}` };
+    let condition = 'gsi1pk = :owner';
+    if (filter.workspaceId !== undefined) {
+      values[':workspace'] = `${filter.workspaceId}#`;
+      condition += ' AND begins_with(gsi1sk, :workspace)';
+    }
+    const accounts: Account[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.client.send(
+        new QueryCommand({
+          TableName: this.table.name,
+          IndexName: BY_OWNER_INDEX,
+          KeyConditionExpression: condition,
+          ExpressionAttributeValues: values,
+          ExclusiveStartKey: startKey,
+          Limit: this.table.queryPageSize,
+        }),
+      );
+      for (const item of page.Items ?? []) accounts.push(toAccount(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return accounts.sort((a, b) => compareCodePoints(a.connectedAt, b.connectedAt) || compareCodePoints(a.id, b.id));
+  }
+
+  async getAccounts(accountIds: string[]): Promise<Map<string, Account>> {
+    const items = await this.table.batchGet(accountIds.map(directoryKeys.account));
+    return new Map(
+      items.map((item) => {
+        const account = toAccount(item);
+        return [account.id, account] as const;
+      }),
+    );
+  }
+
+  /**
+   * The publish worker's read: the account and its credentials in one strongly consistent Query
+   * on their shared partition (half the requests of two GetItems, and one read unit for both
+   * while they fit in 4 KB). Consistent for the credentials' sake, as getCredentials.
+   */
+  async getAccountWithCredentials(accountId: string): Promise<{ account: Account | null; credentials: AccountCredentials | null }> {
+    const accountKey = directoryKeys.account(accountId);
+    const credentialsKey = directoryKeys.credentials(accountId);
+    const out = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': accountKey.pk },
+        ConsistentRead: true,
+      }),
+    );
+    let account: Account | null = null;
+    let credentials: AccountCredentials | null = null;
+    for (const item of out.Items ?? []) {
+      if (item.sk === accountKey.sk) account = toAccount(item);
+      else if (item.sk === credentialsKey.sk) credentials = toCredentials(item);
+    }
+    return { account, credentials };
+  }
+
+  async getCredentials(accountId: string): Promise<AccountCredentials | null> {
+    // Consistent: right after a refresh stored a rotated refresh token, the old one is useless.
+    const item = await this.table.getItem(directoryKeys.credentials(accountId), true);
+    return item ? toCredentials(item) : null;
+  }
+
+  async putCredentials(credentials: AccountCredentials): Promise<void> {
+    await this.table.client.send(new PutCommand({ TableName: this.table.name, Item: credentialsItem(credentials, randomUUID()) }));
+  }
+
+  /*
+   * Token refresh (lib/use-cases/access-tokens.ts). X rotates refresh tokens, so two workers
+   * refreshing one account at once would have one of them refused. The credentials item carries a
+   * revision and a short refresh lock: one worker refreshes, the others wait for its revision; every
+   * token write is conditional on the revision it replaces.
+   */
+
+  async lockRefresh(accountId: string, input: { revision: string | null; now: Date; until: Date }): Promise<boolean> {
+    const current = revisionCondition(input.revision);
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: directoryKeys.credentials(accountId),
+          UpdateExpression: 'SET refreshLockedUntil = :until',
+          ConditionExpression: `${current.ConditionExpression} AND (attribute_not_exists(refreshLockedUntil) OR refreshLockedUntil < :now)`,
+          ExpressionAttributeValues: { ...current.ExpressionAttributeValues, ':until': input.until.toISOString(), ':now': input.now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async replaceRefreshed(next: AccountCredentials, expectedRevision: string | null): Promise<boolean> {
+    return this.conditionalTransaction([
+      { Put: { TableName: this.table.name, Item: credentialsItem(next, randomUUID()), ...revisionCondition(expectedRevision) } },
+      {
+        Update: {
+          TableName: this.table.name,
+          Key: directoryKeys.account(next.accountId),
+          UpdateExpression: 'SET tokenHealth = :healthy',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':healthy': 'healthy' },
+        },
+      },
+    ]);
+  }
+
+  async markRefreshFailed(accountId: string, revision: string | null): Promise<boolean> {
+    return this.conditionalTransaction([
+      { Update: { TableName: this.table.name, Key: directoryKeys.credentials(accountId), UpdateExpression: 'REMOVE refreshLockedUntil', ...revisionCondition(revision) } },
+      {
+        Update: {
+          TableName: this.table.name,
+          Key: directoryKeys.account(accountId),
+          UpdateExpression: 'SET tokenHealth = :failed',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':failed': 'refresh_failed' },
+        },
+      },
+    ]);
+  }
+
+  /** False when the condition of the first item failed (the credentials moved on); anything else throws. */
+  private async conditionalTransaction(items: TransactItems): Promise<boolean> {
+    try {
+      await this.table.client.send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async setTokenHealth(accountId: string, tokenHealth: TokenHealth): Promise<void> {
+    await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), { tokenHealth });
+  }
+
+  async putAccount(account: Account): Promise<void> {
+    await this.table.putNew('account', account.id, accountItem(account));
+  }
+
+  async updateAccount(accountId: string, changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name'>>): Promise<Account> {
+    const item = await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), {
+      tokenHealth: changes.tokenHealth,
+      sandbox: changes.sandbox,
+      active: changes.active,
+      name: changes.name,
+    });
+    return toAccount(item);
+  }
+
+  /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */
   async countAccounts(userId: string): Promise<number> {
     let count = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.table.client.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.table.name,
           IndexName: 'byOwner',
           KeyConditionExpression: 'gsi1pk = :owner',
           ExpressionAttributeValues: { ':owner': `USER#${userId}` },
@@ -41,20 +297,39 @@ export class DynamoDbAccountStore implements AccountStore {
     return count;
   }
 
+  /**
+   * Settings: deletes the account, its CREDENTIALS item (the encrypted tokens) and its connection
+   * guard (dynamodb-account-connections.ts) in one transaction conditioned on the owner; false
+   * when it does not exist or is not this user's. A post still scheduled to it fails at publish
+   * time like one whose account went away.
+   */
   async disconnectAccount(userId: string, accountId: string): Promise<boolean> {
+    const item = await this.table.getItem(directoryKeys.account(accountId), true);
+    if (!item) return false;
+    const account = toAccount(item);
+    if (account.userId !== userId) return false;
     try {
-      await this.client.send(
+      await this.table.client.send(
         new TransactWriteCommand({
           TransactItems: [
             {
               Delete: {
-                TableName: this.tableName,
-                Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' },
+                TableName: this.table.name,
+                Key: directoryKeys.account(accountId),
                 ConditionExpression: 'attribute_exists(pk) AND userId = :userId',
                 ExpressionAttributeValues: { ':userId': userId },
               },
             },
-            { Delete: { TableName: this.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'CREDENTIALS' } } },
+            { Delete: { TableName: this.table.name, Key: directoryKeys.credentials(accountId) } },
+            // Only this account's guard: the identity may have been connected again as another account since.
+            {
+              Delete: {
+                TableName: this.table.name,
+                Key: directoryKeys.connection(account),
+                ConditionExpression: 'attribute_not_exists(pk) OR accountId = :id',
+                ExpressionAttributeValues: { ':id': accountId },
+              },
+            },
           ],
         }),
       );

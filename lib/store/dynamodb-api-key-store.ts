@@ -1,15 +1,30 @@
 /**
- * API keys as the settings pages see them: a user's keys listed and counted through the byOwner
- * index (gsi1pk KEYS#<userId>, written by the directory store's putApiKey) and revoked only by
- * their owner. A key's last use lives in the counters table (dynamodb-key-use-store.ts).
+ * API keys in the directory table (item KEY#<keyId>/KEY; layout in lib/store/tables.ts). Only the
+ * secret's hash is stored. The item also carries the byOwner keys gsi1pk KEYS#<userId>, so the
+ * settings keys page lists and counts a user's keys with one Query; revoking from settings is
+ * conditioned on the owner. A key's last use lives in the counters table (dynamodb-key-use-store.ts).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
-import type { ApiKeyRecord } from '../domain/model.js';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
+import { SCOPES, type ApiKeyRecord } from '../domain/model.js';
+import type { ApiKeyAdmin, ApiKeyReader } from '../use-cases/ports/api-keys.js';
 import type { ApiKeyStore, ApiKeySummary } from '../use-cases/settings/ports.js';
-import { documentClient } from './dynamo-client.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { nullableString } from './item-schema.js';
+
+function optionalString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+const API_KEY_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  secretHash: v.string(),
+  scopes: v.optional(v.array(v.picklist(SCOPES)), () => []),
+  createdAt: v.string(),
+  revokedAt: nullableString,
+});
 
 const BY_OWNER_INDEX = 'byOwner';
 
@@ -18,26 +33,66 @@ export function apiKeyOwnerIndexKeys(key: Pick<ApiKeyRecord, 'userId' | 'created
   return { gsi1pk: `KEYS#${key.userId}`, gsi1sk: `${key.createdAt}#${key.id}` };
 }
 
-function nullableString(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
+function toApiKey(item: Item): ApiKeyRecord {
+  return readDirectoryItem(API_KEY_ITEM, item);
 }
 
-export class DynamoDbApiKeyStore implements ApiKeyStore {
-  private readonly tableName: string;
-  private readonly client: DynamoDBDocumentClient;
+export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeyStore {
+  private readonly table: DirectoryTable;
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    this.table = DirectoryTable.from(options);
+  }
+
+  async getApiKey(keyId: string): Promise<ApiKeyRecord | null> {
+    // Strongly consistent: a key revoked a moment ago must stop working at once (api-v1.md).
+    const item = await this.table.getItem(directoryKeys.apiKey(keyId), true);
+    return item ? toApiKey(item) : null;
+  }
+
+  async putApiKey(key: ApiKeyRecord): Promise<void> {
+    await this.table.putNew('api_key', key.id, {
+      ...directoryKeys.apiKey(key.id),
+      // The settings keys page lists a user's keys with one Query on byOwner.
+      ...apiKeyOwnerIndexKeys(key),
+      type: 'api_key',
+      id: key.id,
+      userId: key.userId,
+      secretHash: key.secretHash,
+      scopes: key.scopes,
+      createdAt: key.createdAt,
+      // Absent rather than null while live, so revoking can use if_not_exists.
+      revokedAt: key.revokedAt ?? undefined,
+    });
+  }
+
+  async revokeApiKey(keyId: string, revokedAt: string): Promise<string> {
+    try {
+      const out = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: directoryKeys.apiKey(keyId),
+          // Revoking twice keeps the first time: the answer to "when did this key stop working" never moves.
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :revokedAt)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':revokedAt': revokedAt },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toApiKey(out.Attributes ?? {}).revokedAt ?? revokedAt;
+    } catch (error) {
+      if (isConditionFailure(error)) throw new DirectoryRecordNotFoundError('api_key', keyId, { cause: error });
+      throw error;
+    }
   }
 
   async listApiKeys(userId: string): Promise<ApiKeySummary[]> {
     const keys: ApiKeySummary[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.table.client.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.table.name,
           IndexName: BY_OWNER_INDEX,
           KeyConditionExpression: 'gsi1pk = :owner',
           ExpressionAttributeValues: { ':owner': `KEYS#${userId}` },
@@ -49,7 +104,7 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
       );
       for (const item of page.Items ?? []) {
         if (item.userId !== userId || typeof item.id !== 'string' || typeof item.createdAt !== 'string') continue;
-        keys.push({ id: item.id, createdAt: item.createdAt, revokedAt: nullableString(item.revokedAt) });
+        keys.push({ id: item.id, createdAt: item.createdAt, revokedAt: optionalString(item.revokedAt) });
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -60,9 +115,9 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
     let count = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.table.client.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.table.name,
           IndexName: BY_OWNER_INDEX,
           KeyConditionExpression: 'gsi1pk = :owner',
           FilterExpression: 'attribute_not_exists(revokedAt)',
@@ -79,9 +134,9 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
 
   async revokeOwnedApiKey(userId: string, keyId: string, revokedAt: string): Promise<boolean> {
     try {
-      await this.client.send(
+      await this.table.client.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.table.name,
           Key: { pk: `KEY#${keyId}`, sk: 'KEY' },
           // Revoking twice keeps the first time (as the admin CLI's revoke).
           UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :revokedAt)',
@@ -91,7 +146,7 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }

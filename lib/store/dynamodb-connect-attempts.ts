@@ -1,5 +1,5 @@
 /**
- * Connect attempts (lib/ports/connect.ts) in the sessions table beside the sign-ins under way:
+ * Connect attempts (lib/use-cases/ports/connect.ts) in the sessions table beside the sign-ins under way:
  * `CONNECT#<sha256(state)>`, with a TTL an hour past the attempt's own expiry (DynamoDB deletes expired items
  * late and unpredictably, so the code checks `expiresAt` itself; the TTL only clears abandoned
  * attempts). Taking an attempt is one DeleteItem returning the old item, so two callbacks with the
@@ -7,7 +7,7 @@
  */
 import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../config.js';
-import { CONNECT_KINDS, type ConnectAttempt, type ConnectAttemptStore, type ConnectKind } from '../ports/connect.js';
+import { CONNECT_KINDS, type ConnectAttempt, type ConnectAttemptStore, type ConnectKind } from '../use-cases/ports/connect.js';
 import { documentClient } from './dynamo-client.js';
 import { SESSIONS_TABLE } from './tables.js';
 

@@ -35,11 +35,14 @@
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency.js';
-import { randomToken } from '../ids.js';
-import type { IdempotencyClaim, IdempotencyLock, IdempotencyStore, IdempotentResponse } from '../ports.js';
+import { randomToken } from '../domain/ids.js';
+import type { IdempotencyClaim, IdempotencyLock, IdempotentResponse } from '../domain/idempotency-record.js';
+import type { IdempotencyStore } from '../use-cases/ports/idempotency-store.js';
 import { documentClient } from './dynamo-client.js';
+import { readItem, StoredItemError } from './item-schema.js';
 import { IDEMPOTENCY_TABLE } from './tables.js';
 
 export function idempotencyRecordKey(userId: string, key: string): { pk: string } {
@@ -92,13 +95,11 @@ export function idempotencyRecordDelete(tableName: string, lock: IdempotencyLock
   };
 }
 
-export class IdempotencyRecordError extends Error {
-  readonly code = 'idempotency_record_malformed';
-  constructor(field: string) {
-    super(`Idempotency record has a missing or malformed ${field}`);
-    this.name = 'IdempotencyRecordError';
-  }
-}
+/** A record as `claim` and the completing update write it: the response only once completed. */
+const IDEMPOTENCY_RECORD = v.variant('status', [
+  v.object({ status: v.literal('in_progress'), bodyHash: v.string() }),
+  v.object({ status: v.literal('completed'), bodyHash: v.string(), responseStatus: v.number(), responseBody: v.string() }),
+]);
 
 export interface DynamoDbIdempotencyStoreOptions {
   tableName?: string;
@@ -144,7 +145,7 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
       return { outcome: 'started', lock };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return this.existing(error.Item, bodyHash);
+      return this.existing(error.Item, userId, bodyHash);
     }
   }
 
@@ -157,17 +158,15 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private existing(item: Record<string, AttributeValue> | undefined, bodyHash: string): IdempotencyClaim {
+  private existing(item: Record<string, AttributeValue> | undefined, userId: string, bodyHash: string): IdempotencyClaim {
+    // Names the user, not the caller's key (the caller's own string, kept out of logs).
+    const what = `An idempotency record of USER#${userId}`;
     // The condition failed, so a live record exists; DynamoDB returns it with the failure.
-    if (!item) throw new IdempotencyRecordError('record (not returned with the failed condition)');
+    if (!item) throw new StoredItemError(what, 'item (not returned with the failed condition)');
     // The document client does not unmarshall an error's item.
-    const record = unmarshall(item);
+    const record = readItem(IDEMPOTENCY_RECORD, unmarshall(item), what);
     if (record.bodyHash !== bodyHash) return { outcome: 'body_mismatch' };
     if (record.status === 'in_progress') return { outcome: 'in_flight' };
-    if (record.status !== 'completed') throw new IdempotencyRecordError('status');
-    const { responseStatus, responseBody } = record;
-    if (typeof responseStatus !== 'number') throw new IdempotencyRecordError('responseStatus');
-    if (typeof responseBody !== 'string') throw new IdempotencyRecordError('responseBody');
-    return { outcome: 'replay', response: { status: responseStatus, body: JSON.parse(responseBody) as unknown } };
+    return { outcome: 'replay', response: { status: record.responseStatus, body: JSON.parse(record.responseBody) as unknown } };
   }
 }

@@ -1,32 +1,27 @@
 /**
- * The media library's records (lib/ports/media-upload.ts) in the directory table: the same
- * `MEDIA#<mediaId>` / `MEDIA` item the create path reads (dynamodb-directory-store.ts's
+ * The media library's records (lib/use-cases/ports/media-upload.ts) in the directory table: the same
+ * `MEDIA#<mediaId>` / `MEDIA` item the create path reads (dynamodb-media-store.ts's
  * getMediaItems), plus byOwner index keys under a partition of their own,
  * `MEDIA#USER#<userId>` / `<createdAt>#<mediaId>`, so the library page is one Query, newest first,
  * and GET /accounts (gsi1pk `USER#<userId>`) never sees a media item.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
 import type { MediaItem } from '../domain/model.js';
-import type { MediaLibraryStore } from '../ports/media-upload.js';
-import { documentClient } from './dynamo-client.js';
-import { keys, toMediaItem } from './dynamodb-directory-store.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import type { MediaLibraryStore } from '../use-cases/ports/media-upload.js';
+import { DirectoryTable, directoryKeys as keys, type DirectoryTableOptions } from './directory-table.js';
+import { mediaOwnerIndexKeys, toMediaItem } from './dynamodb-media-store.js';
 
 const BY_OWNER_INDEX = 'byOwner';
-
-export function mediaOwnerIndexKeys(item: Pick<MediaItem, 'userId' | 'createdAt' | 'id'>): { gsi1pk: string; gsi1sk: string } {
-  return { gsi1pk: `MEDIA#USER#${item.userId}`, gsi1sk: `${item.createdAt}#${item.id}` };
-}
 
 export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
   private readonly tableName: string;
   private readonly client: DynamoDBDocumentClient;
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    const table = DirectoryTable.from(options);
+    this.tableName = table.name;
+    this.client = table.client;
   }
 
   async add(item: MediaItem): Promise<boolean> {

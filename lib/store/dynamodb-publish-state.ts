@@ -1,49 +1,66 @@
 /**
  * The publish worker's and the sweeper's writes to the posts table. The post itself is read and
- * written through the one item mapping (post-item.ts) and the post store's outcome writes; what
+ * written through the one item mapping (post-item.ts) and the outcome writes (post-outcome.ts); what
  * this file adds is the worker's bookkeeping on the same item, which itemToPost never returns:
  *
  *   claimToken, claimUntil   who is sending the post now, and until when (a lease: a worker that
  *                            stopped mid-send is replaced once it runs out)
  *   publishAttempts          attempts so far; firstAttemptAt starts the 15-minute retry window
  *   retryAt                  next attempt after a transient failure
- *   createSentAt             a create request went out and its outcome is not recorded yet: a later
- *                            attempt must not resend blindly
+ *   platformCreateSentAt     the create request of an attempt went to the platform and its
+ *                            outcome is not recorded yet: a later attempt must not resend blindly,
+ *                            but look the post up first
+ *   platformCreateMediaIds   the platform media ids that create carried (the lookup's match for a
+ *                            post without text)
  *   sweptAt                  the sweeper last put a message back for the post
  *   platformDeletedAt        deleteFromPlatform done
  *
+ * (inFlightSince, the Post's own field, is set by the claim and cleared only by a release that
+ * knows nothing went out: while it is set, DELETE soft-deletes rather than cancels.)
+ *
  * Every write is conditional on the state it expects (status, deletedAt, claim token), so a delete,
- * a duplicate message and the sweeper can race the worker without undoing each other.
+ * a duplicate message and the sweeper can race the worker without undoing each other. Leases are
+ * short and renewed while a send runs (PublishPost's heartbeat), so a worker that died is replaced
+ * within seconds; a worker that outlived its lease can neither send nor write an outcome other
+ * than a published one (whose platform id is a fact worth keeping, whoever learnt it).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
-import type { ClaimResult, PostForPublishing, PublishState, PublishStateStore } from '../ports.js';
+import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
+import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
-import { DynamoDbPostStore } from './dynamodb-post-store.js';
-import { duePartitionKey, itemToPost, POST_INDEXES, SEND_STARTED_ATTRIBUTE, type PostItem } from './post-item.js';
+import { readItem } from './item-schema.js';
+import { duePartitionKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
+import { recordPostOutcome } from './post-outcome.js';
 import { POSTS_TABLE } from './tables.js';
 
-function optionalString(item: PostItem, field: string): string | null {
-  const value = item[field];
-  return typeof value === 'string' ? value : null;
-}
+/** The worker's bookkeeping attributes; each absent until first written (a value of another type reads as absent). */
+const bookkeepingString = v.fallback(v.nullable(v.string()), null);
+const PUBLISH_STATE_ITEM = v.object({
+  claimToken: bookkeepingString,
+  claimUntil: bookkeepingString,
+  publishAttempts: v.fallback(v.number(), 0),
+  firstAttemptAt: bookkeepingString,
+  retryAt: bookkeepingString,
+  platformCreateSentAt: bookkeepingString,
+  platformCreateMediaIds: v.fallback(v.array(v.string()), []),
+  sweptAt: bookkeepingString,
+  platformDeletedAt: bookkeepingString,
+});
 
 function publishStateOf(item: PostItem): PublishState {
-  const attempts = item.publishAttempts;
-  return {
-    claimToken: optionalString(item, 'claimToken'),
-    claimUntil: optionalString(item, 'claimUntil'),
-    attempts: typeof attempts === 'number' ? attempts : 0,
-    firstAttemptAt: optionalString(item, 'firstAttemptAt'),
-    retryAt: optionalString(item, 'retryAt'),
-    createSentAt: optionalString(item, 'createSentAt'),
-    sweptAt: optionalString(item, 'sweptAt'),
-    platformDeletedAt: optionalString(item, 'platformDeletedAt'),
-  };
+  const { publishAttempts, ...state } = readItem(PUBLISH_STATE_ITEM, item, `Post item ${String(item.id)}`);
+  return { ...state, attempts: publishAttempts };
 }
+
+/** BatchGetItem's most keys per request, and how often unprocessed keys are retried (with backoff). */
+const BATCH_GET_LIMIT = 100;
+const BATCH_GET_ROUNDS = 5;
 
 async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
   try {
@@ -57,22 +74,15 @@ async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
 export interface DynamoDbPublishStateOptions {
   postsTable?: string;
   client?: DynamoDBDocumentClient;
-  /** The post store whose outcome writes (published/failed) are reused. */
-  postStore?: DynamoDbPostStore;
 }
 
 export class DynamoDbPublishState implements PublishStateStore {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
-  private readonly posts: DynamoDbPostStore;
 
   constructor(options: DynamoDbPublishStateOptions = {}) {
     this.table = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
     this.client = options.client ?? documentClient;
-    // The outcome writes touch the posts table only, so the worker needs no access to the others.
-    this.posts =
-      options.postStore ??
-      new DynamoDbPostStore({ postsTable: this.table, countersTable: 'not-used-by-outcome-writes', idempotencyTable: 'not-used-by-outcome-writes', client: this.client });
   }
 
   async getPostForPublishing(postId: string): Promise<PostForPublishing | null> {
@@ -95,11 +105,13 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression:
-            `SET claimToken = :token, claimUntil = :until, ${SEND_STARTED_ATTRIBUTE} = if_not_exists(${SEND_STARTED_ATTRIBUTE}, :now), ` +
+            `SET claimToken = :token, claimUntil = :until, ${IN_FLIGHT_ATTRIBUTE} = if_not_exists(${IN_FLIGHT_ATTRIBUTE}, :now), ` +
             'firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
-          // ISO times written by toISOString compare as strings in time order.
+          // ISO times written by toISOString compare as strings in time order. A deleted post is
+          // claimed only to settle an earlier create that may be live and must come down.
           ConditionExpression:
-            '#status = :scheduled AND attribute_not_exists(deletedAt) AND scheduledFor <= :now ' +
+            '#status = :scheduled AND scheduledFor <= :now ' +
+            'AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
             'AND (attribute_not_exists(retryAt) OR retryAt <= :now) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -108,6 +120,7 @@ export class DynamoDbPublishState implements PublishStateStore {
             ':now': now,
             ':one': 1,
             ':scheduled': 'scheduled',
+            ':true': true,
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -123,8 +136,10 @@ export class DynamoDbPublishState implements PublishStateStore {
           token: input.token,
           attempt: state.attempts,
           firstAttemptAt: state.firstAttemptAt ?? now,
-          // createSentAt survives only an attempt whose outcome was never recorded.
-          uncertain: state.createSentAt !== null,
+          // platformCreateSentAt survives only an attempt whose outcome was never recorded.
+          uncertain: state.platformCreateSentAt !== null,
+          platformCreateSentAt: state.platformCreateSentAt,
+          sentMediaIds: state.platformCreateMediaIds,
         },
       };
     } catch (error) {
@@ -135,16 +150,39 @@ export class DynamoDbPublishState implements PublishStateStore {
     }
   }
 
-  async markCreateSending(postId: string, token: string, now: Date): Promise<boolean> {
+  async markCreateSending(postId: string, token: string, now: Date, mediaIds: readonly string[] = []): Promise<boolean> {
     const out = await conditional(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: 'SET createSentAt = :now',
-          ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token',
+          UpdateExpression:
+            mediaIds.length > 0 ? 'SET platformCreateSentAt = :now, platformCreateMediaIds = :media' : 'SET platformCreateSentAt = :now REMOVE platformCreateMediaIds',
+          // The lease too: a worker that outlived it (a stalled process) must not send, another may hold the post.
+          ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token AND claimUntil >= :now',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':token': token, ':scheduled': 'scheduled' },
+          ExpressionAttributeValues: {
+            ':now': now.toISOString(),
+            ':token': token,
+            ':scheduled': 'scheduled',
+            ...(mediaIds.length > 0 ? { ':media': [...mediaIds] } : {}),
+          },
+        }),
+      ),
+    );
+    return out !== null;
+  }
+
+  async renewLease(postId: string, token: string, until: Date): Promise<boolean> {
+    const out = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: postId },
+          UpdateExpression: 'SET claimUntil = :until',
+          ConditionExpression: '#status = :scheduled AND claimToken = :token',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':until': until.toISOString(), ':token': token, ':scheduled': 'scheduled' },
         }),
       ),
     );
@@ -157,7 +195,9 @@ export class DynamoDbPublishState implements PublishStateStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : ', createSentAt'}`,
+          // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
+          // so a delete while it waits for its retry cancels it and gives its unit back.
+          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}`,
           ConditionExpression: '#status = :scheduled AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled' },
@@ -167,26 +207,17 @@ export class DynamoDbPublishState implements PublishStateStore {
     return out !== null;
   }
 
-  async release(postId: string, token: string): Promise<void> {
-    await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          UpdateExpression: 'REMOVE claimToken, claimUntil',
-          ConditionExpression: 'claimToken = :token',
-          ExpressionAttributeValues: { ':token': token },
-        }),
-      ),
-    );
-  }
-
+  /**
+   * Conditioned on the post still being scheduled, not on the claim: a platform id in hand is the
+   * truth about the post, and a worker that took over can only be settling this very create.
+   */
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null> {
-    return this.posts.recordPublished(post, outcome, now);
+    return recordPostOutcome(this.client, this.table, post, { status: 'published', ...outcome }, now);
   }
 
-  recordFailed(post: Post, error: PostError, now: Date): Promise<Post | null> {
-    return this.posts.recordFailed(post, error, now);
+  /** With `token` (the worker always passes it), only while that claim still holds the post. */
+  recordFailed(post: Post, error: PostError, now: Date, token?: string): Promise<Post | null> {
+    return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now, token === undefined ? {} : { claimToken: token });
   }
 
   async listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]> {
@@ -209,9 +240,29 @@ export class DynamoDbPublishState implements PublishStateStore {
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of out.Items ?? []) found.push({ post: itemToPost(item), state: publishStateOf(item) });
+      // byDue copies keys only (tables.ts): the posts themselves are read from the table.
+      found.push(...(await this.readPosts((out.Items ?? []).map((item) => String(item.id)))));
       startKey = out.LastEvaluatedKey;
     } while (startKey && found.length < input.limit);
+    return found;
+  }
+
+  /**
+   * The sweeper's candidates, strongly consistent (so a claim made a moment ago is seen), in
+   * BatchGetItem chunks of 100; a post deleted since the index was read is simply absent.
+   */
+  private async readPosts(ids: string[]): Promise<PostForPublishing[]> {
+    const found: PostForPublishing[] = [];
+    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
+      let keys: Record<string, unknown>[] = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
+      for (let round = 0; keys.length > 0; round++) {
+        if (round > 0) await sleep(Math.min(1_000, 50 * 2 ** round));
+        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[this.table] ?? []) found.push({ post: itemToPost(item), state: publishStateOf(item) });
+        keys = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
+        if (round >= BATCH_GET_ROUNDS && keys.length > 0) throw new Error(`BatchGetItem left ${keys.length} posts unread after ${BATCH_GET_ROUNDS} retries`);
+      }
+    }
     return found;
   }
 
@@ -222,11 +273,13 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression: 'SET sweptAt = :now',
+          // A claim that ran out after the last sweep is a worker that died since: put back at once.
           ConditionExpression:
-            '#status = :scheduled AND attribute_not_exists(deletedAt) AND (attribute_not_exists(sweptAt) OR sweptAt < :before) ' +
+            '#status = :scheduled AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
+            'AND (attribute_not_exists(sweptAt) OR sweptAt < :before OR sweptAt < claimUntil) ' +
             'AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled' },
+          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled', ':true': true },
         }),
       ),
     );

@@ -31,15 +31,18 @@
  * minute, `RATE#ADDR#<ip>#<2026-11-21T09:30>` (requests, expiresAt), bumped by a single
  * `ADD requests 1` while below the limit.
  */
-import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { DependencyError } from '../domain/errors.js';
 import type { CounterOutcome, KeyCount, KeyCounterState, KeyCountStep, RateLimits, RateWindow } from '../domain/rate-windows.js';
 import { dayWindow, decideAddressRequest, decideKeyRequest, minuteWindow, nextKeyCountStep } from '../domain/rate-windows.js';
-import type { RateBucket, RateDecision, RateLimiter } from '../ports.js';
+import type { RateBucket, RateDecision } from '../domain/rate-windows.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { documentClient } from './dynamo-client.js';
+import { readItem, StoredItemError } from './item-schema.js';
 import { COUNTERS_TABLE } from './tables.js';
 
 export interface DynamoDbRateLimiterOptions {
@@ -86,7 +89,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
       const result = step === 'count_in_minute' ? await this.countInMinute(pk, minute) : await this.startMinute(pk, minute, day);
       if (result.applied) {
         this.remember(keyId, minute.id);
-        return { outcome: 'admitted', minuteCount: countOf(result.attributes, 'minuteCount', pk), dayCount: countOf(result.attributes, 'dayCount', pk) };
+        return { outcome: 'admitted', ...readCounter(KEY_COUNTS, result.attributes, pk) };
       }
       step = nextKeyCountStep(result.counter, minute.id, this.limits);
       if (step === 'day_full') return { outcome: 'day_full' };
@@ -133,7 +136,10 @@ export class DynamoDbRateLimiter implements RateLimiter {
       );
       return { applied: true, attributes: out.Attributes ?? {} };
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return { applied: false, counter: error.Item ? keyCounterState(error.Item) : undefined };
+      if (error instanceof ConditionalCheckFailedException) {
+        // The document client does not unmarshall an error's item.
+        return { applied: false, counter: error.Item ? readCounter(KEY_COUNTER, unmarshall(error.Item), pk) : undefined };
+      }
       throw new DependencyError('Rate counter update failed', { cause: error });
     }
   }
@@ -161,7 +167,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return { admitted: true, count: countOf(out.Attributes ?? {}, 'requests', pk) };
+      return { admitted: true, count: readCounter(ADDRESS_COUNT, out.Attributes ?? {}, pk).requests };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return { admitted: false };
       if (error instanceof DependencyError) throw error;
@@ -170,18 +176,21 @@ export class DynamoDbRateLimiter implements RateLimiter {
   }
 }
 
-function countOf(attributes: Record<string, unknown>, name: string, pk: string): number {
-  const count = attributes[name];
-  if (typeof count !== 'number') throw new DependencyError(`Rate counter ${pk} returned no ${name}`);
-  return count;
-}
+/** What a counting update returns (UPDATED_NEW): both counts, always, since it ADDs to both. */
+const KEY_COUNTS = v.object({ minuteCount: v.number(), dayCount: v.number() });
+/** A key's counter as returned with a failed condition: any field may be absent (a new day). */
+const KEY_COUNTER = v.object({ minuteId: v.optional(v.string()), minuteCount: v.optional(v.number()), dayCount: v.optional(v.number()) });
+const ADDRESS_COUNT = v.object({ requests: v.number() });
 
-/** The counter returned with a failed condition (the document client does not unmarshall an error's item). */
-function keyCounterState(item: Record<string, AttributeValue>): KeyCounterState {
-  const { minuteId, minuteCount, dayCount } = unmarshall(item);
-  const state: KeyCounterState = {};
-  if (typeof minuteId === 'string') state.minuteId = minuteId;
-  if (typeof minuteCount === 'number') state.minuteCount = minuteCount;
-  if (typeof dayCount === 'number') state.dayCount = dayCount;
-  return state;
+/**
+ * Reads a counter with the stores' one item reader; a counter of the wrong shape is a dependency
+ * failure to the caller (the generic 500), as every other failure of the counters table is.
+ */
+function readCounter<TSchema extends v.GenericSchema>(schema: TSchema, attributes: Record<string, unknown>, pk: string): v.InferOutput<TSchema> {
+  try {
+    return readItem(schema, attributes, `Rate counter ${pk}`);
+  } catch (error) {
+    if (error instanceof StoredItemError) throw new DependencyError(error.message, { cause: error });
+    throw error;
+  }
 }

@@ -1,34 +1,91 @@
 /**
- * Workspaces as the settings pages see them: listed from the owner's partition and renamed by
- * their owner only. Each workspace has two items (tables.ts: USER#<userId>/WORKSPACE#<wsId> and
- * WORKSPACE#<wsId>/WORKSPACE); a rename changes both in one transaction, each conditioned on the
- * owner, so another user's workspace id changes nothing. Creating one goes through
- * Provisioning.createWorkspace (the directory store's putWorkspace).
+ * Workspaces in the directory table: the item under its owner (USER#<userId>/WORKSPACE#<id>), its
+ * by-id twin (WORKSPACE#<id>/WORKSPACE) and the owner's workspaceIds (layout in lib/store/tables.ts).
+ * The settings pages list a user's workspaces from the owner's partition and rename both items in
+ * one transaction conditioned on the owner, so another user's workspace id changes nothing.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import type { Workspace } from '../domain/model.js';
+import type { WorkspaceAdmin, WorkspaceReader } from '../use-cases/ports/workspaces.js';
 import type { WorkspaceStore } from '../use-cases/settings/ports.js';
-import { documentClient } from './dynamo-client.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions } from './directory-table.js';
 
-export class DynamoDbWorkspaceStore implements WorkspaceStore {
-  private readonly tableName: string;
-  private readonly client: DynamoDBDocumentClient;
+const WORKSPACE_ITEM = v.object({ id: v.string(), userId: v.string(), name: v.string(), createdAt: v.string() });
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+export class DynamoDbWorkspaceStore implements WorkspaceReader, WorkspaceAdmin, WorkspaceStore {
+  private readonly table: DirectoryTable;
+
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    this.table = DirectoryTable.from(options);
+  }
+
+  async getWorkspace(workspaceId: string): Promise<Workspace | null> {
+    const item = await this.table.getItem(directoryKeys.workspace(workspaceId));
+    return item ? readDirectoryItem(WORKSPACE_ITEM, item) : null;
+  }
+
+  /**
+   * The workspace item, its by-id twin and the owner's workspaceIds change in one transaction:
+   * auth and create read workspaceIds off the user, so a workspace must never exist without
+   * being listed there (nor the other way round). The user must exist.
+   */
+  async putWorkspace(workspace: Workspace): Promise<void> {
+    const attributes = { type: 'workspace', id: workspace.id, userId: workspace.userId, name: workspace.name, createdAt: workspace.createdAt };
+    const tableName = this.table.name;
+    try {
+      await this.table.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: { ...directoryKeys.userWorkspace(workspace.userId, workspace.id), ...attributes },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: { ...directoryKeys.workspace(workspace.id), ...attributes },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Update: {
+                TableName: tableName,
+                Key: directoryKeys.user(workspace.userId),
+                UpdateExpression: 'SET workspaceIds = list_append(if_not_exists(workspaceIds, :none), :added)',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':none': [], ':added': [workspace.id] },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) {
+        const reasons = error.CancellationReasons ?? [];
+        if (reasons[2]?.Code === 'ConditionalCheckFailed') {
+          throw new DirectoryRecordNotFoundError('user', workspace.userId, { cause: error });
+        }
+        if (reasons[0]?.Code === 'ConditionalCheckFailed' || reasons[1]?.Code === 'ConditionalCheckFailed') {
+          throw new DirectoryRecordExistsError('workspace', workspace.id, { cause: error });
+        }
+      }
+      throw error;
+    }
   }
 
   async listWorkspaces(userId: string): Promise<Workspace[]> {
     const workspaces: Workspace[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.table.client.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.table.name,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':prefix': 'WORKSPACE#' },
           ConsistentRead: true,
@@ -47,7 +104,7 @@ export class DynamoDbWorkspaceStore implements WorkspaceStore {
   async renameWorkspace(userId: string, workspaceId: string, name: string): Promise<boolean> {
     const update = (key: Record<string, string>) => ({
       Update: {
-        TableName: this.tableName,
+        TableName: this.table.name,
         Key: key,
         UpdateExpression: 'SET #name = :name',
         ConditionExpression: 'attribute_exists(pk) AND userId = :userId',
@@ -56,7 +113,7 @@ export class DynamoDbWorkspaceStore implements WorkspaceStore {
       },
     });
     try {
-      await this.client.send(
+      await this.table.client.send(
         new TransactWriteCommand({
           TransactItems: [update({ pk: `USER#${userId}`, sk: `WORKSPACE#${workspaceId}` }), update({ pk: `WORKSPACE#${workspaceId}`, sk: 'WORKSPACE' })],
         }),

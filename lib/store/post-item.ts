@@ -14,29 +14,24 @@
  * page is ever shrunk by a filter. Fields that are null on the Post are absent from the item, so a
  * condition can say `attribute_not_exists(deletedAt)`.
  *
- * `sendStartedAt` (Post.sendStartedAt) is set by the worker's claim. Any further bookkeeping the
+ * `inFlightSince` (Post.inFlightSince) is set by the worker's claim and cleared by a release that
+ * knows nothing went out (lib/store/dynamodb-publish-state.ts). Any further bookkeeping the
  * worker adds (leases, attempt counts) is not part of Post: itemToPost ignores it and postToItem
  * never writes it, so after create a post is only ever changed by conditional updates, never by a
  * full Put.
  */
 import { createHash } from 'node:crypto';
-import { POST_STATUSES, PUBLISHABLE_PLATFORMS, type Post, type PostError } from '../domain/model.js';
+import * as v from 'valibot';
+import { POST_STATUSES, PUBLISHABLE_PLATFORMS, type Post } from '../domain/model.js';
+import { nullableString, readItem, stringList } from './item-schema.js';
 import { DUE_SHARDS } from './tables.js';
 
 export type PostItem = Record<string, unknown>;
 
-/** Set by the publish worker when it first claims a post; present means "being sent, or was". */
-export const SEND_STARTED_ATTRIBUTE = 'sendStartedAt';
+/** Set by the publish worker when it first claims a post, never cleared; present means "being sent, or was". */
+export const IN_FLIGHT_ATTRIBUTE = 'inFlightSince';
 
 export const POST_INDEXES = { byUser: 'byUser', byUserStatus: 'byUserStatus', byDue: 'byDue' } as const;
-
-export class PostItemError extends Error {
-  readonly code = 'post_item_malformed';
-  constructor(id: unknown, field: string) {
-    super(`Post item ${String(id)} has a missing or malformed ${field}`);
-    this.name = 'PostItemError';
-  }
-}
 
 /** Stable shard of a post in the byDue index: spreads the sweeper's reads over DUE_SHARDS partitions. */
 export function dueShard(postId: string): number {
@@ -107,70 +102,43 @@ export function postToItem(post: Post): PostItem {
   if (post.error !== null) item.error = { message: post.error.message, advice: post.error.advice };
   if (post.deletedAt !== null) item.deletedAt = post.deletedAt;
   if (post.allowanceCycle !== null) item.allowanceCycle = post.allowanceCycle;
-  if (post.sendStartedAt !== undefined && post.sendStartedAt !== null) item.sendStartedAt = post.sendStartedAt;
+  if (post.inFlightSince !== undefined && post.inFlightSince !== null) item.inFlightSince = post.inFlightSince;
   return item;
 }
 
-function text(item: PostItem, field: string): string {
-  const value = item[field];
-  if (typeof value !== 'string') throw new PostItemError(item.id, field);
-  return value;
-}
+/**
+ * A post item as a Post: the schema names the Post's fields, so attributes beyond them (worker
+ * bookkeeping, index keys) stay behind. Fields null on the Post are absent from the item.
+ */
+const POST_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  workspaceId: v.string(),
+  accountId: v.string(),
+  platform: v.picklist(PUBLISHABLE_PLATFORMS),
+  campaignId: v.string(),
+  status: v.picklist(POST_STATUSES),
+  text: v.string(),
+  mediaUrls: stringList,
+  mediaIds: stringList,
+  // Written by create as an object; anything else reads as no options.
+  options: v.fallback(v.record(v.string(), v.unknown()), () => ({})),
+  scheduledFor: v.string(),
+  publishedAt: nullableString,
+  publishedUrl: nullableString,
+  platformPostId: nullableString,
+  error: v.nullish(v.object({ message: v.string(), advice: v.string() }), null),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  deletedAt: nullableString,
+  allowanceCycle: nullableString,
+  deleteFromPlatformRequested: v.pipe(
+    v.unknown(),
+    v.transform((value) => value === true),
+  ),
+  [IN_FLIGHT_ATTRIBUTE]: nullableString,
+});
 
-function optionalText(item: PostItem, field: string): string | null {
-  const value = item[field];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new PostItemError(item.id, field);
-  return value;
-}
-
-function textList(item: PostItem, field: string): string[] {
-  const value = item[field];
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string')) throw new PostItemError(item.id, field);
-  return [...(value as string[])];
-}
-
-function oneOf<T extends string>(item: PostItem, field: string, allowed: readonly T[]): T {
-  const value = text(item, field);
-  if (!(allowed as readonly string[]).includes(value)) throw new PostItemError(item.id, field);
-  return value as T;
-}
-
-function postError(item: PostItem): PostError | null {
-  const value = item.error;
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object') throw new PostItemError(item.id, 'error');
-  const { message, advice } = value as Record<string, unknown>;
-  if (typeof message !== 'string' || typeof advice !== 'string') throw new PostItemError(item.id, 'error');
-  return { message, advice };
-}
-
-/** Builds the Post field by field: attributes beyond the Post's (worker bookkeeping, index keys) stay behind. */
 export function itemToPost(item: PostItem): Post {
-  const options = item.options;
-  return {
-    id: text(item, 'id'),
-    userId: text(item, 'userId'),
-    workspaceId: text(item, 'workspaceId'),
-    accountId: text(item, 'accountId'),
-    platform: oneOf(item, 'platform', PUBLISHABLE_PLATFORMS),
-    campaignId: text(item, 'campaignId'),
-    status: oneOf(item, 'status', POST_STATUSES),
-    text: text(item, 'text'),
-    mediaUrls: textList(item, 'mediaUrls'),
-    mediaIds: textList(item, 'mediaIds'),
-    options: typeof options === 'object' && options !== null && !Array.isArray(options) ? { ...(options as Record<string, unknown>) } : {},
-    scheduledFor: text(item, 'scheduledFor'),
-    publishedAt: optionalText(item, 'publishedAt'),
-    publishedUrl: optionalText(item, 'publishedUrl'),
-    platformPostId: optionalText(item, 'platformPostId'),
-    error: postError(item),
-    createdAt: text(item, 'createdAt'),
-    updatedAt: text(item, 'updatedAt'),
-    deletedAt: optionalText(item, 'deletedAt'),
-    allowanceCycle: optionalText(item, 'allowanceCycle'),
-    deleteFromPlatformRequested: item.deleteFromPlatformRequested === true,
-    sendStartedAt: optionalText(item, SEND_STARTED_ATTRIBUTE),
-  };
+  return readItem(POST_ITEM, item, `Post item ${String(item.id)}`);
 }

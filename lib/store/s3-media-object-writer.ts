@@ -5,7 +5,7 @@
  * process.
  */
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import type { MediaObjectWriter } from '../ports.js';
+import type { MediaObjectWriter } from '../use-cases/ports/media.js';
 import { mediaBucket, type MediaBucket, type MediaBucketOptions } from './media-bucket.js';
 
 export interface S3MediaObjectWriterOptions extends MediaBucketOptions {

@@ -18,7 +18,8 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { MissingConfigError } from '../config.js';
 import { DependencyError } from '../domain/errors.js';
 import type { MediaItem } from '../domain/model.js';
-import type { MediaSourceFactory, PlatformMediaSource } from '../ports.js';
+import type { MediaSourceFactory } from '../use-cases/ports/media.js';
+import type { PlatformMediaSource } from '../use-cases/ports/platform-publisher.js';
 import { mediaBucket, type MediaBucket, type MediaBucketOptions } from './media-bucket.js';
 
 /** Attempts per read, the SDK's default for S3. */

@@ -1,5 +1,5 @@
 /**
- * The media bucket as settings' media library uses it (lib/ports/media-upload.ts): presigned
+ * The media bucket as settings' media library uses it (lib/use-cases/ports/media-upload.ts): presigned
  * POSTs for browser uploads (`@aws-sdk/s3-presigned-post`; the policy pins bucket, key and
  * Content-Type and bounds the size with content-length-range), HeadObject and ranged GetObject to
  * check what arrived, DeleteObject. The S3 client is built on first use, once per process.
@@ -10,7 +10,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { ENV } from '../config.js';
-import type { MediaUploadStorage, PresignedUpload } from '../ports/media-upload.js';
+import type { MediaUploadStorage, PresignedUpload } from '../use-cases/ports/media-upload.js';
 import { mediaBucket, type MediaBucket, type MediaBucketOptions } from './media-bucket.js';
 
 type Condition = NonNullable<PresignedPostOptions['Conditions']>[number];

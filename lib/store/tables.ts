@@ -24,13 +24,19 @@
  *   byDue        duePk = due#<shard>            dueSk = <scheduledFor>#<id> scheduled posts not yet sent (sweeper)
  *   DELETE removes listPk/statusPk/duePk, so a deleted post leaves every index at once (sparse
  *   indexes), and a page is never shrunk by a filter.
+ *   Projections: an index copies only what its readers read, so a write that changes nothing
+ *   projected costs no index write. byUser and byUserStatus hold the Post's fields
+ *   (POST_LIST_ATTRIBUTES: GET /posts builds its page from them), never the publish worker's
+ *   bookkeeping (claim, lease, marker, attempts); byDue holds keys only, and the sweeper reads the
+ *   few posts it finds from the table itself (BatchGetItem, strongly consistent). So the claim, the
+ *   lease renewals and the "sent" marker write the table alone: ~13 -> ~7 write units per publish.
  *
  * idempotency pk = USER#<userId>#<idempotency key>, TTL attribute expiresAt (24 h)
  *
  * counters    pk = RATE#KEY#<keyId>#<YYYY-MM-DD>   a key's one rate counter per UTC day: dayCount, and
  *                                                 the minute it counts (minuteId ISO minute, minuteCount)
  *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
- *                  | ALLOWANCE#<userId>#<YYYY-MM>; TTL attribute expiresAt (rate counters only)
+ *                  | ALLOWANCE#<userId>#<YYYY-MM>  a user's allowance spent in a month: used; TTL attribute expiresAt (all)
  *
  * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt
  *                | LOGIN#<sha256 of the login id>       a sign-in under way: OIDC state, nonce, PKCE verifier
@@ -48,11 +54,54 @@
  */
 import { ENV } from '../config.js';
 
+/**
+ * The partition key prefix of a connected account's items in the directory (its ACCOUNT and
+ * CREDENTIALS items): the workers may write these and nothing else of the directory (the IAM
+ * condition dynamodb:LeadingKeys in infra/stacks/function-access.ts).
+ */
+export const ACCOUNT_KEY_PREFIX = 'ACCOUNT#';
+
+/**
+ * What an index copies besides its keys and the table's key. Changing it on a deployed table
+ * means recreating the index (README, "Deploying to AWS").
+ */
+export type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] } | { type: 'ALL' };
+
 export interface IndexDefinition {
   indexName: string;
   partitionKey: string;
   sortKey?: string;
+  projection: IndexProjection;
 }
+
+/**
+ * The posts table's attributes that make up a Post as GET /posts shows it (post-item.ts
+ * postToItem writes them, itemToPost reads them; test/store/post-store.test.ts checks the two
+ * agree). Not here: the index keys (always projected) and everything only the publish worker
+ * reads or writes (inFlightSince, claimToken, claimUntil, platformCreateSentAt, publishAttempts, ...).
+ */
+export const POST_LIST_ATTRIBUTES = [
+  'userId',
+  'workspaceId',
+  'accountId',
+  'platform',
+  'campaignId',
+  'status',
+  'text',
+  'mediaUrls',
+  'mediaIds',
+  'options',
+  'scheduledFor',
+  'createdAt',
+  'updatedAt',
+  'deleteFromPlatformRequested',
+  'publishedAt',
+  'publishedUrl',
+  'platformPostId',
+  'error',
+  'deletedAt',
+  'allowanceCycle',
+] as const;
 
 export interface TableDefinition {
   /** Logical name: CDK construct id and local table name. */
@@ -72,7 +121,8 @@ export const DIRECTORY_TABLE: TableDefinition = {
   envVar: ENV.directoryTable,
   partitionKey: 'pk',
   sortKey: 'sk',
-  indexes: [{ indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  // Accounts are listed whole and change rarely: copying everything costs little.
+  indexes: [{ indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } }],
   holdsCustomerData: true,
 };
 
@@ -81,9 +131,9 @@ export const POSTS_TABLE: TableDefinition = {
   envVar: ENV.postsTable,
   partitionKey: 'id',
   indexes: [
-    { indexName: 'byUser', partitionKey: 'listPk', sortKey: 'listSk' },
-    { indexName: 'byUserStatus', partitionKey: 'statusPk', sortKey: 'listSk' },
-    { indexName: 'byDue', partitionKey: 'duePk', sortKey: 'dueSk' },
+    { indexName: 'byUser', partitionKey: 'listPk', sortKey: 'listSk', projection: { type: 'INCLUDE', attributes: POST_LIST_ATTRIBUTES } },
+    { indexName: 'byUserStatus', partitionKey: 'statusPk', sortKey: 'listSk', projection: { type: 'INCLUDE', attributes: POST_LIST_ATTRIBUTES } },
+    { indexName: 'byDue', partitionKey: 'duePk', sortKey: 'dueSk', projection: { type: 'KEYS_ONLY' } },
   ],
   holdsCustomerData: true,
 };

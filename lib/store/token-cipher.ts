@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { DecryptCommand, EncryptCommand, InvalidCiphertextException, KMSClient } from '@aws-sdk/client-kms';
 import { ENV, MissingConfigError } from '../config.js';
 import { DependencyError } from '../domain/errors.js';
-import type { TokenCipher, TokenCipherContext } from '../ports.js';
+import type { TokenCipher, TokenCipherContext } from '../use-cases/ports/token-cipher.js';
 
 /** A ciphertext that does not decrypt under this key and account: tampered, copied, or from another key. */
 export class TokenDecryptError extends Error {

@@ -4,16 +4,28 @@
  *
  * X rotates refresh tokens (platforms.md): each refresh returns a new one and the old one stops
  * working, so the newest is stored every time. Two workers refreshing the same account at once
- * would make one of them fail with a refresh token the other just used up; so a refusal is
- * checked against the stored credentials first (if they changed, the other worker's token is
- * used), and refreshes of one account in one process share a single request.
+ * would have one of them refused for a refresh token the other just used up, and a retried older
+ * write could overwrite the newer token and cut the account off. So:
+ *   - one worker refreshes at a time: it takes the account's refresh lock (a conditional write on
+ *     the credentials' revision); the others wait for the revision it stores and use that token;
+ *   - the new tokens are written only over the revision they were refreshed from; a write that
+ *     finds a newer revision uses what is stored instead of overwriting it;
+ *   - refresh_failed is set only over the revision whose refresh was refused.
+ * Refreshes of one account in one process also share a single request.
  */
 import type { Account, AccountCredentials } from '../domain/model.js';
 import { PlatformAuthError } from '../domain/platform-errors.js';
-import type { Clock, CredentialStore, PlatformPublisher, TokenCipher } from '../ports.js';
+import type { CredentialStore } from './ports/accounts.js';
+import type { Clock } from './ports/clock.js';
+import type { PlatformPublisher } from './ports/platform-publisher.js';
+import type { TokenCipher } from './ports/token-cipher.js';
 
 /** Refresh when the access token has less than this left, so it cannot expire mid-send. */
 const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+/** A refresh lock outlives the refresh request's own timeout (15 s); a holder that died is replaced after it. */
+const REFRESH_LOCK_MS = 30_000;
+/** Lock attempts before giving up (each waits up to a lock's length for the holder's result). */
+const REFRESH_ROUNDS = 3;
 
 /** The account has no credentials item (never connected, or disconnected). */
 export class CredentialsMissingError extends Error {
@@ -75,22 +87,47 @@ export class AccessTokens {
     return this.deps.cipher.decrypt(cipherText, { accountId });
   }
 
-  private async refresh(account: Account, stored: AccountCredentials, publisher: PlatformPublisher): Promise<string> {
+  private async refresh(account: Account, first: AccountCredentials, publisher: PlatformPublisher): Promise<string> {
+    let stored = first;
+    for (let round = 1; round <= REFRESH_ROUNDS; round++) {
+      const now = this.deps.clock.now();
+      const revision = stored.revision ?? null;
+      if (await this.deps.credentials.lockRefresh(account.id, { revision, now, until: new Date(now.getTime() + REFRESH_LOCK_MS) })) {
+        return this.refreshHoldingLock(account, stored, publisher);
+      }
+      // Another worker is refreshing, or already stored a newer revision: its result is ours too.
+      const latest = await this.newerThan(account.id, revision);
+      if (!latest) throw new CredentialsMissingError(account.id);
+      if (!this.needsRefresh(latest)) return this.decrypt(latest.accessTokenEncrypted, account.id);
+      // The holder's lock ran out with nothing stored (it died), or a newer revision needs refreshing too.
+      stored = latest;
+    }
+    throw new TokenRefreshFailedError('The access token could not be refreshed: another refresh kept holding the account.');
+  }
+
+  /** The credentials once their revision differs from `revision`, or as they are when the lock's time ran out. */
+  private async newerThan(accountId: string, revision: string | null): Promise<AccountCredentials | null> {
+    const deadline = this.deps.clock.now().getTime() + REFRESH_LOCK_MS + 1_000;
+    for (let wait = 100; ; wait = Math.min(1_000, wait * 2)) {
+      const latest = await this.deps.credentials.getCredentials(accountId);
+      if (!latest || (latest.revision ?? null) !== revision || this.deps.clock.now().getTime() > deadline) return latest;
+      await this.sleep(wait);
+    }
+  }
+
+  private async refreshHoldingLock(account: Account, stored: AccountCredentials, publisher: PlatformPublisher): Promise<string> {
+    const revision = stored.revision ?? null;
     const refreshToken = await this.decrypt(stored.refreshTokenEncrypted as string, account.id);
     let tokens;
     try {
       tokens = await publisher.refreshAccessToken({ refreshToken });
     } catch (error) {
       if (!(error instanceof PlatformAuthError)) throw error;
-      // Another worker may have rotated the refresh token a moment ago: use what it stored.
-      for (const wait of [0, 250, 750]) {
-        if (wait > 0) await this.sleep(wait);
+      if (!(await this.deps.credentials.markRefreshFailed(account.id, revision))) {
+        // Replaced meanwhile (the account was reconnected): what is stored now is what counts.
         const latest = await this.deps.credentials.getCredentials(account.id);
-        if (latest && latest.refreshTokenEncrypted !== stored.refreshTokenEncrypted && !this.needsRefresh(latest)) {
-          return this.decrypt(latest.accessTokenEncrypted, account.id);
-        }
+        if (latest && !this.needsRefresh(latest)) return this.decrypt(latest.accessTokenEncrypted, account.id);
       }
-      await this.deps.credentials.setTokenHealth(account.id, 'refresh_failed');
       throw new TokenRefreshFailedError(error.message, { cause: error });
     }
     const context = { accountId: account.id };
@@ -104,16 +141,17 @@ export class AccessTokens {
     // The old refresh token is dead now: losing the new one would cut the account off, so insist.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.deps.credentials.putCredentials(next);
-        break;
+        if (await this.deps.credentials.replaceRefreshed(next, revision)) return tokens.accessToken;
+        // Not over the revision we started from: our own earlier try landed, or something newer is stored.
+        const latest = await this.deps.credentials.getCredentials(account.id);
+        if (latest && latest.accessTokenEncrypted !== next.accessTokenEncrypted && !this.needsRefresh(latest)) {
+          return this.decrypt(latest.accessTokenEncrypted, account.id);
+        }
+        return tokens.accessToken;
       } catch (error) {
         if (attempt >= 4) throw error;
         await this.sleep(100 * 2 ** attempt);
       }
     }
-    if (account.tokenHealth === 'refresh_failed' || account.tokenHealth === 'needs_reauth') {
-      await this.deps.credentials.setTokenHealth(account.id, 'healthy');
-    }
-    return tokens.accessToken;
   }
 }

@@ -14,7 +14,10 @@
 import { parseApiKey, secretMatches } from '../domain/api-key.js';
 import { ApiError } from '../domain/errors.js';
 import type { ApiKeyRecord, User } from '../domain/model.js';
-import type { ApiKeyReader, Caller, Clock, UserReader } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { ApiKeyReader } from './ports/api-keys.js';
+import type { Clock } from './ports/clock.js';
+import type { UserReader } from './ports/users.js';
 
 /** api-v1.md: a revoked key may live on for at most a minute. */
 export const MAX_KEY_CACHE_SECONDS = 60;

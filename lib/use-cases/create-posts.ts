@@ -34,19 +34,17 @@ import { mediaIdFromUrl } from '../domain/media-library.js';
 import type { MediaItem, Post, PostError, PublishablePlatform } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
 import { evaluateTarget, resolvesTo, type TargetVerdict } from '../domain/target-rules.js';
-import { newId } from '../ids.js';
+import { newId } from '../domain/ids.js';
 import { logger } from '../observability.js';
-import type {
-  AccountReader,
-  Caller,
-  Clock,
-  IdempotencyLock,
-  IdempotencyStore,
-  MediaReader,
-  PostDispatcher,
-  PostStore,
-  WorkspaceReader,
-} from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { IdempotencyLock } from '../domain/idempotency-record.js';
+import type { AccountReader } from './ports/accounts.js';
+import type { Clock } from './ports/clock.js';
+import type { PostDispatcher } from './ports/dispatch.js';
+import type { IdempotencyStore } from './ports/idempotency-store.js';
+import type { MediaReader } from './ports/media.js';
+import type { PostStore } from './ports/post-store.js';
+import type { WorkspaceReader } from './ports/workspaces.js';
 
 export interface PostResult {
   object: 'post_result';

@@ -6,7 +6,10 @@
  */
 import type { PublishablePlatform } from '../domain/model.js';
 import { PlatformAuthError, PlatformRefusedError } from '../domain/platform-errors.js';
-import type { AccountReader, Clock, PlatformPublisher, PublishStateStore } from '../ports.js';
+import type { AccountReader } from './ports/accounts.js';
+import type { Clock } from './ports/clock.js';
+import type { PlatformPublisher } from './ports/platform-publisher.js';
+import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
 
 export interface DeleteFromPlatformDeps {

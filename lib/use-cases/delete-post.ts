@@ -8,7 +8,10 @@
 import { planDeletion } from '../domain/post-deletion.js';
 import { checkQueryParameters } from '../domain/query-parameters.js';
 import { logger } from '../observability.js';
-import type { Caller, Clock, PlatformDeletionQueue, PostDispatcher, PostStore } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { Clock } from './ports/clock.js';
+import type { PlatformDeletionQueue, PostDispatcher } from './ports/dispatch.js';
+import type { PostStore } from './ports/post-store.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 
 /** Each retry means the worker moved the post on; it has few states, so this is never reached in practice. */

@@ -1,6 +1,7 @@
 /** GET /posts/{id} (scope `read`): the post, or 404 post_not_found for a missing, foreign or deleted one. */
 import { postView, type PostView } from '../domain/views/post-view.js';
-import type { Caller, PostStore } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { PostStore } from './ports/post-store.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 
 export class GetPost {

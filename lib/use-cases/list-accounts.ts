@@ -18,7 +18,9 @@ import { ApiError } from '../domain/errors.js';
 import { checkQueryParameters } from '../domain/query-parameters.js';
 import type { AccountView } from '../domain/views/account-view.js';
 import { accountView } from '../domain/views/account-view.js';
-import type { AccountReader, Caller, WorkspaceReader } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { AccountReader } from './ports/accounts.js';
+import type { WorkspaceReader } from './ports/workspaces.js';
 
 export interface ListAccountsFilter {
   workspaceId?: string;

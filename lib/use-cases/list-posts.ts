@@ -9,7 +9,8 @@ import { ApiError } from '../domain/errors.js';
 import { checkQueryParameters } from '../domain/query-parameters.js';
 import { POST_STATUSES, type PostStatus } from '../domain/model.js';
 import { postView, type PostView } from '../domain/views/post-view.js';
-import type { Caller, PostPageKey, PostStore } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
+import type { PostPageKey, PostStore } from './ports/post-store.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;

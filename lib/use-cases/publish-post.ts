@@ -11,12 +11,19 @@
  *  4. The outcome, by the class of what the platform said (lib/domain/platform-errors.ts):
  *     published; failed with the platform's message and one sentence of advice; retried with
  *     backoff for up to 15 minutes (429, 5xx, connection failures before sending); or, when a
- *     create went out without an answer, never resent blindly: X refuses a duplicate, so resending
- *     there is the check; elsewhere the post fails with advice to check the account.
+ *     create went out without a clear answer (none, or a gateway's 502/503/504), never resent
+ *     blindly: the next attempt looks the post up first.
  *
  * Right before the create request the worker records that it is sending (and that the post is
- * still not deleted). A later attempt that finds that record unresolved knows the earlier create
- * may be live, whatever stopped it.
+ * still not deleted, and its lease still held), with the media ids the create carries. A later
+ * attempt that finds that record unresolved knows the earlier create may be live, whatever stopped
+ * it (a lost answer, a crash, an expired lease), and settles it by looking on the platform
+ * (findRecentPost, matched on text and media): found is published; not there is sent again; a
+ * platform that cannot tell fails the post with advice to check the account. A post deleted with
+ * deleteFromPlatform meanwhile is settled the same way and, if live, deleted.
+ *
+ * The claim is a short lease renewed while the send runs (publish-lease.ts); every write after it
+ * but the published one is conditional on still holding it.
  *
  * DynamoDB requests of an on-time text post: claim, account + credentials, the sending marker,
  * the outcome (4); media add one BatchGetItem. Every request saved is one fewer that a burst of
@@ -24,7 +31,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PublishMessage } from '../dispatch/messages.js';
-import type { Post, PostError, PublishablePlatform } from '../domain/model.js';
+import type { Post, PublishablePlatform } from '../domain/model.js';
 import {
   PlatformAmbiguousError,
   PlatformAuthError,
@@ -39,38 +46,23 @@ import {
   AMBIGUOUS_RECHECK_MS,
   gaveUpMessage,
   nextDueAt,
-  nextRetry,
   platformName,
-  queueDelaySeconds,
   refusalAdvice,
+  RETRY_WINDOW_MS,
   timingFor,
 } from '../domain/publishing.js';
-import type {
-  AccountWithCredentialsReader,
-  Clock,
-  MediaReader,
-  MediaSourceFactory,
-  PlatformAccount,
-  PlatformDeletionQueue,
-  PlatformPublishResult,
-  PlatformPublisher,
-  PublishClaim,
-  PublishQueue,
-  PublishStateStore,
-} from '../ports.js';
+import type { PublishClaim } from '../domain/publish-state.js';
+import type { AccountWithCredentialsReader } from './ports/accounts.js';
+import type { Clock } from './ports/clock.js';
+import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
+import type { MediaReader, MediaSourceFactory } from './ports/media.js';
+import type { PlatformAccount, PlatformPublishResult, PlatformPublisher } from './ports/platform-publisher.js';
+import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
+import { holdingLease, leaseEnd, type PublishLease } from './publish-lease.js';
+import { PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
 
-/** What the worker reports; the function turns these into metrics. */
-export interface PublishMetrics {
-  published(lagMs: number): void;
-  failed(kind: string): void;
-  retried(kind: string): void;
-}
-
-export interface PublishLog {
-  warn(message: string, details: Record<string, unknown>): void;
-  error(message: string, details: Record<string, unknown>): void;
-}
+export type { PublishLog, PublishMetrics, PublishOutcome } from './publish-outcomes.js';
 
 export interface PublishPostDeps {
   state: PublishStateStore;
@@ -87,16 +79,9 @@ export interface PublishPostDeps {
   log: PublishLog;
   sleep?: (ms: number) => Promise<void>;
   newClaimToken?: () => string;
-  /** Wait after a lost answer before X is asked again by resending (AMBIGUOUS_RECHECK_MS). */
+  /** Wait after a create with an unknown outcome was sent before the post is looked up (AMBIGUOUS_RECHECK_MS). */
   ambiguousRecheckMs?: number;
 }
-
-export type PublishOutcome =
-  | { outcome: 'published'; post: Post }
-  | { outcome: 'failed'; post: Post | null; error: PostError }
-  | { outcome: 'retry'; at: string }
-  | { outcome: 'requeued'; delaySeconds: number }
-  | { outcome: 'skipped'; reason: string };
 
 /** The message could not be put back on the queue: the function reports it failed so SQS delivers it again. */
 export class RequeueFailedError extends Error {
@@ -116,6 +101,15 @@ class SendStoppedError extends Error {
   }
 }
 
+/** The platform could not say whether an earlier create went out (its lookup was refused). */
+class CannotTellError extends Error {
+  readonly code = 'cannot_tell';
+  constructor(readonly said: string) {
+    super(`The platform could not be asked whether the post went out: ${said}`);
+    this.name = 'CannotTellError';
+  }
+}
+
 class MediaMissingError extends Error {
   readonly code = 'media_missing';
   constructor(mediaId: string) {
@@ -128,12 +122,15 @@ export class PublishPost {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly newClaimToken: () => string;
 
+  private readonly outcomes: PublishOutcomes;
+
   constructor(private readonly deps: PublishPostDeps) {
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.newClaimToken = deps.newClaimToken ?? randomUUID;
+    this.outcomes = new PublishOutcomes({ ...deps, sleep: this.sleep });
   }
 
-  async execute(message: PublishMessage, options: { leaseMs: number }): Promise<PublishOutcome> {
+  async execute(message: PublishMessage, lease: PublishLease): Promise<PublishOutcome> {
     // The message's own time first: an early message costs no read at all.
     const early = await this.onTime(message.postId, new Date(message.scheduledFor));
     if (early) return early;
@@ -142,12 +139,11 @@ export class PublishPost {
     // either the post to send or the post as it was, which says why it was not claimed.
     for (let round = 1; ; round++) {
       const now = this.deps.clock.now();
-      const result = await this.deps.state.claim(message.postId, {
-        token: this.newClaimToken(),
-        now,
-        leaseUntil: new Date(now.getTime() + options.leaseMs),
-      });
-      if (result.claimed) return this.send(result.post, result.claim);
+      const result = await this.deps.state.claim(message.postId, { token: this.newClaimToken(), now, leaseUntil: leaseEnd(lease, now) });
+      if (result.claimed) {
+        const { post, claim } = result;
+        return holdingLease(this.deps, post.id, claim.token, lease, () => this.send(post, claim));
+      }
       if (!result.current) return { outcome: 'skipped', reason: 'post removed' };
       const { post, state } = result.current;
       if (post.deletedAt !== null) return { outcome: 'skipped', reason: 'post deleted' };
@@ -191,19 +187,24 @@ export class PublishPost {
       // The account and its credentials in one read (they share a partition).
       const { account, credentials } = await this.deps.accounts.getAccountWithCredentials(post.accountId);
       if (!account || !account.active) {
-        return this.fail(post, { message: `The ${platformName(post.platform)} account of this post is not connected any more.`, advice: ADVICE.accountGone() }, 'account_gone');
+        return this.outcomes.fail(post, claim, { message: `The ${platformName(post.platform)} account of this post is not connected any more.`, advice: ADVICE.accountGone() }, 'account_gone');
       }
-      if (claim.uncertain && !publisher.refusesDuplicates) {
-        // Resending could post twice and the platform cannot be asked: the user has to look.
-        return this.fail(
-          post,
-          { message: `${platformName(post.platform)} did not confirm whether the post went out (the answer to the create request was lost).`, advice: ADVICE.checkAccount(post.platform) },
-          'ambiguous',
-        );
+      if (claim.uncertain) {
+        // Only once the earlier create has certainly finished on the platform does "not there" mean "not created".
+        const settledAt = Date.parse(claim.platformCreateSentAt ?? claim.firstAttemptAt) + this.recheckMs;
+        if (settledAt > this.deps.clock.now().getTime()) return this.checkLater(post, claim, new Date(settledAt));
       }
       const accessToken = await this.deps.tokens.accessToken(account, publisher, { credentials });
-      const media = await this.mediaOf(post);
       const platformAccount: PlatformAccount = { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType };
+      if (claim.uncertain) {
+        const live = await this.lookUp(post, claim, platformAccount, accessToken);
+        if (live) return await this.outcomes.published(post, live);
+        if (post.deletedAt !== null) {
+          return this.outcomes.fail(post, claim, { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.' }, 'deleted');
+        }
+        // Looked up: the earlier create left nothing live, so sending now is not a blind resend.
+      }
+      const media = await this.mediaOf(post);
       try {
         const result = await publisher.publish({
           account: platformAccount,
@@ -211,18 +212,18 @@ export class PublishPost {
           text: post.text,
           media,
           options: post.options,
-          beforeCreate: async () => {
-            if (!(await this.deps.state.markCreateSending(post.id, claim.token, this.deps.clock.now()))) throw new SendStoppedError();
+          beforeCreate: async (sent) => {
+            if (!(await this.deps.state.markCreateSending(post.id, claim.token, this.deps.clock.now(), sent.mediaIds))) throw new SendStoppedError();
             createSent = true;
           },
         });
-        return await this.published(post, result);
+        return await this.outcomes.published(post, result);
       } catch (error) {
         if (error instanceof PlatformDuplicateError && claim.uncertain) {
-          // An earlier create may have gone out: this refusal says it did. Find it to record its id.
-          const live = await this.findLive(post, claim, platformAccount, accessToken);
-          if (live) return await this.published(post, live);
-          return this.fail(post, { message: error.message, advice: ADVICE.checkAccount(post.platform) }, 'ambiguous');
+          // The lookup did not show it, yet X says an identical post is live: look once more.
+          const live = await this.lookUp(post, claim, platformAccount, accessToken).catch(() => null);
+          if (live) return await this.outcomes.published(post, live);
+          return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.checkAccount(post.platform) }, 'ambiguous');
         }
         throw error;
       }
@@ -231,19 +232,33 @@ export class PublishPost {
     }
   }
 
-  /** After a duplicate refusal that follows a lost answer: the live post, when the platform can show it. */
-  private async findLive(post: Post, claim: PublishClaim, account: PlatformAccount, accessToken: string): Promise<PlatformPublishResult | null> {
+  private get recheckMs(): number {
+    return this.deps.ambiguousRecheckMs ?? AMBIGUOUS_RECHECK_MS;
+  }
+
+  /** The live post of an earlier create whose outcome is unknown, null when the platform shows none. */
+  private async lookUp(post: Post, claim: PublishClaim, account: PlatformAccount, accessToken: string): Promise<PlatformPublishResult | null> {
     try {
       return await this.deps.publishers[post.platform].findRecentPost({
         account,
         accessToken,
         text: post.text,
-        since: new Date(Date.parse(claim.firstAttemptAt) - 60_000),
+        ...(claim.sentMediaIds.length > 0 ? { mediaIds: claim.sentMediaIds } : {}),
+        // A minute of slack for the clocks of two machines.
+        since: new Date(Date.parse(claim.platformCreateSentAt ?? claim.firstAttemptAt) - 60_000),
       });
-    } catch (lookupError) {
-      this.deps.log.warn('Could not look for the live post after a duplicate refusal', { postId: post.id, error: String(lookupError) });
-      return null;
+    } catch (error) {
+      if (error instanceof PlatformRefusedError) throw new CannotTellError(error.message);
+      throw error;
     }
+  }
+
+  /** Too early to look an uncertain create up: give the post back until it can be. */
+  private async checkLater(post: Post, claim: PublishClaim, at: Date): Promise<PublishOutcome> {
+    if (at.getTime() > Date.parse(claim.firstAttemptAt) + RETRY_WINDOW_MS) {
+      return this.outcomes.fail(post, claim, { message: `${platformName(post.platform)} did not confirm whether the post went out.`, advice: ADVICE.checkAccount(post.platform) }, 'ambiguous_gave_up');
+    }
+    return this.outcomes.requeueRetry(post, claim, at, { kind: 'ambiguous', uncertain: true, lastSaid: 'waiting to look up an earlier create' });
   }
 
   private async mediaOf(post: Post) {
@@ -256,131 +271,75 @@ export class PublishPost {
     });
   }
 
-  private async published(post: Post, result: PlatformPublishResult): Promise<PublishOutcome> {
-    const now = this.deps.clock.now();
-    const outcome = { publishedAt: now.toISOString(), publishedUrl: result.publishedUrl, platformPostId: result.platformPostId };
-    // The post is live: the record must be written, or a later attempt would have to check again.
-    let stored: Post | null = null;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        stored = await this.deps.state.recordPublished(post, outcome, now);
-        break;
-      } catch (error) {
-        if (attempt >= 3) throw error;
-        await this.sleep(100 * attempt);
-      }
+  /** The create was stopped before it went out: deleted meanwhile, or this worker's lease ran out. */
+  private async stopped(post: Post, claim: PublishClaim): Promise<PublishOutcome> {
+    const current = await this.deps.state.getPostForPublishing(post.id);
+    if (!current || current.state.claimToken !== claim.token) return { outcome: 'skipped', reason: 'another worker took the post over' };
+    if (current.post.deletedAt !== null) {
+      // Never sent, and hidden from every read: recorded so nothing comes back for it.
+      await this.deps.state.recordFailed(current.post, { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.' }, this.deps.clock.now(), claim.token);
+      return { outcome: 'skipped', reason: 'post deleted before it was sent' };
     }
-    this.deps.metrics.published(now.getTime() - Date.parse(post.scheduledFor));
-    if (!stored) return { outcome: 'skipped', reason: 'post was no longer scheduled when the outcome was recorded' };
-    if (stored.deletedAt !== null && stored.deleteFromPlatformRequested) {
-      // Deleted while it was being sent, with deleteFromPlatform: now that its id is known, it goes.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await this.deps.deletionQueue.enqueue(post.id);
-          break;
-        } catch (error) {
-          if (attempt >= 3) {
-            this.deps.log.error('Could not queue the deletion of a post deleted while it was sent', { postId: post.id, error: String(error) });
-            break;
-          }
-          await this.sleep(200 * attempt);
-        }
-      }
-    }
-    return { outcome: 'published', post: stored };
-  }
-
-  private async fail(post: Post, error: PostError, kind: string): Promise<PublishOutcome> {
-    const stored = await this.deps.state.recordFailed(post, error, this.deps.clock.now());
-    this.deps.metrics.failed(kind);
-    return { outcome: 'failed', post: stored, error };
-  }
-
-  private async retryOrFail(
-    post: Post,
-    claim: PublishClaim,
-    input: { kind: string; uncertain: boolean; notBefore?: Date | null; minDelayMs?: number; lastSaid: string; giveUp: PostError },
-  ): Promise<PublishOutcome> {
-    const decision = nextRetry({
-      attempt: claim.attempt,
-      firstAttemptAt: new Date(claim.firstAttemptAt),
-      now: this.deps.clock.now(),
-      notBefore: input.notBefore ?? null,
-      minDelayMs: input.minDelayMs ?? 0,
-    });
-    if (!decision.retry) return this.fail(post, input.giveUp, `${input.kind}_gave_up`);
-    const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt: decision.at, uncertain: input.uncertain });
-    if (!released) return { outcome: 'skipped', reason: 'post changed while it was being sent' };
-    const at = decision.at.toISOString();
-    await this.deps.queue
-      .send([{ postId: post.id, scheduledFor: at, delaySeconds: queueDelaySeconds(decision.at, this.deps.clock.now()) }])
-      .then(({ failed }) => {
-        // The sweeper puts back a post whose retry time passed with nothing in flight.
-        if (failed.length > 0) this.deps.log.warn('Retry message not queued; the sweeper will bring the post back', { postId: post.id });
-      });
-    this.deps.metrics.retried(input.kind);
-    this.deps.log.warn('Publish attempt failed; retrying', { postId: post.id, attempt: claim.attempt, retryAt: at, kind: input.kind, said: input.lastSaid });
-    return { outcome: 'retry', at };
+    return this.outcomes.requeueRetry(post, claim, this.deps.clock.now(), { kind: 'lease_lost', uncertain: false, lastSaid: 'the lease ran out before the create was sent' });
   }
 
   private async onError(post: Post, claim: PublishClaim, error: unknown, createSent: boolean): Promise<PublishOutcome> {
     const platform = post.platform;
-    if (error instanceof SendStoppedError) {
-      await this.deps.state.release(post.id, claim.token);
-      return { outcome: 'skipped', reason: 'post deleted before it was sent' };
+    if (error instanceof SendStoppedError) return this.stopped(post, claim);
+    if (error instanceof CannotTellError) {
+      return this.outcomes.fail(post, claim, { message: `${platformName(platform)} did not confirm whether the post went out, and could not be asked (${error.said}).`, advice: ADVICE.checkAccount(platform) }, 'ambiguous_unknown');
     }
     if (error instanceof PlatformDuplicateError) {
-      return this.fail(post, { message: error.message, advice: ADVICE.duplicate(platform) }, 'duplicate');
+      return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.duplicate(platform) }, 'duplicate');
     }
     if (error instanceof PlatformRefusedError) {
-      return this.fail(post, { message: error.message, advice: refusalAdvice(platform, error.message) }, 'refused');
+      return this.outcomes.fail(post, claim, { message: error.message, advice: refusalAdvice(platform, error.message) }, 'refused');
     }
     if (error instanceof PlatformAuthError) {
       await this.deps.setTokenHealth(post.accountId, 'needs_reauth');
-      return this.fail(post, { message: error.message, advice: ADVICE.reconnect(platform) }, 'auth');
+      return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.reconnect(platform) }, 'auth');
     }
     if (error instanceof TokenRefreshFailedError) {
-      return this.fail(post, { message: error.message, advice: ADVICE.refreshFailed(platform) }, 'refresh_failed');
+      return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.refreshFailed(platform) }, 'refresh_failed');
     }
     if (error instanceof CredentialsMissingError) {
-      return this.fail(post, { message: `The ${platformName(platform)} account has no stored connection.`, advice: ADVICE.reconnect(platform) }, 'account_gone');
+      return this.outcomes.fail(post, claim, { message: `The ${platformName(platform)} account has no stored connection.`, advice: ADVICE.reconnect(platform) }, 'account_gone');
     }
     if (error instanceof MediaMissingError) {
-      return this.fail(post, { message: error.message, advice: ADVICE.mediaGone() }, 'media_gone');
+      return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.mediaGone() }, 'media_gone');
     }
     if (error instanceof PlatformAmbiguousError) {
-      if (!this.deps.publishers[platform].refusesDuplicates) {
-        return this.fail(post, { message: error.message, advice: ADVICE.checkAccount(platform) }, 'ambiguous');
-      }
-      return this.retryOrFail(post, claim, {
+      // Never resent blindly: the next attempt looks the post up once the platform is done with it.
+      return this.outcomes.retryOrFail(post, claim, {
         kind: 'ambiguous',
         uncertain: true,
-        minDelayMs: this.deps.ambiguousRecheckMs ?? AMBIGUOUS_RECHECK_MS,
+        minDelayMs: this.recheckMs,
         lastSaid: error.message,
         giveUp: { message: error.message, advice: ADVICE.checkAccount(platform) },
       });
     }
+    // While an earlier create is unsettled, giving up means the post may be live: say so.
     if (error instanceof PlatformRateLimitedError) {
-      return this.retryOrFail(post, claim, {
+      return this.outcomes.retryOrFail(post, claim, {
         kind: 'rate_limited',
         uncertain: claim.uncertain,
         notBefore: error.resetAt,
         lastSaid: error.message,
-        giveUp: { message: error.message, advice: ADVICE.rateLimited(platform, error.resetAt) },
+        giveUp: { message: error.message, advice: claim.uncertain ? ADVICE.checkAccount(platform) : ADVICE.rateLimited(platform, error.resetAt) },
       });
     }
     if (error instanceof PlatformUnavailableError || error instanceof PlatformError) {
-      return this.retryOrFail(post, claim, {
+      return this.outcomes.retryOrFail(post, claim, {
         kind: 'unavailable',
         uncertain: claim.uncertain,
         lastSaid: error.message,
-        giveUp: { message: gaveUpMessage(platform, error.message), advice: ADVICE.gaveUp(platform) },
+        giveUp: { message: gaveUpMessage(platform, error.message), advice: claim.uncertain ? ADVICE.checkAccount(platform) : ADVICE.gaveUp(platform) },
       });
     }
     // Our own side failed (DynamoDB, S3, KMS): the same retry window. If the create had gone
     // out, its outcome is unknown, so the next attempt must check rather than resend.
     this.deps.log.error('Publish attempt failed on our side', { postId: post.id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-    return this.retryOrFail(post, claim, {
+    return this.outcomes.retryOrFail(post, claim, {
       kind: 'internal',
       uncertain: claim.uncertain || createSent,
       lastSaid: error instanceof Error ? error.message : String(error),

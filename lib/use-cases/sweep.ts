@@ -16,7 +16,10 @@
  * they still go out on time.
  */
 import { MAX_QUEUE_DELAY_SECONDS, nextDueAt, queueDelaySeconds } from '../domain/publishing.js';
-import type { Clock, PostForPublishing, PublishQueue, PublishStateStore } from '../ports.js';
+import type { PostForPublishing } from '../domain/publish-state.js';
+import type { Clock } from './ports/clock.js';
+import type { PublishQueue } from './ports/dispatch.js';
+import type { PublishStateStore } from './ports/publish-state-store.js';
 
 export interface SweepDeps {
   state: PublishStateStore;
@@ -78,13 +81,17 @@ export class Sweep {
   }
 
   private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date) {
-    if (post.status !== 'scheduled' || post.deletedAt !== null) return null;
+    if (post.status !== 'scheduled') return null;
+    // A deleted post is only brought back to settle a create that may be live and must come down.
+    if (post.deletedAt !== null && !(post.deleteFromPlatformRequested && state.platformCreateSentAt !== null)) return null;
     if (state.claimUntil !== null && Date.parse(state.claimUntil) > now.getTime()) return null;
-    if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime()) return null;
+    // An expired claim is a worker that stopped mid-send: its post is due again now, also when it
+    // was swept a moment before that worker claimed it.
+    const abandoned = state.claimUntil !== null;
+    const abandonedSinceSwept = abandoned && state.sweptAt !== null && state.sweptAt < (state.claimUntil as string);
+    if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime() && !abandonedSinceSwept) return null;
     const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
     const late = dueAt.getTime() < now.getTime() - this.graceMs;
-    // An expired claim is a worker that stopped mid-send: its post is due again now.
-    const abandoned = state.claimUntil !== null;
     if (!late && !lookAhead && !abandoned) return null;
     return { postId: post.id, scheduledFor: dueAt.toISOString(), delaySeconds: queueDelaySeconds(dueAt, now) };
   }

@@ -11,15 +11,16 @@ import { linkedinConnectorFromEnv } from '../platforms/linkedin-connect.js';
 import { xConnectorFromEnv } from '../platforms/x-connect.js';
 import { DynamoDbAccountConnectionStore } from '../store/dynamodb-account-connections.js';
 import { DynamoDbConnectAttemptStore } from '../store/dynamodb-connect-attempts.js';
-import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
+import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
 import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
 import { S3MediaUploads } from '../store/s3-media-uploads.js';
 import { tokenCipherFromEnv } from '../store/token-cipher.js';
-import type { TokenCipher } from '../ports.js';
+import type { TokenCipher } from '../use-cases/ports/token-cipher.js';
 import { ConnectAccount } from '../use-cases/settings/connect-account.js';
 import { ListConnectedAccounts } from '../use-cases/settings/connected-accounts.js';
 import { MediaLibrary } from '../use-cases/settings/media-library.js';
+import { directoryTable } from './web-dependencies.js';
 
 /** The path of each platform's OAuth callback (one route each, so each is registered on its own). */
 export function connectCallbackPath(platform: PublishablePlatform): string {
@@ -65,20 +66,19 @@ export function mediaImageOrigin(): string {
 }
 
 export function listConnectedAccounts(): ListConnectedAccounts {
-  listing ??= new ListConnectedAccounts({ workspaces: new DynamoDbWorkspaceStore(), accounts: new DynamoDbDirectoryStore() });
+  listing ??= new ListConnectedAccounts({ workspaces: new DynamoDbWorkspaceStore(directoryTable()), accounts: new DynamoDbAccountStore(directoryTable()) });
   return listing;
 }
 
 export function connectAccountUseCase(): ConnectAccount {
   if (!connect) {
-    const directory = new DynamoDbDirectoryStore();
     const baseUrl = requireEnv(ENV.settingsBaseUrl);
     connect = new ConnectAccount({
       connectors: { x: xConnectorFromEnv(), linkedin: linkedinConnectorFromEnv() },
       attempts: new DynamoDbConnectAttemptStore(),
-      connections: new DynamoDbAccountConnectionStore(),
-      accounts: directory,
-      workspaces: directory,
+      connections: new DynamoDbAccountConnectionStore(directoryTable()),
+      accounts: new DynamoDbAccountStore(directoryTable()),
+      workspaces: new DynamoDbWorkspaceStore(directoryTable()),
       // Built at first use: starting a connect encrypts nothing, so its function has no key.
       cipher: lazyCipher(),
       redirectUri: (platform) => connectRedirectUri(baseUrl, platform),
@@ -88,6 +88,6 @@ export function connectAccountUseCase(): ConnectAccount {
 }
 
 export function mediaLibraryUseCase(): MediaLibrary {
-  media ??= new MediaLibrary({ storage: new S3MediaUploads(), library: new DynamoDbMediaLibraryStore(), mediaBaseUrl: () => requireEnv(ENV.mediaBaseUrl) });
+  media ??= new MediaLibrary({ storage: new S3MediaUploads(), library: new DynamoDbMediaLibraryStore(directoryTable()), mediaBaseUrl: () => requireEnv(ENV.mediaBaseUrl) });
   return media;
 }

@@ -5,7 +5,7 @@
  */
 import { ConnectError } from '../domain/connect-errors.js';
 import type { PublishablePlatform } from '../domain/model.js';
-import { CONNECT_KINDS, type ConnectKind } from '../ports/connect.js';
+import { CONNECT_KINDS, type ConnectKind } from '../use-cases/ports/connect.js';
 import type { SettingsPrincipal } from '../use-cases/settings/connect-account.js';
 import { connectAccountUseCase, connectFormActionOrigins, listConnectedAccounts } from './connect-dependencies.js';
 import { html } from './html.js';
@@ -77,11 +77,4 @@ export function connectCallbackRoute(platform: PublishablePlatform) {
       const notice = result.reconnected ? (result.accounts.length === 1 ? 'reconnected' : 'updated') : result.accounts.length > 1 ? 'connected_pages' : 'connected';
       return { kind: 'redirect', location: `/settings/accounts?notice=${notice}` };
     });
-}
-
-export async function disconnectRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
-  return orConnectError(async () => {
-    await connectAccountUseCase().disconnect(principal(signedIn), request.form.accountId ?? '');
-    return { kind: 'redirect', location: '/settings/accounts?notice=disconnected' };
-  });
 }

@@ -4,8 +4,9 @@
  * only the variables its grants bind (infra/stacks/function-access.ts).
  */
 import { ENV, requireEnv } from '../config.js';
-import { systemClock, type Clock } from '../ports.js';
-import { DynamoDbDirectoryStore } from '../store/dynamodb-directory-store.js';
+import { DirectoryTable } from '../store/directory-table.js';
+import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
+import { systemClock, type Clock } from '../use-cases/ports/clock.js';
 import { DynamoDbSessionStore } from '../store/dynamodb-session-store.js';
 
 export interface WebSettings {
@@ -17,7 +18,8 @@ export interface WebSettings {
 
 let settings: WebSettings | undefined;
 let sessions: DynamoDbSessionStore | undefined;
-let directory: DynamoDbDirectoryStore | undefined;
+let directory: DirectoryTable | undefined;
+let users: DynamoDbUserStore | undefined;
 
 export function webSettings(): WebSettings {
   if (!settings) {
@@ -32,9 +34,15 @@ export function sessionStore(): DynamoDbSessionStore {
   return sessions;
 }
 
-export function directoryStore(): DynamoDbDirectoryStore {
-  directory ??= new DynamoDbDirectoryStore();
+/** One handle on the directory table for every store of a function. */
+export function directoryTable(): DirectoryTable {
+  directory ??= new DirectoryTable();
   return directory;
+}
+
+export function userStore(): DynamoDbUserStore {
+  users ??= new DynamoDbUserStore(directoryTable());
+  return users;
 }
 
 export const webClock: Clock = systemClock;

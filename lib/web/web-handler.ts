@@ -21,7 +21,7 @@ import { CSRF_FIELD, csrfTokenMatches, originAllowed } from './csrf.js';
 import { html } from './html.js';
 import { errorBody, layout } from './pages/layout.js';
 import { securityHeaders, type SecurityHeaderOptions } from './security-headers.js';
-import { directoryStore, sessionStore, webClock, webSettings } from './web-dependencies.js';
+import { sessionStore, userStore, webClock, webSettings } from './web-dependencies.js';
 import { WebError } from './web-errors.js';
 import { toWebRequest, type SignedIn, type WebRequest, type WebResult } from './web-request.js';
 
@@ -97,7 +97,7 @@ async function loadSignedIn(request: WebRequest): Promise<SignedIn | null> {
   const sessionKey = hashCookieSecret(cookie);
   const session = await sessionStore().getSession(sessionKey, webClock.now());
   if (!session) return null;
-  const user = await directoryStore().getUser(session.userId);
+  const user = await userStore().getUser(session.userId);
   if (!user) return null;
   return { user, session, sessionKey, caller: { userId: user.id, keyId: 'settings-session', scopes: [...SCOPES], user } };
 }

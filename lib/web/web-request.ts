@@ -5,7 +5,7 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { User } from '../domain/model.js';
-import type { Caller } from '../ports.js';
+import type { Caller } from '../domain/caller.js';
 import type { SessionRecord } from '../use-cases/settings/ports.js';
 import type { Html } from './html.js';
 import { badRequest } from './web-errors.js';

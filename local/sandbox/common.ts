@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { SandboxBehaviour } from '../../lib/domain/model.js';
 import { parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
+import type { PostJournal } from './record.js';
 
 export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
 
@@ -19,8 +20,18 @@ export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
  *   rate_limited        429 with the platform's rate-limit headers
  *   slow_create         the post is created and the answer comes SLOW_CREATE_MS later (a window
  *                       for a test to act while the post is being sent)
+ *   gateway_after_create  the post is created, then a gateway answers 504 (as if it had timed out)
+ *   refuse_lookup       the next lookup of the account's posts is refused 403 (an app without the
+ *                       scope to read them): the platform cannot tell what was posted
  */
-export type SandboxFault = 'drop_after_create' | 'hang_after_create' | 'drop_before_create' | 'rate_limited' | 'slow_create';
+export type SandboxFault =
+  | 'drop_after_create'
+  | 'hang_after_create'
+  | 'drop_before_create'
+  | 'rate_limited'
+  | 'slow_create'
+  | 'gateway_after_create'
+  | 'refuse_lookup';
 
 export const SLOW_CREATE_MS = 1500;
 
@@ -35,6 +46,13 @@ export class FaultBook {
     const list = this.armed.get(accountId) ?? [];
     list.push(fault);
     this.armed.set(accountId, list);
+  }
+
+  /** The next armed fault, only when it is `fault` (a lookup takes nothing meant for a create). */
+  takeIf(accountId: string, fault: SandboxFault): boolean {
+    if (this.armed.get(accountId)?.[0] !== fault) return false;
+    this.take(accountId);
+    return true;
   }
 
   take(accountId: string): SandboxFault | null {
@@ -163,7 +181,13 @@ export abstract class SandboxPlatform {
   /** Sockets held open by `hang_after_create`, released at stop. */
   readonly hanging = new Set<ServerResponse>();
 
-  constructor(protected readonly accountBehaviour: AccountBehaviour) {}
+  /** With a journal (record.ts), the posts survive a restart or a kill of the sandbox. */
+  constructor(
+    protected readonly accountBehaviour: AccountBehaviour,
+    private readonly journal: PostJournal | null = null,
+  ) {
+    for (const post of journal?.posts() ?? []) this.posts.set(post.id, post);
+  }
 
   // ---- inspection helpers for tests ----
 
@@ -199,20 +223,31 @@ export abstract class SandboxPlatform {
   protected async authenticate(
     req: IncomingMessage,
     res: ServerResponse,
-    refusals: { invalidToken: unknown; expired: unknown; bodyLimitBytes: number },
+    refusals: { invalidToken: unknown; expired: unknown; bodyLimitBytes: number; headers?: Record<string, string> },
   ): Promise<{ accountId: string; behaviour: SandboxBehaviour } | null> {
     const accountId = bearerAccount(req);
     if (accountId === null) {
-      sendJson(res, 401, refusals.invalidToken);
+      sendJson(res, 401, refusals.invalidToken, refusals.headers);
       return null;
     }
     const behaviour = await this.accountBehaviour(accountId);
     if (behaviour === 'expired') {
       await readBody(req, refusals.bodyLimitBytes);
-      sendJson(res, 401, refusals.expired);
+      sendJson(res, 401, refusals.expired, refusals.headers);
       return null;
     }
     return { accountId, behaviour };
+  }
+
+  /** Holds a created post; journaled (and fsync'd) before the caller answers. */
+  protected storePost(post: SandboxPost): void {
+    this.posts.set(post.id, post);
+    this.journal?.created(post);
+  }
+
+  protected markDeleted(post: SandboxPost): void {
+    post.deletedAt = new Date();
+    this.journal?.deleted(post);
   }
 
   protected countCreateAttempt(accountId: string): void {
@@ -242,6 +277,10 @@ export abstract class SandboxPlatform {
     }
     if (fault === 'hang_after_create') {
       this.hanging.add(res);
+      return false;
+    }
+    if (fault === 'gateway_after_create') {
+      sendJson(res, 504, { status: 504, title: 'Gateway Timeout', message: 'Gateway Timeout' });
       return false;
     }
     if (fault === 'slow_create') await pause(SLOW_CREATE_MS);

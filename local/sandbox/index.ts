@@ -2,8 +2,12 @@
  * The sandbox platforms of the local stack and the tests: one node:http server on 127.0.0.1 that
  * serves X under /x and LinkedIn under /linkedin, so the adapters run unchanged against
  * `X_API_BASE_URL=<xBaseUrl>` and `LINKEDIN_API_BASE_URL=<linkedinBaseUrl>` (LinkedIn's OAuth
- * endpoint is served on the same base). State is in memory: posts, uploads and used refresh
- * tokens are gone when it stops.
+ * endpoint is served on the same base). With `journalDir`, the posts each platform holds are
+ * recorded on disk and survive a restart or a kill (record.ts); without it (most tests) all state
+ * is in memory. GET /sandbox/record shows, read-only, what each account has live and deleted.
+ *
+ * In-process here; local/sandbox/process.ts runs the same server as a child process of its own
+ * (npm start), so it outlives nothing and dies with nothing but itself.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -11,6 +15,7 @@ import { listenOnLoopback } from '../free-port.js';
 import type { AccountBehaviour } from './common.js';
 import { LinkedinSandbox } from './linkedin.js';
 import { LinkedinOAuthSandbox } from './linkedin-oauth.js';
+import { answerRecord, PostJournal, RECORD_PATH } from './record.js';
 import { XSandbox, type ClientCredentialsCheck } from './x.js';
 import { XOAuthSandbox } from './x-oauth.js';
 
@@ -51,9 +56,13 @@ export interface SandboxOptions {
   linkedinVideoPartBytes?: number;
   /** Redirect URIs the sandbox apps accept exactly; any loopback URL when not given. */
   redirectUris?: readonly string[];
+  /** Records posts in <journalDir>/x.jsonl and linkedin.jsonl and reloads them at start. */
+  journalDir?: string;
 }
 
 export interface SandboxPlatforms {
+  /** `http://127.0.0.1:<port>`; GET <origin>/sandbox/record is the inspection endpoint. */
+  origin: string;
   xBaseUrl: string;
   linkedinBaseUrl: string;
   x: XSandbox;
@@ -74,7 +83,10 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
   // tokens from the admin CLI name an account, whose behaviour the account record carries.
   const behaviourOf = (oauth: XOAuthSandbox | LinkedinOAuthSandbox): AccountBehaviour => async (subject) =>
     oauth.identities.behaviourOf(subject) ?? options.accountBehaviour(subject);
+  const journals =
+    options.journalDir === undefined ? null : { x: PostJournal.open(options.journalDir, 'x'), linkedin: PostJournal.open(options.journalDir, 'linkedin') };
   const x = new XSandbox({
+    ...(journals ? { journal: journals.x } : {}),
     accountBehaviour: behaviourOf(xOAuth),
     client: clients.x,
     authorizationCode: (form, clientId) => xOAuth.exchange(form, clientId),
@@ -83,6 +95,7 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
     ...(options.xCheckAfterSecs !== undefined ? { checkAfterSecs: options.xCheckAfterSecs } : {}),
   });
   const linkedin = new LinkedinSandbox({
+    ...(journals ? { journal: journals.linkedin } : {}),
     accountBehaviour: behaviourOf(linkedinOAuth),
     baseUrl: () => `${origin}/linkedin`,
     client: clients.linkedin,
@@ -93,6 +106,7 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (url.pathname === RECORD_PATH) return answerRecord(res, req.method ?? 'GET', url.searchParams, { x, linkedin });
     const method = req.method ?? 'GET';
     if (url.pathname.startsWith('/x/') && xOAuth.serves(method, url.pathname.slice(2))) return xOAuth.handle(req, res, url.pathname.slice(2), url.searchParams);
     const linkedinPath = url.pathname.slice('/linkedin'.length);
@@ -124,10 +138,18 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
     socket.on('close', () => sockets.delete(socket));
   });
 
-  const port = await listenOnLoopback(server, options.port);
+  let port: number;
+  try {
+    port = await listenOnLoopback(server, options.port);
+  } catch (error) {
+    journals?.x.close();
+    journals?.linkedin.close();
+    throw error;
+  }
   origin = `http://127.0.0.1:${port}`;
 
   return {
+    origin,
     xBaseUrl: `${origin}/x`,
     linkedinBaseUrl: `${origin}/linkedin`,
     x,
@@ -138,6 +160,8 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
       for (const res of [...x.hanging, ...linkedin.hanging]) res.destroy();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      journals?.x.close();
+      journals?.linkedin.close();
     },
   };
 }

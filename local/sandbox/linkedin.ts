@@ -26,6 +26,7 @@ import {
   snowflakeId,
   type AccountBehaviour,
 } from './common.js';
+import type { PostJournal } from './record.js';
 
 export interface LinkedinSandboxOptions {
   accountBehaviour: AccountBehaviour;
@@ -38,6 +39,8 @@ export interface LinkedinSandboxOptions {
   processingPolls?: number;
   /** The authorization-code grant of the token endpoint (linkedin-oauth.ts), after the client is authenticated. */
   authorizationCode?: (form: URLSearchParams, clientId: string) => { status: number; body: unknown };
+  /** Where created and deleted posts are recorded across restarts (record.ts); memory only when absent. */
+  journal?: PostJournal;
 }
 
 const CREATE_FIELDS = new Set([
@@ -95,7 +98,7 @@ export class LinkedinSandbox extends SandboxPlatform {
   private readonly assets = new Map<string, LinkedinAsset>();
 
   constructor(private readonly options: LinkedinSandboxOptions) {
-    super(options.accountBehaviour);
+    super(options.accountBehaviour, options.journal ?? null);
   }
 
   // ---- inspection helpers for tests (the shared ones are on SandboxPlatform) ----
@@ -137,6 +140,7 @@ export class LinkedinSandbox extends SandboxPlatform {
       }
 
       if (method === 'POST' && path === '/rest/posts') return await this.create(req, res, accountId, behaviour);
+      if (method === 'GET' && path === '/rest/posts' && query.get('q') === 'author') return this.findByAuthor(res, accountId, query);
       const post = /^\/rest\/posts\/([^/]+)$/.exec(path);
       if (method === 'DELETE' && post?.[1]) return this.remove(res, accountId, decodeURIComponent(post[1]));
       if (method === 'POST' && path === '/rest/images' && query.get('action') === 'initializeUpload') return await this.initializeImage(req, res, accountId);
@@ -253,7 +257,7 @@ export class LinkedinSandbox extends SandboxPlatform {
     if (behaviour === 'flaky' && this.failsOnce(accountId, commentary)) return sendJson(res, 503, error(503, 'Service Unavailable'));
 
     const urn = `urn:li:share:${snowflakeId()}`;
-    this.posts.set(urn, {
+    this.storePost({
       id: urn,
       accountId,
       text,
@@ -267,11 +271,33 @@ export class LinkedinSandbox extends SandboxPlatform {
     res.end();
   }
 
+  /** The Posts API finder `q=author`: the caller's own live posts, newest first, `count` at most. */
+  private findByAuthor(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    if (this.faults.takeIf(accountId, 'refuse_lookup')) return sendJson(res, 403, error(403, 'Not enough permissions to access: partnerApiPostsExternal.FINDER-author', { code: 'ACCESS_DENIED' }));
+    const author = query.get('author') ?? '';
+    if (!AUTHOR.test(author)) return sendJson(res, 400, error(400, 'author must be a person or organization URN', { code: 'ILLEGAL_ARGUMENT' }));
+    const count = Math.min(100, Math.max(1, Number(query.get('count') ?? '10') || 10));
+    const elements = this.listPosts(accountId)
+      .filter((post) => post.deletedAt === null && post.details.author === author)
+      .reverse()
+      .slice(0, count)
+      .map((post) => ({
+        id: post.id,
+        author,
+        commentary: post.details.commentary,
+        createdAt: post.createdAt.getTime(),
+        lifecycleState: post.details.lifecycleState,
+        ...(post.mediaIds.length === 1 ? { content: { media: { id: post.mediaIds[0] } } } : {}),
+        ...(post.mediaIds.length > 1 ? { content: { multiImage: { images: post.mediaIds.map((id) => ({ id })) } } } : {}),
+      }));
+    return sendJson(res, 200, { paging: { start: 0, count, links: [] }, elements });
+  }
+
   private remove(res: ServerResponse, accountId: string, urn: string): void {
     const post = this.posts.get(urn);
     if (post && post.accountId !== accountId) return sendJson(res, 403, error(403, `Not enough permissions to delete ${urn}`, { code: 'ACCESS_DENIED' }));
     // A second delete answers 204 as well: the post is gone either way.
-    if (post && post.deletedAt === null) post.deletedAt = new Date();
+    if (post && post.deletedAt === null) this.markDeleted(post);
     if (!post) return sendJson(res, 404, error(404, `Post ${urn} not found`, { code: 'NOT_FOUND' }));
     res.writeHead(204);
     res.end();

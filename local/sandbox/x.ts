@@ -26,6 +26,7 @@ import {
   unixSeconds,
   type AccountBehaviour,
 } from './common.js';
+import type { PostJournal } from './record.js';
 
 export interface ClientCredentialsCheck {
   clientId: string;
@@ -43,6 +44,8 @@ export interface XSandboxOptions {
   checkAfterSecs?: number;
   /** The authorization-code grant of the token endpoint (x-oauth.ts), after the client is authenticated. */
   authorizationCode?: (form: URLSearchParams, clientId: string) => { status: number; body: unknown };
+  /** Where created and deleted posts are recorded across restarts (record.ts); memory only when absent. */
+  journal?: PostJournal;
 }
 
 const CREATE_FIELDS = new Set([
@@ -82,12 +85,17 @@ function problem(status: number, title: string, detail: string, type = 'about:bl
   return { title, type, status, detail };
 }
 
+/** X answers every error of its v2 resource API as an RFC 7807 problem, with that media type. */
+function sendProblem(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  sendJson(res, status, body, { ...headers, 'Content-Type': 'application/problem+json' });
+}
+
 function invalidRequest(message: string): Record<string, unknown> {
   return {
     errors: [{ message }],
     title: 'Invalid Request',
     detail: 'One or more parameters to your request was invalid.',
-    type: 'https://api.twitter.com/2/problems/invalid-request',
+    type: 'https://api.x.com/2/problems/invalid-request',
   };
 }
 
@@ -102,7 +110,7 @@ export class XSandbox extends SandboxPlatform {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(private readonly options: XSandboxOptions) {
-    super(options.accountBehaviour);
+    super(options.accountBehaviour, options.journal ?? null);
   }
 
   // ---- inspection helpers for tests (the shared ones are on SandboxPlatform) ----
@@ -120,7 +128,12 @@ export class XSandbox extends SandboxPlatform {
     try {
       if (method === 'POST' && path === '/2/oauth2/token') return await this.refresh(req, res);
 
-      const caller = await this.authenticate(req, res, { invalidToken: UNAUTHORIZED, expired: UNAUTHORIZED, bodyLimitBytes: 30 * 1024 * 1024 });
+      const caller = await this.authenticate(req, res, {
+        invalidToken: UNAUTHORIZED,
+        expired: UNAUTHORIZED,
+        bodyLimitBytes: 30 * 1024 * 1024,
+        headers: { 'Content-Type': 'application/problem+json' },
+      });
       if (!caller) return;
       const { accountId, behaviour } = caller;
 
@@ -135,9 +148,9 @@ export class XSandbox extends SandboxPlatform {
       if (method === 'POST' && step?.[1] && step[2] === 'finalize') return this.finalize(res, accountId, step[1]);
       const timeline = /^\/2\/users\/(\d+)\/tweets$/.exec(path);
       if (method === 'GET' && timeline) return this.timeline(res, accountId, query);
-      return sendJson(res, 404, problem(404, 'Not Found Error', `No route for ${method} ${path}`, 'https://api.twitter.com/2/problems/resource-not-found'));
+      return sendProblem(res, 404, problem(404, 'Not Found Error', `No route for ${method} ${path}`));
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return sendJson(res, 413, problem(413, 'Payload Too Large', 'Request entity too large'));
+      if (error instanceof BodyTooLargeError) return sendProblem(res, 413, problem(413, 'Payload Too Large', 'Request entity too large'));
       throw error;
     }
   }
@@ -168,52 +181,52 @@ export class XSandbox extends SandboxPlatform {
     if (fault === 'drop_before_create') return void req.socket.destroy();
     if (fault === 'rate_limited') {
       const reset = String(unixSeconds(new Date(Date.now() + 60_000)));
-      return sendJson(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), {
+      return sendProblem(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), {
         'x-rate-limit-limit': '100',
         'x-rate-limit-remaining': '0',
         'x-rate-limit-reset': reset,
       });
     }
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-      return sendJson(res, 400, invalidRequest('Content-Type must be application/json'));
+      return sendProblem(res, 400, invalidRequest('Content-Type must be application/json'));
     }
     const body = parseJsonBody(raw);
-    if (!isRecord(body)) return sendJson(res, 400, invalidRequest('The request body is not a JSON object'));
+    if (!isRecord(body)) return sendProblem(res, 400, invalidRequest('The request body is not a JSON object'));
     for (const field of Object.keys(body)) {
       if (!CREATE_FIELDS.has(field)) {
-        return sendJson(res, 400, invalidRequest(`$.${field}: is not defined in the schema and the schema does not allow additional properties`));
+        return sendProblem(res, 400, invalidRequest(`$.${field}: is not defined in the schema and the schema does not allow additional properties`));
       }
     }
     const text = body.text;
-    if (text !== undefined && typeof text !== 'string') return sendJson(res, 400, invalidRequest('$.text: string expected'));
+    if (text !== undefined && typeof text !== 'string') return sendProblem(res, 400, invalidRequest('$.text: string expected'));
     let mediaIds: string[] = [];
     if (body.media !== undefined) {
       const media = body.media;
       if (!isRecord(media) || !Array.isArray(media.media_ids) || Object.keys(media).some((key) => !['media_ids', 'tagged_user_ids'].includes(key))) {
-        return sendJson(res, 400, invalidRequest('$.media: media_ids (array of strings) expected'));
+        return sendProblem(res, 400, invalidRequest('$.media: media_ids (array of strings) expected'));
       }
       const ids = media.media_ids as unknown[];
       if (ids.length < 1 || ids.length > 4 || ids.some((id) => typeof id !== 'string' || !/^\d{1,19}$/.test(id))) {
-        return sendJson(res, 400, invalidRequest('$.media.media_ids: 1 to 4 numeric string ids expected'));
+        return sendProblem(res, 400, invalidRequest('$.media.media_ids: 1 to 4 numeric string ids expected'));
       }
       mediaIds = ids as string[];
       for (const id of mediaIds) {
         const item = this.media.get(id);
-        if (!item || item.accountId !== accountId) return sendJson(res, 400, invalidRequest(`Your media IDs are invalid.`));
-        if (item.state !== 'succeeded') return sendJson(res, 400, invalidRequest(`Media ${id} is not ready to be attached (state ${item.state}).`));
+        if (!item || item.accountId !== accountId) return sendProblem(res, 400, invalidRequest(`Your media IDs are invalid.`));
+        if (item.state !== 'succeeded') return sendProblem(res, 400, invalidRequest(`Media ${id} is not ready to be attached (state ${item.state}).`));
       }
       const videos = mediaIds.filter((id) => this.media.get(id)?.category !== 'tweet_image');
-      if (videos.length > 0 && mediaIds.length > 1) return sendJson(res, 400, invalidRequest('A post takes up to 4 images, or 1 GIF or 1 video.'));
+      if (videos.length > 0 && mediaIds.length > 1) return sendProblem(res, 400, invalidRequest('A post takes up to 4 images, or 1 GIF or 1 video.'));
     }
     if (body.community_id !== undefined && (typeof body.community_id !== 'string' || !/^\d{1,19}$/.test(body.community_id))) {
-      return sendJson(res, 400, invalidRequest('$.community_id: numeric string expected'));
+      return sendProblem(res, 400, invalidRequest('$.community_id: numeric string expected'));
     }
     if (body.share_with_followers !== undefined) {
-      if (typeof body.share_with_followers !== 'boolean') return sendJson(res, 400, invalidRequest('$.share_with_followers: boolean expected'));
-      if (body.community_id === undefined) return sendJson(res, 400, invalidRequest('share_with_followers requires community_id'));
+      if (typeof body.share_with_followers !== 'boolean') return sendProblem(res, 400, invalidRequest('$.share_with_followers: boolean expected'));
+      if (body.community_id === undefined) return sendProblem(res, 400, invalidRequest('share_with_followers requires community_id'));
     }
     if ((text === undefined || text === '') && mediaIds.length === 0) {
-      return sendJson(res, 400, invalidRequest('Post text or media is required.'));
+      return sendProblem(res, 400, invalidRequest('Post text or media is required.'));
     }
     const normalized = (text ?? '').normalize('NFC');
     if (twitterText.parseTweet(normalized).weightedLength > 280) {
@@ -225,11 +238,11 @@ export class XSandbox extends SandboxPlatform {
     }
 
     const rate = this.rateHeaders(accountId, false);
-    if (rate.limited) return sendJson(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), rate.headers);
-    if (behaviour === 'refuse') return sendJson(res, 403, FORBIDDEN_REFUSAL, rate.headers);
-    if (behaviour === 'flaky' && this.failsOnce(accountId, normalized)) return sendJson(res, 503, UNAVAILABLE);
+    if (rate.limited) return sendProblem(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), rate.headers);
+    if (behaviour === 'refuse') return sendProblem(res, 403, FORBIDDEN_REFUSAL, rate.headers);
+    if (behaviour === 'flaky' && this.failsOnce(accountId, normalized)) return sendProblem(res, 503, UNAVAILABLE);
     if (normalized !== '' && this.listPosts(accountId).some((post) => post.deletedAt === null && post.text === normalized)) {
-      return sendJson(res, 403, DUPLICATE, rate.headers);
+      return sendProblem(res, 403, DUPLICATE, rate.headers);
     }
 
     const counted = this.rateHeaders(accountId, true);
@@ -237,7 +250,7 @@ export class XSandbox extends SandboxPlatform {
     const details: Record<string, unknown> = {};
     if (body.community_id !== undefined) details.community_id = body.community_id;
     if (body.share_with_followers !== undefined) details.share_with_followers = body.share_with_followers;
-    this.posts.set(id, { id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
+    this.storePost({ id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
 
     if (!(await this.answerAfterCreate(req, res, fault))) return;
     return sendJson(res, 201, { data: { id, text: normalized, edit_history_tweet_ids: [id] } }, counted.headers);
@@ -246,15 +259,23 @@ export class XSandbox extends SandboxPlatform {
   private remove(res: ServerResponse, accountId: string, id: string): void {
     const post = this.posts.get(id);
     if (!post || post.deletedAt !== null) {
-      return sendJson(res, 404, {
-        errors: [{ value: id, detail: `Could not find tweet with id: [${id}].`, title: 'Not Found Error', type: 'https://api.twitter.com/2/problems/resource-not-found' }],
-        title: 'Not Found Error',
-        detail: `Could not find tweet with id: [${id}].`,
-        type: 'https://api.twitter.com/2/problems/resource-not-found',
-      });
+      // X's ResourceNotFoundProblem, as its OpenAPI document describes it (test/platforms/x-openapi.test.ts).
+      return sendProblem(
+        res,
+        404,
+        {
+          title: 'Not Found Error',
+          detail: `Could not find tweet with id: [${id}].`,
+          type: 'https://api.x.com/2/problems/resource-not-found',
+          resource_type: 'tweet',
+          resource_id: id,
+          parameter: 'id',
+          value: id,
+        },
+      );
     }
-    if (post.accountId !== accountId) return sendJson(res, 403, problem(403, 'Forbidden', 'You are not authorized to delete this Tweet.'));
-    post.deletedAt = new Date();
+    if (post.accountId !== accountId) return sendProblem(res, 403, problem(403, 'Forbidden', 'You are not authorized to delete this Tweet.'));
+    this.markDeleted(post);
     return sendJson(res, 200, { data: { deleted: true } });
   }
 
@@ -290,18 +311,20 @@ export class XSandbox extends SandboxPlatform {
 
   private async simpleUpload(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
     const form = await parseMultipart(req, await readBody(req, 20 * 1024 * 1024));
-    if (!form) return sendJson(res, 400, invalidRequest('multipart/form-data body expected'));
+    if (!form) return sendProblem(res, 400, invalidRequest('multipart/form-data body expected'));
+    // X's MediaUploadRequest admits these fields and no others (additionalProperties: false).
+    const unknown = [...form.keys()].find((field) => !['media', 'media_category', 'additional_owners'].includes(field));
+    if (unknown !== undefined) return sendProblem(res, 400, invalidRequest(`$.${unknown}: unknown field`));
     const file = form.get('media');
     const category = form.get('media_category') ?? 'tweet_image';
-    if (!(file instanceof Blob)) return sendJson(res, 400, invalidRequest('$.media: a file is required'));
-    if (typeof category !== 'string' || !MEDIA_CATEGORIES.has(category)) return sendJson(res, 400, invalidRequest('$.media_category: unknown category'));
+    if (!(file instanceof Blob)) return sendProblem(res, 400, invalidRequest('$.media: a file is required'));
+    if (typeof category !== 'string' || !MEDIA_CATEGORIES.has(category)) return sendProblem(res, 400, invalidRequest('$.media_category: unknown category'));
     if (category !== 'tweet_image') {
-      return sendJson(res, 400, invalidRequest(`${category} must be uploaded with initialize/append/finalize`));
+      return sendProblem(res, 400, invalidRequest(`${category} must be uploaded with initialize/append/finalize`));
     }
-    const declared = form.get('media_type');
-    const mediaType = typeof declared === 'string' && declared !== '' ? declared : file.type;
-    if (!IMAGE_TYPES.has(mediaType)) return sendJson(res, 400, invalidRequest(`Unsupported media type ${mediaType}`));
-    if (file.size === 0 || file.size > FIVE_MB) return sendJson(res, 400, invalidRequest('Images must be between 1 byte and 5 MB.'));
+    const mediaType = file.type;
+    if (!IMAGE_TYPES.has(mediaType)) return sendProblem(res, 400, invalidRequest(`Unsupported media type ${mediaType}`));
+    if (file.size === 0 || file.size > FIVE_MB) return sendProblem(res, 400, invalidRequest('Images must be between 1 byte and 5 MB.'));
     const item = this.newMedia(accountId, category, mediaType, file.size);
     item.segments.set(0, file.size);
     item.state = 'succeeded';
@@ -310,20 +333,20 @@ export class XSandbox extends SandboxPlatform {
 
   private async initialize(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
     const body = parseJsonBody(await readBody(req, 64 * 1024));
-    if (!isRecord(body)) return sendJson(res, 400, invalidRequest('The request body is not a JSON object'));
+    if (!isRecord(body)) return sendProblem(res, 400, invalidRequest('The request body is not a JSON object'));
     for (const field of Object.keys(body)) {
       if (!['media_type', 'total_bytes', 'media_category', 'shared', 'additional_owners'].includes(field)) {
-        return sendJson(res, 400, invalidRequest(`$.${field}: is not defined in the schema and the schema does not allow additional properties`));
+        return sendProblem(res, 400, invalidRequest(`$.${field}: is not defined in the schema and the schema does not allow additional properties`));
       }
     }
     const { media_type: mediaType, total_bytes: totalBytes, media_category: category } = body;
     if (typeof mediaType !== 'string' || !(mediaType === 'video/mp4' || IMAGE_TYPES.has(mediaType))) {
-      return sendJson(res, 400, invalidRequest('$.media_type: unsupported media type'));
+      return sendProblem(res, 400, invalidRequest('$.media_type: unsupported media type'));
     }
     if (typeof totalBytes !== 'number' || !Number.isInteger(totalBytes) || totalBytes < 1 || totalBytes > MAX_VIDEO_BYTES) {
-      return sendJson(res, 400, invalidRequest('$.total_bytes: a whole number of bytes up to 512 MB expected'));
+      return sendProblem(res, 400, invalidRequest('$.total_bytes: a whole number of bytes up to 512 MB expected'));
     }
-    if (typeof category !== 'string' || !MEDIA_CATEGORIES.has(category)) return sendJson(res, 400, invalidRequest('$.media_category: unknown category'));
+    if (typeof category !== 'string' || !MEDIA_CATEGORIES.has(category)) return sendProblem(res, 400, invalidRequest('$.media_category: unknown category'));
     const item = this.newMedia(accountId, category, mediaType, totalBytes);
     return sendJson(res, 200, { data: { id: item.id, media_key: `7_${item.id}`, expires_after_secs: 86400 } });
   }
@@ -331,7 +354,7 @@ export class XSandbox extends SandboxPlatform {
   private ownMedia(res: ServerResponse, accountId: string, id: string): XMedia | null {
     const item = this.media.get(id);
     if (!item || item.accountId !== accountId) {
-      sendJson(res, 400, invalidRequest(`Media id ${id} is invalid.`));
+      sendProblem(res, 400, invalidRequest(`Media id ${id} is invalid.`));
       return null;
     }
     return item;
@@ -341,12 +364,12 @@ export class XSandbox extends SandboxPlatform {
     const form = await parseMultipart(req, await readBody(req, FIVE_MB + 64 * 1024));
     const item = this.ownMedia(res, accountId, id);
     if (!item) return;
-    if (!form) return sendJson(res, 400, invalidRequest('multipart/form-data body expected'));
-    if (item.state !== 'uploading') return sendJson(res, 400, invalidRequest('The upload was already finalized.'));
+    if (!form) return sendProblem(res, 400, invalidRequest('multipart/form-data body expected'));
+    if (item.state !== 'uploading') return sendProblem(res, 400, invalidRequest('The upload was already finalized.'));
     const chunk = form.get('media');
     const segment = Number(form.get('segment_index'));
-    if (!(chunk instanceof Blob) || chunk.size === 0 || chunk.size > FIVE_MB) return sendJson(res, 400, invalidRequest('$.media: a chunk of 1 byte to 5 MB is required'));
-    if (!Number.isInteger(segment) || segment < 0 || segment > 999) return sendJson(res, 400, invalidRequest('$.segment_index: 0 to 999 expected'));
+    if (!(chunk instanceof Blob) || chunk.size === 0 || chunk.size > FIVE_MB) return sendProblem(res, 400, invalidRequest('$.media: a chunk of 1 byte to 5 MB is required'));
+    if (!Number.isInteger(segment) || segment < 0 || segment > 999) return sendProblem(res, 400, invalidRequest('$.segment_index: 0 to 999 expected'));
     item.segments.set(segment, chunk.size);
     return sendJson(res, 200, { data: { expires_at: unixSeconds(new Date(Date.now() + 86_400_000)) } });
   }
@@ -354,19 +377,19 @@ export class XSandbox extends SandboxPlatform {
   private finalize(res: ServerResponse, accountId: string, id: string): void {
     const item = this.ownMedia(res, accountId, id);
     if (!item) return;
-    if (item.state !== 'uploading') return sendJson(res, 400, invalidRequest('The upload was already finalized.'));
+    if (item.state !== 'uploading') return sendProblem(res, 400, invalidRequest('The upload was already finalized.'));
     const indexes = [...item.segments.keys()].sort((a, b) => a - b);
     const contiguous = indexes.every((index, position) => index === position);
     const received = [...item.segments.values()].reduce((sum, size) => sum + size, 0);
     if (!contiguous || received !== item.totalBytes) {
-      return sendJson(res, 400, invalidRequest(`File size mismatch: ${received} bytes received in segments ${indexes.join(',')}, ${item.totalBytes} declared.`));
+      return sendProblem(res, 400, invalidRequest(`File size mismatch: ${received} bytes received in segments ${indexes.join(',')}, ${item.totalBytes} declared.`));
     }
     item.state = item.pollsLeft > 0 ? 'pending' : 'succeeded';
     return sendJson(res, 200, this.mediaAnswer(item));
   }
 
   private status(res: ServerResponse, accountId: string, query: URLSearchParams): void {
-    if (query.get('command') !== 'STATUS') return sendJson(res, 400, invalidRequest('command must be STATUS'));
+    if (query.get('command') !== 'STATUS') return sendProblem(res, 400, invalidRequest('command must be STATUS'));
     const item = this.ownMedia(res, accountId, query.get('media_id') ?? '');
     if (!item) return;
     if (item.state === 'pending' || item.state === 'in_progress') {
@@ -379,14 +402,19 @@ export class XSandbox extends SandboxPlatform {
   private timeline(res: ServerResponse, accountId: string, query: URLSearchParams): void {
     const startTime = query.get('start_time');
     const since = startTime === null ? 0 : Date.parse(startTime);
-    if (Number.isNaN(since)) return sendJson(res, 400, invalidRequest('$.start_time: invalid time'));
+    if (Number.isNaN(since)) return sendProblem(res, 400, invalidRequest('$.start_time: invalid time'));
     const max = Number(query.get('max_results') ?? '10');
     // The token names the account; the sandbox has no user ids of its own, so the path id is the caller.
     const data = this.listPosts(accountId)
       .filter((post) => post.deletedAt === null && post.createdAt.getTime() >= since)
       .reverse()
       .slice(0, Number.isInteger(max) && max >= 5 && max <= 100 ? max : 10)
-      .map((post) => ({ id: post.id, text: post.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), edit_history_tweet_ids: [post.id] }));
+      .map((post) => ({
+        id: post.id,
+        text: post.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+        edit_history_tweet_ids: [post.id],
+        ...(post.mediaIds.length > 0 ? { attachments: { media_keys: post.mediaIds.map((id) => `3_${id}`) } } : {}),
+      }));
     return sendJson(res, 200, data.length === 0 ? { meta: { result_count: 0 } } : { data, meta: { result_count: data.length } });
   }
 

@@ -5,7 +5,7 @@
  * own loopback address, so address buckets never mix. The key cache is set to 1 s in this stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomToken } from '../../lib/ids.js';
+import { randomToken } from '../../lib/domain/ids.js';
 import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
 import { api, freshSourceAddress } from '../support/http.js';
 import { assertDocumentedResponse } from '../support/openapi.js';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { expectApiError, rateHeaders } from '../support/api-assertions.js';
 import { api, freshSourceAddress, sendFrom, type ApiResponse } from '../support/http.js';
 import { assertDocumentedResponse } from '../support/openapi.js';

@@ -47,7 +47,76 @@ const queries = fc.dictionary(
   { maxKeys: 3 },
 );
 
+/**
+ * Deep and wide JSON within the 256 KiB body limit: nesting as deep as the limit allows (JSON.parse
+ * takes it; a recursive walk over it does not), and objects or arrays with tens of thousands of
+ * members, placed where a create reads fields and where it does not.
+ */
+function deepOrWide(): fc.Arbitrary<string> {
+  const nested = fc
+    .tuple(fc.integer({ min: 1_000, max: 120_000 }), fc.constantFrom('array', 'object', 'mixed'))
+    .map(([depth, kind]) => {
+      if (kind === 'array') return `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      const levels = Math.min(depth, 40_000);
+      if (kind === 'object') return `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+      return `${'[{"a":'.repeat(levels / 2)}null${'}]'.repeat(levels / 2)}`;
+    });
+  const wide = fc.integer({ min: 1_000, max: 15_000 }).chain((size) =>
+    fc.constantFrom(
+      `{${Array.from({ length: size }, (_, index) => `"k${index}":${index}`).join(',')}}`,
+      `[${Array.from({ length: size }, (_, index) => index).join(',')}]`,
+    ),
+  );
+  const value = fc.oneof(nested, wide);
+  const accountId = fc.constantFrom(...user.accounts.map((account) => account.id));
+  return fc.oneof(
+    value,
+    fc.tuple(fc.constantFrom(...FIELDS, 'unknownField'), value, accountId).map(
+      ([field, inner, id]) => `{"accounts":["${id}"],"text":"hi","${field}":${inner}}`,
+    ),
+    fc.tuple(value, accountId).map(([inner, id]) => `{"accounts":["${id}"],"options":{"x":{"communityId":${inner}}}}`),
+    fc.tuple(value, accountId).map(([inner, id]) => `{"accounts":["${id}"],"texts":{"${id}":${inner}}}`),
+  );
+}
+
 describe('no request makes a post endpoint fail', () => {
+  it('bodies nested as deep, or as wide, as 256 KiB allows: a 4xx in the contract shape on every route', async () => {
+    const api = documentedApi(stack.baseUrl, user.apiKey);
+    const routes: [string, string][] = [
+      ['POST', '/posts'],
+      ['GET', '/posts'],
+      ['GET', '/posts/post_00000000000000000000'],
+      ['DELETE', '/posts/post_00000000000000000000'],
+      ['GET', '/accounts'],
+    ];
+    // The case that was a 500: a create with an Idempotency-Key and a deeply nested body.
+    const depth = 100_000;
+    const deep = await api.request('POST', '/posts', {
+      rawBody: `{"accounts":["${user.accounts[0]?.id ?? ''}"],"text":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': 'deep-body' },
+    });
+    expect(deep.status).toBe(400);
+    expect(deep.body).toMatchObject({ error: { code: 'invalid_text', param: 'text' } });
+    await fc.assert(
+      fc.asyncProperty(deepOrWide(), fc.constantFrom(...routes), fc.boolean(), async (rawBody, [method, path], withKey) => {
+        expect(Buffer.byteLength(rawBody)).toBeLessThanOrEqual(256 * 1024);
+        const response = await api.request(method, path, {
+          rawBody,
+          headers: { 'content-type': 'application/json', ...(withKey ? { 'Idempotency-Key': `deep-${Math.random()}` } : {}) },
+        });
+        expect(response.status).toBeLessThan(500);
+        expect(response.headers['x-ratelimit-limit']).toBeDefined();
+        // Only `draft` may hold anything (any value but `true` is a post that goes out): 202.
+        if (method === 'POST' && !(response.status === 202 && rawBody.includes('"draft":'))) {
+          expect(response.status).toBe(400);
+          expect(response.body).toMatchObject({ error: { type: 'invalid_request_error' } });
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+
   it('POST /posts with random JSON bodies', async () => {
     const api = documentedApi(stack.baseUrl, user.apiKey);
     await fc.assert(

@@ -11,8 +11,8 @@ import { sqsClientFor } from '../../local/messaging.js';
 import type { SandboxPlatforms } from '../../local/sandbox/index.js';
 import { ENV } from '../../lib/config.js';
 import type { Account, Post } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
-import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { newId } from '../../lib/domain/ids.js';
+import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
 import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
 import { documentedApi } from '../support/openapi.js';
 import { postFixture } from '../support/post-fixture.js';
@@ -44,7 +44,7 @@ let stack: TestStack;
 let sandbox: SandboxPlatforms;
 let backdoor: PostsBackdoor;
 let user: ProvisionedUser;
-let directory: DynamoDbDirectoryStore;
+let accounts: DynamoDbAccountStore;
 
 const client = () => documentedApi(stack.baseUrl, user.apiKey);
 
@@ -126,7 +126,7 @@ beforeAll(async () => {
   sandbox = stack.sandbox;
   backdoor = postsBackdoor(stack);
   user = await provisionUser();
-  directory = new DynamoDbDirectoryStore({ tableName: stack.info.tables.directory });
+  accounts = new DynamoDbAccountStore({ tableName: stack.info.tables.directory });
 });
 
 afterAll(async () => {
@@ -281,7 +281,7 @@ describe('never sent twice', () => {
     expect(sandbox.x.createCount(acct.id)).toBe(1);
   });
 
-  it('x: the answer to the create is lost; the worker checks by resending (X refuses the duplicate) and records the live post', async () => {
+  it('x: the answer to the create is lost; the worker looks the post up, records it, and never resends', async () => {
     const acct = await account('x', 'ok');
     sandbox.x.injectFault(acct.id, 'drop_after_create');
     const post = await settled(await create(acct.id, { text: uniqueText('Lost answer') }));
@@ -289,16 +289,30 @@ describe('never sent twice', () => {
     const live = sandbox.x.listPosts(acct.id);
     expect(live).toHaveLength(1);
     expect(post.platformPostId).toBe(live[0]?.id);
-    expect(sandbox.x.createAttemptCount(acct.id)).toBe(2);
+    expect(sandbox.x.createAttemptCount(acct.id)).toBe(1);
   });
 
-  it('linkedin: the answer to the create is lost; never resent, failed with advice to check the account', async () => {
+  it('linkedin: the answer to the create is lost; reconciled as X is: looked up on LinkedIn, recorded published, never resent', async () => {
+    for (const accountType of ['personal', 'organization'] as const) {
+      const acct = await account('linkedin', 'ok', { accountType });
+      sandbox.linkedin.injectFault(acct.id, 'drop_after_create');
+      const post = await settled(await create(acct.id, { text: uniqueText('Lost answer (with) #reserved chars') }));
+      expect(post.status, JSON.stringify(post.error)).toBe('published');
+      const live = sandbox.linkedin.listPosts(acct.id);
+      expect(live).toHaveLength(1);
+      expect(post.platformPostId).toBe(live[0]?.id);
+      expect(post.publishedUrl).toBe(`https://www.linkedin.com/feed/update/${live[0]?.id}/`);
+      expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(1);
+    }
+  });
+
+  it('linkedin: the answer is lost and nothing was created: the lookup finds nothing, so it is sent once more, once', async () => {
     const acct = await account('linkedin', 'ok');
-    sandbox.linkedin.injectFault(acct.id, 'drop_after_create');
-    const post = await settled(await create(acct.id, { text: uniqueText('Lost answer') }));
-    expect(post.status).toBe('failed');
-    expect(post.error?.advice).toMatch(/Check the LinkedIn account/);
-    expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(1);
+    sandbox.linkedin.injectFault(acct.id, 'drop_before_create');
+    const post = await settled(await create(acct.id, { text: uniqueText('Never arrived') }));
+    expect(post.status).toBe('published');
+    expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(2);
+    expect(sandbox.linkedin.listPosts(acct.id).map((live) => live.id)).toEqual([post.platformPostId]);
   });
 });
 
@@ -353,9 +367,9 @@ describe('delete and the send', () => {
 
 describe('tokens', () => {
   async function expireSoon(accountId: string): Promise<void> {
-    const credentials = await directory.getCredentials(accountId);
+    const credentials = await accounts.getCredentials(accountId);
     if (!credentials) throw new Error('no credentials');
-    await directory.putCredentials({ ...credentials, accessTokenExpiresAt: new Date(Date.now() + 60_000).toISOString() });
+    await accounts.putCredentials({ ...credentials, accessTokenExpiresAt: new Date(Date.now() + 60_000).toISOString() });
   }
 
   it('x: an access token about to expire is refreshed first, and the rotated refresh token is stored each time', async () => {
@@ -368,7 +382,7 @@ describe('tokens', () => {
       const post = await settled(await create(acct.id, { text: uniqueText('Fresh token') }));
       expect(post.status).toBe('published');
       expect(sandbox.x.refreshCount()).toBe(refreshesBefore + 1);
-      const stored = await directory.getCredentials(acct.id);
+      const stored = await accounts.getCredentials(acct.id);
       refreshTokens.push(await cipher.decrypt(stored?.refreshTokenEncrypted ?? '', { accountId: acct.id }));
       expect(Date.parse(stored?.accessTokenExpiresAt ?? '') - Date.now()).toBeGreaterThan(60 * 60 * 1000);
     }

@@ -5,7 +5,7 @@
  * to stay inside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, randomToken } from '../../lib/ids.js';
+import { newId, randomToken } from '../../lib/domain/ids.js';
 import { dynamoDbClient } from '../../lib/store/dynamo-client.js';
 import { expectApiError, rateHeaders, startOfRoomyMinute } from '../support/api-assertions.js';
 import { api, freshSourceAddress, type ApiResponse } from '../support/http.js';

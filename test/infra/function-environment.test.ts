@@ -18,7 +18,9 @@ import { createInterface } from 'node:readline';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
+import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
 import { buildHttpApiEvent, compileRoutes, matchRoute } from '../../local/api-gateway-event.js';
 import { sqsClientFor } from '../../local/messaging.js';
 import { toSqsEvent } from '../../local/queue-consumers.js';
@@ -30,7 +32,8 @@ import { addMedia, provisionUser, type ProvisionedUser } from '../support/provis
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { logicalId, synthesize } from './synth.js';
 
-const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE].map(({ name, entry }) => ({ name, entry }));
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES].map(({ name, entry }) => ({ name, entry }));
+const SETTINGS = compileRoutes(SETTINGS_ROUTES);
 const ROUTES = compileRoutes(API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })));
 
 /** AWS-only variables and the local variables that stand in for them. */
@@ -337,6 +340,102 @@ describe('every function, on its template environment alone', () => {
       sqs.destroy();
     }
   }, 60_000);
+});
+
+describe('every settings function, on its template environment alone', () => {
+  let cookie = '';
+  let csrf = '';
+  let keyId = '';
+
+  /** A settings request as API Gateway hands it over, with the session cookie. */
+  async function web(method: string, path: string, form?: Record<string, string>): Promise<APIGatewayProxyStructuredResultV2> {
+    const match = matchRoute(SETTINGS, method, path.split('?')[0] ?? path);
+    if (!match) throw new Error(`No settings route for ${method} ${path}`);
+    const origin = stack.env[ENV.settingsBaseUrl] ?? '';
+    const rawHeaders = ['host', new URL(origin).host, 'cookie', `sp_session=${cookie}`, 'origin', origin];
+    if (form) rawHeaders.push('content-type', 'application/x-www-form-urlencoded');
+    const event = buildHttpApiEvent(
+      {
+        method,
+        url: path,
+        rawHeaders,
+        body: form ? Buffer.from(new URLSearchParams(form).toString()) : null,
+        sourceIp: '203.0.113.9',
+        localPort: 443,
+        httpVersion: '1.1',
+        requestId: randomUUID(),
+        now: new Date(),
+      },
+      match,
+    );
+    const result = await host(match.route.name).invoke<APIGatewayProxyStructuredResultV2>(event);
+    if ((result.statusCode ?? 0) >= 500) throw new Error(`${match.route.name} answered ${result.statusCode}\n${host(match.route.name).output()}`);
+    return result;
+  }
+
+  beforeAll(async () => {
+    // A session as the callback writes it (the callback's own exchange needs the browser: test/browser).
+    cookie = newCookieSecret();
+    csrf = newCookieSecret();
+    const sessions = new DynamoDbSessionStore({ tableName: stack.tables.sessions });
+    await sessions.putSession(hashCookieSecret(cookie), { userId: user.userId, csrfToken: csrf, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000) });
+  });
+
+  it('SettingsSignIn sends the browser to the OpenID provider with PKCE', async () => {
+    const result = await web('GET', '/settings/sign-in');
+    expect(result.statusCode).toBe(303);
+    expect(String(result.headers?.Location)).toContain('code_challenge_method=S256');
+  });
+
+  it('SettingsAuthCallback refuses a callback without its sign-in', async () => {
+    expect((await web('GET', '/settings/auth/callback?code=x&state=y')).statusCode).toBe(400);
+  });
+
+  it('SettingsOverview, SettingsKeys and SettingsStatic answer pages', async () => {
+    expect((await web('GET', '/settings')).statusCode).toBe(200);
+    expect((await web('GET', '/settings/keys')).statusCode).toBe(200);
+    expect((await web('GET', '/settings/static/settings.css')).statusCode).toBe(200);
+  });
+
+  it('SettingsCreateKey, SettingsRevokeKeyConfirm and SettingsRevokeKey make and revoke a key', async () => {
+    const created = await web('POST', '/settings/keys', { _csrf: csrf });
+    expect(created.statusCode).toBe(201);
+    keyId = /ak_([0-9A-Za-z]{16})_/.exec(created.body ?? '')?.[1] ?? '';
+    expect(keyId).not.toBe('');
+    expect((await web('GET', `/settings/keys/${keyId}/revoke`)).statusCode).toBe(200);
+    expect((await web('POST', `/settings/keys/${keyId}/revoke`, { _csrf: csrf })).statusCode).toBe(303);
+  });
+
+  it('SettingsWorkspaces, SettingsCreateWorkspace and SettingsRenameWorkspace list, create and rename', async () => {
+    expect((await web('GET', '/settings/workspaces')).statusCode).toBe(200);
+    expect((await web('POST', '/settings/workspaces', { _csrf: csrf, name: 'Second' })).statusCode).toBe(303);
+    expect((await web('POST', `/settings/workspaces/${user.workspaceIds[0]}/rename`, { _csrf: csrf, name: 'Renamed' })).statusCode).toBe(303);
+  });
+
+  it('SettingsPosts lists posts and SettingsCancelPost cancels a scheduled one', async () => {
+    const scheduledFor = new Date(Date.now() + 3 * 3600_000).toISOString();
+    const created = await call<{ posts: { id: string }[] }>('POST', '/posts', {
+      key: user.apiKey,
+      body: { accounts: [user.accounts[0]!.id], text: `Cancel me ${randomUUID()}`, scheduledFor },
+      idempotencyKey: `settings-${randomUUID()}`,
+    });
+    const postId = created.body.posts[0]!.id;
+    const page = await web('GET', '/settings/posts?status=scheduled');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(postId);
+    expect((await web('POST', `/settings/posts/${postId}/cancel`, { _csrf: csrf })).statusCode).toBe(303);
+  });
+
+  it('SettingsDisconnectAccountConfirm and SettingsDisconnectAccount disconnect an account', async () => {
+    const accountId = user.accounts[0]!.id;
+    expect((await web('GET', `/settings/accounts/${accountId}/disconnect`)).statusCode).toBe(200);
+    expect((await web('POST', `/settings/accounts/${accountId}/disconnect`, { _csrf: csrf })).statusCode).toBe(303);
+  });
+
+  it('SettingsSignOut ends the session', async () => {
+    expect((await web('POST', '/settings/sign-out', { _csrf: csrf })).statusCode).toBe(200);
+    expect((await web('GET', '/settings')).statusCode).toBe(303);
+  });
 });
 
 describe('the check itself', () => {

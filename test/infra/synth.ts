@@ -39,11 +39,15 @@ export interface CfnTemplate {
   Outputs?: Record<string, { Value: unknown; Export?: { Name: string } }>;
 }
 
-/** `bundle: false` skips esbuild (template-only tests); the synthesized template is otherwise the same. */
-export function synthesize(options: { bundle: boolean }): Synthesized {
+/**
+ * `bundle: false` skips esbuild (template-only tests); the synthesized template is otherwise the
+ * same. `context`: values as given with `cdk deploy -c key=value`, over cdk.json's.
+ */
+export function synthesize(options: { bundle: boolean; context?: Record<string, unknown> }): Synthesized {
   const cdkJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
   const outdir = mkdtempSync(path.join(tmpdir(), 'cdk-test-'));
   const context: Record<string, unknown> = { ...(cdkJson.context ?? {}) };
+  Object.assign(context, options.context ?? {});
   if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ outdir, context });
   const service = buildService(app);

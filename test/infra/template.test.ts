@@ -9,6 +9,7 @@ import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
 import { API_BASE_PATH, API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
+import { PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT, PUBLISH_MAX_CONCURRENCY_CONTEXT } from '../../infra/stacks/publish-throughput.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { actionsByResource, describeValue, grantsOfRole, logicalId, synthesize } from './synth.js';
 import type { CfnResource, Grant, Synthesized } from './synth.js';
@@ -77,12 +78,18 @@ const EXPECTED: Record<string, string[]> = {
   SettingsCreateKey: ['table:sessions:read', 'table:directory:readWrite'],
   SettingsRevokeKeyConfirm: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
   SettingsRevokeKey: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsWorkspaces: ['table:sessions:read', 'table:directory:read'],
+  SettingsCreateWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsRenameWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsDisconnectAccountConfirm: ['table:sessions:read', 'table:directory:read'],
+  SettingsDisconnectAccount: ['table:sessions:read', 'table:directory:readWrite'],
+  SettingsPosts: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
+  SettingsCancelPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
   // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
   SettingsAccounts: ['table:sessions:read', 'table:directory:read'],
   SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read', 'secret:platform'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   SettingsConnectLinkedinCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
-  SettingsDisconnectAccount: ['table:sessions:read', 'table:directory:readWrite'],
   // The media library: presigning needs PutObject (S3 checks the signer's right when the browser posts).
   SettingsMedia: ['table:sessions:read', 'table:directory:read'],
   SettingsMediaUpload: ['table:sessions:read', 'table:directory:read', 'objects:media:presign'],
@@ -424,8 +431,33 @@ describe('queues', () => {
       expect(mapping!.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       const concurrency = (mapping!.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency;
       expect(concurrency).toBeGreaterThanOrEqual(2);
-      expect(concurrency).toBeLessThanOrEqual(20);
+      expect(concurrency).toBeLessThanOrEqual(consumer.queue === 'publish' ? PUBLISH_CONSUMING_DEFAULT.maxConcurrency : 20);
     }
+  });
+});
+
+describe('publish throughput (README "AWS throughput")', () => {
+  const publishMapping = (synth: Synthesized) => {
+    const worker = QUEUE_CONSUMERS.find((consumer) => consumer.queue === 'publish')!;
+    const mappings = Object.values(synth.apiJson.Resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping').map((r) => r.Properties!);
+    const mapping = mappings.find((m) => describeValue(m.FunctionName, synth) === `function:${worker.name}`);
+    return { batchSize: mapping?.BatchSize, maxConcurrency: (mapping?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency };
+  };
+
+  it('defaults to the arithmetic: 50 concurrent batches of 10, 500 posts in flight', () => {
+    expect(PUBLISH_CONSUMING_DEFAULT).toEqual({ batchSize: 10, maxConcurrency: 50 });
+    expect(publishMapping(s)).toEqual({ batchSize: 10, maxConcurrency: 50 });
+  });
+
+  it('takes the limit from cdk context, and refuses values Lambda would refuse', () => {
+    const tuned = synthesize({ bundle: false, context: { [PUBLISH_MAX_CONCURRENCY_CONTEXT]: '120', [PUBLISH_BATCH_SIZE_CONTEXT]: 5 } });
+    try {
+      expect(publishMapping(tuned)).toEqual({ batchSize: 5, maxConcurrency: 120 });
+    } finally {
+      tuned.cleanup();
+    }
+    expect(() => synthesize({ bundle: false, context: { [PUBLISH_MAX_CONCURRENCY_CONTEXT]: '1' } })).toThrow(/publishWorkerMaxConcurrency/);
+    expect(() => synthesize({ bundle: false, context: { [PUBLISH_BATCH_SIZE_CONTEXT]: 11 } })).toThrow(/publishWorkerBatchSize/);
   });
 });
 
@@ -467,6 +499,7 @@ describe('tables', () => {
     const indexes = ((props.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: unknown; Projection: unknown }[]).map((index) => ({
       name: index.IndexName,
       keys: index.KeySchema,
+      projection: index.Projection,
     }));
     expect(indexes).toEqual(
       definition.indexes.map((index) => ({
@@ -475,6 +508,11 @@ describe('tables', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
         ],
+        // The projection tables.ts declares (the claim and marker writes must not be copied).
+        projection:
+          index.projection.type === 'INCLUDE'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+            : { ProjectionType: index.projection.type },
       })),
     );
     expect(props.LocalSecondaryIndexes).toBeUndefined();
@@ -558,7 +596,7 @@ describe('alarms', () => {
     const env = environmentOf('PublishWorker');
     for (const name of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE']) process.env[name] = env[name] as string;
     const { metrics } = await import('../../lib/observability.js');
-    const { publishMetrics } = await import('../../lib/worker-dependencies.js');
+    const { publishMetrics } = await import('../../lib/worker-metrics.js');
     publishMetrics.published(1234);
     const emf = metrics.serializeMetrics() as unknown as Record<string, unknown> & {
       _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };

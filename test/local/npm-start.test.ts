@@ -73,11 +73,16 @@ async function processesMentioning(text: string): Promise<number[]> {
 async function stopWith(run: Started, signal: NodeJS.Signals, dir: string): Promise<void> {
   const jvms = await processesMentioning(join(dir, 'dynamodb'));
   expect(jvms).toHaveLength(1);
+  // The sandbox platforms run as a child process of their own, named by its record's directory.
+  expect(await processesMentioning(`local/sandbox/main.ts ${join(dir, 'sandbox')}`)).toHaveLength(1);
   run.child.kill(signal);
   await run.exited;
-  expect(run.output()).toContain(`${signal}: stopping the local stack`);
+  // Node does not order a child's 'exit' before the last data of its pipes (its children write
+  // to them too): the line may still be on its way when 'exit' fires.
+  await expect.poll(() => run.output(), { timeout: 5000 }).toContain(`${signal}: stopping the local stack`);
   // A JVM that was killed can linger as a zombie for a moment until it is reaped.
   await expect.poll(() => processesMentioning(join(dir, 'dynamodb')), { timeout: 10_000 }).toEqual([]);
+  await expect.poll(() => processesMentioning(`local/sandbox/main.ts ${join(dir, 'sandbox')}`), { timeout: 10_000 }).toEqual([]);
   expect(existsSync(join(dir, 'stack.json'))).toBe(false);
 }
 
@@ -102,10 +107,14 @@ describe('npm start', () => {
     // Other processes find the stack through stack.json.
     const info = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as StackInfo;
     expect(Object.keys(info).sort()).toEqual(
-      ['baseUrl', 'dynamodbEndpoint', 'env', 'mediaBaseUrl', 'mediaBucket', 'queues', 's3Endpoint', 'schedulerEndpoint', 'sqsEndpoint', 'region', 'tables'].sort(),
+      ['baseUrl', 'dynamodbEndpoint', 'env', 'mediaBaseUrl', 'mediaBucket', 'queues', 's3Endpoint', 'sandboxOrigin', 'schedulerEndpoint', 'sqsEndpoint', 'region', 'tables'].sort(),
     );
     expect(info.baseUrl).toBe(url.replace(/\/accounts$/, ''));
     expect(info.env).toMatchObject({ DIRECTORY_TABLE: info.tables.directory, PUBLISH_QUEUE_URL: info.queues.publish.url, MEDIA_BASE_URL: info.mediaBaseUrl });
+    // The sandbox platforms' read-only record, from their own process.
+    const record = await fetch(`${info.sandboxOrigin ?? ''}/sandbox/record`);
+    expect(record.status).toBe(200);
+    expect(await record.json()).toEqual({ x: { accounts: {} }, linkedin: { accounts: {} } });
 
     // A media file and a schedule that falls due after this stack has stopped.
     const s3 = s3ClientFor(info.s3Endpoint);

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { sqsClientFor } from '../../local/messaging.js';
-import { succeededMessageIds, toSqsEvent } from '../../local/queue-consumers.js';
+import { startQueueConsumers, succeededMessageIds, toSqsEvent } from '../../local/queue-consumers.js';
+import { slowHandlerState } from './fixtures/slow-handler.js';
 
 let sqs: SQSClient;
 let queueUrl: string;
@@ -92,5 +93,37 @@ describe('ReportBatchItemFailures', () => {
     expect(succeededMessageIds({ batchItemFailures: [{ itemIdentifier: 'not-in-batch' }] }, ids)).toEqual([]);
     expect(succeededMessageIds({ batchItemFailures: 'm1' }, ids)).toEqual([]);
     expect(succeededMessageIds('ok', ids)).toEqual([]);
+  });
+});
+
+describe('the function timeout', () => {
+  it('a handler still running at its timeout is abandoned as Lambda stops it: the poller moves on and the batch comes back', async () => {
+    const name = `deadline-${randomBytes(4).toString('hex')}`;
+    const url = (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1' } }))).QueueUrl ?? '';
+    const state = slowHandlerState();
+    state.slowHandlerMs = 60_000;
+    const logged: string[] = [];
+    const consumers = startQueueConsumers({
+      sqsEndpoint: inject('localAws').sqsEndpoint,
+      consumers: [{ name: 'Slow', entry: 'test/local/fixtures/slow-handler.ts', queueUrl: url, queueArn: queueArnOf(name) }],
+      pollersPerQueue: 1,
+      waitTimeSeconds: 1,
+      functionTimeoutMs: 300,
+      log: (message) => logged.push(message),
+    });
+    try {
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'late' }));
+      const deadline = Date.now() + 20_000;
+      // The one poller is free again long before the first invocation would have ended.
+      while (state.invocations.filter((bodies) => bodies.includes('late')).length < 2) {
+        if (Date.now() > deadline) throw new Error('the batch did not come back');
+        if (state.invocations.length > 0) state.slowHandlerMs = 0;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(logged.some((message) => message.includes('ran past its 300 ms timeout'))).toBe(true);
+    } finally {
+      await consumers.stop();
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+    }
   });
 });

@@ -9,7 +9,6 @@ import {
   PlatformAmbiguousError,
   PlatformAuthError,
   PlatformRefusedError,
-  PlatformUnavailableError,
 } from '../../lib/domain/platform-errors.js';
 import { LinkedinClient } from '../../lib/platforms/linkedin-client.js';
 import { bytesMediaSource } from '../../lib/platforms/media-source.js';
@@ -146,10 +145,10 @@ describe('LinkedIn adapter: failures are classified', () => {
     expect(JSON.stringify({ message: refresh.message, cause: refresh.cause })).not.toContain(refreshToken);
   });
 
-  it('flaky: 503 once, then the post goes out once', async () => {
+  it('flaky: 503 once (ambiguous), then the post goes out once', async () => {
     const { account: acct, accessToken } = account('flaky');
     const first = await caught(client.publish({ account: acct, accessToken, text: 'Try twice', media: [], options: {} }));
-    expect(first).toBeInstanceOf(PlatformUnavailableError);
+    expect(first).toBeInstanceOf(PlatformAmbiguousError);
     await client.publish({ account: acct, accessToken, text: 'Try twice', media: [], options: {} });
     expect(sandbox.linkedin.createCount(acct.id)).toBe(1);
   });

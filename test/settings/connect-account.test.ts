@@ -14,7 +14,7 @@ import { XClient } from '../../lib/platforms/x-client.js';
 import { XConnector } from '../../lib/platforms/x-connect.js';
 import { DynamoDbAccountConnectionStore } from '../../lib/store/dynamodb-account-connections.js';
 import { DynamoDbConnectAttemptStore } from '../../lib/store/dynamodb-connect-attempts.js';
-import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { directoryStores } from '../../lib/store/directory-stores.js';
 import { LocalTokenCipher } from '../../lib/store/token-cipher.js';
 import { Provisioning } from '../../lib/use-cases/admin/provisioning.js';
 import { ConnectAccount, type SettingsPrincipal } from '../../lib/use-cases/settings/connect-account.js';
@@ -26,7 +26,7 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const tableName = sharedTables.directory ?? '';
 const sessionsTable = sharedTables.sessions ?? '';
-const directory = new DynamoDbDirectoryStore({ tableName, client });
+const directory = directoryStores({ tableName, client });
 const cipher = new LocalTokenCipher(randomBytes(32));
 const provisioning = new Provisioning({ directory, cipher });
 const redirectUri = (platform: PublishablePlatform) => `http://127.0.0.1:9/settings/connect/${platform}/callback`;
@@ -45,8 +45,8 @@ beforeAll(async () => {
     },
     attempts: new DynamoDbConnectAttemptStore({ tableName: sessionsTable, client }),
     connections: new DynamoDbAccountConnectionStore({ tableName, client }),
-    accounts: directory,
-    workspaces: directory,
+    accounts: directory.accounts,
+    workspaces: directory.workspaces,
     cipher,
     redirectUri,
     clock: { now: () => clock.now() },
@@ -86,7 +86,7 @@ async function consent(authorizeUrl: string, identity: string, decision: 'allow'
 }
 
 async function tokensOf(accountId: string) {
-  const credentials = await directory.getCredentials(accountId);
+  const credentials = await directory.accounts.getCredentials(accountId);
   if (!credentials) throw new Error('no credentials');
   return {
     accessToken: await cipher.decrypt(credentials.accessTokenEncrypted, { accountId }),
@@ -111,10 +111,10 @@ describe('connecting X', () => {
     expect(result).toMatchObject({ workspaceId, platform: 'x', reconnected: false });
     const [account] = result.accounts;
     expect(account).toMatchObject({ platform: 'x', handle: '@sandbox_ana', name: 'Ana Sandbox', platformUserId: '1850000000000000001', accountType: 'personal', tokenHealth: 'healthy', active: true });
-    expect(await directory.listAccounts(principal.userId, {})).toEqual([account]);
+    expect(await directory.accounts.listAccounts(principal.userId, {})).toEqual([account]);
 
     // The stored tokens are encrypted for this account and work with the sandbox's post and refresh endpoints.
-    const stored = await directory.getCredentials(account!.id);
+    const stored = await directory.accounts.getCredentials(account!.id);
     expect(stored?.accessTokenEncrypted).not.toContain('sandbox');
     const tokens = await tokensOf(account!.id);
     expect(tokens.refreshToken).not.toBeNull();
@@ -129,11 +129,11 @@ describe('connecting X', () => {
   it('connecting the same X user again updates the account instead of adding one', async () => {
     const { principal, workspaceId } = await signedInUser();
     const first = await connect.finish(principal, 'x', await consent((await connect.start(principal, { kind: 'x', workspaceId })).authorizeUrl, '1850000000000000002'));
-    await directory.setTokenHealth(first.accounts[0]!.id, 'refresh_failed');
+    await directory.accounts.setTokenHealth(first.accounts[0]!.id, 'refresh_failed');
     const second = await connect.finish(principal, 'x', await consent((await connect.start(principal, { kind: 'x', workspaceId })).authorizeUrl, '1850000000000000002'));
     expect(second.reconnected).toBe(true);
     expect(second.accounts[0]!.id).toBe(first.accounts[0]!.id);
-    const listed = await directory.listAccounts(principal.userId, {});
+    const listed = await directory.accounts.listAccounts(principal.userId, {});
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ tokenHealth: 'healthy', connectedAt: first.accounts[0]!.connectedAt });
   });
@@ -145,7 +145,7 @@ describe('connecting X', () => {
     expect(back.error).toBe('access_denied');
     await expect(connect.finish(principal, 'x', back)).rejects.toMatchObject({ code: 'connect_refused', message: 'You cancelled on X, so nothing was connected.' });
     await expect(connect.finish(principal, 'x', back)).rejects.toMatchObject({ code: 'connect_state_invalid' });
-    expect(await directory.listAccounts(principal.userId, {})).toEqual([]);
+    expect(await directory.accounts.listAccounts(principal.userId, {})).toEqual([]);
   });
 
   it('refuses a state started by another session or another user, a replayed code and an expired attempt', async () => {
@@ -170,7 +170,7 @@ describe('connecting X', () => {
     } finally {
       clock = { now: () => new Date() };
     }
-    expect(await directory.listAccounts(principal.userId, {})).toEqual([]);
+    expect(await directory.accounts.listAccounts(principal.userId, {})).toEqual([]);
     await expect(connect.start(principal, { kind: 'x', workspaceId: other.workspaceId })).rejects.toMatchObject({ code: 'workspace_not_found' });
   });
 
@@ -196,14 +196,14 @@ describe('connecting X', () => {
   it('reconnects an account marked needs_reauth, and refuses a different identity', async () => {
     const { principal, workspaceId } = await signedInUser();
     const [account] = (await connect.finish(principal, 'x', await consent((await connect.start(principal, { kind: 'x', workspaceId })).authorizeUrl, '1850000000000000001'))).accounts;
-    await directory.setTokenHealth(account!.id, 'needs_reauth');
+    await directory.accounts.setTokenHealth(account!.id, 'needs_reauth');
     const wrong = await connect.start(principal, { kind: 'x', reconnectAccountId: account!.id });
     await expect(connect.finish(principal, 'x', await consent(wrong.authorizeUrl, '1850000000000000002'))).rejects.toMatchObject({ code: 'connect_wrong_identity' });
-    expect((await directory.getAccount(account!.id))?.tokenHealth).toBe('needs_reauth');
+    expect((await directory.accounts.getAccount(account!.id))?.tokenHealth).toBe('needs_reauth');
     const right = await connect.start(principal, { kind: 'x', reconnectAccountId: account!.id });
     const result = await connect.finish(principal, 'x', await consent(right.authorizeUrl, '1850000000000000001'));
     expect(result).toMatchObject({ reconnected: true, accounts: [{ id: account!.id, tokenHealth: 'healthy' }] });
-    expect((await directory.getAccount(account!.id))?.tokenHealth).toBe('healthy');
+    expect((await directory.accounts.getAccount(account!.id))?.tokenHealth).toBe('healthy');
     const other = await signedInUser();
     await expect(connect.start(other.principal, { kind: 'x', reconnectAccountId: account!.id })).rejects.toMatchObject({ code: 'account_not_found' });
   });
@@ -214,9 +214,23 @@ describe('connecting X', () => {
     const other = await signedInUser();
     await expect(connect.disconnect(other.principal, account!.id)).rejects.toMatchObject({ code: 'account_not_found' });
     await connect.disconnect(principal, account!.id);
-    expect(await directory.listAccounts(principal.userId, {})).toEqual([]);
-    expect(await directory.getCredentials(account!.id)).toBeNull();
+    expect(await directory.accounts.listAccounts(principal.userId, {})).toEqual([]);
+    expect(await directory.accounts.getCredentials(account!.id)).toBeNull();
     // Connecting the same identity again makes a new account.
+    const again = await connect.finish(principal, 'x', await consent((await connect.start(principal, { kind: 'x', workspaceId })).authorizeUrl, '1850000000000000001'));
+    expect(again).toMatchObject({ reconnected: false });
+    expect(again.accounts[0]!.id).not.toBe(account!.id);
+  });
+
+  it("the workspaces page's disconnect (AccountStore.disconnectAccount) also frees the identity's connection guard", async () => {
+    const { principal, workspaceId } = await signedInUser();
+    const [account] = (await connect.finish(principal, 'x', await consent((await connect.start(principal, { kind: 'x', workspaceId })).authorizeUrl, '1850000000000000001'))).accounts;
+    const other = await signedInUser();
+    expect(await directory.accounts.disconnectAccount(other.principal.userId, account!.id)).toBe(false);
+    expect(await directory.accounts.getAccount(account!.id)).not.toBeNull();
+    expect(await directory.accounts.disconnectAccount(principal.userId, account!.id)).toBe(true);
+    expect(await directory.accounts.getAccount(account!.id)).toBeNull();
+    expect(await directory.accounts.getCredentials(account!.id)).toBeNull();
     const again = await connect.finish(principal, 'x', await consent((await connect.start(principal, { kind: 'x', workspaceId })).authorizeUrl, '1850000000000000001'));
     expect(again).toMatchObject({ reconnected: false });
     expect(again.accounts[0]!.id).not.toBe(account!.id);
@@ -243,7 +257,7 @@ describe('connecting LinkedIn', () => {
     ]);
     const none = await connect.start(principal, { kind: 'linkedin_pages', workspaceId });
     await expect(connect.finish(principal, 'linkedin', await consent(none.authorizeUrl, 'sbxBoExample22'))).rejects.toMatchObject({ code: 'connect_no_pages' });
-    expect(await directory.listAccounts(principal.userId, {})).toHaveLength(2);
+    expect(await directory.accounts.listAccounts(principal.userId, {})).toHaveLength(2);
   });
 
   it('an identity whose access was revoked cannot finish a connect: the error is clear, not a crash', async () => {

@@ -11,7 +11,7 @@ import { linkedinConnectorFromEnv } from '../../lib/platforms/linkedin-connect.j
 import { xConnectorFromEnv } from '../../lib/platforms/x-connect.js';
 import { DynamoDbAccountConnectionStore } from '../../lib/store/dynamodb-account-connections.js';
 import { DynamoDbConnectAttemptStore } from '../../lib/store/dynamodb-connect-attempts.js';
-import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { directoryStores } from '../../lib/store/directory-stores.js';
 import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
 import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
 import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
@@ -30,13 +30,13 @@ let library: MediaLibrary;
 
 beforeAll(async () => {
   stack = await startPostsStack({ sandbox: true, consumers: true });
-  const directory = new DynamoDbDirectoryStore();
+  const directory = directoryStores();
   connect = new ConnectAccount({
     connectors: { x: xConnectorFromEnv(), linkedin: linkedinConnectorFromEnv() },
     attempts: new DynamoDbConnectAttemptStore(),
     connections: new DynamoDbAccountConnectionStore(),
-    accounts: directory,
-    workspaces: directory,
+    accounts: directory.accounts,
+    workspaces: directory.workspaces,
     cipher: tokenCipherFromEnv(),
     redirectUri: (platform) => connectRedirectUri('http://127.0.0.1:9', platform),
   });

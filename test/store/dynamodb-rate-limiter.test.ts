@@ -5,13 +5,13 @@
  * are in the future on purpose: DynamoDB Local deletes items whose TTL has passed within
  * seconds, which would reset a counter in the middle of a test set in the past.
  */
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { dayWindow, minuteWindow, type RateLimits } from '../../lib/domain/rate-windows.js';
-import { randomToken } from '../../lib/ids.js';
-import type { RateDecision } from '../../lib/ports.js';
+import { randomToken } from '../../lib/domain/ids.js';
+import type { RateDecision } from '../../lib/domain/rate-windows.js';
 import { DynamoDbRateLimiter } from '../../lib/store/dynamodb-rate-limiter.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -179,6 +179,20 @@ describe('DynamoDbRateLimiter, key buckets', () => {
     const updates = await updatesOf(async () => expect(await rateLimiter.hit(bucket, new Date('2036-11-21T11:30:02Z'))).toMatchObject({ allowed: true, remaining: 4 }));
     expect(updates).toBe(2);
     expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteId: '2036-11-21T11:30', minuteCount: 1, dayCount: 1 });
+  });
+
+  it('fails with a dependency error on a counter of the wrong shape, naming the field, and counts nothing', async () => {
+    const bucket = keyBucket();
+    const pk = `RATE#KEY#${bucket.keyId}#2036-11-21`;
+    // A hand edit: the minute's count as a string. The failed condition returns it, and reading it fails.
+    await client.send(
+      new PutCommand({ TableName: tableName, Item: { pk, minuteId: '2036-11-21T11:35', minuteCount: '3', dayCount: 3, expiresAt: unix('2036-11-22T01:00:00Z') } }),
+    );
+    await expect(limiter({ perMinute: 5, perDay: 100 }).hit(bucket, new Date('2036-11-21T11:35:05Z'))).rejects.toMatchObject({
+      name: 'DependencyError',
+      message: `Rate counter ${pk} has a missing or malformed minuteCount`,
+    });
+    expect(await dayCounter(bucket.keyId, '2036-11-21')).toMatchObject({ minuteCount: '3', dayCount: 3 });
   });
 
   it('marks the counter for deletion (TTL) after its day, and keeps no counter per minute', async () => {

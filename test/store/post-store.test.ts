@@ -9,9 +9,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { DynamoDbIdempotencyStore } from '../../lib/store/dynamodb-idempotency-store.js';
 import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
+import { cycleOf, futureInstant } from '../support/clock.js';
 import { postFixture } from '../support/post-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -23,24 +25,29 @@ const posts = new DynamoDbPostStore({
   countersTable: sharedTables.counters ?? '',
   idempotencyTable: sharedTables.idempotency ?? '',
 });
+// The publish outcome writes are the worker's (DynamoDbPublishState), on the same posts table.
+const outcomes = new DynamoDbPublishState({ client, postsTable: sharedTables.posts ?? '' });
 const idempotency = new DynamoDbIdempotencyStore({ client, tableName: sharedTables.idempotency ?? '' });
 
 afterAll(() => raw.destroy());
 
-const NOW = new Date('2026-11-21T09:30:00.000Z');
+// In the future: idempotency records carry a TTL that DynamoDB Local acts on (test/support/clock.ts);
+// an allowance counter expires three months after its cycle, so NOW's cycle is safe too.
+const NOW = futureInstant();
+const CYCLE = cycleOf(NOW);
 
 function post(userId: string, changes: Partial<Post> = {}): Post {
   return postFixture({
     id: newId('post'),
     userId,
     createdAt: NOW.toISOString(),
-    allowanceCycle: changes.status === 'draft' ? null : '2026-11',
+    allowanceCycle: changes.status === 'draft' ? null : CYCLE,
     ...changes,
   });
 }
 
 async function used(userId: string): Promise<number> {
-  const out = await client.send(new GetCommand({ TableName: sharedTables.counters, Key: allowanceCounterKey(userId, '2026-11') }));
+  const out = await client.send(new GetCommand({ TableName: sharedTables.counters, Key: allowanceCounterKey(userId, CYCLE) }));
   return typeof out.Item?.used === 'number' ? out.Item.used : 0;
 }
 
@@ -166,7 +173,7 @@ describe('delete transitions and the worker', () => {
     const [a, b] = [post(userId), post(userId)];
     await write(userId, [a!, b!], 10);
     expect(await used(userId)).toBe(2);
-    expect(await posts.removePost(a!, '2026-11')).toBe(true);
+    expect(await posts.removePost(a!, CYCLE)).toBe(true);
     expect(await rawItem(a!.id)).toBeUndefined();
     expect(await used(userId)).toBe(1);
     // The worker claims b; a remove planned from the unclaimed state now fails its condition.
@@ -174,18 +181,18 @@ describe('delete transitions and the worker', () => {
       new UpdateCommand({
         TableName: sharedTables.posts,
         Key: { id: b!.id },
-        UpdateExpression: 'SET sendStartedAt = :now',
+        UpdateExpression: 'SET inFlightSince = :now',
         ExpressionAttributeValues: { ':now': NOW.toISOString() },
       }),
     );
-    expect(await posts.removePost(b!, '2026-11')).toBe(false);
+    expect(await posts.removePost(b!, CYCLE)).toBe(false);
     expect(await used(userId)).toBe(1);
     const claimed = await posts.getPost(b!.id);
-    expect(claimed?.sendStartedAt).toBe(NOW.toISOString());
+    expect(claimed?.inFlightSince).toBe(NOW.toISOString());
     const hidden = await posts.softDeletePost(claimed!, { deleteFromPlatform: true, now: NOW });
     expect(hidden).toMatchObject({ deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true });
     // The send succeeds afterwards: recorded, still hidden, and the worker learns deletion was asked.
-    const published = await posts.recordPublished(claimed!, { publishedAt: NOW.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, NOW);
+    const published = await outcomes.recordPublished(claimed!, { publishedAt: NOW.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, NOW);
     expect(published).toMatchObject({ status: 'published', deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true, platformPostId: '1' });
     const item = await rawItem(b!.id);
     expect(item).not.toHaveProperty('listPk');
@@ -194,14 +201,14 @@ describe('delete transitions and the worker', () => {
     const listed = await posts.listPosts({ userId, status: null, limit: 10, startKey: null });
     expect(listed.posts).toEqual([]);
     // Recording twice does nothing: the post is no longer scheduled.
-    expect(await posts.recordFailed(claimed!, { message: 'm', advice: 'a' }, NOW)).toBeNull();
+    expect(await outcomes.recordFailed(claimed!, { message: 'm', advice: 'a' }, NOW)).toBeNull();
   });
 
   it('recordFailed on a live post moves its status index and leaves the due index', async () => {
     const userId = newId('usr');
     const p = post(userId);
     await write(userId, [p], 10);
-    const failed = await posts.recordFailed(p, { message: 'refused', advice: 'shorten it' }, NOW);
+    const failed = await outcomes.recordFailed(p, { message: 'refused', advice: 'shorten it' }, NOW);
     expect(failed).toMatchObject({ status: 'failed', error: { message: 'refused', advice: 'shorten it' } });
     const byStatus = await client.send(
       new QueryCommand({

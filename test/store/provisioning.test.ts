@@ -9,8 +9,8 @@ import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { parseApiKey, secretMatches } from '../../lib/domain/api-key.js';
 import { DirectoryRecordNotFoundError, ProvisioningInputError } from '../../lib/domain/directory-errors.js';
 import { parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
-import { newId } from '../../lib/ids.js';
-import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { newId } from '../../lib/domain/ids.js';
+import { directoryStores } from '../../lib/store/directory-stores.js';
 import { LocalTokenCipher } from '../../lib/store/token-cipher.js';
 import { Provisioning } from '../../lib/use-cases/admin/provisioning.js';
 import { seedDemo } from '../../local/seed-demo.js';
@@ -18,7 +18,7 @@ import { seedDemo } from '../../local/seed-demo.js';
 const now = new Date('2026-11-21T09:30:00.000Z');
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
 const raw = dynamoDbClientFor(dynamodbEndpoint);
-const directory = new DynamoDbDirectoryStore({ tableName: sharedTables.directory ?? '', client: DynamoDBDocumentClient.from(raw) });
+const directory = directoryStores({ tableName: sharedTables.directory ?? '', client: DynamoDBDocumentClient.from(raw) });
 afterAll(() => raw.destroy());
 const cipher = new LocalTokenCipher(randomBytes(32));
 const provisioning = new Provisioning({ directory, cipher, clock: { now: () => now } });
@@ -34,8 +34,8 @@ describe('users and workspaces', () => {
     const { user, workspace } = await userWithWorkspace();
     expect(user).toMatchObject({ email: 'owner@example.test', active: true, monthlyPostAllowance: 1000, createdAt: '2026-11-21T09:30:00.000Z' });
     expect(user.id).toMatch(/^usr_[0-9A-Za-z]{20}$/);
-    expect(await directory.getUser(user.id)).toEqual({ ...user, workspaceIds: [workspace.id] });
-    expect(await directory.getWorkspace(workspace.id)).toEqual(workspace);
+    expect(await directory.users.getUser(user.id)).toEqual({ ...user, workspaceIds: [workspace.id] });
+    expect(await directory.workspaces.getWorkspace(workspace.id)).toEqual(workspace);
   });
 
   it('updates the subscription and the allowance', async () => {
@@ -77,7 +77,7 @@ describe('connecting an account', () => {
     });
     expect(x.platformUserId).toMatch(/^[1-9]\d{17}$/);
 
-    const credentials = await directory.getCredentials(x.id);
+    const credentials = await directory.accounts.getCredentials(x.id);
     expect(credentials?.accessTokenExpiresAt).toBe('2026-11-21T11:30:00.000Z');
     const context = { accountId: x.id };
     const access = await cipher.decrypt(credentials?.accessTokenEncrypted ?? '', context);
@@ -97,8 +97,8 @@ describe('connecting an account', () => {
       sandbox: 'flaky',
     });
     expect(linkedin).toMatchObject({ name: 'Acme Corp', accountType: 'organization', tokenHealth: 'expiring', sandbox: 'flaky' });
-    expect((await directory.getCredentials(linkedin.id))?.accessTokenExpiresAt).toBe('2027-01-20T09:30:00.000Z');
-    expect(await directory.listAccounts(user.id, {})).toHaveLength(2);
+    expect((await directory.accounts.getCredentials(linkedin.id))?.accessTokenExpiresAt).toBe('2027-01-20T09:30:00.000Z');
+    expect(await directory.accounts.listAccounts(user.id, {})).toHaveLength(2);
   });
 
   it('accepts any lowercase platform word and refuses anything else', async () => {
@@ -138,7 +138,7 @@ describe('API keys', () => {
     const created = await provisioning.createApiKey({ userId: user.id, scopes: ['publish', 'read'] });
     const parsed = parseApiKey(created.key);
     expect(parsed?.id).toBe(created.record.id);
-    const stored = await directory.getApiKey(created.record.id);
+    const stored = await directory.apiKeys.getApiKey(created.record.id);
     expect(stored).toMatchObject({ userId: user.id, scopes: ['read', 'publish'], revokedAt: null });
     expect(secretMatches(parsed?.secret ?? '', stored?.secretHash ?? '')).toBe(true);
     expect(JSON.stringify(stored)).not.toContain(parsed?.secret);
@@ -156,20 +156,20 @@ describe('API keys', () => {
     const { user } = await userWithWorkspace();
     const created = await provisioning.createApiKey({ userId: user.id });
     expect(await provisioning.revokeApiKey(created.record.id)).toEqual({ id: created.record.id, revokedAt: '2026-11-21T09:30:00.000Z' });
-    expect((await directory.getApiKey(created.record.id))?.revokedAt).toBe('2026-11-21T09:30:00.000Z');
+    expect((await directory.apiKeys.getApiKey(created.record.id))?.revokedAt).toBe('2026-11-21T09:30:00.000Z');
   });
 });
 
 describe('the demo seed', () => {
   it('makes an active user with one workspace, three accounts and a key with every scope', async () => {
     const seed = await seedDemo(provisioning);
-    const user = await directory.getUser(seed.userId);
+    const user = await directory.users.getUser(seed.userId);
     expect(user).toMatchObject({ active: true, monthlyPostAllowance: 1000, workspaceIds: [seed.workspaceId] });
-    const accounts = await directory.listAccounts(seed.userId, { workspaceId: seed.workspaceId });
+    const accounts = await directory.accounts.listAccounts(seed.userId, { workspaceId: seed.workspaceId });
     expect(accounts.map((account) => account.platform).sort()).toEqual(['instagram', 'linkedin', 'x']);
     expect(new Set(accounts.map((account) => account.id))).toEqual(new Set(Object.values(seed.accountIds)));
     for (const account of accounts) expect(account).toMatchObject({ tokenHealth: 'healthy', sandbox: 'ok', active: true });
     const parsed = parseApiKey(seed.apiKey);
-    expect((await directory.getApiKey(parsed?.id ?? ''))?.scopes).toEqual(['read', 'write', 'publish', 'media']);
+    expect((await directory.apiKeys.getApiKey(parsed?.id ?? ''))?.scopes).toEqual(['read', 'write', 'publish', 'media']);
   });
 });

@@ -11,10 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
-import { newId } from '../../lib/ids.js';
-import type { ClaimResult } from '../../lib/ports.js';
+import { newId } from '../../lib/domain/ids.js';
+import type { ClaimResult } from '../../lib/domain/publish-state.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
+import { futureInstant } from '../support/clock.js';
 import { postFixture } from '../support/post-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -22,11 +23,12 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const postsTable = sharedTables.posts ?? '';
 const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
-const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+const state = new DynamoDbPublishState({ client, postsTable });
 
 afterAll(() => raw.destroy());
 
-const DUE = new Date('2026-11-21T09:30:00.000Z');
+// In the future of the real date, as every fixed `now` of a store test is (test/support/clock.ts).
+const DUE = futureInstant();
 const LEASE_MS = 90_000;
 
 async function stored(changes: Partial<Post> = {}): Promise<Post> {
@@ -55,8 +57,15 @@ describe('claim', () => {
     const now = new Date(DUE.getTime() + 10);
     const result = await claimAt(post.id, now, 'token-a');
     if (!result.claimed) throw new Error('not claimed');
-    expect(result.post).toEqual({ ...post, sendStartedAt: now.toISOString() });
-    expect(result.claim).toEqual({ token: 'token-a', attempt: 1, firstAttemptAt: now.toISOString(), uncertain: false });
+    expect(result.post).toEqual({ ...post, inFlightSince: now.toISOString() });
+    expect(result.claim).toEqual({
+      token: 'token-a',
+      attempt: 1,
+      firstAttemptAt: now.toISOString(),
+      uncertain: false,
+      platformCreateSentAt: null,
+      sentMediaIds: [],
+    });
     expect(await rawItem(post.id)).toMatchObject({ claimToken: 'token-a', claimUntil: new Date(now.getTime() + LEASE_MS).toISOString(), publishAttempts: 1 });
   });
 
@@ -77,7 +86,7 @@ describe('claim', () => {
     const post = await stored();
     const before = await rawItem(post.id);
     const current = notClaimed(await claimAt(post.id, new Date(DUE.getTime() - 1)));
-    expect(current?.post).toEqual({ ...post, sendStartedAt: null });
+    expect(current?.post).toEqual({ ...post, inFlightSince: null });
     expect(await rawItem(post.id)).toEqual(before);
     expect((await claimAt(post.id, DUE)).claimed).toBe(true);
   });
@@ -92,7 +101,7 @@ describe('claim', () => {
     expect(current?.state).toMatchObject({ retryAt: retryAt.toISOString(), claimToken: null, attempts: 1 });
     const second = await claimAt(post.id, retryAt, 'token-2');
     if (!second.claimed) throw new Error('not claimed');
-    expect(second.claim).toEqual({ token: 'token-2', attempt: 2, firstAttemptAt: DUE.toISOString(), uncertain: false });
+    expect(second.claim).toMatchObject({ token: 'token-2', attempt: 2, firstAttemptAt: DUE.toISOString(), uncertain: false, platformCreateSentAt: null });
     expect(await rawItem(post.id)).not.toHaveProperty('retryAt');
   });
 
@@ -119,7 +128,7 @@ describe('claim', () => {
     expect(notClaimed(await claimAt(draft.id, DUE))?.post.status).toBe('draft');
 
     const published = await stored();
-    await posts.recordPublished(published, { publishedAt: DUE.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, DUE);
+    await state.recordPublished(published, { publishedAt: DUE.toISOString(), publishedUrl: 'https://x.com/a/status/1', platformPostId: '1' }, DUE);
     expect(notClaimed(await claimAt(published.id, DUE))?.post.status).toBe('published');
     expect(await rawItem(published.id)).not.toHaveProperty('claimToken');
   });
@@ -128,5 +137,72 @@ describe('claim', () => {
     const id = newId('post');
     expect(notClaimed(await claimAt(id, DUE))).toBeNull();
     expect(await rawItem(id)).toBeUndefined();
+  });
+});
+
+describe('writes after the claim are the holder\'s alone (issue 10, item 8)', () => {
+  const refusal = { message: 'The platform refused the post.', advice: 'Shorten the text.' };
+
+  it('a worker whose lease ran out may not send; once another took over, it may not record a failure, a retry or a renewal', async () => {
+    const post = await stored();
+    if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+    const late = new Date(DUE.getTime() + LEASE_MS + 1);
+    // Nobody took the post yet, but the lease is over: the create must not go out.
+    expect(await state.markCreateSending(post.id, 'token-1', late)).toBe(false);
+    expect((await claimAt(post.id, late, 'token-2')).claimed).toBe(true);
+
+    expect(await state.recordFailed(post, refusal, late, 'token-1')).toBeNull();
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt: late, uncertain: false })).toBe(false);
+    expect(await state.renewLease(post.id, 'token-1', new Date(late.getTime() + LEASE_MS))).toBe(false);
+    expect(await rawItem(post.id)).toMatchObject({ status: 'scheduled', claimToken: 'token-2' });
+
+    // The holder's own writes go through.
+    const renewedUntil = new Date(late.getTime() + 2 * LEASE_MS);
+    expect(await state.renewLease(post.id, 'token-2', renewedUntil)).toBe(true);
+    expect(notClaimed(await claimAt(post.id, new Date(late.getTime() + LEASE_MS + 1)))?.state.claimUntil).toBe(renewedUntil.toISOString());
+    expect(await state.markCreateSending(post.id, 'token-2', late, ['111', '222'])).toBe(true);
+    expect(await rawItem(post.id)).toMatchObject({ platformCreateMediaIds: ['111', '222'] });
+    expect(await state.recordFailed(post, refusal, late, 'token-2')).toMatchObject({ status: 'failed' });
+  });
+});
+
+describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
+  it('a retry after a failure that created nothing clears inFlightSince; an uncertain one keeps it and the media ids', async () => {
+    const post = await stored();
+    if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+    expect((await posts.getPost(post.id))?.inFlightSince).toBe(DUE.toISOString());
+    const retryAt = new Date(DUE.getTime() + 5_000);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);
+    expect((await posts.getPost(post.id))?.inFlightSince).toBeNull();
+
+    const second = await claimAt(post.id, retryAt, 'token-2');
+    if (!second.claimed) throw new Error('not claimed');
+    expect(await state.markCreateSending(post.id, 'token-2', retryAt, ['333'])).toBe(true);
+    expect(await state.releaseForRetry(post.id, 'token-2', { retryAt: new Date(retryAt.getTime() + 5_000), uncertain: true })).toBe(true);
+    expect((await posts.getPost(post.id))?.inFlightSince).toBe(retryAt.toISOString());
+    const third = await claimAt(post.id, new Date(retryAt.getTime() + 5_000), 'token-3');
+    if (!third.claimed) throw new Error('not claimed');
+    expect(third.claim).toMatchObject({ uncertain: true, platformCreateSentAt: retryAt.toISOString(), sentMediaIds: ['333'] });
+  });
+
+  it('a deleted post is claimed again only to settle a create that may be live and must come down', async () => {
+    const [kept, removed] = [await stored(), await stored()];
+    for (const post of [kept, removed]) {
+      if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+      expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
+      expect(await state.releaseForRetry(post.id, 'token-1', { retryAt: DUE, uncertain: true })).toBe(true);
+    }
+    const asStored = async (id: string) => (await posts.getPost(id)) as Post;
+    expect(await posts.softDeletePost(await asStored(kept.id), { deleteFromPlatform: false, now: DUE })).not.toBeNull();
+    expect(await posts.softDeletePost(await asStored(removed.id), { deleteFromPlatform: true, now: DUE })).not.toBeNull();
+    const later = new Date(DUE.getTime() + 1_000);
+    expect(notClaimed(await claimAt(kept.id, later))?.post.deletedAt).toBe(DUE.toISOString());
+    const settle = await claimAt(removed.id, later, 'token-2');
+    if (!settle.claimed) throw new Error('not claimed');
+    expect(settle.claim.uncertain).toBe(true);
+    expect(settle.post.deletedAt).toBe(DUE.toISOString());
+    // It stays in the due index until settled, so a lost message is swept back.
+    expect(await rawItem(removed.id)).toHaveProperty('duePk');
+    expect(await rawItem(kept.id)).not.toHaveProperty('duePk');
   });
 });

@@ -12,7 +12,7 @@ import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
 import { parsePublishMessage } from '../../lib/dispatch/messages.js';
 import { SqsPublishQueue } from '../../lib/dispatch/publish-queue.js';
-import { newId } from '../../lib/ids.js';
+import { newId } from '../../lib/domain/ids.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { DUE_SHARDS } from '../../lib/store/tables.js';
@@ -24,7 +24,7 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const postsTable = sharedTables.posts ?? '';
 const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
-const state = new DynamoDbPublishState({ client, postsTable, postStore: posts });
+const state = new DynamoDbPublishState({ client, postsTable });
 const NOW = new Date('2000-01-01T00:00:00.000Z');
 
 let queues: LocalQueues;
@@ -62,4 +62,50 @@ it('a look-ahead run puts back a post even when a run just before had swept it (
   // The queue was created anew (a restart emptied it): the message sent a moment ago is gone too.
   expect(await sweep.execute({ lookAhead: true })).toMatchObject({ resent: 1 });
   expect(await messagesFor(post.id)).toBe(2);
+});
+
+it('a worker that died mid-send (its short lease ran out) is replaced at the next routine run, even when the post was swept just before', async () => {
+  const userId = newId('usr');
+  const base = new Date(NOW.getTime() + 60_000);
+  const post = postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: new Date(base.getTime() - 20_000).toISOString() });
+  await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+  let now = base;
+  const sweep = new Sweep({ state, queue: new SqsPublishQueue(sqs, queues.publish.url), clock: { now: () => now }, shards: DUE_SHARDS });
+
+  // Late, so put back; a worker claims it (a 2 s lease), marks its create as sent, and dies.
+  expect(await sweep.execute({ lookAhead: false })).toMatchObject({ resent: expect.any(Number) });
+  expect(await messagesFor(post.id)).toBe(1);
+  now = new Date(base.getTime() + 1_000);
+  expect((await state.claim(post.id, { token: 'dies', now, leaseUntil: new Date(now.getTime() + 2_000) })).claimed).toBe(true);
+  expect(await state.markCreateSending(post.id, 'dies', now)).toBe(true);
+  // While the lease holds, nothing is put back.
+  now = new Date(base.getTime() + 2_000);
+  await sweep.execute({ lookAhead: false });
+  expect(await messagesFor(post.id)).toBe(1);
+  // Once it ran out, the next routine run puts the post back, well within the resend interval.
+  now = new Date(base.getTime() + 4_000);
+  await sweep.execute({ lookAhead: false });
+  expect(await messagesFor(post.id)).toBe(2);
+});
+
+it('a deleted post is swept back only while a create that may be live must still come down', async () => {
+  const userId = newId('usr');
+  const base = new Date(NOW.getTime() + 120_000);
+  const [mustComeDown, leftAlone] = [0, 1].map(() =>
+    postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: new Date(base.getTime() - 20_000).toISOString() }),
+  );
+  for (const post of [mustComeDown, leftAlone]) {
+    if (!post) throw new Error('no post');
+    await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+    expect((await state.claim(post.id, { token: 't', now: base, leaseUntil: new Date(base.getTime() + 1_000) })).claimed).toBe(true);
+    expect(await state.markCreateSending(post.id, 't', base)).toBe(true);
+    expect(await state.releaseForRetry(post.id, 't', { retryAt: base, uncertain: true })).toBe(true);
+    const stored = await posts.getPost(post.id);
+    if (!stored) throw new Error('no post');
+    expect(await posts.softDeletePost(stored, { deleteFromPlatform: post === mustComeDown, now: base })).not.toBeNull();
+  }
+  const sweep = new Sweep({ state, queue: new SqsPublishQueue(sqs, queues.publish.url), clock: { now: () => new Date(base.getTime() + 30_000) }, shards: DUE_SHARDS });
+  await sweep.execute({ lookAhead: false });
+  expect(await messagesFor(mustComeDown?.id ?? '')).toBe(1);
+  expect(await messagesFor(leftAlone?.id ?? '')).toBe(0);
 });

@@ -4,7 +4,7 @@
  * POST. test/browser does the same in Chromium.
  */
 import { expect } from 'vitest';
-import type { PresignedUpload } from '../../lib/ports/media-upload.js';
+import type { PresignedUpload } from '../../lib/use-cases/ports/media-upload.js';
 
 /** Opens the consent page, picks an identity and Allow (or Cancel); returns the callback's URL. */
 export async function answerConsent(authorizeUrl: string, identity: string, decision: 'allow' | 'deny' = 'allow'): Promise<URL> {

@@ -4,8 +4,8 @@
  */
 import type { PublishablePlatform, SandboxBehaviour } from '../../lib/domain/model.js';
 import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
-import { newId } from '../../lib/ids.js';
-import type { PlatformAccount } from '../../lib/ports.js';
+import { newId } from '../../lib/domain/ids.js';
+import type { PlatformAccount } from '../../lib/use-cases/ports/platform-publisher.js';
 
 export interface SandboxAccount {
   account: PlatformAccount;

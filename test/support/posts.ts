@@ -10,6 +10,7 @@ import { sqsClientFor } from '../../local/messaging.js';
 import { ENV } from '../../lib/config.js';
 import type { Post } from '../../lib/domain/model.js';
 import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { startTestStack, type TestStack, type TestStackOptions } from './stack.js';
 
 export const GENEROUS_LIMITS = { [ENV.rateLimitPerMinute]: '1000000', [ENV.rateLimitPerDay]: '100000000' };
@@ -57,6 +58,7 @@ export function postsBackdoor(stack: TestStack): PostsBackdoor {
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const { tables } = stack.info;
   const store = new DynamoDbPostStore({ client, postsTable: tables.posts, countersTable: tables.counters, idempotencyTable: tables.idempotency });
+  const outcomes = new DynamoDbPublishState({ client, postsTable: tables.posts });
   const post = async (postId: string): Promise<Post> => {
     const found = await store.getPost(postId);
     if (!found) throw new Error(`no post ${postId}`);
@@ -71,7 +73,7 @@ export function postsBackdoor(stack: TestStack): PostsBackdoor {
         new UpdateCommand({
           TableName: tables.posts,
           Key: { id: postId },
-          UpdateExpression: 'SET sendStartedAt = if_not_exists(sendStartedAt, :now)',
+          UpdateExpression: 'SET inFlightSince = if_not_exists(inFlightSince, :now)',
           ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':now': new Date().toISOString(), ':scheduled': 'scheduled' },
@@ -80,13 +82,13 @@ export function postsBackdoor(stack: TestStack): PostsBackdoor {
     },
     publish: async (postId) => {
       const now = new Date();
-      return store.recordPublished(
+      return outcomes.recordPublished(
         await post(postId),
         { publishedAt: now.toISOString(), publishedUrl: `https://x.com/someone/status/${now.getTime()}`, platformPostId: String(now.getTime()) },
         now,
       );
     },
-    fail: async (postId) => store.recordFailed(await post(postId), { message: 'The platform refused the post.', advice: 'Shorten the text.' }, new Date()),
+    fail: async (postId) => outcomes.recordFailed(await post(postId), { message: 'The platform refused the post.', advice: 'Shorten the text.' }, new Date()),
     allowanceUsed: async (userId, at = new Date()) => {
       const out = await client.send(new GetCommand({ TableName: tables.counters, Key: allowanceCounterKey(userId, at.toISOString().slice(0, 7)) }));
       return typeof out.Item?.used === 'number' ? out.Item.used : 0;

@@ -6,8 +6,8 @@
  */
 import { ENV, requireEnv } from '../../lib/config.js';
 import type { Account, AccountType, MediaItem, SandboxBehaviour, Scope, TokenHealth, User } from '../../lib/domain/model.js';
-import { randomToken } from '../../lib/ids.js';
-import { DynamoDbDirectoryStore } from '../../lib/store/dynamodb-directory-store.js';
+import { randomToken } from '../../lib/domain/ids.js';
+import { directoryStores } from '../../lib/store/directory-stores.js';
 import { S3MediaObjectWriter } from '../../lib/store/s3-media-object-writer.js';
 import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
 import { Provisioning, type AccountChanges } from '../../lib/use-cases/admin/provisioning.js';
@@ -24,7 +24,7 @@ export function provisioning(): Provisioning {
     cached = {
       signature,
       provisioning: new Provisioning({
-        directory: new DynamoDbDirectoryStore({ tableName: requireEnv(ENV.directoryTable) }),
+        directory: directoryStores({ tableName: requireEnv(ENV.directoryTable) }),
         cipher: tokenCipherFromEnv(),
         ...(mediaBucket && mediaBaseUrl
           ? { media: { writer: new S3MediaObjectWriter({ bucket: mediaBucket }), baseUrl: mediaBaseUrl } }

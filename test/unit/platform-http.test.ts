@@ -34,14 +34,22 @@ describe('platformMessage: what the platform said, from each error shape', () =>
 describe('errorForAnswer: one class per status', () => {
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers: new Headers(headers), text: JSON.stringify(body) });
   it('401 → auth, 429 → rate limited with reset, 5xx → unavailable, other 4xx → refused', () => {
+    expect(errorForAnswer(answer(503, { message: 'down' }), upload)).toBeInstanceOf(PlatformUnavailableError);
     expect(errorForAnswer(answer(401, { detail: 'Unauthorized' }), create)).toBeInstanceOf(PlatformAuthError);
     const limited = errorForAnswer(answer(429, { detail: 'Too Many Requests' }, { 'x-rate-limit-reset': '2000000000' }), create);
     expect(limited).toBeInstanceOf(PlatformRateLimitedError);
     expect((limited as PlatformRateLimitedError).resetAt?.toISOString()).toBe('2033-05-18T03:33:20.000Z');
-    expect(errorForAnswer(answer(503, { message: 'down' }), create)).toBeInstanceOf(PlatformUnavailableError);
+    expect(errorForAnswer(answer(500, { message: 'broken' }), create)).toBeInstanceOf(PlatformUnavailableError);
     const refused = errorForAnswer(answer(400, { message: 'bad' }), create);
     expect(refused).toBeInstanceOf(PlatformRefusedError);
     expect(refused.message).toBe('bad');
+  });
+  it('a gateway status (502, 503, 504) to a create is ambiguous: the platform behind it may have posted', () => {
+    for (const status of [502, 503, 504]) {
+      const error = errorForAnswer(answer(status, { message: 'upstream' }), create);
+      expect(error).toBeInstanceOf(PlatformAmbiguousError);
+      expect(error.message).toBe('upstream');
+    }
   });
   it('a token echoed by the platform is blanked out of message and cause', () => {
     const error = errorForAnswer(answer(400, { message: 'token sandbox.acct_1.secretvalue is odd' }), create);

@@ -26,19 +26,14 @@ import {
 } from '../../domain/model.js';
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
 import { issueSandboxTokens } from '../../domain/sandbox-tokens.js';
-import { newId, randomToken } from '../../ids.js';
-import {
-  systemClock,
-  type AccountReader,
-  type ApiKeyReader,
-  type Clock,
-  type CredentialStore,
-  type DirectoryAdmin,
-  type MediaObjectWriter,
-  type TokenCipher,
-  type UserReader,
-  type WorkspaceReader,
-} from '../../ports.js';
+import { newId, randomToken } from '../../domain/ids.js';
+import type { AccountAdmin, CredentialStore } from '../ports/accounts.js';
+import type { ApiKeyAdmin } from '../ports/api-keys.js';
+import { type Clock, systemClock } from '../ports/clock.js';
+import type { MediaAdmin, MediaObjectWriter } from '../ports/media.js';
+import type { TokenCipher } from '../ports/token-cipher.js';
+import type { UserAdmin, UserReader } from '../ports/users.js';
+import type { WorkspaceAdmin, WorkspaceReader } from '../ports/workspaces.js';
 
 export const DEFAULT_MONTHLY_POST_ALLOWANCE = 1000;
 const MAX_MONTHLY_POST_ALLOWANCE = 1_000_000_000;
@@ -48,7 +43,14 @@ const PLATFORM_PATTERN = /^[a-z][a-z0-9]{0,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
-export type DirectoryPort = DirectoryAdmin & UserReader & WorkspaceReader & AccountReader & ApiKeyReader & CredentialStore;
+/** The directory's record stores, each through the ports provisioning uses (lib/store/directory-stores.ts builds them). */
+export interface DirectoryPort {
+  users: UserReader & UserAdmin;
+  workspaces: WorkspaceReader & WorkspaceAdmin;
+  accounts: AccountAdmin & CredentialStore;
+  apiKeys: ApiKeyAdmin;
+  media: MediaAdmin;
+}
 
 export interface ProvisioningDeps {
   directory: DirectoryPort;
@@ -153,12 +155,12 @@ export class Provisioning {
       workspaceIds: [],
       createdAt: this.now(),
     };
-    await this.directory.putUser(user);
+    await this.directory.users.putUser(user);
     return user;
   }
 
   async updateUser(userId: string, changes: { active?: boolean; monthlyPostAllowance?: number }): Promise<User> {
-    return this.directory.updateUser(userId, {
+    return this.directory.users.updateUser(userId, {
       active: changes.active,
       monthlyPostAllowance: allowance(changes.monthlyPostAllowance),
     });
@@ -172,7 +174,7 @@ export class Provisioning {
       name: text('name', input.name, 100),
       createdAt: this.now(),
     };
-    await this.directory.putWorkspace(workspace);
+    await this.directory.workspaces.putWorkspace(workspace);
     return workspace;
   }
 
@@ -192,7 +194,7 @@ export class Provisioning {
     const tokenHealth = oneOf('token-health', input.tokenHealth, TOKEN_HEALTH) ?? 'healthy';
     const sandbox = oneOf('sandbox', input.sandbox, SANDBOX_BEHAVIOURS) ?? 'ok';
 
-    const workspace = await this.directory.getWorkspace(input.workspaceId);
+    const workspace = await this.directory.workspaces.getWorkspace(input.workspaceId);
     if (!workspace) throw new DirectoryRecordNotFoundError('workspace', input.workspaceId);
 
     const now = this.clock.now();
@@ -212,19 +214,19 @@ export class Provisioning {
     };
     const tokens = issueSandboxTokens(account.id, account.platform, now);
     const context = { accountId: account.id };
-    await this.directory.putCredentials({
+    await this.directory.accounts.putCredentials({
       accountId: account.id,
       accessTokenEncrypted: await this.cipher.encrypt(tokens.accessToken, context),
       refreshTokenEncrypted: await this.cipher.encrypt(tokens.refreshToken, context),
       accessTokenExpiresAt: tokens.accessTokenExpiresAt,
     });
-    await this.directory.putAccount(account);
+    await this.directory.accounts.putAccount(account);
     return account;
   }
 
   /** Throws DirectoryRecordNotFoundError('account') when the account does not exist. */
   async updateAccount(accountId: string, changes: AccountChanges): Promise<Account> {
-    return this.directory.updateAccount(accountId, {
+    return this.directory.accounts.updateAccount(accountId, {
       tokenHealth: oneOf('token-health', changes.tokenHealth, TOKEN_HEALTH),
       sandbox: oneOf('sandbox', changes.sandbox, SANDBOX_BEHAVIOURS),
       active: changes.active,
@@ -249,13 +251,13 @@ export class Provisioning {
       createdAt: this.now(),
       revokedAt: null,
     };
-    await this.directory.putApiKey(record);
+    await this.directory.apiKeys.putApiKey(record);
     return { record, key: generated.key };
   }
 
   /** Revoking twice keeps the first revokedAt. Throws DirectoryRecordNotFoundError('api_key') for an unknown id. */
   async revokeApiKey(keyId: string): Promise<{ id: string; revokedAt: string }> {
-    const revokedAt = await this.directory.revokeApiKey(keyId, this.now());
+    const revokedAt = await this.directory.apiKeys.revokeApiKey(keyId, this.now());
     return { id: keyId, revokedAt };
   }
 
@@ -298,12 +300,12 @@ export class Provisioning {
       objectKey,
       createdAt: this.now(),
     };
-    await this.directory.putMediaItem(item);
+    await this.directory.media.putMediaItem(item);
     return item;
   }
 
   private async requireUser(userId: string): Promise<User> {
-    const user = await this.directory.getUser(userId);
+    const user = await this.directory.users.getUser(userId);
     if (!user) throw new DirectoryRecordNotFoundError('user', userId);
     return user;
   }

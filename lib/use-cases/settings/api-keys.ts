@@ -6,7 +6,9 @@
  */
 import { API_KEY_ID_LENGTH, generateApiKey } from '../../domain/api-key.js';
 import { SCOPES, type ApiKeyRecord } from '../../domain/model.js';
-import type { Caller, Clock, DirectoryAdmin } from '../../ports.js';
+import type { Caller } from '../../domain/caller.js';
+import type { ApiKeyAdmin } from '../ports/api-keys.js';
+import type { Clock } from '../ports/clock.js';
 import type { ApiKeyStore, ApiKeySummary, ApiKeyUseReader } from './ports.js';
 
 export interface ApiKeyRow extends ApiKeySummary {
@@ -25,12 +27,13 @@ const KEY_ID = new RegExp(`^[0-9A-Za-z]{${API_KEY_ID_LENGTH}}$`);
 
 export class ManageApiKeys {
   constructor(
-    private readonly deps: { keys: ApiKeyStore; uses: ApiKeyUseReader; writer: Pick<DirectoryAdmin, 'putApiKey'>; clock: Clock },
+    /** `uses` is built on first use: creating and revoking need no access to the counters table. */
+    private readonly deps: { keys: ApiKeyStore; uses: () => ApiKeyUseReader; writer: Pick<ApiKeyAdmin, 'putApiKey'>; clock: Clock },
   ) {}
 
   async list(caller: Caller): Promise<ApiKeyRow[]> {
     const keys = await this.deps.keys.listApiKeys(caller.userId);
-    const used = keys.length === 0 ? new Map<string, string>() : await this.deps.uses.lastUsed(keys.map((key) => key.id));
+    const used = keys.length === 0 ? new Map<string, string>() : await this.deps.uses().lastUsed(keys.map((key) => key.id));
     return keys.map((key) => ({ ...key, lastUsedAt: used.get(key.id) ?? null }));
   }
 

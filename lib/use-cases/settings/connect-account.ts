@@ -21,7 +21,7 @@ import { ConnectError, platformDisplayName } from '../../domain/connect-errors.j
 import type { Account, AccountCredentials, PublishablePlatform } from '../../domain/model.js';
 import { PlatformError } from '../../domain/platform-errors.js';
 import { pkceChallenge, randomUrlSafe, sameDigest, sha256Hex } from '../../domain/oauth-pkce.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../domain/ids.js';
 import {
   platformOfKind,
   type AccountConnectionStore,
@@ -29,8 +29,12 @@ import {
   type ConnectKind,
   type PlatformConnector,
   type PlatformIdentity,
-} from '../../ports/connect.js';
-import { systemClock, type AccountReader, type Clock, type PlatformTokens, type TokenCipher, type WorkspaceReader } from '../../ports.js';
+} from '../ports/connect.js';
+import type { AccountReader } from '../ports/accounts.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import type { PlatformTokens } from '../ports/platform-publisher.js';
+import type { TokenCipher } from '../ports/token-cipher.js';
+import type { WorkspaceReader } from '../ports/workspaces.js';
 
 export const CONNECT_ATTEMPT_LIFETIME_MS = 10 * 60 * 1000;
 

@@ -4,7 +4,7 @@
  * what each tokenHealth means for the person and whether Reconnect is offered.
  */
 import type { Account, TokenHealth, Workspace } from '../../domain/model.js';
-import type { AccountReader } from '../../ports.js';
+import type { AccountReader } from '../ports/accounts.js';
 import type { WorkspaceStore } from './ports.js';
 
 export interface WorkspaceAccounts {

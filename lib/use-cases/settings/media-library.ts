@@ -19,9 +19,9 @@ import { MAX_VIDEO_SECONDS, SNIFF_BYTES, describeLimit, readMoovBox, uploadRule,
 import { mediaObjectKey, mediaUrl, safeFileName } from '../../domain/media-library.js';
 import type { MediaItem } from '../../domain/model.js';
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
-import { newId } from '../../ids.js';
-import type { MediaLibraryStore, MediaUploadStorage, PresignedUpload } from '../../ports/media-upload.js';
-import { systemClock, type Clock } from '../../ports.js';
+import { newId } from '../../domain/ids.js';
+import type { MediaLibraryStore, MediaUploadStorage, PresignedUpload } from '../ports/media-upload.js';
+import { systemClock, type Clock } from '../ports/clock.js';
 
 export const UPLOAD_EXPIRES_SECONDS = 600;
 /** The library page shows this many newest files. */

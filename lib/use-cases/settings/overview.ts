@@ -6,7 +6,8 @@
  * large history costs a bounded read.
  */
 import { allowanceCycle } from '../../domain/allowance.js';
-import type { Caller, Clock } from '../../ports.js';
+import type { Caller } from '../../domain/caller.js';
+import type { Clock } from '../ports/clock.js';
 import type { AccountStore, ApiKeyStore, PostCounter } from './ports.js';
 
 export const POSTS_COUNT_CAP = 1000;

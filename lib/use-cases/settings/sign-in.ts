@@ -12,8 +12,8 @@
  */
 import { hashCookieSecret, newCookieSecret, newCsrfToken } from '../../domain/session-secret.js';
 import type { User, Workspace } from '../../domain/model.js';
-import { newId } from '../../ids.js';
-import type { Clock } from '../../ports.js';
+import { newId } from '../../domain/ids.js';
+import type { Clock } from '../ports/clock.js';
 import type { IdentityStore, OidcRelyingParty, SessionStore } from './ports.js';
 
 /** A session ends this long after sign-in, however active (absolute, not sliding). */

@@ -53,10 +53,7 @@ function accountRow(account: Account, csrf: string): Html {
 <td data-label="Connection">${healthBadge(account)}</td>
 <td data-label="Id"><code>${account.id}</code><br><span class="muted">since ${formatTime(account.connectedAt)}</span></td>
 <td data-label="Actions"><div class="actions">${reconnect}
-<details><summary>Disconnect…</summary>
-<form method="post" action="/settings/accounts/disconnect">${csrfField(csrf)}<input type="hidden" name="accountId" value="${account.id}">
-<p>Its tokens are deleted; scheduled posts of this account will fail when due.</p>
-<button type="submit" class="danger">Disconnect ${account.name}</button></form></details></div></td>
+<a class="button danger" href="/settings/accounts/${account.id}/disconnect">Disconnect…</a></div></td>
 </tr>`;
 }
 

@@ -16,8 +16,10 @@ export interface NavEntry {
 export const NAV: readonly NavEntry[] = [
   { href: '/settings', label: 'Overview' },
   { href: '/settings/keys', label: 'API keys' },
+  { href: '/settings/workspaces', label: 'Workspaces' },
   { href: '/settings/accounts', label: 'Accounts' },
   { href: '/settings/media', label: 'Media' },
+  { href: '/settings/posts', label: 'Posts' },
 ];
 
 export interface LayoutInput {

@@ -6,7 +6,7 @@
  */
 import { UPLOAD_RULES, describeLimit } from '../../domain/media-upload-rules.js';
 import type { MediaItem } from '../../domain/model.js';
-import type { PresignedUpload } from '../../ports/media-upload.js';
+import type { PresignedUpload } from '../../use-cases/ports/media-upload.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
 import { csrfField } from './layout.js';

@@ -16,7 +16,7 @@ export function overviewPage(overview: Overview): Html {
 </section>
 <div class="cards">
   <section class="card"><h2>API keys</h2><p class="figure">${formatCount(overview.activeKeys)}</p><p>active</p><a href="/settings/keys">Manage keys</a></section>
-  <section class="card"><h2>Accounts</h2><p class="figure">${formatCount(overview.accounts)}</p><p>connected in ${formatCount(overview.workspaces)} workspace${overview.workspaces === 1 ? '' : 's'}</p></section>
-  <section class="card"><h2>Posts</h2><p class="figure">${posts}</p><p>in total</p></section>
+  <section class="card"><h2>Accounts</h2><p class="figure">${formatCount(overview.accounts)}</p><p>connected in ${formatCount(overview.workspaces)} workspace${overview.workspaces === 1 ? '' : 's'}</p><a href="/settings/workspaces">Workspaces and accounts</a></section>
+  <section class="card"><h2>Posts</h2><p class="figure">${posts}</p><p>in total</p><a href="/settings/posts">See posts</a></section>
 </div>`;
 }

@@ -8,6 +8,16 @@ import { MAX_BODY_BYTES, parseJsonObject } from '../../../lib/http/json-body.js'
 import { matchUnroutedRequest } from '../../../lib/http/route-match.js';
 import { parseListAccountsQuery } from '../../../lib/use-cases/list-accounts.js';
 
+async function rejected(run: () => Promise<unknown>): Promise<ApiError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiError');
+}
+
 function caught(run: () => unknown): ApiError {
   try {
     run();
@@ -37,14 +47,14 @@ describe('bearerToken', () => {
 });
 
 describe('parseJsonObject', () => {
-  it('returns the object of a JSON body with or without a JSON content type', () => {
-    expect(parseJsonObject('{"a":1}', 'application/json')).toEqual({ a: 1 });
-    expect(parseJsonObject(' {"a":1} ', 'Application/JSON; charset=utf-8')).toEqual({ a: 1 });
-    expect(parseJsonObject('{}', 'application/merge-patch+json')).toEqual({});
-    expect(parseJsonObject('{"a":[1]}', undefined)).toEqual({ a: [1] });
+  it('returns the object of a JSON body with or without a JSON content type', async () => {
+    expect(await parseJsonObject('{"a":1}', 'application/json')).toEqual({ a: 1 });
+    expect(await parseJsonObject(' {"a":1} ', 'Application/JSON; charset=utf-8')).toEqual({ a: 1 });
+    expect(await parseJsonObject('{}', 'application/merge-patch+json')).toEqual({});
+    expect(await parseJsonObject('{"a":[1]}', undefined)).toEqual({ a: [1] });
   });
 
-  it('refuses everything that is not a JSON object with 400 invalid_body, param null', () => {
+  it('refuses everything that is not a JSON object with 400 invalid_body, param null', async () => {
     const bad: Array<[string | null, string | undefined]> = [
       [null, 'application/json'],
       ['', 'application/json'],
@@ -58,22 +68,22 @@ describe('parseJsonObject', () => {
       ['{"a":1}', 'application/x-www-form-urlencoded'],
     ];
     for (const [body, contentType] of bad) {
-      const error = caught(() => parseJsonObject(body, contentType));
+      const error = await rejected(() => parseJsonObject(body, contentType));
       expect(error.status).toBe(400);
       expect(error.toBody().error).toMatchObject({ code: 'invalid_body', type: 'invalid_request_error', param: null });
     }
   });
 
-  it('accepts exactly 256 KiB and refuses one byte more', () => {
+  it('accepts exactly 256 KiB and refuses one byte more', async () => {
     const fill = (bytes: number): string => `{"t":"${'a'.repeat(bytes - 8)}"}`;
     expect(Buffer.byteLength(fill(MAX_BODY_BYTES))).toBe(MAX_BODY_BYTES);
-    expect(parseJsonObject(fill(MAX_BODY_BYTES), 'application/json')).toHaveProperty('t');
-    expect(caught(() => parseJsonObject(fill(MAX_BODY_BYTES + 1), 'application/json')).code).toBe('invalid_body');
+    expect(await parseJsonObject(fill(MAX_BODY_BYTES), 'application/json')).toHaveProperty('t');
+    expect((await rejected(() => parseJsonObject(fill(MAX_BODY_BYTES + 1), 'application/json'))).code).toBe('invalid_body');
   });
 
-  it('measures the size in bytes, not characters', () => {
+  it('measures the size in bytes, not characters', async () => {
     // 100,000 three-byte characters: under 256 Ki characters, over 256 KiB.
-    expect(caught(() => parseJsonObject(`{"t":"${'€'.repeat(100_000)}"}`, 'application/json')).code).toBe('invalid_body');
+    expect((await rejected(() => parseJsonObject(`{"t":"${'€'.repeat(100_000)}"}`, 'application/json'))).code).toBe('invalid_body');
   });
 });
 

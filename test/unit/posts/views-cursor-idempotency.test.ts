@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allowanceCycle, unitsThatFit } from '../../../lib/domain/allowance.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../../lib/domain/cursor.js';
@@ -77,6 +78,32 @@ describe('idempotency rules', () => {
     expect(bodyHash(JSON.parse('{"a": 1.0}'))).toBe(bodyHash({ a: 1 }));
   });
 
+  it('canonical JSON is the same string as the plain recursive definition, for any JSON value', () => {
+    // The definition the iterative version replaced: same output wherever the recursion fits the stack.
+    const recursive = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+      if (Array.isArray(value)) return `[${value.map(recursive).join(',')}]`;
+      const entries = Object.keys(value)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${recursive((value as Record<string, unknown>)[key])}`);
+      return `{${entries.join(',')}}`;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(recursive(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('hashes a body nested as deep as the 256 KiB limit allows without overflowing the stack', () => {
+    const depth = 128 * 1024;
+    const arrays = JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown;
+    expect(bodyHash(arrays)).toMatch(/^[0-9a-f]{64}$/);
+    const objects = JSON.parse(`${'{"a":'.repeat(40_000)}1${'}'.repeat(40_000)}`) as unknown;
+    expect(canonicalJson(objects)).toBe(`${'{"a":'.repeat(40_000)}1${'}'.repeat(40_000)}`);
+  });
+
   it('parses the Idempotency-Key header', () => {
     expect(parseIdempotencyKey(undefined)).toBeNull();
     expect(parseIdempotencyKey('order-42')).toBe('order-42');
@@ -112,7 +139,7 @@ describe('planDeletion', () => {
     const published = { ...basePost, status: 'published' as const, platformPostId: '1', publishedUrl: 'u', publishedAt: basePost.createdAt };
     expect(planDeletion(published, false)).toMatchObject({ kind: 'soft-delete', softDeleted: true, queuePlatformDeletion: false, platformDeletionQueuedFor: [] });
     expect(planDeletion(published, true)).toMatchObject({ queuePlatformDeletion: true, recordDeleteFromPlatform: true, platformDeletionQueuedFor: ['x'] });
-    const sending = { ...basePost, sendStartedAt: '2026-11-21T09:30:00.000Z' };
+    const sending = { ...basePost, inFlightSince: '2026-11-21T09:30:00.000Z' };
     expect(planDeletion(sending, true)).toMatchObject({
       kind: 'soft-delete',
       queuePlatformDeletion: false,

@@ -4,8 +4,8 @@
  * connect attempts that carry state and PKCE verifier between the redirect out and the redirect
  * back, and the account writes of a connection (lib/store/dynamodb-account-connections.ts).
  */
-import type { Account, AccountCredentials, AccountType, PublishablePlatform } from '../domain/model.js';
-import type { PlatformTokens } from '../ports.js';
+import type { Account, AccountCredentials, AccountType, PublishablePlatform } from '../../domain/model.js';
+import type { PlatformTokens } from './platform-publisher.js';
 
 /** What the person asked to connect: an X account, a LinkedIn member, or the LinkedIn pages they administer. */
 export const CONNECT_KINDS = ['x', 'linkedin_member', 'linkedin_pages'] as const;

@@ -3,7 +3,7 @@
  * bucket as the browser uploads to it and the service inspects it (lib/store/s3-media-uploads.ts),
  * and the library's records with a per-user list (lib/store/dynamodb-media-library.ts).
  */
-import type { MediaItem } from '../domain/model.js';
+import type { MediaItem } from '../../domain/model.js';
 
 /** A presigned POST: the browser posts `fields` and then the file to `url`, as multipart/form-data. */
 export interface PresignedUpload {

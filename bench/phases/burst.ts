@@ -1,0 +1,85 @@
+/**
+ * Phase `burst` (publish lag, 1 of 2): 500 posts on both platforms due at the same second, then
+ * how late each went out, how busy the stack and DynamoDB Local were while they did, and
+ * DynamoDB Local's own request ceiling on this machine.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { sdkMeter } from '../../lib/store/sdk-metering.js';
+import type { RunningStack } from '../../local/stack.js';
+import { cpuSnapshot, cpuUse } from '../cpu.js';
+import { createPosts, inParallel, log, sleep, type BenchContext, type BenchUser } from '../harness.js';
+import { postsOf } from '../posts-table.js';
+import { budget, BUDGETS, type PhaseOutcome } from '../report.js';
+import { lagFigures, lagReport, waitForOutcomes, type LagFigures } from './publish-lag.js';
+
+export async function burstPhase({ stack, db, users, jvmPid }: BenchContext): Promise<PhaseOutcome> {
+  log('publish lag: 500 posts due at the same second');
+  const burst = await burstLoad(stack, db, users.burst, jvmPid);
+  return {
+    results: { publishBurst: burst },
+    budgets: [budget('publish lag p99, 500 due at once', burst.lagMs.p99, BUDGETS.publishLagP99Ms, 'ms')],
+    report: [
+      ...lagReport('500 posts due at the same second', burst).slice(0, -1),
+      `stretch goal p99 <= ${BUDGETS.publishLagStretchP99Ms} ms: ${burst.lagMs.p99 <= BUDGETS.publishLagStretchP99Ms ? 'met' : 'not met'}`,
+      '',
+    ],
+  };
+}
+
+async function burstLoad(stack: RunningStack, db: DynamoDBClient, user: BenchUser, jvmPid: number | null): Promise<LagFigures> {
+  // Twenty creates of 25 targets (both platforms), all due at the same whole second.
+  const due = new Date(Math.ceil((Date.now() + 8_000) / 1000) * 1000).toISOString();
+  const creates = Array.from({ length: 20 }, (_, index) => () =>
+    createPosts(stack, user, { accounts: user.accountIds, text: `Burst ${index} ${randomUUID()}`, scheduledFor: due }),
+  );
+  const ids = (await inParallel(creates, 4)).flat();
+  log(`burst: ${ids.length} posts due at ${due} (created ${((Date.parse(due) - Date.now()) / 1000).toFixed(1)} s ahead)`);
+  // Requests from two seconds before the due time (messages arrive early and wait); CPU from the
+  // due time (nothing but waiting happens before it) to the last outcome.
+  await sleep(Math.max(0, Date.parse(due) - 2_000 - Date.now()));
+  sdkMeter()?.reset();
+  await sleep(Math.max(0, Date.parse(due) - Date.now()));
+  const before = await cpuSnapshot(jvmPid);
+  await waitForOutcomes(db, stack.tables.posts, user.userId, ids.length, Date.parse(due) + 120_000);
+  const after = await cpuSnapshot(jvmPid);
+  const requests = Object.entries(sdkMeter()?.commands ?? {}).filter(([key]) => key.startsWith('dynamodb:')).reduce((total, [, meter]) => total + meter.requests, 0);
+  const posts = await postsOf(db, stack.tables.posts, user.userId);
+  const figures = lagFigures(posts);
+  const ceiling = await dynamodbLocalCeiling(stack, db, posts.map((post) => post.id));
+  return { ...figures, cpu: cpuUse(before, after), dynamodbRequestsPerPost: requests / Math.max(1, figures.published), dynamodbLocalCeiling: ceiling };
+}
+
+/**
+ * How many small DynamoDB requests per second DynamoDB Local serves on this machine at the
+ * worker's concurrency (a GetItem and a conditional UpdateItem in turn, like the worker's), with
+ * nothing else running: the ceiling under the burst's drain rate.
+ */
+async function dynamodbLocalCeiling(stack: RunningStack, db: DynamoDBClient, postIds: string[]): Promise<{ requestsPerSecond: number; concurrency: number; requests: number }> {
+  const requests = 4_000;
+  const concurrency = 40;
+  let next = 0;
+  const begin = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests) {
+        const index = next++;
+        if (index % 2 === 0) {
+          await db.send(new GetItemCommand({ TableName: stack.tables.posts, Key: { id: { S: postIds[index % postIds.length] ?? '' } }, ConsistentRead: true }));
+        } else {
+          await db.send(
+            new UpdateItemCommand({
+              TableName: stack.tables.counters,
+              Key: { pk: { S: `BENCH#ceiling#${index % 200}` } },
+              UpdateExpression: 'ADD #n :one',
+              ConditionExpression: 'attribute_not_exists(#n) OR #n < :max',
+              ExpressionAttributeNames: { '#n': 'n' },
+              ExpressionAttributeValues: { ':one': { N: '1' }, ':max': { N: '1000000' } },
+            }),
+          );
+        }
+      }
+    }),
+  );
+  return { requestsPerSecond: requests / ((performance.now() - begin) / 1000), concurrency, requests };
+}

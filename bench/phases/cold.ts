@@ -1,0 +1,182 @@
+/**
+ * Phase `cold`, run first, before anything else loads this machine's cores. Cold start: every
+ * function of functions/catalogue.ts bundled with the very options the CDK app uses
+ * (infra/constructs/bundling.ts FUNCTION_BUNDLING: esbuild, ESM, node22, minified, AWS SDK
+ * included but for the credential providers Lambda never loads, the `require` banner, a linked
+ * source map), then the time to import each bundle in a fresh Node process, with
+ * NODE_OPTIONS=--enable-source-maps as the deployed functions run. The median of several imports
+ * is reported.
+ *
+ * The other choice is measured beside it: the AWS SDK left to the Lambda runtime (`@aws-sdk/*`
+ * and `@smithy/*` external), imported from this repository's node_modules as the stand-in for the
+ * runtime's copy. The budgets apply to the deployed bundle.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build, stop, type Metafile } from 'esbuild';
+import { esbuildOptions, FUNCTION_BUNDLING, type AwsSdkChoice } from '../../infra/constructs/bundling.js';
+import { API_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SWEEPER } from '../../functions/catalogue.js';
+import { REPO_ROOT } from '../../local/lambda-runtime.js';
+import { log } from '../harness.js';
+import { budget, BUDGETS, ms, table, type Budget, type PhaseOutcome } from '../report.js';
+import { median } from '../stats.js';
+
+export interface BundleFigures {
+  name: string;
+  entry: string;
+  /** Bytes of index.mjs (the source map is a separate file and is not loaded unless an error is printed). */
+  bytes: number;
+  /** Median of `importRuns` imports, milliseconds, with --enable-source-maps (as deployed). */
+  importMs: number;
+  importRunsMs: number[];
+  /** Median without source-map support, for comparison. */
+  importMsWithoutSourceMaps: number;
+  /** The packages (or our own code) that make up most of the bundle, bytes in the output. */
+  largestInputs: { input: string; bytes: number }[];
+  /** Bytes of the AWS SDK (@aws-sdk, @smithy, @aws-crypto) in the bundle. */
+  awsSdkBytes: number;
+  /** The same function with the AWS SDK left to the Lambda runtime (not deployed this way; see bundling.ts). */
+  runtimeSdk: { bytes: number; importMs: number };
+}
+
+/** Imports timed per function (the median is reported). */
+const IMPORT_RUNS = 5;
+
+export async function coldPhase(): Promise<PhaseOutcome> {
+  log('cold start: bundling every function as the CDK app does, then timing imports');
+  // Inside the repository (not the OS temp folder): the runtime-SDK alternative resolves node_modules from there.
+  const bundles = await measureColdStart(join(REPO_ROOT, '.bench-data', `bundles-${process.pid}`), IMPORT_RUNS);
+  const budgets: Budget[] = [];
+  for (const bundle of bundles) {
+    budgets.push(budget(`bundle ${bundle.name}`, bundle.bytes / 1000, BUDGETS.bundleBytes / 1000, 'kB'));
+    budgets.push(budget(`import ${bundle.name}`, bundle.importMs, BUDGETS.importMs, 'ms'));
+  }
+  const report =
+    bundles.length === 0
+      ? []
+      : [
+          `Cold start (esbuild bundle as deployed; import in a fresh Node process, median of ${IMPORT_RUNS})`,
+          table([
+            ['function', 'kB', 'AWS SDK kB', 'import ms', 'no maps ms', '| SDK from runtime: kB', 'import ms'],
+            ...bundles.map((bundle) => [
+              bundle.name,
+              (bundle.bytes / 1000).toFixed(1),
+              (bundle.awsSdkBytes / 1000).toFixed(1),
+              ms(bundle.importMs),
+              ms(bundle.importMsWithoutSourceMaps),
+              (bundle.runtimeSdk.bytes / 1000).toFixed(1),
+              ms(bundle.runtimeSdk.importMs),
+            ]),
+          ]),
+          `deployed: AWS SDK ${FUNCTION_BUNDLING.awsSdk}; "SDK from runtime" is the alternative (node_modules standing in for the runtime's SDK), not deployed`,
+          '',
+        ];
+  return { results: { coldStart: bundles }, budgets, report };
+}
+
+const FUNCTIONS = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE].map(({ name, entry }) => ({ name, entry }));
+
+/** The package an input file belongs to (`@aws-sdk/client-sqs`), or `(our code)`. */
+function packageOf(input: string): string {
+  const index = input.lastIndexOf('node_modules/');
+  if (index < 0) return '(our code)';
+  const parts = input.slice(index + 'node_modules/'.length).split('/');
+  return parts[0]?.startsWith('@') ? `${parts[0]}/${parts[1] ?? ''}` : (parts[0] ?? input);
+}
+
+const AWS_SDK_PACKAGES = /^@(aws-sdk|smithy|aws-crypto)\//;
+
+function awsSdkBytes(metafile: Metafile): number {
+  let bytes = 0;
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) if (AWS_SDK_PACKAGES.test(packageOf(input))) bytes += bytesInOutput;
+  }
+  return bytes;
+}
+
+function largestInputs(metafile: Metafile): { input: string; bytes: number }[] {
+  const byPackage = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = packageOf(input);
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...byPackage.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([input, bytes]) => ({ input, bytes }));
+}
+
+/** Milliseconds `await import(file)` takes in a new Node process. */
+function timeImport(file: string, sourceMaps: boolean): Promise<number> {
+  const script = 'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));';
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, file], {
+      // A clean environment (no tsx loader inherited), as in a new Lambda sandbox.
+      env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const ms = Number(out);
+      if (code === 0 && Number.isFinite(ms)) resolve(ms);
+      else reject(new Error(`Importing ${file} failed (exit ${code}): ${err.slice(0, 500)}`));
+    });
+  });
+}
+
+async function bundle(entry: string, outfile: string, awsSdk: AwsSdkChoice): Promise<{ bytes: number; metafile: Metafile }> {
+  const result = await build({ ...esbuildOptions(join(REPO_ROOT, entry), outfile, awsSdk), absWorkingDir: REPO_ROOT, metafile: true, logLevel: 'error' });
+  return { bytes: (await stat(outfile)).size, metafile: result.metafile };
+}
+
+/** Median of `runs` imports after one that warms the file cache. */
+async function importMedian(file: string, runs: number, sourceMaps: boolean): Promise<{ median: number; runs: number[] }> {
+  await timeImport(file, sourceMaps);
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) times.push(await timeImport(file, sourceMaps));
+  return { median: median(times), runs: times };
+}
+
+async function measureColdStart(outDir: string, runs: number): Promise<BundleFigures[]> {
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const figures: BundleFigures[] = [];
+  try {
+    for (const fn of FUNCTIONS) {
+      const outfile = join(outDir, fn.name, 'index.mjs');
+      const deployed = await bundle(fn.entry, outfile, FUNCTION_BUNDLING.awsSdk);
+      const withMaps = await importMedian(outfile, runs, true);
+      const withoutMaps = await importMedian(outfile, Math.max(1, Math.floor(runs / 2)), false);
+      // The alternative sits inside the repository, so `import '@aws-sdk/...'` finds node_modules.
+      const otherSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk === 'bundled' ? 'runtime' : 'bundled';
+      const otherFile = join(outDir, `${fn.name}-sdk-${otherSdk}`, 'index.mjs');
+      const other = await bundle(fn.entry, otherFile, otherSdk);
+      const otherImport = await importMedian(otherFile, runs, true);
+      const entry: BundleFigures = {
+        name: fn.name,
+        entry: fn.entry,
+        bytes: deployed.bytes,
+        importMs: withMaps.median,
+        importRunsMs: withMaps.runs,
+        importMsWithoutSourceMaps: withoutMaps.median,
+        largestInputs: largestInputs(deployed.metafile),
+        awsSdkBytes: awsSdkBytes(deployed.metafile),
+        runtimeSdk: { bytes: other.bytes, importMs: otherImport.median },
+      };
+      figures.push(entry);
+      log(`  ${fn.name}: ${(entry.bytes / 1000).toFixed(1)} kB, import ${entry.importMs.toFixed(1)} ms; SDK from the runtime: ${(other.bytes / 1000).toFixed(1)} kB, import ${otherImport.median.toFixed(1)} ms`);
+    }
+  } finally {
+    // esbuild keeps a service process for further builds; none follow.
+    await stop();
+    await rm(outDir, { recursive: true, force: true });
+  }
+  return figures;
+}

@@ -1,0 +1,288 @@
+/**
+ * Phase `cost`: DynamoDB requests and consumed capacity, SQS and Scheduler calls per operation
+ * (creates, get, list page, delete, one publish, an early Scheduler delivery, a sweeper run, an
+ * authentication-cache miss), then the AWS bill per 1,000 published posts from the prices in
+ * bench/prices.ts. The sweeper must be paused (bench/run.ts does it): it is metered on its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { publishMessage } from '../../lib/dispatch/messages.js';
+import { sdkMeter, type CommandMeter } from '../../lib/store/sdk-metering.js';
+import { SWEEPER } from '../../functions/catalogue.js';
+import { lambdaContext, loadHandler } from '../../local/lambda-runtime.js';
+import { sqsClientFor } from '../../local/messaging.js';
+import type { RunningStack } from '../../local/stack.js';
+import { call, createPosts, inMinutes, log, sleep, type BenchContext, type BenchUser } from '../harness.js';
+import { PRICES, PRICES_CHECKED_ON } from '../prices.js';
+import { budget, BUDGETS, ms, table, type Budget, type PhaseOutcome } from '../report.js';
+import { round } from '../stats.js';
+
+/** Lambda memory sizes of infra/stacks/api-stack.ts, for the GB-second estimate. */
+const MEMORY_MB = { api: 512, worker: 1024 };
+/** The platform call dominates the worker's billed time on AWS and cannot be measured here. */
+const ASSUMED_WORKER_MS_PER_PUBLISH = 500;
+
+/** `apiP50`: the api phase's p50 at concurrency 1 per operation (the create's Lambda duration); empty if it did not run. */
+export async function costPhase({ stack, db, users }: BenchContext, apiP50: Record<string, number>): Promise<PhaseOutcome> {
+  log('cost: metering each operation');
+  const cost = await measureCost(stack, db, users.cost, apiP50);
+  const budgets: Budget[] = [];
+  for (const name of ['create, 1 target, due in 10 min', 'create, 25 targets, due in 10 min', 'create, 1 target, due in 2 days', 'create, 25 targets, due in 2 days']) {
+    const operation = cost.operations.find((entry) => entry.operation.startsWith(name));
+    if (operation) budgets.push(budget(`DynamoDB requests: ${name}`, operation.dynamodbRequests, BUDGETS.createDynamoRequests, 'requests'));
+  }
+  const publish = cost.operations.find((entry) => entry.operation.startsWith('publish one post'));
+  if (publish) budgets.push(budget('DynamoDB write units per publish (worker)', publish.writeUnits, BUDGETS.publishWriteUnitsPerPost, 'WRU'));
+  for (const [scenarioName, scenario] of Object.entries(cost.perThousandPublished)) {
+    // In cents, so the printed figure keeps its precision (round() keeps 2 decimals below 10).
+    budgets.push(budget(`cost per 1,000 published: ${scenarioName}`, scenario.usd * 100, BUDGETS.costPerThousandPublishedUsd * 100, 'US cents'));
+  }
+  const out: string[] = [];
+  out.push('Cost per operation (DynamoDB requests / read units / write units; SQS requests; Scheduler calls)');
+  out.push(table([['operation', 'DDB req', 'RRU', 'WRU', 'SQS req', 'SQS msgs', 'Sched'], ...cost.operations.map((operation) => [operation.operation, ms(operation.dynamodbRequests), ms(operation.readUnits), ms(operation.writeUnits), ms(operation.sqsRequests), ms(operation.sqsMessages), ms(operation.schedulerCalls)])]));
+  out.push('', 'AWS cost per 1,000 published posts (us-east-1 on-demand, free tiers not subtracted)');
+  for (const [scenarioName, scenario] of Object.entries(cost.perThousandPublished)) out.push(`  ${scenarioName}: $${scenario.usd.toFixed(4)}`);
+  out.push('');
+  return {
+    results: {
+      cost,
+      // The publish path's DynamoDB work per post, at the top level so runs compare at a glance.
+      publishPerPost: publish ? { dynamodbRequests: publish.dynamodbRequests, readUnits: publish.readUnits, writeUnits: publish.writeUnits, byCommand: publish.byCommand } : null,
+      prices: { checkedOn: PRICES_CHECKED_ON, region: 'us-east-1', ...PRICES },
+    },
+    budgets,
+    report: out,
+    notes: [
+      'DynamoDB Local reports a TransactWriteItems\' capacity per table as if it held one item (a 25-post transaction reports the same units as a 1-post one); the bench scales each table\'s reported units by the number of actions on that table.',
+      'A failed conditional write returns no ConsumedCapacity; it is counted as 1 write unit (the AWS minimum).',
+    ],
+  };
+}
+
+interface OperationCost {
+  operation: string;
+  /** Per operation (averaged over the repetitions). */
+  dynamodbRequests: number;
+  readUnits: number;
+  writeUnits: number;
+  /** Units DynamoDB Local reported, before scaling transactions. */
+  reportedUnits: number;
+  failedConditionalWrites: number;
+  sqsRequests: number;
+  sqsMessages: number;
+  schedulerCalls: number;
+  byCommand: Record<string, number>;
+}
+
+const READ_COMMANDS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
+
+function costOf(operation: string, commands: Record<string, CommandMeter>, repetitions: number): OperationCost {
+  const cost: OperationCost = {
+    operation,
+    dynamodbRequests: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    reportedUnits: 0,
+    failedConditionalWrites: 0,
+    sqsRequests: 0,
+    sqsMessages: 0,
+    schedulerCalls: 0,
+    byCommand: {},
+  };
+  for (const [key, meter] of Object.entries(commands)) {
+    const [service, command = ''] = key.split(':');
+    cost.byCommand[key] = meter.requests / repetitions;
+    if (service === 'dynamodb') {
+      cost.dynamodbRequests += meter.requests;
+      cost.reportedUnits += meter.reportedCapacityUnits;
+      const failedConditions = (meter.failures.ConditionalCheckFailedException ?? 0) + (meter.failures.TransactionCanceledException ?? 0);
+      cost.failedConditionalWrites += READ_COMMANDS.has(command) ? 0 : failedConditions;
+      // A failed conditional write still consumes (at least) one write unit on AWS; no units come back for it.
+      if (READ_COMMANDS.has(command)) cost.readUnits += meter.capacityUnits;
+      else cost.writeUnits += meter.capacityUnits + failedConditions;
+    } else if (service === 'sqs') {
+      cost.sqsRequests += meter.requests;
+      cost.sqsMessages += meter.entries;
+    } else if (service === 'scheduler') {
+      cost.schedulerCalls += meter.requests;
+    }
+  }
+  for (const field of ['dynamodbRequests', 'readUnits', 'writeUnits', 'reportedUnits', 'failedConditionalWrites', 'sqsRequests', 'sqsMessages', 'schedulerCalls'] as const) {
+    cost[field] /= repetitions;
+  }
+  return cost;
+}
+
+async function metered(operation: string, repetitions: number, action: (repetition: number) => Promise<void>): Promise<OperationCost> {
+  const meter = sdkMeter();
+  if (!meter) throw new Error('SDK metering is off: SDK_METERING=1 did not reach the handlers');
+  let commands: Record<string, CommandMeter> = {};
+  for (let repetition = 0; repetition < repetitions; repetition++) {
+    meter.reset();
+    await action(repetition);
+    for (const [key, value] of Object.entries(meter.commands)) {
+      const total = (commands[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0 });
+      total.requests += value.requests;
+      total.reportedCapacityUnits += value.reportedCapacityUnits;
+      total.capacityUnits += value.capacityUnits;
+      total.entries += value.entries;
+      for (const [name, count] of Object.entries(value.failures)) total.failures[name] = (total.failures[name] ?? 0) + count;
+    }
+  }
+  meter.reset();
+  commands = Object.fromEntries(Object.entries(commands).sort(([a], [b]) => a.localeCompare(b)));
+  return costOf(operation, commands, repetitions);
+}
+
+interface CostFigures {
+  operations: OperationCost[];
+  perThousandPublished: Record<string, { usd: number; lines: Record<string, number>; assumptions: string[] }>;
+}
+
+async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchUser, apiP50: Record<string, number>): Promise<CostFigures> {
+  const account = user.accountIds[0] ?? '';
+  // Authentication is cached per key for up to a minute (per Lambda instance): warm it, so each
+  // figure is the operation itself. The cache miss is measured on its own below.
+  await call(stack, user, 'GET', '/posts?limit=1');
+  const operations: OperationCost[] = [];
+  const reps = 3;
+  const soon: string[] = [];
+  operations.push(await metered('create, 1 target, due in 10 min (queue)', reps, async () => {
+    soon.push(...(await createPosts(stack, user, { accounts: [account], text: `Cost ${randomUUID()}`, scheduledFor: inMinutes(10) })));
+  }));
+  operations.push(await metered('create, 25 targets, due in 10 min (queue)', reps, async () => {
+    soon.push(...(await createPosts(stack, user, { accounts: user.accountIds, text: `Cost ${randomUUID()}`, scheduledFor: inMinutes(10) })));
+  }));
+  const later: string[] = [];
+  operations.push(await metered('create, 1 target, due in 2 days (Scheduler)', reps, async () => {
+    later.push(...(await createPosts(stack, user, { accounts: [account], text: `Cost ${randomUUID()}`, scheduledFor: inMinutes(2 * 24 * 60) })));
+  }));
+  operations.push(await metered('create, 25 targets, due in 2 days (Scheduler)', reps, async () => {
+    later.push(...(await createPosts(stack, user, { accounts: user.accountIds, text: `Cost ${randomUUID()}`, scheduledFor: inMinutes(2 * 24 * 60) })));
+  }));
+  operations.push(await metered('get', reps, async (rep) => {
+    const out = await call(stack, user, 'GET', `/posts/${soon[rep] ?? ''}`);
+    if (out.status !== 200) throw new Error(`get: ${out.status}`);
+  }));
+  operations.push(await metered('list page (25)', reps, async () => {
+    const out = await call(stack, user, 'GET', '/posts?limit=25');
+    if (out.status !== 200) throw new Error(`list: ${out.status}`);
+  }));
+  operations.push(await metered('delete (cancel, due in 10 min)', reps, async (rep) => {
+    const out = await call(stack, user, 'DELETE', `/posts/${soon[rep] ?? ''}`);
+    if (out.status !== 200) throw new Error(`delete: ${out.status}`);
+  }));
+  operations.push(await metered('delete (cancel, Scheduler)', reps, async (rep) => {
+    const out = await call(stack, user, 'DELETE', `/posts/${later[rep] ?? ''}`);
+    if (out.status !== 200) throw new Error(`delete: ${out.status}`);
+  }));
+  // One publish: the worker's share only (the create is metered above). The post is created,
+  // the counters reset, and read once the post is published and the worker has finished.
+  let publishSeen = 0;
+  const publishRuns: Record<string, CommandMeter>[] = [];
+  const meter = sdkMeter();
+  for (let rep = 0; rep < reps; rep++) {
+    const [id] = await createPosts(stack, user, { accounts: [user.accountIds[rep % 2] ?? account], text: `Cost publish ${randomUUID()}`, scheduledFor: new Date(Date.now() + 2_500).toISOString() });
+    meter?.reset();
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const item = await db.send(new GetItemCommand({ TableName: stack.tables.posts, Key: { id: { S: id ?? '' } }, ConsistentRead: true }));
+      if (item.Item && unmarshall(item.Item).status !== 'scheduled') break;
+      if (Date.now() > deadline) throw new Error('the metered publish did not happen');
+      await sleep(100);
+    }
+    await sleep(500);
+    publishSeen += 1;
+    publishRuns.push(structuredClone(meter?.commands ?? {}));
+  }
+  const merged: Record<string, CommandMeter> = {};
+  for (const run of publishRuns) {
+    for (const [key, value] of Object.entries(run)) {
+      const total = (merged[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0 });
+      total.requests += value.requests;
+      total.reportedCapacityUnits += value.reportedCapacityUnits;
+      total.capacityUnits += value.capacityUnits;
+      total.entries += value.entries;
+      for (const [name, count] of Object.entries(value.failures)) total.failures[name] = (total.failures[name] ?? 0) + count;
+    }
+  }
+  operations.push(costOf('publish one post (worker, on time)', merged, publishSeen));
+  // A Scheduler delivery arrives EARLY_FIRE_SECONDS ahead: the worker puts it back for the last
+  // stretch. Same message as the Scheduler sends, put on the publish queue directly.
+  const [early] = await createPosts(stack, user, { accounts: [account], text: `Cost early ${randomUUID()}`, scheduledFor: inMinutes(2 * 24 * 60) });
+  const sqs = sqsClientFor(stack.info.sqsEndpoint);
+  try {
+    operations.push(await metered('publish message arriving early (Scheduler delivery)', 1, async () => {
+      await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues.publish.url, MessageBody: JSON.stringify(publishMessage(early ?? '', inMinutes(3))) }));
+      await sleep(2_500);
+    }));
+  } finally {
+    sqs.destroy();
+  }
+  await call(stack, user, 'DELETE', `/posts/${early ?? ''}`);
+  // Sweeper: one run (every minute on AWS), a fixed cost whatever the volume.
+  operations.push(await metered('sweeper run (every minute)', 1, async () => {
+    const handler = await loadHandler(SWEEPER.entry);
+    await handler({ 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} }, lambdaContext('Sweeper', 60_000));
+  }));
+  // Authentication cache miss: the key and its user are read once per minute per instance.
+  const fresh = await (await import('../../test/support/provision.js')).createKey(user.userId);
+  operations.push(await metered('authentication cache miss (once a minute per instance)', 1, async () => {
+    const out = await call(stack, { ...user, apiKey: fresh.apiKey }, 'GET', '/posts?limit=1');
+    if (out.status !== 200) throw new Error(`auth miss: ${out.status}`);
+  }));
+
+  const find = (name: string): OperationCost => {
+    const found = operations.find((operation) => operation.operation.startsWith(name));
+    if (!found) throw new Error(`no cost figure for ${name}`);
+    return found;
+  };
+  const dynamoUsd = (cost: OperationCost): number =>
+    cost.readUnits * PRICES.dynamodbReadRequestUnit.usd + cost.writeUnits * PRICES.dynamodbWriteRequestUnit.usd;
+  const publish = find('publish one post');
+  const earlyMessage = find('publish message arriving early');
+  const scenario = (createName: string, targets: number, scheduled: boolean, createMs: number) => {
+    const create = find(createName);
+    const perPost = 1 / targets;
+    // Messages each post goes through: the dispatcher's (queue path) or the Scheduler's, plus the
+    // worker's requeue of an early Scheduler delivery. Each message costs Lambda's event source
+    // mapping one receive and one delete at worst (no batching), and one worker invocation.
+    const messages = scheduled ? 2 : 1;
+    const lines: Record<string, number> = {
+      'DynamoDB (create share + publish)': (dynamoUsd(create) * perPost + dynamoUsd(publish) + (scheduled ? dynamoUsd(earlyMessage) : 0)) * 1000,
+      'SQS (sends + receive/delete per message)':
+        ((create.sqsRequests * perPost + publish.sqsRequests + (scheduled ? 1 + earlyMessage.sqsRequests : 0)) + messages * 2) * PRICES.sqsRequest.usd * 1000,
+      'EventBridge Scheduler invocations': (scheduled ? 1 : 0) * PRICES.schedulerInvocation.usd * 1000,
+      'API Gateway HTTP API (create requests)': perPost * PRICES.httpApiRequest.usd * 1000,
+      'Lambda requests': (perPost + messages) * PRICES.lambdaRequest.usd * 1000,
+      'Lambda duration (arm64)':
+        ((createMs / 1000) * (MEMORY_MB.api / 1024) * perPost +
+          (ASSUMED_WORKER_MS_PER_PUBLISH / 1000) * (MEMORY_MB.worker / 1024) +
+          (scheduled ? (createMs / 1000) * (MEMORY_MB.worker / 1024) : 0)) *
+        PRICES.lambdaArmGbSecond.usd *
+        1000,
+    };
+    const usd = Object.values(lines).reduce((total, value) => total + value, 0);
+    return {
+      usd,
+      lines,
+      assumptions: [
+        `each create carries ${targets} target(s); ${scheduled ? 'due more than 15 minutes ahead (EventBridge Scheduler, then the worker delays the early message)' : 'due within 15 minutes (SQS delay)'}`,
+        'SQS receives and deletes by the Lambda event source mapping counted one each per message (no batching: the worst case); idle long polling of the queues is a fixed cost, not per post',
+        `Lambda duration: create = measured p50 at concurrency 1 (${round(createMs)} ms) at ${MEMORY_MB.api} MB; worker = ${ASSUMED_WORKER_MS_PER_PUBLISH} ms per publish at ${MEMORY_MB.worker} MB (assumed: the platform's API round trip dominates and cannot be measured locally), and an early Scheduler delivery (one SQS send) as long as a create`,
+        'DynamoDB: consumed capacity as measured here (transactions scaled per action, see notes); storage, backups and the fixed per-minute sweeper are excluded',
+        'free tiers not subtracted',
+      ],
+    };
+  };
+  return {
+    operations,
+    perThousandPublished: {
+      'scheduled >15 min ahead, 1 target per create': scenario('create, 1 target, due in 2 days', 1, true, apiP50['create-1'] ?? 0),
+      'scheduled >15 min ahead, 25 targets per create': scenario('create, 25 targets, due in 2 days', 25, true, apiP50['create-25'] ?? 0),
+      'due within 15 min, 1 target per create': scenario('create, 1 target, due in 10 min', 1, false, apiP50['create-1'] ?? 0),
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Publish lag (`publishedAt - scheduledFor`), the figure the burst and spread phases share: how
+ * their posts ended, read from the posts table, and the report section for one load.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Post } from '../../lib/domain/model.js';
+import type { CpuUse } from '../cpu.js';
+import { sleep } from '../harness.js';
+import type { LatencySummary } from '../load-protocol.js';
+import { countByStatus } from '../posts-table.js';
+import { ms, table } from '../report.js';
+import { round, summarize } from '../stats.js';
+
+export interface LagFigures {
+  posts: number;
+  published: number;
+  failed: number;
+  lagMs: LatencySummary;
+  lagMsByPlatform: Record<string, LatencySummary>;
+  /** First publishedAt to last, and the posts per second over it. */
+  drainMs: number;
+  throughputPostsPerSecond: number;
+  /** Due time of the first post to the last publishedAt. */
+  lastPublishedAfterDueMs: number;
+  /** While the posts went out: how busy this process (API, worker, sandbox, queues) and DynamoDB Local were. */
+  cpu?: CpuUse;
+  /** Every DynamoDB request the service made while the posts went out, per published post. */
+  dynamodbRequestsPerPost?: number;
+  /** DynamoDB Local's own ceiling on this machine, measured right after (see dynamodbLocalCeiling). */
+  dynamodbLocalCeiling?: { requestsPerSecond: number; concurrency: number; requests: number };
+}
+
+export async function waitForOutcomes(db: DynamoDBClient, table: string, userId: string, expected: number, deadline: number): Promise<void> {
+  for (;;) {
+    const [published, failed] = await Promise.all([countByStatus(db, table, userId, 'published'), countByStatus(db, table, userId, 'failed')]);
+    if (published + failed >= expected) return;
+    if (Date.now() > deadline) throw new Error(`only ${published} published and ${failed} failed of ${expected} by the deadline`);
+    await sleep(250);
+  }
+}
+
+export function lagFigures(posts: Post[]): LagFigures {
+  const published = posts.filter((post) => post.status === 'published' && post.publishedAt !== null);
+  const lag = (post: Post): number => Date.parse(post.publishedAt ?? '') - Date.parse(post.scheduledFor);
+  const byPlatform: Record<string, LatencySummary> = {};
+  for (const platform of ['x', 'linkedin']) byPlatform[platform] = summarize(published.filter((post) => post.platform === platform).map(lag));
+  const times = published.map((post) => Date.parse(post.publishedAt ?? '')).sort((a, b) => a - b);
+  const firstDue = Math.min(...posts.map((post) => Date.parse(post.scheduledFor)));
+  const drainMs = (times[times.length - 1] ?? 0) - (times[0] ?? 0);
+  return {
+    posts: posts.length,
+    published: published.length,
+    failed: posts.filter((post) => post.status === 'failed').length,
+    lagMs: summarize(published.map(lag)),
+    lagMsByPlatform: byPlatform,
+    drainMs,
+    throughputPostsPerSecond: drainMs > 0 ? published.length / (drainMs / 1000) : Number.NaN,
+    lastPublishedAfterDueMs: (times[times.length - 1] ?? 0) - firstDue,
+  };
+}
+
+/** The report section for one load, under `title`. */
+export function lagReport(title: string, lag: LagFigures): string[] {
+  const out: string[] = [];
+  out.push(`Publish lag (publishedAt - scheduledFor), ${title}: ${lag.published} published, ${lag.failed} failed`);
+  out.push(table([
+    ['', 'p50 ms', 'p99 ms', 'max ms'],
+    ['all', ms(lag.lagMs.p50), ms(lag.lagMs.p99), ms(lag.lagMs.max)],
+    ...Object.entries(lag.lagMsByPlatform).map(([platform, summary]) => [platform, ms(summary.p50), ms(summary.p99), ms(summary.max)]),
+  ]));
+  out.push(`worker throughput ${round(lag.throughputPostsPerSecond)} posts/s (first to last publish ${round(lag.drainMs)} ms; last ${round(lag.lastPublishedAfterDueMs)} ms after due)`);
+  if (lag.cpu) {
+    out.push(`while sending: node process ${round(lag.cpu.nodeCores)} cores busy, DynamoDB Local ${lag.cpu.jvmCores === null ? '?' : round(lag.cpu.jvmCores)} cores, ${round(lag.dynamodbRequestsPerPost ?? NaN)} DynamoDB requests per post`);
+  }
+  if (lag.dynamodbLocalCeiling) {
+    const ceiling = lag.dynamodbLocalCeiling;
+    const floorMs = ((lag.dynamodbRequestsPerPost ?? 0) * lag.published) / ceiling.requestsPerSecond * 1000;
+    out.push(`DynamoDB Local alone serves ${round(ceiling.requestsPerSecond)} requests/s here (concurrency ${ceiling.concurrency}): the burst's requests alone need ${round(floorMs)} ms`);
+  }
+  out.push('');
+  return out;
+}

@@ -1,0 +1,261 @@
+/**
+ * `npm run chaos`: the crash test (not part of `npm test`). One stack, started as `npm start`
+ * starts it (local/main.ts, sandbox platforms in their own process) but as a process group of its
+ * own, on a free port, with a DATA_DIR of its own under the temp folder; one customer per cycle
+ * (chaos/provision.ts: an `ok` and a `flaky` account per platform, an image in the media library).
+ * Each cycle:
+ *
+ *   1. sends a burst of creates through the HTTP API and deletes some posts while they are being
+ *      sent (chaos/burst.ts), and kill -9s the whole group at a random moment of it;
+ *   2. starts the stack again on the same DATA_DIR and port (that start is the next cycle's), sends
+ *      again what lost its answer, waits for every post to settle, and checks the outcome against
+ *      the sandbox platforms' own record, which survived the kill (chaos/verify.ts).
+ *
+ * The last cycle kill -9s only the stack's main process and checks that neither its DynamoDB
+ * Local JVM nor its sandbox process survives it (their guards, local/child-guard.ts), before it
+ * restarts and checks the posts the same way.
+ *
+ * Prints a table row per cycle, writes chaos/results.json, exits 1 when any cycle fails.
+ * Everything listens on 127.0.0.1. Settings: CHAOS_CYCLES (10), CHAOS_CREATES (burst size, 16),
+ * CHAOS_SEED, CHAOS_RECOVERY_DEADLINE_S (60: how long after the restart posts may take to settle),
+ * CHAOS_BUDGET_MINUTES (15: cycles not started by then count as failed).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { REPO_ROOT } from '../local/lambda-runtime.js';
+import { Api, planBurst, retryLost, runBurst, seededRng, type BurstState } from './burst.js';
+import type { ChaosCustomer } from './provision.js';
+import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
+import { awaitPlatformDeletions, awaitSettled, checkCycle, type CycleCheck } from './verify.js';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const RESULTS_FILE = join(HERE, 'results.json');
+
+function intEnv(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a whole number; got "${value}"`);
+  return parsed;
+}
+
+const CYCLES = intEnv('CHAOS_CYCLES', 10);
+const CREATES = intEnv('CHAOS_CREATES', 16);
+const SEED = intEnv('CHAOS_SEED', Date.now() % 2 ** 31);
+const RECOVERY_DEADLINE_MS = intEnv('CHAOS_RECOVERY_DEADLINE_S', 60) * 1000;
+const BUDGET_MS = intEnv('CHAOS_BUDGET_MINUTES', 15) * 60_000;
+
+type KillKind = 'group' | 'main';
+
+interface CycleResult {
+  cycle: number;
+  kill: KillKind;
+  killAfterMs: number;
+  /** Start of the second run: spawn to ready. */
+  restartMs: number;
+  /** Ready after the restart to the last post settled (p100 of the cycle). */
+  recoveryMs: number;
+  survivors: string[];
+  check: Omit<CycleCheck, 'problems' | 'recoveryMs'> | null;
+  problems: string[];
+  passed: boolean;
+  dataDir: string;
+}
+
+const execFileAsync = promisify(execFile);
+
+async function provision(dataDir: string, count: number): Promise<ChaosCustomer[]> {
+  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'chaos/provision.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, CHAOS_CUSTOMERS: String(count) },
+    timeout: 120_000,
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ChaosCustomer[];
+}
+
+/**
+ * The local stack imports each handler on its first request (seconds here, under tsx): without
+ * this, the kill would mostly land before the first answers. These requests write nothing.
+ */
+async function warmUp(api: Api): Promise<void> {
+  await api.request('GET', '/accounts');
+  await api.request('POST', '/posts', { accounts: [] }, { 'Idempotency-Key': 'chaos-warm-up' });
+  await api.request('GET', '/posts/post_warmUpWarmUpWarmUp00');
+  await api.request('DELETE', '/posts/post_warmUpWarmUpWarmUp00');
+}
+
+/** One run: a stack that each cycle kills and starts again; the restart of one cycle is the start of the next. */
+interface Run {
+  dataDir: string;
+  logFile: string;
+  port: number;
+  stack: StackProcess | null;
+}
+
+async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, customer: ChaosCustomer): Promise<CycleResult> {
+  const rng = seededRng(seed);
+  const result: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: [], passed: false, dataDir: run.dataDir };
+  try {
+    // A cycle before this one may have lost its stack (an aborted start): start one.
+    run.stack ??= await startStack(run.dataDir, run.logFile, run.port);
+    const first = run.stack;
+    await warmUp(new Api(first.info.baseUrl, customer.apiKey));
+    const state: BurstState = { creates: planBurst(rng, customer, `${seed.toString(36)}c${cycle}`, CREATES), posts: new Map(), pendingDeletes: [], problems: [] };
+
+    // The kill comes at a random moment of the burst: before, during or after its requests.
+    const killAfterMs = 300 + Math.floor(rng() * 4500);
+    result.killAfterMs = killAfterMs;
+    const killed = (async () => {
+      await sleep(killAfterMs);
+      if (kill === 'group') killGroup(first.pid);
+      else killMainOnly(first.pid);
+    })();
+    await runBurst(new Api(first.info.baseUrl, customer.apiKey), rng, customer, state);
+    await killed;
+    await first.exited;
+    run.stack = null;
+
+    result.survivors = (await survivorsOf(run.dataDir, kill === 'main' ? 10_000 : 5000)).map((left) => `${left.pid} ${left.cmdline}`);
+    if (result.survivors.length > 0) {
+      result.problems.push(`survived the kill: ${result.survivors.join('; ')}`);
+      for (const left of result.survivors) killMainOnly(Number(left.split(' ')[0]));
+    }
+    // The kill of the main process alone must leave nothing of its group running either.
+    const members = await groupMembers(first.pid);
+    if (kill === 'main' && members.length > 0) result.problems.push(`processes of the killed stack still running: ${members.join(', ')}`);
+    killGroup(first.pid);
+
+    const stack = await startStack(run.dataDir, run.logFile, run.port);
+    run.stack = stack;
+    result.restartMs = stack.readyAt - stack.spawnedAt;
+    const api = new Api(stack.info.baseUrl, customer.apiKey);
+    const deadline = stack.readyAt + RECOVERY_DEADLINE_MS;
+    // Our own idempotency lock from a create the kill interrupted holds for up to 60 s.
+    await retryLost(api, customer, state, stack.readyAt + 75_000);
+    const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000));
+    const deletions = await awaitPlatformDeletions(stack.info.sandboxOrigin ?? '', state, Math.max(deadline, Date.now() + 5000));
+    result.recoveryMs = Math.max(settled.lastSettledAt, deletions.doneAt ?? 0) - stack.readyAt;
+    const check = await checkCycle({
+      state,
+      views: settled.views,
+      record: deletions.record,
+      info: stack.info,
+      userId: customer.userId,
+      accountIds: new Set(customer.accounts.map((account) => account.id)),
+      recoveryMs: result.recoveryMs,
+    });
+    const { problems, recoveryMs: _recoveryMs, ...figures } = check;
+    result.check = figures;
+    result.problems.push(...problems);
+  } catch (error) {
+    result.problems.push(`cycle aborted: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const c = result.check;
+  result.passed =
+    result.problems.length === 0 &&
+    c !== null &&
+    c.lost === 0 &&
+    c.duplicates === 0 &&
+    c.unknown === 0 &&
+    c.mismatched === 0 &&
+    c.liveAfterDelete === 0 &&
+    c.sentAfterCancel === 0 &&
+    c.allowance.ok;
+  return result;
+}
+
+const COLUMNS = ['cycle', 'kill', 'kill@ms', 'restart s', 'recovery s', 'posts', 'published', 'failed', 'deleted', 'lost', 'dup', 'unknown', 'mismatch', 'live-del', 'allowance', 'survivors', 'result'];
+
+function row(result: CycleResult): string[] {
+  const c = result.check;
+  return [
+    String(result.cycle),
+    result.kill,
+    String(result.killAfterMs),
+    (result.restartMs / 1000).toFixed(1),
+    (result.recoveryMs / 1000).toFixed(1),
+    ...(c
+      ? [c.posts, c.published, c.failed, c.deleted, c.lost, c.duplicates, c.unknown, c.mismatched + c.sentAfterCancel, c.liveAfterDelete].map(String)
+      : Array.from({ length: 9 }, () => '-')),
+    c ? (c.allowance.ok ? `ok ${c.allowance.used}` : `${c.allowance.used}≠${c.allowance.expectedMin}`) : '-',
+    String(result.survivors.length),
+    result.passed ? 'PASS' : 'FAIL',
+  ];
+}
+
+function printRow(cells: string[]): void {
+  console.log(cells.map((cell, index) => cell.padStart(Math.max(COLUMNS[index]?.length ?? 0, 4))).join(' | '));
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  console.log(`npm run chaos: ${CYCLES} cycles killing the whole stack + 1 killing its main process only; seed ${SEED}`);
+  const plan: KillKind[] = [...Array.from({ length: CYCLES }, (): KillKind => 'group'), 'main'];
+  const results: CycleResult[] = [];
+  const dataDir = await mkdtemp(join(tmpdir(), 'chaos-'));
+  const run: Run = { dataDir, logFile: join(dataDir, 'stack.log'), port: 0, stack: null };
+  console.log(`DATA_DIR ${dataDir}; the stack's output goes to ${run.logFile}`);
+  try {
+    run.stack = await startStack(dataDir, run.logFile, 0);
+    // Kept for every restart: media URLs (and so the bodies sent again) carry the API's origin.
+    run.port = Number(new URL(run.stack.info.baseUrl).port);
+    const customers = await provision(dataDir, plan.length);
+    printRow(COLUMNS);
+    for (const [index, kill] of plan.entries()) {
+      const cycle = index + 1;
+      const customer = customers[index];
+      if (!customer || Date.now() - startedAt.getTime() > BUDGET_MS) {
+        const skipped: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: ['not run: the time budget was spent'], passed: false, dataDir };
+        results.push(skipped);
+        printRow(row(skipped));
+        continue;
+      }
+      const result = await runCycle(run, cycle, kill, SEED + cycle, customer);
+      results.push(result);
+      printRow(row(result));
+      for (const problem of result.problems.slice(0, 8)) console.log(`      ${problem}`);
+      if (result.problems.length > 8) console.log(`      ... and ${result.problems.length - 8} more (chaos/results.json)`);
+    }
+  } finally {
+    if (run.stack) await stopStack(run.stack);
+  }
+  if (results.length > 0 && results.every((result) => result.passed)) await rm(dataDir, { recursive: true, force: true });
+  else console.log(`\nKept for a look: ${dataDir} (stack.log, sandbox/*.jsonl)`);
+  const recoveries = results.filter((result) => result.check !== null).map((result) => result.recoveryMs);
+  const total = (pick: (check: NonNullable<CycleResult['check']>) => number): number =>
+    results.reduce((sum, result) => sum + (result.check ? pick(result.check) : 0), 0);
+  const summary = {
+    cycles: results.length,
+    passed: results.filter((result) => result.passed).length,
+    recoveryP100Ms: recoveries.length > 0 ? Math.max(...recoveries) : null,
+    posts: total((check) => check.posts),
+    lost: total((check) => check.lost),
+    duplicates: total((check) => check.duplicates),
+    unknown: total((check) => check.unknown),
+    mismatched: total((check) => check.mismatched + check.sentAfterCancel),
+    liveAfterDelete: total((check) => check.liveAfterDelete),
+    survivors: results.reduce((sum, result) => sum + result.survivors.length, 0),
+  };
+  const finishedAt = new Date();
+  await writeFile(
+    RESULTS_FILE,
+    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
+  );
+  console.log(
+    `\n${summary.passed}/${summary.cycles} cycles passed in ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s; ` +
+      `recovery p100 ${summary.recoveryP100Ms === null ? '-' : (summary.recoveryP100Ms / 1000).toFixed(1)} s; ` +
+      `${summary.posts} posts, lost ${summary.lost}, duplicates ${summary.duplicates}, unknown ${summary.unknown}, ` +
+      `mismatched ${summary.mismatched}, live after delete ${summary.liveAfterDelete}, survivors ${summary.survivors}. Results: chaos/results.json`,
+  );
+  process.exitCode = summary.passed === summary.cycles ? 0 : 1;
+}
+
+main().catch((error: unknown) => {
+  console.error('npm run chaos failed:', error);
+  process.exitCode = 1;
+});

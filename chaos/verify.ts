@@ -1,0 +1,250 @@
+/**
+ * After the restart: wait until every post has settled, then hold the service's answers against
+ * the sandbox platforms' own record (GET /sandbox/record, which survives the crash):
+ *   lost          a post still `scheduled` at the deadline, or `failed` without advice
+ *   duplicates    a post that reached its platform more than once (or a platform post nobody asked for)
+ *   unknown       `failed` with "check the account" advice: both sandboxes can be asked, so the
+ *                 service should have found out
+ *   mismatched    published with an id the platform does not hold, or failed while it is live
+ *   liveAfterDelete  deleted with deleteFromPlatform=true and still live on the platform
+ *   sentAfterCancel  cancelled (softDeleted false, unit refunded) and still sent
+ *   allowance     the user's counter against accepted posts minus refunded cancels
+ */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dynamoDbClientFor } from '../local/dynamodb-local.js';
+import type { StackInfo } from '../local/stack.js';
+import type { Api, BurstState, KnownPost } from './burst.js';
+
+interface RecordedPost {
+  id: string;
+  text: string;
+  mediaIds: string[];
+  deletedAt: string | null;
+}
+type PlatformRecord = { accounts: Record<string, { live: RecordedPost[]; deleted: RecordedPost[] }> };
+export type SandboxRecord = { x: PlatformRecord; linkedin: PlatformRecord };
+
+export interface PostView {
+  id: string;
+  accountId: string;
+  status: string;
+  text?: string | null;
+  platformPostId: string | null;
+  error: { message: string; advice: string } | null;
+}
+
+/** The advice the service gives when it could not find out whether a post went out. */
+const UNKNOWN_OUTCOME = /may already be live|check the (x|linkedin) account/i;
+
+export interface CycleCheck {
+  posts: number;
+  published: number;
+  failed: number;
+  deleted: number;
+  lost: number;
+  duplicates: number;
+  unknown: number;
+  mismatched: number;
+  liveAfterDelete: number;
+  sentAfterCancel: number;
+  allowance: { used: number; expectedMin: number; expectedMax: number; ok: boolean };
+  /** Milliseconds from the restart's ready moment to the last post settled. */
+  recoveryMs: number;
+  problems: string[];
+}
+
+export async function readRecord(origin: string): Promise<SandboxRecord> {
+  const response = await fetch(`${origin}/sandbox/record`, { signal: AbortSignal.timeout(10_000) });
+  if (response.status !== 200) throw new Error(`GET /sandbox/record answered ${response.status}`);
+  return (await response.json()) as SandboxRecord;
+}
+
+function onPlatform(record: SandboxRecord, post: KnownPost): RecordedPost[] {
+  const account = record[post.platform].accounts[post.accountId];
+  return account ? [...account.live, ...account.deleted] : [];
+}
+
+/** Posts of the user the client never heard of: their create's answer was lost and not replayed. */
+async function findOrphans(api: Api, state: BurstState): Promise<void> {
+  let cursor: string | null = null;
+  for (let page = 0; page < 20; page++) {
+    const answer = await api.request('GET', `/posts?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (answer.status !== 200) throw new Error(`GET /posts answered ${answer.status}`);
+    for (const view of (answer.body.posts ?? []) as (PostView & { platform: 'x' | 'linkedin' })[]) {
+      if (state.posts.has(view.id)) continue;
+      state.posts.set(view.id, {
+        id: view.id,
+        accountId: view.accountId,
+        platform: view.platform,
+        sandbox: 'unknown',
+        text: view.text ?? '',
+        withMedia: false,
+        accepted: true,
+        orphan: true,
+        deletion: null,
+      });
+    }
+    cursor = typeof answer.body.nextCursor === 'string' ? answer.body.nextCursor : null;
+    if (cursor === null) return;
+  }
+}
+
+/** Polls every post not deleted until it is published or failed, or the deadline passes. */
+export async function awaitSettled(api: Api, state: BurstState, readyAt: number, deadline: number): Promise<{ views: Map<string, PostView>; lastSettledAt: number }> {
+  await findOrphans(api, state);
+  const views = new Map<string, PostView>();
+  let lastSettledAt = readyAt;
+  for (;;) {
+    const open = [...state.posts.values()].filter((post) => post.deletion === null && !['published', 'failed'].includes(views.get(post.id)?.status ?? ''));
+    if (open.length === 0 || Date.now() > deadline) break;
+    for (let at = 0; at < open.length; at += 8) {
+      await Promise.all(
+        open.slice(at, at + 8).map(async (post) => {
+          try {
+            const answer = await api.request('GET', `/posts/${post.id}`);
+            if (answer.status !== 200) return;
+            const view = answer.body as unknown as PostView;
+            views.set(post.id, view);
+            if (view.status === 'published' || view.status === 'failed') lastSettledAt = Math.max(lastSettledAt, Date.now());
+          } catch {
+            // Asked again on the next round.
+          }
+        }),
+      );
+    }
+    await sleep(500);
+  }
+  return { views, lastSettledAt };
+}
+
+/**
+ * Waits (until the deadline) for platform deletions queued by deleteFromPlatform=true; `doneAt`
+ * is when the last of them was seen gone, or null when none was still live at the first look.
+ */
+export async function awaitPlatformDeletions(origin: string, state: BurstState, deadline: number): Promise<{ record: SandboxRecord; doneAt: number | null }> {
+  for (let round = 0; ; round++) {
+    const record = await readRecord(origin);
+    const waiting = [...state.posts.values()].some(
+      (post) =>
+        post.deletion?.deleteFromPlatform === true &&
+        onPlatform(record, post).some((recorded) => recorded.deletedAt === null && matches(post, recorded, null)),
+    );
+    if (!waiting || Date.now() > deadline) return { record, doneAt: round === 0 ? null : Date.now() };
+    await sleep(500);
+  }
+}
+
+function matches(post: KnownPost, recorded: RecordedPost, view: PostView | null): boolean {
+  if (post.text !== '') return recorded.text === post.text;
+  return view?.platformPostId === recorded.id;
+}
+
+async function allowanceUsed(info: StackInfo, userId: string): Promise<number> {
+  const client = dynamoDbClientFor(info.dynamodbEndpoint);
+  try {
+    const cycle = new Date().toISOString().slice(0, 7);
+    const out = await client.send(
+      new GetItemCommand({ TableName: info.tables.counters, Key: { pk: { S: `ALLOWANCE#${userId}#${cycle}` } }, ConsistentRead: true }),
+    );
+    return Number(out.Item?.used?.N ?? 0);
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function checkCycle(input: {
+  state: BurstState;
+  views: Map<string, PostView>;
+  record: SandboxRecord;
+  info: StackInfo;
+  userId: string;
+  /** This cycle's accounts: the record also holds other cycles' posts. */
+  accountIds: ReadonlySet<string>;
+  recoveryMs: number;
+}): Promise<CycleCheck> {
+  const { state, views, record } = input;
+  const problems = [...state.problems];
+  const check: CycleCheck = {
+    posts: state.posts.size,
+    published: 0,
+    failed: 0,
+    deleted: 0,
+    lost: 0,
+    duplicates: 0,
+    unknown: 0,
+    mismatched: 0,
+    liveAfterDelete: 0,
+    sentAfterCancel: 0,
+    allowance: { used: 0, expectedMin: 0, expectedMax: 0, ok: false },
+    recoveryMs: input.recoveryMs,
+    problems,
+  };
+  const claimed = new Set<string>();
+  for (const post of state.posts.values()) {
+    const view = views.get(post.id) ?? null;
+    const hits = onPlatform(record, post).filter((recorded) => matches(post, recorded, view));
+    for (const hit of hits) claimed.add(hit.id);
+    const live = hits.filter((hit) => hit.deletedAt === null);
+    const label = `${post.platform}/${post.sandbox} ${post.id}${post.orphan ? ' (orphan)' : ''}`;
+    if (hits.length > 1) {
+      check.duplicates += hits.length - 1;
+      problems.push(`${label} is on the platform ${hits.length} times`);
+    }
+    if (post.deletion) {
+      check.deleted++;
+      if (post.deletion.outcome === 'cancelled' && hits.length > 0) {
+        check.sentAfterCancel++;
+        problems.push(`${label} was cancelled (unit refunded) but reached the platform`);
+      }
+      if (post.deletion.deleteFromPlatform && live.length > 0) {
+        check.liveAfterDelete++;
+        problems.push(`${label} was deleted with deleteFromPlatform=true but is still live`);
+      }
+      continue;
+    }
+    if (!view || (view.status !== 'published' && view.status !== 'failed')) {
+      check.lost++;
+      problems.push(`${label} did not settle: ${view?.status ?? 'never read'}`);
+      continue;
+    }
+    if (view.status === 'published') {
+      check.published++;
+      if (!hits.some((hit) => hit.id === view.platformPostId && hit.deletedAt === null)) {
+        check.mismatched++;
+        problems.push(`${label} is published as ${view.platformPostId ?? 'null'}, which its platform does not hold live`);
+      }
+      continue;
+    }
+    check.failed++;
+    if (!view.error?.advice) {
+      check.lost++;
+      problems.push(`${label} failed without advice`);
+    } else if (UNKNOWN_OUTCOME.test(view.error.advice)) {
+      check.unknown++;
+      problems.push(`${label} failed as unknown (${view.error.message}) although the platform ${live.length > 0 ? 'holds it' : 'does not hold it'}`);
+    } else if (live.length > 0) {
+      check.mismatched++;
+      problems.push(`${label} failed (${view.error.message}) but is live on its platform`);
+    }
+  }
+  // A platform post no post of ours accounts for: a second copy the text match could not see.
+  for (const platform of ['x', 'linkedin'] as const) {
+    for (const [accountId, held] of Object.entries(record[platform].accounts)) {
+      if (!input.accountIds.has(accountId)) continue;
+      for (const recorded of [...held.live, ...held.deleted]) {
+        if (claimed.has(recorded.id)) continue;
+        check.duplicates++;
+        problems.push(`${platform} ${accountId} holds ${recorded.id} ("${recorded.text.slice(0, 40)}") that no post accounts for`);
+      }
+    }
+  }
+  const accepted = [...state.posts.values()].filter((post) => post.accepted).length;
+  const refunded = [...state.posts.values()].filter((post) => post.deletion?.outcome === 'cancelled').length;
+  const maybeRefunded = [...state.posts.values()].filter((post) => post.deletion?.outcome === 'unknown').length;
+  const used = await allowanceUsed(input.info, input.userId);
+  check.allowance = { used, expectedMin: accepted - refunded - maybeRefunded, expectedMax: accepted - refunded, ok: false };
+  check.allowance.ok = used >= check.allowance.expectedMin && used <= check.allowance.expectedMax;
+  if (!check.allowance.ok) problems.push(`allowance used ${used}, expected ${check.allowance.expectedMin}..${check.allowance.expectedMax}`);
+  return check;
+}

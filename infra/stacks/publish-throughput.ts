@@ -1,0 +1,41 @@
+/**
+ * How many posts the publish worker sends at once on AWS: the publish queue's event source
+ * mapping (batch size and maximum concurrency), a deploy-time setting with the arithmetic behind
+ * its default in README, "AWS throughput":
+ *
+ *   npx cdk deploy --all -c publishWorkerMaxConcurrency=100 -c publishWorkerBatchSize=10
+ *
+ * At most maxConcurrency × batchSize posts are in flight. The default, 50 × 10 = 500, lets a
+ * burst of 500 posts due at one second be in flight together once the event source has scaled
+ * (Lambda adds up to 300 concurrent batches a minute to an SQS mapping; it starts from 5), and
+ * keeps the load on the platforms bounded: X's per-app create limit is per day, its per-user
+ * limit 100 per 15 minutes, so concurrency beyond one request per post buys nothing. The publish
+ * worker's reserved concurrency (api-stack.ts) must be at least maxConcurrency, or Lambda throttles
+ * the mapping's invocations.
+ */
+import type { Construct } from 'constructs';
+import type { ConsumerOptions } from '../constructs/bindings.js';
+
+export const PUBLISH_MAX_CONCURRENCY_CONTEXT = 'publishWorkerMaxConcurrency';
+export const PUBLISH_BATCH_SIZE_CONTEXT = 'publishWorkerBatchSize';
+
+export const PUBLISH_CONSUMING_DEFAULT: ConsumerOptions = { batchSize: 10, maxConcurrency: 50 };
+
+/** Lambda's bounds: SQS maximum concurrency 2-1000; a batch above 10 needs a batching window, which would delay every post. */
+const LIMITS = { maxConcurrency: [2, 1000], batchSize: [1, 10] } as const;
+
+function setting(scope: Construct, key: string, fallback: number, [min, max]: readonly [number, number]): number {
+  const raw: unknown = scope.node.tryGetContext(key);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`context ${key} must be a whole number from ${min} to ${max}, got ${String(raw)}`);
+  return value;
+}
+
+/** The publish queue's consumer settings: cdk context, else PUBLISH_CONSUMING_DEFAULT. */
+export function publishConsuming(scope: Construct): ConsumerOptions {
+  return {
+    batchSize: setting(scope, PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT.batchSize, LIMITS.batchSize),
+    maxConcurrency: setting(scope, PUBLISH_MAX_CONCURRENCY_CONTEXT, PUBLISH_CONSUMING_DEFAULT.maxConcurrency, LIMITS.maxConcurrency),
+  };
+}

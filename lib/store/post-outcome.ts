@@ -1,0 +1,75 @@
+/**
+ * The publish outcome of a post (published or failed), written on its item by the publish worker
+ * through DynamoDbPublishState, the only user. It touches the posts table only, so the worker
+ * needs no access to the counters or idempotency tables.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Post, PostError } from '../domain/model.js';
+import { itemToPost, statusPartitionKey } from './post-item.js';
+
+export type PostOutcome =
+  | { status: 'published'; publishedAt: string; publishedUrl: string; platformPostId: string }
+  | { status: 'failed'; error: PostError };
+
+/**
+ * The post went out, or did not (its error shown as the post's error). A post deleted while it
+ * was being sent stays deleted (no index attribute comes back); the post returned says so
+ * (deletedAt, deleteFromPlatformRequested), so the worker can queue the deletion of the live
+ * post. Null when the post is not scheduled any more (already recorded, or removed).
+ */
+export async function recordPostOutcome(
+  client: DynamoDBDocumentClient,
+  postsTable: string,
+  post: Post,
+  outcome: PostOutcome,
+  now: Date,
+  options: { claimToken?: string } = {},
+): Promise<Post | null> {
+  // With a claim token: only while that claim still holds the post (a worker whose lease was taken over writes nothing).
+  const claimCheck = options.claimToken === undefined ? '' : ' AND claimToken = :claimToken';
+  const { status, ...rest } = outcome;
+  const fields: Record<string, unknown> =
+    'error' in rest ? { error: { message: rest.error.message, advice: rest.error.advice } } : { ...rest };
+  const set = Object.keys(fields).map((name) => `#f_${name} = :f_${name}`);
+  const names: Record<string, string> = { '#status': 'status', ...Object.fromEntries(Object.keys(fields).map((name) => [`#f_${name}`, name])) };
+  const values: Record<string, unknown> = {
+    ':status': status,
+    ':scheduled': 'scheduled',
+    ':now': now.toISOString(),
+    ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:f_${name}`, value])),
+    ...(options.claimToken === undefined ? {} : { ':claimToken': options.claimToken }),
+  };
+  const attempts = [
+    // A live post: its status index moves with it, and it leaves the due index.
+    {
+      UpdateExpression: `SET #status = :status, updatedAt = :now, statusPk = :statusPk, ${set.join(', ')} REMOVE duePk, dueSk`,
+      ConditionExpression: `#status = :scheduled AND attribute_not_exists(deletedAt)${claimCheck}`,
+      ExpressionAttributeValues: { ...values, ':statusPk': statusPartitionKey(post.userId, status) },
+    },
+    // Deleted while it was being sent: record what happened, keep it out of every index (a post
+    // deleted with deleteFromPlatform keeps its due keys until then: see softDeletePost).
+    {
+      UpdateExpression: `SET #status = :status, updatedAt = :now, ${set.join(', ')} REMOVE duePk, dueSk`,
+      ConditionExpression: `#status = :scheduled AND attribute_exists(deletedAt)${claimCheck}`,
+      ExpressionAttributeValues: values,
+    },
+  ];
+  for (const attempt of attempts) {
+    try {
+      const out = await client.send(
+        new UpdateCommand({
+          TableName: postsTable,
+          Key: { id: post.id },
+          ExpressionAttributeNames: names,
+          ReturnValues: 'ALL_NEW',
+          ...attempt,
+        }),
+      );
+      return out.Attributes ? itemToPost(out.Attributes) : null;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,28 @@
+/** Making posts due and queueing work: lib/dispatch implements these. */
+
+/** What a publish message asks: send this post at scheduledFor. */
+export interface DueRequest {
+  postId: string;
+  /** ISO time the post is due. */
+  scheduledFor: string;
+}
+
+export interface PostDispatcher {
+  /**
+   * Makes each post due at its time: SQS with a delay when due within 15 minutes, else an
+   * EventBridge Scheduler one-time schedule. Returns the ids that could not be queued.
+   */
+  dispatch(requests: readonly DueRequest[], now: Date): Promise<{ failed: string[] }>;
+  /** Deletes the post's pending schedule, if it has one. Never throws for a schedule that is gone. */
+  cancel(postId: string): Promise<void>;
+}
+
+/** The deletion queue: the worker deletes the live post of a soft-deleted published post. */
+export interface PlatformDeletionQueue {
+  enqueue(postId: string): Promise<void>;
+}
+
+/** Puts publish messages on the publish queue, each with its own delay (at most 900 s). */
+export interface PublishQueue {
+  send(entries: readonly { postId: string; scheduledFor: string; delaySeconds: number }[]): Promise<{ failed: string[] }>;
+}

@@ -1,0 +1,34 @@
+/** The worker's and sweeper's writes on a post item: lib/store/dynamodb-publish-state.ts. */
+import type { Post, PostError } from '../../domain/model.js';
+import type { ClaimResult, PostForPublishing } from '../../domain/publish-state.js';
+
+export interface PublishStateStore {
+  /** One strongly consistent GetItem. */
+  getPostForPublishing(postId: string): Promise<PostForPublishing | null>;
+  /**
+   * One conditional write, no read first: the post is scheduled, not deleted, due by `now` (its
+   * scheduledFor and any pending retry time), and nobody holds it (or the holder's lease ran out).
+   */
+  claim(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<ClaimResult>;
+  /**
+   * Right before the create request: still held by `token` with its lease unexpired at `now`, and
+   * not deleted. False means do not send. Records the media ids the create carries.
+   */
+  markCreateSending(postId: string, token: string, now: Date, mediaIds?: readonly string[]): Promise<boolean>;
+  /** Extends the lease of the holder of `token` (a heartbeat while a send runs). False: the claim is lost. */
+  renewLease(postId: string, token: string, until: Date): Promise<boolean>;
+  /**
+   * Gives the post up until `retryAt`; `uncertain` keeps the record that a create may have gone
+   * out. When certain, the post counts as not being sent any more (a delete then cancels it).
+   */
+  releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean }): Promise<boolean>;
+  /** The post went out; returns the post as stored (deletedAt set when it was deleted meanwhile). Null: not scheduled any more. */
+  recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null>;
+  /** The post did not go out; only while `token` still holds the claim (a worker whose lease was taken over writes nothing). */
+  recordFailed(post: Post, error: PostError, now: Date, token: string): Promise<Post | null>;
+  /** Sweeper: Query byDue of one shard for posts due in [dueFrom, dueTo). */
+  listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]>;
+  /** Sweeper: conditional stamp so a post is put back at most once per interval. False when it changed meanwhile. */
+  markSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean>;
+  markPlatformDeleted(postId: string, now: Date): Promise<void>;
+}

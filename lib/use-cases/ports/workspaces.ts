@@ -1,0 +1,11 @@
+import type { Workspace } from '../../domain/model.js';
+
+/** Workspace lookup by id alone (the admin CLI's `account connect --workspace W` names no user). */
+export interface WorkspaceReader {
+  getWorkspace(workspaceId: string): Promise<Workspace | null>;
+}
+
+/** Writes of the account-settings stand-in: a workspace and its link on the user. */
+export interface WorkspaceAdmin {
+  putWorkspace(workspace: Workspace): Promise<void>;
+}

@@ -1,0 +1,81 @@
+/**
+ * The publish worker's hold on a post while it sends it: a short lease (the claim) renewed by a
+ * heartbeat, so a worker that dies (kill -9, a Lambda stopped at its timeout) is replaced within
+ * one lease instead of waiting out the whole invocation time, and a long send (a video upload)
+ * keeps its post however long it runs.
+ *
+ * The first renewal comes a third of a lease after the claim, so a send that finishes sooner (the
+ * common case) costs no write at all. The lease is never extended past the invocation's deadline:
+ * past it the runtime stops the worker, and the post must be free to be taken over then.
+ */
+import type { Clock } from './ports/clock.js';
+import type { PublishStateStore } from './ports/publish-state-store.js';
+
+export interface PublishLease {
+  /** How long a claim (or a renewal) holds the post (PUBLISH_LEASE_MS by default). */
+  leaseMs: number;
+  /** Time between renewals; a third of the lease by default. */
+  renewEveryMs?: number;
+  /** When the runtime stops this invocation (Lambda's timeout); unset: never. */
+  deadline?: Date;
+}
+
+export interface LeaseLog {
+  warn(message: string, details: Record<string, unknown>): void;
+}
+
+/** The end of a lease taken or renewed at `now`: a lease, but not past the deadline. */
+export function leaseEnd(lease: PublishLease, now: Date): Date {
+  const end = now.getTime() + lease.leaseMs;
+  return new Date(lease.deadline ? Math.min(end, lease.deadline.getTime()) : end);
+}
+
+/** Runs `work` while renewing the claim of `token` on the post; stops renewing when the claim is lost. */
+export async function holdingLease<T>(
+  deps: { state: Pick<PublishStateStore, 'renewLease'>; clock: Clock; log: LeaseLog },
+  postId: string,
+  token: string,
+  lease: PublishLease,
+  work: () => Promise<T>,
+): Promise<T> {
+  let renewing: Promise<void> | null = null;
+  let stopped = false;
+  let heldUntil = 0;
+  const renew = (): void => {
+    if (stopped || renewing) return;
+    const now = deps.clock.now();
+    const until = leaseEnd(lease, now);
+    // Past the deadline the runtime stops us: let the lease run out so another worker takes over.
+    if (until.getTime() <= now.getTime()) {
+      stop();
+      return;
+    }
+    // Already held to the deadline: writing the same end again would change nothing.
+    if (until.getTime() <= heldUntil) return;
+    heldUntil = until.getTime();
+    renewing = deps.state
+      .renewLease(postId, token, until)
+      .then(
+        (held) => {
+          if (!held) stop();
+        },
+        (error: unknown) => deps.log.warn('Could not renew the lease of a post being sent', { postId, error: String(error) }),
+      )
+      .finally(() => {
+        renewing = null;
+      });
+  };
+  const timer = setInterval(renew, lease.renewEveryMs ?? Math.max(1, Math.floor(lease.leaseMs / 3)));
+  timer.unref();
+  function stop(): void {
+    stopped = true;
+    clearInterval(timer);
+  }
+  try {
+    return await work();
+  } finally {
+    stop();
+    // A renewal still in flight finds the outcome written (or the claim gone) and changes nothing.
+    await renewing;
+  }
+}

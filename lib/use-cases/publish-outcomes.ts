@@ -1,0 +1,123 @@
+/**
+ * Recording what became of a publish attempt (PublishPost's last step): published with the
+ * platform's id, failed with one sentence of advice, or given back for a retry. Every write is
+ * conditional on the claim that made the attempt (lib/store/dynamodb-publish-state.ts), except the
+ * published one: a platform id in hand is the truth about the post whoever learnt it.
+ */
+import type { Post, PostError } from '../domain/model.js';
+import { nextRetry, queueDelaySeconds } from '../domain/publishing.js';
+import type { PublishClaim } from '../domain/publish-state.js';
+import type { Clock } from './ports/clock.js';
+import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
+import type { PlatformPublishResult } from './ports/platform-publisher.js';
+import type { PublishStateStore } from './ports/publish-state-store.js';
+
+/** What the worker reports; the function turns these into metrics. */
+export interface PublishMetrics {
+  published(lagMs: number): void;
+  failed(kind: string): void;
+  retried(kind: string): void;
+}
+
+export interface PublishLog {
+  warn(message: string, details: Record<string, unknown>): void;
+  error(message: string, details: Record<string, unknown>): void;
+}
+
+export type PublishOutcome =
+  | { outcome: 'published'; post: Post }
+  | { outcome: 'failed'; post: Post | null; error: PostError }
+  | { outcome: 'retry'; at: string }
+  | { outcome: 'requeued'; delaySeconds: number }
+  | { outcome: 'skipped'; reason: string };
+
+export interface PublishOutcomesDeps {
+  state: PublishStateStore;
+  queue: PublishQueue;
+  deletionQueue: PlatformDeletionQueue;
+  clock: Clock;
+  metrics: PublishMetrics;
+  log: PublishLog;
+  sleep: (ms: number) => Promise<void>;
+}
+
+export class PublishOutcomes {
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly deps: PublishOutcomesDeps) {
+    this.sleep = deps.sleep;
+  }
+
+  async published(post: Post, result: PlatformPublishResult): Promise<PublishOutcome> {
+    const now = this.deps.clock.now();
+    const outcome = { publishedAt: now.toISOString(), publishedUrl: result.publishedUrl, platformPostId: result.platformPostId };
+    // The post is live: the record must be written, or a later attempt would have to check again.
+    let stored: Post | null = null;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        stored = await this.deps.state.recordPublished(post, outcome, now);
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        await this.sleep(100 * attempt);
+      }
+    }
+    this.deps.metrics.published(now.getTime() - Date.parse(post.scheduledFor));
+    if (!stored) return { outcome: 'skipped', reason: 'post was no longer scheduled when the outcome was recorded' };
+    if (stored.deletedAt !== null && stored.deleteFromPlatformRequested) {
+      // Deleted while it was being sent, with deleteFromPlatform: now that its id is known, it goes.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.deps.deletionQueue.enqueue(post.id);
+          break;
+        } catch (error) {
+          if (attempt >= 3) {
+            this.deps.log.error('Could not queue the deletion of a post deleted while it was sent', { postId: post.id, error: String(error) });
+            break;
+          }
+          await this.sleep(200 * attempt);
+        }
+      }
+    }
+    return { outcome: 'published', post: stored };
+  }
+
+  async fail(post: Post, claim: PublishClaim, error: PostError, kind: string): Promise<PublishOutcome> {
+    const stored = await this.deps.state.recordFailed(post, error, this.deps.clock.now(), claim.token);
+    // Refused: another worker took the post over (this one outlived its lease), and it decides.
+    if (!stored) return { outcome: 'skipped', reason: 'the claim was lost before the outcome was recorded' };
+    this.deps.metrics.failed(kind);
+    return { outcome: 'failed', post: stored, error };
+  }
+
+  async retryOrFail(
+    post: Post,
+    claim: PublishClaim,
+    input: { kind: string; uncertain: boolean; notBefore?: Date | null; minDelayMs?: number; lastSaid: string; giveUp: PostError },
+  ): Promise<PublishOutcome> {
+    const decision = nextRetry({
+      attempt: claim.attempt,
+      firstAttemptAt: new Date(claim.firstAttemptAt),
+      now: this.deps.clock.now(),
+      notBefore: input.notBefore ?? null,
+      minDelayMs: input.minDelayMs ?? 0,
+    });
+    if (!decision.retry) return this.fail(post, claim, input.giveUp, `${input.kind}_gave_up`);
+    return this.requeueRetry(post, claim, decision.at, input);
+  }
+
+  async requeueRetry(post: Post, claim: PublishClaim, retryAt: Date, input: { kind: string; uncertain: boolean; lastSaid: string }): Promise<PublishOutcome> {
+    const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt, uncertain: input.uncertain });
+    if (!released) return { outcome: 'skipped', reason: 'post changed while it was being sent' };
+    const at = retryAt.toISOString();
+    await this.deps.queue
+      .send([{ postId: post.id, scheduledFor: at, delaySeconds: queueDelaySeconds(retryAt, this.deps.clock.now()) }])
+      .then(({ failed }) => {
+        // The sweeper puts back a post whose retry time passed with nothing in flight.
+        if (failed.length > 0) this.deps.log.warn('Retry message not queued; the sweeper will bring the post back', { postId: post.id });
+      });
+    this.deps.metrics.retried(input.kind);
+    this.deps.log.warn('Publish attempt failed; retrying', { postId: post.id, attempt: claim.attempt, retryAt: at, kind: input.kind, said: input.lastSaid });
+    return { outcome: 'retry', at };
+  }
+}

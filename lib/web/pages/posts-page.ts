@@ -1,0 +1,62 @@
+/**
+ * Posts: the caller's posts newest first (the API's list), filtered by status, each with its
+ * account, campaign, schedule, a failed post's error message and advice, the link to the live
+ * post, and a Cancel button on scheduled posts. Pages follow the API's signed cursor.
+ */
+import type { Account } from '../../domain/model.js';
+import { POST_STATUSES } from '../../domain/model.js';
+import type { PostView } from '../../domain/views/post-view.js';
+import { html, type Html } from '../html.js';
+import { formatTime } from './format.js';
+import { csrfField } from './layout.js';
+
+const STATUS_BADGE: Record<string, string> = { draft: 'muted', scheduled: 'warn', published: 'ok', failed: 'bad' };
+
+function excerpt(text: string): string {
+  return text.length > 140 ? `${text.slice(0, 140)}…` : text;
+}
+
+/** Only http(s) links are rendered as links: a stored URL can never become `javascript:`. */
+function safeLink(url: string | null): string | null {
+  return url && /^https?:\/\//i.test(url) ? url : null;
+}
+
+function postRow(post: PostView, account: Account | undefined, csrfToken: string): Html {
+  const live = safeLink(post.publishedUrl);
+  return html`<tr>
+  <td data-label="Post">${post.text === '' ? html`<span class="muted">(no text)</span>` : excerpt(post.text)}${post.mediaUrls.length > 0 ? html`<br><span class="muted">${post.mediaUrls.length} media</span>` : ''}
+    ${post.error ? html`<p class="error-text"><strong>${post.error.message}</strong><br>${post.error.advice}</p>` : ''}</td>
+  <td data-label="Account">${account ? html`${account.name}<br><span class="muted">${post.platform} ${account.handle}</span>` : html`${post.platform}<br><span class="muted">${post.accountId}</span>`}</td>
+  <td data-label="Status"><span class="badge ${STATUS_BADGE[post.status] ?? 'muted'}">${post.status}</span></td>
+  <td data-label="When">${post.status === 'published' ? html`Published ${formatTime(post.publishedAt)}` : html`${post.status === 'draft' ? 'Saved' : 'Due'} ${formatTime(post.scheduledFor)}`}</td>
+  <td data-label="Campaign"><code>${post.campaignId}</code></td>
+  <td><div class="actions">${live ? html`<a href="${live}" rel="noopener noreferrer" target="_blank">View live post</a>` : ''}
+    ${post.status === 'scheduled'
+      ? html`<form method="post" action="/settings/posts/${post.id}/cancel">${csrfField(csrfToken)}<button type="submit">Cancel</button></form>`
+      : ''}</div></td>
+</tr>`;
+}
+
+export interface PostsPageInput {
+  posts: readonly PostView[];
+  accounts: ReadonlyMap<string, Account>;
+  status: string | null;
+  nextCursor: string | null;
+  csrfToken: string;
+  notice?: { text: string; error?: boolean };
+}
+
+export function postsPage(input: PostsPageInput): Html {
+  const filter = (status: string | null, label: string) =>
+    html`<a href="/settings/posts${status ? `?status=${status}` : ''}"${input.status === status ? html` aria-current="page"` : ''}>${label}</a>`;
+  const next = input.nextCursor
+    ? `/settings/posts?${new URLSearchParams({ ...(input.status ? { status: input.status } : {}), cursor: input.nextCursor }).toString()}`
+    : null;
+  return html`${input.notice ? html`<p class="notice ${input.notice.error ? 'error' : 'ok'}" role="${input.notice.error ? 'alert' : 'status'}">${input.notice.text}</p>` : ''}
+<nav class="filters" aria-label="Filter by status">${filter(null, 'All')}${POST_STATUSES.map((status) => filter(status, status[0]!.toUpperCase() + status.slice(1)))}</nav>
+${input.posts.length === 0
+  ? html`<p class="muted">No posts${input.status ? html` with status ${input.status}` : ''} yet. Posts are created through the API (<code>POST /api/v1/posts</code>) with a key from API keys.</p>`
+  : html`<div class="table-wrap"><table class="stack"><thead><tr><th scope="col">Post</th><th scope="col">Account</th><th scope="col">Status</th><th scope="col">When</th><th scope="col">Campaign</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${input.posts.map((post) => postRow(post, input.accounts.get(post.accountId), input.csrfToken))}</tbody></table></div>`}
+${next ? html`<p><a class="button" href="${next}">Older posts</a></p>` : ''}`;
+}

@@ -1,0 +1,179 @@
+/**
+ * Workspaces and Posts in a real browser, signed in as a user made by the admin provisioning (as
+ * the local demo user is: a login at the local OpenID provider linked to the existing user):
+ * rename and create workspaces, read each account's tokenHealth and what it means, disconnect an
+ * account; see posts published, failed (with the platform's message and advice) and scheduled,
+ * filter by status, cancel a scheduled post. Another user's workspace, account and post ids are
+ * refused. Screenshots go to docs/screenshots.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbIdentityStore } from '../../lib/store/dynamodb-identity-store.js';
+import { DESKTOP, launchChromium, PHONE, screenshot, signIn, signUp } from '../support/browser.js';
+import { provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let browser: Browser;
+let owner: ProvisionedUser;
+const PASSWORD = 'a long local password';
+
+beforeAll(async () => {
+  stack = await startTestStack({ sandbox: true, consumers: true });
+  browser = await launchChromium();
+  owner = await provisionUser({
+    workspaces: 1,
+    accounts: [
+      { platform: 'x', handle: '@owner', name: 'Owner on X', sandbox: 'ok' },
+      // Healthy, but the sandbox refuses its posts: they fail with the platform's message and advice.
+      { platform: 'linkedin', handle: 'owner-li', name: 'Owner on LinkedIn', sandbox: 'refuse' },
+      { platform: 'instagram', handle: 'owner.photos', name: 'Owner Photos' },
+      { platform: 'x', handle: '@owner_old', name: 'Old X account', tokenHealth: 'needs_reauth', sandbox: 'expired' },
+    ],
+  });
+  // The owner's login, linked to the provisioned user exactly as `npm start` links the demo user.
+  const login = await stack.oidc.accounts.create('owner@example.com', PASSWORD);
+  await new DynamoDbIdentityStore({ tableName: stack.tables.directory }).linkIdentity(
+    { issuer: stack.oidc.issuer, subject: login.id, email: 'owner@example.com' },
+    owner.userId,
+  );
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function signedInAsOwner(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${stack.origin}/settings/workspaces`);
+  await signIn(page, 'owner@example.com', PASSWORD);
+  await page.waitForURL(`${stack.origin}/settings/workspaces`);
+  return { context, page };
+}
+
+async function createPost(body: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`${stack.baseUrl}/posts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { posts: { id: string }[] }).posts[0]!.id;
+}
+
+async function waitForStatus(postId: string, status: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const response = await fetch(`${stack.baseUrl}/posts/${postId}`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
+    if (((await response.json()) as { status: string }).status === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`Post ${postId} never became ${status}`);
+}
+
+describe('workspaces and posts in a browser', () => {
+  it('shows each account’s tokenHealth with its meaning, renames and creates workspaces, disconnects an account', async () => {
+    const { context, page } = await signedInAsOwner();
+    const main = page.locator('main');
+    expect(await main.innerText()).toContain('Owner on X');
+    const old = page.locator('tr', { hasText: 'Old X account' });
+    expect(await old.innerText()).toContain('needs_reauth');
+    expect(await old.innerText()).toContain('posts to this account fail until you reconnect it');
+    expect(await page.locator('tr', { hasText: 'Owner on LinkedIn' }).innerText()).toContain('healthy');
+    await screenshot(page, 'workspaces');
+
+    await page.getByLabel('Name', { exact: true }).first().fill('Marketing <team>');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.waitForURL(/done=renamed/);
+    expect(await page.getByRole('heading', { name: 'Marketing <team>' }).count()).toBe(1);
+
+    await page.getByLabel('Name', { exact: true }).last().fill('');
+    await page.locator('#new-workspace').fill('   ');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    expect(await main.innerText()).toContain('A workspace name is 1 to 100 printable characters.');
+    await page.locator('#new-workspace').fill('Second brand');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.waitForURL(/done=created/);
+    expect(await page.getByRole('heading', { name: 'Second brand' }).count()).toBe(1);
+
+    // The API sees the new workspace at once: two workspaces now, so a create must name one.
+    const accounts = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
+    expect(((await accounts.json()) as { accounts: unknown[] }).accounts).toHaveLength(4);
+
+    await page.locator('tr', { hasText: 'Owner Photos' }).getByRole('link', { name: 'Disconnect…' }).click();
+    await screenshot(page, 'account-disconnect');
+    await page.getByRole('button', { name: 'Disconnect account' }).click();
+    await page.waitForURL(/done=disconnected/);
+    expect(await main.innerText()).not.toContain('Owner Photos');
+    const after = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
+    expect(((await after.json()) as { accounts: { name: string }[] }).accounts.map((a) => a.name).sort()).toEqual(['Old X account', 'Owner on LinkedIn', 'Owner on X']);
+    await context.close();
+  });
+
+  it('lists published, failed and scheduled posts, filters them and cancels a scheduled one', async () => {
+    const workspaceId = owner.workspaceIds[0]!;
+    const [x, linkedin] = owner.accounts;
+    const published = await createPost({ workspaceId, accounts: [x!.id], text: 'Hello from the settings test' });
+    const failed = await createPost({ workspaceId, accounts: [linkedin!.id], text: 'This one fails' });
+    const scheduled = await createPost({ workspaceId, accounts: [x!.id], text: 'Later <b>bold</b>?', scheduledFor: new Date(Date.now() + 3600_000).toISOString() });
+    await waitForStatus(published, 'published');
+    await waitForStatus(failed, 'failed');
+
+    const { context, page } = await signedInAsOwner();
+    await page.goto(`${stack.origin}/settings/posts`);
+    const main = page.locator('main');
+    expect(await main.innerText()).toContain('Hello from the settings test');
+    expect(await main.innerText()).toContain('Later <b>bold</b>?'); // shown as text, never as markup
+    expect(await page.locator('main b').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'View live post' }).count()).toBe(1);
+    const failedRow = page.locator('tr', { hasText: 'This one fails' });
+    expect(await failedRow.locator('.error-text').innerText()).not.toBe('');
+    await screenshot(page, 'posts');
+
+    await page.getByRole('link', { name: 'Scheduled' }).click();
+    await page.waitForURL(/status=scheduled/);
+    const rows = page.locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    await rows.first().getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForURL(/done=cancelled/);
+    expect(await main.innerText()).toContain('Post cancelled');
+    const gone = await fetch(`${stack.baseUrl}/posts/${scheduled}`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
+    expect(gone.status).toBe(404);
+    await context.close();
+  });
+
+  it('refuses another user’s workspace, account and post ids', async () => {
+    const context = await browser.newContext({ viewport: PHONE });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${stack.origin}/settings/workspaces`);
+    await signUp(page, 'mallory@example.com', PASSWORD);
+    await page.waitForURL(`${stack.origin}/settings/workspaces`);
+    await screenshot(page, 'workspaces-phone');
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    const cookie = (await context.cookies()).find((c) => c.name === 'sp_session')?.value ?? '';
+    const post = (path: string, body: Record<string, string>) =>
+      fetch(`${stack.origin}${path}`, {
+        method: 'POST',
+        headers: { cookie: `sp_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...body }).toString(),
+        redirect: 'manual',
+      });
+    const [x] = owner.accounts;
+    expect((await post(`/settings/workspaces/${owner.workspaceIds[0]}/rename`, { name: 'Taken over' })).status).toBe(404);
+    expect((await post(`/settings/accounts/${x!.id}/disconnect`, {})).status).toBe(404);
+    expect((await page.goto(`${stack.origin}/settings/accounts/${x!.id}/disconnect`))?.status()).toBe(404);
+    const ownersPost = await createPost({ workspaceId: owner.workspaceIds[0], accounts: [x!.id], text: 'Mine', scheduledFor: new Date(Date.now() + 3600_000).toISOString() });
+    expect((await post(`/settings/posts/${ownersPost}/cancel`, {})).status).toBe(404);
+    // Nothing of the owner's changed.
+    const still = await fetch(`${stack.baseUrl}/posts/${ownersPost}`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
+    expect(still.status).toBe(200);
+    const accounts = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
+    expect(((await accounts.json()) as { accounts: { id: string; workspaceId: string }[] }).accounts.some((a) => a.id === x!.id)).toBe(true);
+    await page.goto(`${stack.origin}/settings/posts`);
+    expect(await page.locator('main').innerText()).not.toContain('Mine');
+    await context.close();
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Reliability settings of the deployed service (issue 10, item 13), read off the synthesized
+ * templates: the publish worker has concurrency of its own, so API traffic cannot starve it; the
+ * workers may write only connected accounts' items of the directory, never API keys or users;
+ * allowance counters live in a table with a TTL (the expiry itself: test/store/allowance-counter.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import { QUEUE_CONSUMERS, API_ROUTES, SWEEPER, DEFAULT_ROUTE } from '../../functions/catalogue.js';
+import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
+import { PUBLISH_RESERVED_CONCURRENCY_CONTEXT } from '../../infra/stacks/api-stack.js';
+import { buildService } from '../../infra/stacks/service.js';
+import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
+import { grantsOfRole, logicalId, synthesize } from './synth.js';
+import type { CfnResource, Synthesized } from './synth.js';
+
+let s: Synthesized;
+beforeAll(() => {
+  s = synthesize({ bundle: false });
+});
+afterAll(() => s?.cleanup());
+
+const ALL_FUNCTIONS = [...API_ROUTES.map((r) => r.name), ...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, DEFAULT_ROUTE.name];
+const WRITES = TABLE_ACTIONS.readWrite.filter((action) => !TABLE_ACTIONS.read.includes(action));
+
+function functionProperties(synth: Synthesized, name: string): Record<string, unknown> {
+  const fn = synth.service.api.functions.get(name);
+  if (!fn) throw new Error(`No function ${name}`);
+  return (synth.apiJson.Resources[logicalId(fn)] as CfnResource).Properties ?? {};
+}
+
+function grantsOf(name: string) {
+  return grantsOfRole(s, logicalId(s.service.api.functions.get(name)!.role!));
+}
+
+describe('publish worker concurrency', () => {
+  it('is reserved for the publish worker alone, at least the maxConcurrency its queue may use', () => {
+    const mapping = Object.values(s.apiJson.Resources).find(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::EventSourceMapping' &&
+        JSON.stringify(resource.Properties?.FunctionName).includes(logicalId(s.service.api.functions.get('PublishWorker')!)),
+    );
+    const maxConcurrency = (mapping?.Properties?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ?? 0;
+    expect(maxConcurrency).toBeGreaterThan(0);
+    const reserved = functionProperties(s, 'PublishWorker').ReservedConcurrentExecutions;
+    expect(reserved).toBeGreaterThanOrEqual(maxConcurrency);
+    for (const name of ALL_FUNCTIONS.filter((other) => other !== 'PublishWorker')) {
+      expect(functionProperties(s, name).ReservedConcurrentExecutions, name).toBeUndefined();
+    }
+  });
+
+  it('is a deploy-time setting: 0 reserves nothing, a value below the queue maxConcurrency is refused', () => {
+    const none = synthesize({ bundle: false, context: { [PUBLISH_RESERVED_CONCURRENCY_CONTEXT]: 0 } });
+    try {
+      expect(functionProperties(none, 'PublishWorker').ReservedConcurrentExecutions).toBeUndefined();
+    } finally {
+      none.cleanup();
+    }
+    const app = new App({ context: { [PUBLISH_RESERVED_CONCURRENCY_CONTEXT]: '2', 'aws:cdk:bundling-stacks': [] } });
+    expect(() => buildService(app)).toThrow(/publishWorkerReservedConcurrency must be 0 \(none\) or a whole number of at least/);
+  });
+});
+
+describe('directory writes of the workers', () => {
+  it.each(['PublishWorker', 'PlatformDeletionWorker'])('%s may write only items under ACCOUNT#, and read anything', (name) => {
+    const onDirectory = grantsOf(name).filter((grant) => grant.resources.includes('table:directory'));
+    const writing = onDirectory.filter((grant) => grant.actions.some((action) => WRITES.includes(action)));
+    expect(writing.length).toBeGreaterThan(0);
+    for (const grant of writing) {
+      expect(grant.resources).toEqual(['table:directory']);
+      expect(grant.conditions).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ACCOUNT_KEY_PREFIX}*`] } });
+    }
+    // The writes the token refresh and tokenHealth need are all there, under the condition.
+    expect(writing.flatMap((grant) => grant.actions).sort()).toEqual([...WRITES].sort());
+    const reading = onDirectory.filter((grant) => grant.conditions === undefined);
+    expect(reading.flatMap((grant) => grant.actions).sort()).toEqual([...TABLE_ACTIONS.read].sort());
+  });
+
+  it('the posts API and the sweeper may not write the directory at all', () => {
+    for (const name of ['CreatePosts', 'ListPosts', 'GetPost', 'DeletePost', 'ListAccounts', 'RouteNotFound', 'Sweeper']) {
+      const writes = grantsOf(name)
+        .filter((grant) => grant.resources.includes('table:directory'))
+        .flatMap((grant) => grant.actions.filter((action) => WRITES.includes(action)));
+      expect(writes, name).toEqual([]);
+    }
+  });
+});
+
+describe('allowance counters', () => {
+  it('live in the counters table, whose TTL attribute is the one the store sets (expiresAt)', () => {
+    const table = s.dataJson.Resources[logicalId(s.service.data.tables.counters)];
+    expect(table?.Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The publish worker's lease heartbeat (lib/use-cases/publish-lease.ts), with fake timers: a send
+ * that ends within the first third of a lease costs no write; a long one is renewed, never past
+ * the invocation's deadline; a lost claim stops the renewals. The renewal itself against DynamoDB
+ * Local is in test/store/publish-state.test.ts, end to end in test/http/publishing-reliability.test.ts.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { holdingLease, leaseEnd } from '../../lib/use-cases/publish-lease.js';
+
+const T0 = new Date('2026-11-21T09:30:00.000Z');
+const clock = { now: () => new Date() };
+const log = { warn: vi.fn() };
+
+function renewals(held = true) {
+  const calls: string[] = [];
+  return { calls, state: { renewLease: async (_postId: string, _token: string, until: Date) => (calls.push(until.toISOString()), held) } };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+});
+afterEach(() => vi.useRealTimers());
+
+describe('leaseEnd', () => {
+  it('is a lease from now, never past the deadline', () => {
+    expect(leaseEnd({ leaseMs: 15_000 }, T0).toISOString()).toBe('2026-11-21T09:30:15.000Z');
+    expect(leaseEnd({ leaseMs: 15_000, deadline: new Date(T0.getTime() + 4_000) }, T0).toISOString()).toBe('2026-11-21T09:30:04.000Z');
+  });
+});
+
+describe('holdingLease', () => {
+  it('a send that ends within a third of the lease renews nothing (the fast path costs no write)', async () => {
+    const { calls, state } = renewals();
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000 }, () => new Promise((resolve) => setTimeout(() => resolve('sent'), 4_900)));
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(await done).toBe('sent');
+    expect(calls).toEqual([]);
+  });
+
+  it('a long send is renewed every third of a lease, never past the deadline, and not after it ends', async () => {
+    const { calls, state } = renewals();
+    const deadline = new Date(T0.getTime() + 25_000);
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000, deadline }, () => new Promise((resolve) => setTimeout(resolve, 40_000)));
+    await vi.advanceTimersByTimeAsync(60_000);
+    await done;
+    expect(calls).toEqual(['2026-11-21T09:30:20.000Z', '2026-11-21T09:30:25.000Z']);
+  });
+
+  it('stops renewing once the claim is lost', async () => {
+    const { calls, state } = renewals(false);
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 3_000 }, () => new Promise((resolve) => setTimeout(resolve, 10_000)));
+    await vi.advanceTimersByTimeAsync(12_000);
+    await done;
+    expect(calls).toHaveLength(1);
+  });
+});
