@@ -61,6 +61,17 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },
   { name: 'SettingsAssistants', method: 'GET', path: '/settings/assistants', entry: 'functions/settings/assistants.ts' },
   { name: 'SettingsRevokeAssistant', method: 'POST', path: '/settings/assistants/{id}/revoke', entry: 'functions/settings/assistant-revoke.ts' },
+  // Connected accounts (connect, reconnect, disconnect) and the OAuth callbacks registered with X and LinkedIn.
+  { name: 'SettingsAccounts', method: 'GET', path: '/settings/accounts', entry: 'functions/settings/accounts.ts' },
+  { name: 'SettingsConnectStart', method: 'POST', path: '/settings/accounts/connect', entry: 'functions/settings/connect-start.ts' },
+  { name: 'SettingsConnectXCallback', method: 'GET', path: '/settings/connect/x/callback', entry: 'functions/settings/connect-x-callback.ts' },
+  { name: 'SettingsConnectLinkedinCallback', method: 'GET', path: '/settings/connect/linkedin/callback', entry: 'functions/settings/connect-linkedin-callback.ts' },
+  // The media library: uploads go straight to the media bucket with a presigned POST.
+  { name: 'SettingsMedia', method: 'GET', path: '/settings/media', entry: 'functions/settings/media.ts' },
+  { name: 'SettingsMediaUpload', method: 'POST', path: '/settings/media/upload', entry: 'functions/settings/media-upload.ts' },
+  { name: 'SettingsMediaUploaded', method: 'GET', path: '/settings/media/uploaded', entry: 'functions/settings/media-uploaded.ts' },
+  { name: 'SettingsMediaRegister', method: 'POST', path: '/settings/media/register', entry: 'functions/settings/media-register.ts' },
+  { name: 'SettingsMediaDelete', method: 'POST', path: '/settings/media/delete', entry: 'functions/settings/media-delete.ts' },
 ];
 
 /** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, the settings pages, the assistant server. */

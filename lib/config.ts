@@ -56,6 +56,8 @@ export const ENV = {
   mediaBucket: 'MEDIA_BUCKET',
   mediaBaseUrl: 'MEDIA_BASE_URL',
   mediaForcePathStyle: 'MEDIA_FORCE_PATH_STYLE',
+  /** Local only: where browsers post uploads (the S3 POST stand-in, local/s3-browser-upload.ts); unset on AWS. */
+  mediaUploadUrl: 'MEDIA_UPLOAD_URL',
   /** Local stack: the signing key itself. AWS: unset, and CURSOR_SIGNING_KEY_SECRET_ID names the secret. */
   cursorSigningKey: 'CURSOR_SIGNING_KEY',
   cursorSigningKeySecretId: 'CURSOR_SIGNING_KEY_SECRET_ID',
@@ -74,6 +76,8 @@ export const ENV = {
   /** Platform adapters: API version header of LinkedIn (YYYYMM) and its OAuth host when not the real one. */
   linkedinApiVersion: 'LINKEDIN_API_VERSION',
   linkedinOauthBaseUrl: 'LINKEDIN_OAUTH_BASE_URL',
+  /** Where people are sent to grant X access (x.com's authorize page; the sandbox's locally). */
+  xAuthorizeUrl: 'X_AUTHORIZE_URL',
   /** Local stack: platform OAuth client credentials. AWS: unset, PLATFORM_CREDENTIALS_SECRET_ID holds them as JSON. */
   xClientId: 'X_CLIENT_ID',
   xClientSecret: 'X_CLIENT_SECRET',

@@ -42,6 +42,7 @@ import { ensureLocalSecrets } from './local-secrets.js';
 import { ensureBucket, ensureQueues, mirrorMediaToDisk, startFauxqsServer, type Fauxqs, type LocalQueues } from './messaging.js';
 import { availableConsumers, startQueueConsumers, startSweeper, type Runner } from './queue-consumers.js';
 import { startSchedulerStandIn, type SchedulerStandIn } from './scheduler-stand-in.js';
+import { startS3BrowserUpload } from './s3-browser-upload.js';
 import type { SandboxPlatforms } from './sandbox/index.js';
 
 export type Log = (message: string, error?: unknown) => void;
@@ -234,6 +235,9 @@ export async function startStackServices(options: StackServicesOptions): Promise
       stops.push(() => mirror.flush());
     }
     const secrets = await ensureLocalSecrets(dataDir);
+    // Browsers upload media with presigned POSTs, which the S3 emulator does not take: a stand-in checks the policies.
+    const browserUpload = await startS3BrowserUpload({ s3Endpoint: endpoints.s3Endpoint });
+    stops.push(() => browserUpload.stop());
 
     const scheduler = await startSchedulerStandIn({
       stateFile: join(dataDir, 'schedules.json'),
@@ -261,6 +265,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
       [ENV.schedulerDlqArn]: queues.schedulerDeadLetter.arn,
       [ENV.mediaBucket]: mediaBucket,
       [ENV.mediaForcePathStyle]: 'true',
+      [ENV.mediaUploadUrl]: browserUpload.url,
       [ENV.cursorSigningKey]: secrets.cursorSigningKey,
       [ENV.localTokenKeyFile]: secrets.tokenKeyFile,
       // Metrics are CloudWatch EMF lines on stdout: useful on AWS, noise on a terminal.

@@ -137,7 +137,8 @@ export function bindSecret(fn: LambdaFunction, secret: ISecret, envVar: string):
   fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
 }
 
-export type KeyAccess = 'decrypt' | 'encryptDecrypt';
+/** The settings callbacks only encrypt new tokens; the workers decrypt and re-encrypt refreshed ones. */
+export type KeyAccess = 'encrypt' | 'decrypt' | 'encryptDecrypt';
 
 export interface KeyBindingOptions {
   envVar: string;
@@ -151,7 +152,7 @@ export interface KeyBindingOptions {
 
 export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOptions): void {
   setEnv(fn, options.envVar, key.keyArn);
-  const actions = options.access === 'decrypt' ? ['kms:Decrypt'] : ['kms:Encrypt', 'kms:Decrypt'];
+  const actions = options.access === 'decrypt' ? ['kms:Decrypt'] : options.access === 'encrypt' ? ['kms:Encrypt'] : ['kms:Encrypt', 'kms:Decrypt'];
   fn.addToRolePolicy(
     new PolicyStatement({
       actions,
@@ -164,7 +165,19 @@ export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOption
   );
 }
 
-export type BucketAccess = 'read';
+/**
+ * What a function does with media objects: read them (the worker uploads them to the platform),
+ * sign upload POSTs for them (the policy is signed with the function's credentials, so the role
+ * needs PutObject: S3 checks it when the browser posts), or delete them (a refused upload, a file
+ * removed from the library). HeadObject needs GetObject.
+ */
+export type BucketAccess = 'read' | 'presignUpload' | 'delete';
+
+const BUCKET_ACTIONS: Record<BucketAccess, string> = {
+  read: 's3:GetObject',
+  presignUpload: 's3:PutObject',
+  delete: 's3:DeleteObject',
+};
 
 /**
  * A bucket of the data stack, with the name of the export its ARN is imported by. The name makes
@@ -176,14 +189,15 @@ export interface SharedBucket {
   arnExportName: string;
 }
 
-/** The media bucket: its name, and GetObject on its objects (the worker uploads them to the platform). */
-export function bindBucket(fn: LambdaFunction, shared: SharedBucket, envVar: string, _access: BucketAccess): void {
+/** The media bucket: its name, and exactly the object actions of `access` on its objects. */
+export function bindBucket(fn: LambdaFunction, shared: SharedBucket, envVar: string, access: BucketAccess | readonly BucketAccess[]): void {
   setEnv(fn, envVar, shared.bucket.bucketName);
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [shared.bucket.arnForObjects('*')] }));
+  const actions = (typeof access === 'string' ? [access] : [...access]).map((entry) => BUCKET_ACTIONS[entry]);
+  fn.addToRolePolicy(new PolicyStatement({ actions, resources: [shared.bucket.arnForObjects('*')] }));
   acknowledgeWildcardResource(
     fn,
     `${shared.arnExportName}/*`,
-    'Media object keys are per media item and unknown at deploy time; the grant is GetObject on the media bucket only.',
+    `Media object keys are per media item and unknown at deploy time; the grant is ${actions.join(', ')} on the media bucket only.`,
   );
 }
 

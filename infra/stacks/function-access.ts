@@ -15,7 +15,7 @@
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
 import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
-import type { KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
+import type { BucketAccess, KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
 export interface FunctionAccess {
@@ -36,8 +36,8 @@ export interface FunctionAccess {
   platformCredentials?: boolean;
   /** The KMS key of the platform tokens. */
   tokenKey?: KeyAccess;
-  /** Reads media objects (to upload them to the platform). */
-  mediaObjects?: 'read';
+  /** Media objects: read (to upload them to a platform, to check an upload), presign uploads, delete. */
+  mediaObjects?: BucketAccess | readonly BucketAccess[];
   /** Knows the hosted media URL prefix (to tell a library URL from an external one). */
   mediaBaseUrl?: boolean;
   /** Settings pages: the public origin (cookies' Secure flag, the CSRF origin check, redirect URIs). */
@@ -163,6 +163,23 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // Lists the person's grants (byUser) and revokes one of them.
   SettingsAssistants: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'read' } },
   SettingsRevokeAssistant: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' } },
+  // Lists workspaces and accounts (byOwner).
+  SettingsAccounts: SIGNED_IN,
+  // Checks the workspace or account, stores the connect attempt (sessions) and builds the
+  // platform's authorize URL with the app's client id.
+  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, platformCredentials: true },
+  // Takes the attempt, exchanges the code (client secret), encrypts the tokens for the account and
+  // writes account, credentials and connection guard.
+  SettingsConnectXCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
+  SettingsConnectLinkedinCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
+  // Lists the library (byOwner); thumbnails come from the media URL's origin.
+  SettingsMedia: { ...SIGNED_IN, mediaBaseUrl: true },
+  // Signs a POST policy for one new object (PutObject is what S3 checks against the signer).
+  SettingsMediaUpload: { ...SIGNED_IN, mediaObjects: 'presignUpload' },
+  SettingsMediaUploaded: SIGNED_IN,
+  // HEADs and reads the upload (type, MP4 duration), deletes a refused one, writes the item.
+  SettingsMediaRegister: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, mediaObjects: ['read', 'delete'], mediaBaseUrl: true },
+  SettingsMediaDelete: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, mediaObjects: 'delete' },
 };
 
 export function accessOf(name: string): FunctionAccess {

@@ -14,7 +14,7 @@ import { readSecret } from '../secrets.js';
 import { DirectoryTable } from '../store/directory-table.js';
 import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../store/dynamodb-idempotency-store.js';
-import { DynamoDbMediaLibrary } from '../store/dynamodb-media-library.js';
+import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
 import { DynamoDbMediaStore } from '../store/dynamodb-media-store.js';
 import { DynamoDbPostStore } from '../store/dynamodb-post-store.js';
 import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
@@ -49,7 +49,7 @@ export function mcpDependencies(): McpEndpointDeps {
   const accounts = new DynamoDbAccountStore(directory);
   const workspaces = new DynamoDbWorkspaceStore(directory);
   const posts = new DynamoDbPostStore();
-  const library = new DynamoDbMediaLibrary();
+  const library = new DynamoDbMediaLibraryStore(directory);
   const counting = requestCounting();
   const urls = oauthUrls();
   const reads = { accounts, workspaces, media: new DynamoDbMediaStore(directory), mediaBaseUrl: requireEnv(ENV.mediaBaseUrl) };
@@ -83,7 +83,8 @@ export function mcpDependencies(): McpEndpointDeps {
         deletionQueue: new SqsPlatformDeletionQueue(sqs, requireEnv(ENV.deletionQueueUrl)),
         clock: systemClock,
       }),
-      listMedia: (userId) => library.listMedia(userId),
+      // The newest 200, as the settings media page shows them.
+      listMedia: (userId) => library.list(userId, 200),
       postSettingsUrl: (post) => postSettingsUrl(urls.origin, post),
     },
   };

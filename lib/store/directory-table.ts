@@ -32,6 +32,11 @@ export const directoryKeys = {
   credentials: (accountId: string): Key => ({ pk: `${ACCOUNT_KEY_PREFIX}${accountId}`, sk: 'CREDENTIALS' }),
   apiKey: (keyId: string): Key => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
   media: (mediaId: string): Key => ({ pk: `MEDIA#${mediaId}`, sk: 'MEDIA' }),
+  /** The guard of one platform identity connected in a workspace (settings connect: no duplicates). */
+  connection: (input: { workspaceId: string; platform: string; accountType: string; platformUserId: string }): Key => ({
+    pk: `CONNECTION#${input.workspaceId}#${input.platform}#${input.accountType}#${input.platformUserId}`,
+    sk: 'CONNECTION',
+  }),
 };
 
 /** Reads a directory item with its record's schema (item-schema.ts), naming it by its key in a StoredItemError. */
@@ -48,7 +53,7 @@ export interface DirectoryTableOptions {
 }
 
 /** Drops absent optional fields, so items marshal whatever marshall options the client was built with. */
-function withoutUndefined(item: Item): Item {
+export function withoutUndefined(item: Item): Item {
   return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined));
 }
 

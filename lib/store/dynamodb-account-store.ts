@@ -43,7 +43,7 @@ const CREDENTIALS_ITEM = v.object({
   revision: v.optional(v.nullable(v.string()), null),
 });
 
-function toAccount(item: Item): Account {
+export function toAccount(item: Item): Account {
   const { sandbox, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
   return sandbox === undefined ? account : { ...account, sandbox };
 }
@@ -52,7 +52,7 @@ function toCredentials(item: Item): AccountCredentials {
   return readDirectoryItem(CREDENTIALS_ITEM, item);
 }
 
-function credentialsItem(credentials: AccountCredentials, revision: string): Item {
+export function credentialsItem(credentials: AccountCredentials, revision: string): Item {
   return {
     ...directoryKeys.credentials(credentials.accountId),
     type: 'credentials',
@@ -78,7 +78,7 @@ function ownerIndexKeys(account: Pick<Account, 'userId' | 'workspaceId' | 'id'>)
   return { gsi1pk: `USER#${account.userId}`, gsi1sk: `${account.workspaceId}#${account.id}` };
 }
 
-function accountItem(account: Account): Item {
+export function accountItem(account: Account): Item {
   return {
     ...directoryKeys.account(account.id),
     ...ownerIndexKeys(account),
@@ -298,11 +298,16 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
   }
 
   /**
-   * Settings: deletes the account and its CREDENTIALS item (the encrypted tokens) in one
-   * transaction conditioned on the owner; false when it does not exist or is not this user's.
-   * A post still scheduled to it fails at publish time like one whose account went away.
+   * Settings: deletes the account, its CREDENTIALS item (the encrypted tokens) and its connection
+   * guard (dynamodb-account-connections.ts) in one transaction conditioned on the owner; false
+   * when it does not exist or is not this user's. A post still scheduled to it fails at publish
+   * time like one whose account went away.
    */
   async disconnectAccount(userId: string, accountId: string): Promise<boolean> {
+    const item = await this.table.getItem(directoryKeys.account(accountId), true);
+    if (!item) return false;
+    const account = toAccount(item);
+    if (account.userId !== userId) return false;
     try {
       await this.table.client.send(
         new TransactWriteCommand({
@@ -310,12 +315,21 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
             {
               Delete: {
                 TableName: this.table.name,
-                Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' },
+                Key: directoryKeys.account(accountId),
                 ConditionExpression: 'attribute_exists(pk) AND userId = :userId',
                 ExpressionAttributeValues: { ':userId': userId },
               },
             },
-            { Delete: { TableName: this.table.name, Key: { pk: `ACCOUNT#${accountId}`, sk: 'CREDENTIALS' } } },
+            { Delete: { TableName: this.table.name, Key: directoryKeys.credentials(accountId) } },
+            // Only this account's guard: the identity may have been connected again as another account since.
+            {
+              Delete: {
+                TableName: this.table.name,
+                Key: directoryKeys.connection(account),
+                ConditionExpression: 'attribute_not_exists(pk) OR accountId = :id',
+                ExpressionAttributeValues: { ':id': accountId },
+              },
+            },
           ],
         }),
       );

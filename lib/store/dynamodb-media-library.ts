@@ -1,46 +1,77 @@
 /**
- * A user's media library, newest first: one Query on the directory's byOwner index, where each
- * media item carries gsi1pk = MEDIA#<userId>, gsi1sk = <createdAt>#<mediaId> (never mixed with
- * accounts, whose gsi1pk is USER#<userId>). Used by the assistant server's list_media.
+ * The media library's records (lib/use-cases/ports/media-upload.ts) in the directory table: the same
+ * `MEDIA#<mediaId>` / `MEDIA` item the create path reads (dynamodb-media-store.ts's
+ * getMediaItems), plus byOwner index keys under a partition of their own,
+ * `MEDIA#USER#<userId>` / `<createdAt>#<mediaId>`, so the library page is one Query, newest first,
+ * and GET /accounts (gsi1pk `USER#<userId>`) never sees a media item.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MediaItem } from '../domain/model.js';
-import { documentClient } from './dynamo-client.js';
-import { DIRECTORY_TABLE } from './tables.js';
+import type { MediaLibraryStore } from '../use-cases/ports/media-upload.js';
+import { DirectoryTable, directoryKeys as keys, type DirectoryTableOptions } from './directory-table.js';
+import { mediaOwnerIndexKeys, toMediaItem } from './dynamodb-media-store.js';
 
-/** More than any library page needs; the assistant is told the list is the newest ones. */
-export const MAX_LISTED_MEDIA = 200;
+const BY_OWNER_INDEX = 'byOwner';
 
-export class DynamoDbMediaLibrary {
+export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
   private readonly tableName: string;
   private readonly client: DynamoDBDocumentClient;
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(DIRECTORY_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+  constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
+    const table = DirectoryTable.from(options);
+    this.tableName = table.name;
+    this.client = table.client;
   }
 
-  async listMedia(userId: string): Promise<MediaItem[]> {
+  async add(item: MediaItem): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...keys.media(item.id),
+            ...mediaOwnerIndexKeys(item),
+            type: 'media',
+            id: item.id,
+            userId: item.userId,
+            url: item.url,
+            contentType: item.contentType,
+            sizeBytes: item.sizeBytes,
+            durationSeconds: item.durationSeconds,
+            objectKey: item.objectKey,
+            createdAt: item.createdAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async get(mediaId: string): Promise<MediaItem | null> {
+    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.media(mediaId), ConsistentRead: true }));
+    return out.Item ? toMediaItem(out.Item) : null;
+  }
+
+  async list(userId: string, limit: number): Promise<MediaItem[]> {
     const out = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: 'byOwner',
+        IndexName: BY_OWNER_INDEX,
         KeyConditionExpression: 'gsi1pk = :owner',
-        ExpressionAttributeValues: { ':owner': `MEDIA#${userId}` },
+        ExpressionAttributeValues: { ':owner': `MEDIA#USER#${userId}` },
         ScanIndexForward: false,
-        Limit: MAX_LISTED_MEDIA,
+        Limit: limit,
       }),
     );
-    return (out.Items ?? []).map((item) => ({
-      id: String(item.id),
-      userId: String(item.userId),
-      url: String(item.url),
-      contentType: String(item.contentType),
-      sizeBytes: Number(item.sizeBytes),
-      durationSeconds: typeof item.durationSeconds === 'number' ? item.durationSeconds : null,
-      objectKey: String(item.objectKey),
-      createdAt: String(item.createdAt),
-    }));
+    return (out.Items ?? []).map(toMediaItem);
+  }
+
+  async remove(item: MediaItem): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.media(item.id) }));
   }
 }

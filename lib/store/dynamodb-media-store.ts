@@ -15,6 +15,15 @@ const MEDIA_ITEM = v.object({
   createdAt: v.string(),
 });
 
+export function toMediaItem(item: Record<string, unknown>): MediaItem {
+  return readDirectoryItem(MEDIA_ITEM, item);
+}
+
+/** The byOwner index keys of a media item, in a partition of its own so GET /accounts never sees one. */
+export function mediaOwnerIndexKeys(item: Pick<MediaItem, 'userId' | 'createdAt' | 'id'>): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: `MEDIA#USER#${item.userId}`, gsi1sk: `${item.createdAt}#${item.id}` };
+}
+
 export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
   private readonly table: DirectoryTable;
 
@@ -35,9 +44,8 @@ export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
   async putMediaItem(item: MediaItem): Promise<void> {
     await this.table.putNew('media', item.id, {
       ...directoryKeys.media(item.id),
-      // The library of one user, newest first: one Query on byOwner (lib/store/dynamodb-media-library.ts).
-      gsi1pk: `MEDIA#${item.userId}`,
-      gsi1sk: `${item.createdAt}#${item.id}`,
+      // The settings media library lists a user's files by these (dynamodb-media-library.ts).
+      ...mediaOwnerIndexKeys(item),
       type: 'media',
       id: item.id,
       userId: item.userId,

@@ -11,8 +11,12 @@
  *             ACCOUNT#<acctId>   ACCOUNT               account (gsi1: USER#<userId> / <wsId>#<acctId>)
  *             ACCOUNT#<acctId>   CREDENTIALS           encrypted platform tokens (no index keys)
  *             KEY#<keyId>        KEY                   API key: secret hash, scopes, revokedAt
- *             MEDIA#<mediaId>    MEDIA                 media library item
- *   gsi1 (byOwner): GET /accounts = Query gsi1pk = USER#<userId> [begins_with gsi1sk <wsId>#]
+ *             MEDIA#<mediaId>    MEDIA                 media library item (gsi1: MEDIA#USER#<userId> / <createdAt>#<mediaId>)
+ *             CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId>  CONNECTION
+ *                                                  the account a platform identity is connected as in a
+ *                                                  workspace (settings connect: no duplicates)
+ *   gsi1 (byOwner): GET /accounts = Query gsi1pk = USER#<userId> [begins_with gsi1sk <wsId>#];
+ *                   the media library page = Query gsi1pk = MEDIA#USER#<userId>, newest first
  *
  * posts       pk = id
  *   byUser       listPk = <userId>              listSk = <createdAt>#<id>   every live post, newest first
@@ -36,6 +40,8 @@
  *
  * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt
  *                | LOGIN#<sha256 of the login id>       a sign-in under way: OIDC state, nonce, PKCE verifier
+ *                | CONNECT#<sha256 of the OAuth state>  an account connect under way: user, session hash,
+ *                                                       workspace, PKCE verifier (dynamodb-connect-attempts.ts)
  *             TTL attribute expiresAt (epoch seconds); reads also check it, as TTL deletes late.
  *             Only hashes of the cookie values are keys, so a read of the table gives no usable cookie.
  *

@@ -14,12 +14,16 @@ import type { Socket } from 'node:net';
 import { listenOnLoopback } from '../free-port.js';
 import type { AccountBehaviour } from './common.js';
 import { LinkedinSandbox } from './linkedin.js';
+import { LinkedinOAuthSandbox } from './linkedin-oauth.js';
 import { answerRecord, PostJournal, RECORD_PATH } from './record.js';
 import { XSandbox, type ClientCredentialsCheck } from './x.js';
+import { XOAuthSandbox } from './x-oauth.js';
 
 export type { SandboxFault, SandboxPost } from './common.js';
 export { LinkedinSandbox } from './linkedin.js';
 export { XSandbox } from './x.js';
+export { XOAuthSandbox, X_SANDBOX_IDENTITIES } from './x-oauth.js';
+export { LinkedinOAuthSandbox, LINKEDIN_SANDBOX_MEMBERS, LINKEDIN_SANDBOX_ORGANIZATIONS } from './linkedin-oauth.js';
 
 /**
  * The OAuth client credentials the local stack gives the service (X_CLIENT_ID / X_CLIENT_SECRET,
@@ -50,6 +54,8 @@ export interface SandboxOptions {
   processingPolls?: number;
   xCheckAfterSecs?: number;
   linkedinVideoPartBytes?: number;
+  /** Redirect URIs the sandbox apps accept exactly; any loopback URL when not given. */
+  redirectUris?: readonly string[];
   /** Records posts in <journalDir>/x.jsonl and linkedin.jsonl and reloads them at start. */
   journalDir?: string;
 }
@@ -61,27 +67,39 @@ export interface SandboxPlatforms {
   linkedinBaseUrl: string;
   x: XSandbox;
   linkedin: LinkedinSandbox;
+  /** The consent flows (x-oauth.ts, linkedin-oauth.ts); tests change an identity's behaviour through them. */
+  xOAuth: XOAuthSandbox;
+  linkedinOAuth: LinkedinOAuthSandbox;
   stop(): Promise<void>;
 }
 
 export async function startSandboxPlatforms(options: SandboxOptions): Promise<SandboxPlatforms> {
   let origin = '';
   const clients = options.clients ?? SANDBOX_CLIENT_CREDENTIALS;
+  const redirects = options.redirectUris ? { redirectUris: options.redirectUris } : {};
+  const xOAuth = new XOAuthSandbox({ clientId: clients.x.clientId, ...redirects }, () => `${origin}/x`);
+  const linkedinOAuth = new LinkedinOAuthSandbox({ clientId: clients.linkedin.clientId, ...redirects }, () => `${origin}/linkedin`);
+  // Tokens from the consent flow name a sandbox identity, whose behaviour the identity carries;
+  // tokens from the admin CLI name an account, whose behaviour the account record carries.
+  const behaviourOf = (oauth: XOAuthSandbox | LinkedinOAuthSandbox): AccountBehaviour => async (subject) =>
+    oauth.identities.behaviourOf(subject) ?? options.accountBehaviour(subject);
   const journals =
     options.journalDir === undefined ? null : { x: PostJournal.open(options.journalDir, 'x'), linkedin: PostJournal.open(options.journalDir, 'linkedin') };
   const x = new XSandbox({
     ...(journals ? { journal: journals.x } : {}),
-    accountBehaviour: options.accountBehaviour,
+    accountBehaviour: behaviourOf(xOAuth),
     client: clients.x,
+    authorizationCode: (form, clientId) => xOAuth.exchange(form, clientId),
     ...(options.xCreateLimitPer15Minutes !== undefined ? { createLimitPer15Minutes: options.xCreateLimitPer15Minutes } : {}),
     ...(options.processingPolls !== undefined ? { processingPolls: options.processingPolls } : {}),
     ...(options.xCheckAfterSecs !== undefined ? { checkAfterSecs: options.xCheckAfterSecs } : {}),
   });
   const linkedin = new LinkedinSandbox({
     ...(journals ? { journal: journals.linkedin } : {}),
-    accountBehaviour: options.accountBehaviour,
+    accountBehaviour: behaviourOf(linkedinOAuth),
     baseUrl: () => `${origin}/linkedin`,
     client: clients.linkedin,
+    authorizationCode: (form, clientId) => linkedinOAuth.exchange(form, clientId),
     ...(options.processingPolls !== undefined ? { processingPolls: options.processingPolls } : {}),
     ...(options.linkedinVideoPartBytes !== undefined ? { videoPartBytes: options.linkedinVideoPartBytes } : {}),
   });
@@ -89,6 +107,10 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (url.pathname === RECORD_PATH) return answerRecord(res, req.method ?? 'GET', url.searchParams, { x, linkedin });
+    const method = req.method ?? 'GET';
+    if (url.pathname.startsWith('/x/') && xOAuth.serves(method, url.pathname.slice(2))) return xOAuth.handle(req, res, url.pathname.slice(2), url.searchParams);
+    const linkedinPath = url.pathname.slice('/linkedin'.length);
+    if (url.pathname.startsWith('/linkedin/') && linkedinOAuth.serves(method, linkedinPath)) return linkedinOAuth.handle(req, res, linkedinPath, url.searchParams);
     if (url.pathname.startsWith('/x/')) return x.handle(req, res, url.pathname.slice(2), url.searchParams);
     if (url.pathname.startsWith('/linkedin/')) return linkedin.handle(req, res, url.pathname.slice('/linkedin'.length), url.searchParams);
     res.writeHead(404, { 'Content-Type': 'application/json' });
@@ -132,6 +154,8 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
     linkedinBaseUrl: `${origin}/linkedin`,
     x,
     linkedin,
+    xOAuth,
+    linkedinOAuth,
     stop: async () => {
       for (const res of [...x.hanging, ...linkedin.hanging]) res.destroy();
       for (const socket of sockets) socket.destroy();

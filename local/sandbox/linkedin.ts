@@ -37,6 +37,8 @@ export interface LinkedinSandboxOptions {
   videoPartBytes?: number;
   /** Status reads that answer PROCESSING after finalize before AVAILABLE. */
   processingPolls?: number;
+  /** The authorization-code grant of the token endpoint (linkedin-oauth.ts), after the client is authenticated. */
+  authorizationCode?: (form: URLSearchParams, clientId: string) => { status: number; body: unknown };
   /** Where created and deleted posts are recorded across restarts (record.ts); memory only when absent. */
   journal?: PostJournal;
 }
@@ -445,6 +447,10 @@ export class LinkedinSandbox extends SandboxPlatform {
     const expected = this.options.client;
     if (clientId === '' || clientSecret === '' || (expected && (expected.clientId !== clientId || expected.clientSecret !== clientSecret))) {
       return sendJson(res, 401, { error: 'invalid_client', error_description: 'Client authentication failed' });
+    }
+    if (form.get('grant_type') === 'authorization_code' && this.options.authorizationCode) {
+      const answer = this.options.authorizationCode(form, clientId);
+      return sendJson(res, answer.status, answer.body);
     }
     if (form.get('grant_type') !== 'refresh_token') return sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'grant_type must be refresh_token' });
     const token = form.get('refresh_token') ?? '';

@@ -42,6 +42,8 @@ export interface XSandboxOptions {
   /** STATUS polls that answer in_progress before `succeeded`. */
   processingPolls?: number;
   checkAfterSecs?: number;
+  /** The authorization-code grant of the token endpoint (x-oauth.ts), after the client is authenticated. */
+  authorizationCode?: (form: URLSearchParams, clientId: string) => { status: number; body: unknown };
   /** Where created and deleted posts are recorded across restarts (record.ts); memory only when absent. */
   journal?: PostJournal;
 }
@@ -432,6 +434,10 @@ export class XSandbox extends SandboxPlatform {
       return sendJson(res, 400, invalid);
     }
     const form = new URLSearchParams(raw.toString('utf8'));
+    if (form.get('grant_type') === 'authorization_code' && this.options.authorizationCode) {
+      const answer = this.options.authorizationCode(form, clientId);
+      return sendJson(res, answer.status, answer.body);
+    }
     const token = form.get('refresh_token') ?? '';
     if (form.get('grant_type') !== 'refresh_token') {
       return sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'grant_type must be refresh_token' });

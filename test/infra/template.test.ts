@@ -114,6 +114,17 @@ const EXPECTED: Record<string, string[]> = {
   OAuthRegister: ['table:oauth:readWrite', 'table:counters:readWrite'],
   OAuthAuthorize: ['table:oauth:readWrite'],
   OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
+  // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
+  SettingsAccounts: ['table:sessions:read', 'table:directory:read'],
+  SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read', 'secret:platform'],
+  SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
+  SettingsConnectLinkedinCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
+  // The media library: presigning needs PutObject (S3 checks the signer's right when the browser posts).
+  SettingsMedia: ['table:sessions:read', 'table:directory:read'],
+  SettingsMediaUpload: ['table:sessions:read', 'table:directory:read', 'objects:media:presign'],
+  SettingsMediaUploaded: ['table:sessions:read', 'table:directory:read'],
+  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDelete'],
+  SettingsMediaDelete: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:delete'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
@@ -158,7 +169,11 @@ function capabilitiesOf(name: string): string[] {
     else if (/^secret:\w+$/.test(resource) && same(['secretsmanager:GetSecretValue'])) capabilities.push(resource);
     else if (resource === 'key:tokens' && same(['kms:Decrypt'])) capabilities.push('kms:decrypt');
     else if (resource === 'key:tokens' && same(['kms:Decrypt', 'kms:Encrypt'])) capabilities.push('kms:encryptDecrypt');
+    else if (resource === 'key:tokens' && same(['kms:Encrypt'])) capabilities.push('kms:encrypt');
     else if (resource === 'bucket:media/*' && same(['s3:GetObject'])) capabilities.push('objects:media');
+    else if (resource === 'bucket:media/*' && same(['s3:PutObject'])) capabilities.push('objects:media:presign');
+    else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject'])) capabilities.push('objects:media:readDelete');
+    else if (resource === 'bucket:media/*' && same(['s3:DeleteObject'])) capabilities.push('objects:media:delete');
     else capabilities.push(`UNEXPECTED ${resource}: ${actions.join(' ')}`);
   }
   return sorted(capabilities);
@@ -281,7 +296,7 @@ describe('environment', () => {
       if (capability === 'secret:cursor') env[ENV.cursorSigningKeySecretId] = 'secret:cursor';
       if (capability === 'secret:platform') env[ENV.platformCredentialsSecretId] = 'secret:platform';
       if (capability.startsWith('kms:')) env[ENV.tokenKmsKeyId] = 'key:tokens';
-      if (capability === 'objects:media') env[ENV.mediaBucket] = 'bucket:media';
+      if (capability.startsWith('objects:media')) env[ENV.mediaBucket] = 'bucket:media';
     }
     return env;
   }
@@ -336,9 +351,9 @@ describe('environment', () => {
     expect(describeValue(outputs.LinkedInRedirectUrl?.Value, s)).toMatch(/\/settings\/connect\/linkedin\/callback$/);
   });
 
-  it('gives the media base URL (the CDN domain) to the function that checks media URLs', () => {
+  it('gives the media base URL (the CDN domain) to the functions that check or make media URLs', () => {
     const withUrl = ALL_FUNCTIONS.filter((name) => ENV.mediaBaseUrl in environmentOf(name));
-    expect(withUrl).toEqual(['CreatePosts', 'Mcp']);
+    expect(withUrl).toEqual(['CreatePosts', 'SettingsMedia', 'SettingsMediaRegister', 'Mcp']);
     const value = environmentOf('CreatePosts')[ENV.mediaBaseUrl] as { 'Fn::Join': [string, unknown[]] };
     expect(value['Fn::Join'][1][0]).toBe('https://');
   });

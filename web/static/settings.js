@@ -1,6 +1,8 @@
 // Settings pages: the only script. Copy buttons (data-copy-target names the element whose text to
 // copy) and a confirmation for forms marked data-confirm. Pages work without it.
 document.addEventListener('DOMContentLoaded', () => {
+  // After an upload the file is added to the library at once (the button is there without scripts).
+  for (const form of document.querySelectorAll('form[data-autosubmit]')) form.requestSubmit();
   for (const button of document.querySelectorAll('button[data-copy-target]')) {
     button.hidden = false;
     button.addEventListener('click', async () => {

@@ -17,6 +17,8 @@ export const NAV: readonly NavEntry[] = [
   { href: '/settings', label: 'Overview' },
   { href: '/settings/keys', label: 'API keys' },
   { href: '/settings/workspaces', label: 'Workspaces' },
+  { href: '/settings/accounts', label: 'Accounts' },
+  { href: '/settings/media', label: 'Media' },
   { href: '/settings/posts', label: 'Posts' },
   { href: '/settings/assistants', label: 'Assistants' },
 ];

@@ -1,0 +1,81 @@
+/**
+ * The settings routes of the media library, shared by their one-per-route handler modules in
+ * functions/settings/. A MediaLibraryError becomes a 400 page with its message and a way back.
+ */
+import { ENV, requireEnv } from '../config.js';
+import { describeLimit, uploadRule } from '../domain/media-upload-rules.js';
+import { MediaLibraryError } from '../use-cases/settings/media-library.js';
+import { mediaImageOrigin, mediaLibraryUseCase, mediaUploadOrigin } from './connect-dependencies.js';
+import { html } from './html.js';
+import { MEDIA_NOTICES, mediaPage, uploadedPage, uploadFormPage } from './pages/media-page.js';
+import type { WebHandlerOptions } from './web-handler.js';
+import type { SignedIn, WebRequest, WebResult } from './web-request.js';
+
+async function orMediaError(run: () => Promise<WebResult>): Promise<WebResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof MediaLibraryError)) throw error;
+    return {
+      kind: 'page',
+      status: error.code === 'media_not_found' ? 404 : 400,
+      title: 'Media library',
+      body: html`<p class="notice error" role="alert">${error.message}</p><p><a class="button" href="/settings/media">Back to the media library</a></p>`,
+    };
+  }
+}
+
+/** Thumbnails come from the media URL's origin. */
+export const mediaPageOptions: WebHandlerOptions = {
+  csp: {
+    get imageOrigins() {
+      return [mediaImageOrigin()];
+    },
+  },
+};
+
+/** The upload form posts to the media bucket (and S3 redirects back here, which 'self' covers). */
+export const uploadFormOptions: WebHandlerOptions = {
+  csp: {
+    get formActionOrigins() {
+      return [mediaUploadOrigin()];
+    },
+  },
+};
+
+export async function mediaRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
+  const items = await mediaLibraryUseCase().list(signedIn.user.id);
+  return { kind: 'page', title: 'Media library', body: mediaPage({ items, csrfToken: signedIn.session.csrfToken, notice: MEDIA_NOTICES[request.query.notice ?? ''] ?? null }) };
+}
+
+export async function prepareUploadRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
+  return orMediaError(async () => {
+    const contentType = request.form.contentType ?? '';
+    const successRedirect = `${requireEnv(ENV.settingsBaseUrl).replace(/\/+$/, '')}/settings/media/uploaded`;
+    const prepared = await mediaLibraryUseCase().prepare(signedIn.user.id, { contentType, successRedirect });
+    const rule = uploadRule(contentType);
+    return { kind: 'page', title: 'Upload a file', body: uploadFormPage({ upload: prepared.upload, contentType, limit: rule ? describeLimit(rule) : contentType }) };
+  });
+}
+
+export async function uploadedRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
+  const key = request.query.key ?? '';
+  if (!key.startsWith(`${signedIn.user.id}/`) || key.length > 400) {
+    return { kind: 'page', status: 400, title: 'Media library', body: html`<p class="notice error" role="alert">That upload is not one of yours.</p><p><a class="button" href="/settings/media">Back to the media library</a></p>` };
+  }
+  return { kind: 'page', title: 'Upload received', body: uploadedPage({ objectKey: key, csrfToken: signedIn.session.csrfToken }) };
+}
+
+export async function registerUploadRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
+  return orMediaError(async () => {
+    await mediaLibraryUseCase().register(signedIn.user.id, request.form.key ?? '');
+    return { kind: 'redirect', location: '/settings/media?notice=added' };
+  });
+}
+
+export async function deleteMediaRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
+  return orMediaError(async () => {
+    await mediaLibraryUseCase().remove(signedIn.user.id, request.form.mediaId ?? '');
+    return { kind: 'redirect', location: '/settings/media?notice=deleted' };
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The media library: upload (choose the type, then the file, which goes straight to the media
+ * bucket with a presigned POST), and the files with a thumbnail (images through their media URL;
+ * videos a placeholder), the URL to put in `media` with a copy button, and Delete behind a
+ * disclosure. Works without JavaScript; the script adds copy buttons and sends the last step on.
+ */
+import { UPLOAD_RULES, describeLimit } from '../../domain/media-upload-rules.js';
+import type { MediaItem } from '../../domain/model.js';
+import type { PresignedUpload } from '../../use-cases/ports/media-upload.js';
+import { html, type Html } from '../html.js';
+import { formatTime } from './format.js';
+import { csrfField } from './layout.js';
+
+export const MEDIA_NOTICES: Record<string, string> = {
+  added: 'File added to your library. Copy its URL into the media field of a post.',
+  deleted: 'File deleted from your library.',
+};
+
+const TYPE_LABELS: Record<string, string> = {
+  'image/jpeg': 'JPEG image',
+  'image/png': 'PNG image',
+  'image/webp': 'WebP image (X only)',
+  'image/gif': 'GIF image',
+  'video/mp4': 'MP4 video',
+};
+
+function size(bytes: number): string {
+  return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1000))} kB`;
+}
+
+function preview(item: MediaItem): Html {
+  if (item.contentType.startsWith('image/')) return html`<img class="thumb" src="${item.url}" alt="" width="96" height="96" loading="lazy">`;
+  return html`<span class="thumb video" aria-hidden="true">▶</span>`;
+}
+
+function row(item: MediaItem, csrf: string, index: number): Html {
+  const urlId = `media-url-${index}`;
+  return html`<tr>
+<td data-label="Preview">${preview(item)}</td>
+<td data-label="URL"><label class="visually-hidden" for="${urlId}">Media URL</label>
+<input type="text" id="${urlId}" class="media-url" value="${item.url}" readonly>
+<button type="button" data-copy-target="${urlId}" hidden>Copy URL</button> <span id="${urlId}-status" role="status"></span></td>
+<td data-label="File">${TYPE_LABELS[item.contentType] ?? item.contentType}, ${size(item.sizeBytes)}${item.durationSeconds === null ? '' : `, ${item.durationSeconds} s`}<br><span class="muted">added ${formatTime(item.createdAt)}</span></td>
+<td data-label="Actions"><details><summary>Delete…</summary>
+<form method="post" action="/settings/media/delete">${csrfField(csrf)}<input type="hidden" name="mediaId" value="${item.id}">
+<p>Scheduled posts that use this file will fail when due.</p><button type="submit" class="danger">Delete this file</button></form></details></td>
+</tr>`;
+}
+
+export function mediaPage(input: { items: MediaItem[]; csrfToken: string; notice: string | null }): Html {
+  return html`${input.notice ? html`<p class="notice ok" role="status">${input.notice}</p>` : ''}
+<section class="card" aria-labelledby="upload-title"><h2 id="upload-title">Upload a file</h2>
+<form method="post" action="/settings/media/upload" class="inline-form">${csrfField(input.csrfToken)}
+<div><label for="contentType">Type of file</label><select id="contentType" name="contentType">
+${UPLOAD_RULES.map((rule) => html`<option value="${rule.contentType}">${TYPE_LABELS[rule.contentType] ?? rule.contentType} (${describeLimit(rule).replace(`${rule.contentType} `, '')})</option>`)}
+</select></div><button type="submit" class="primary">Choose the file…</button></form>
+<p class="muted">Files go straight to storage; a video’s length is read from the file. X takes videos up to 140 s, LinkedIn up to 30 minutes.</p></section>
+${
+  input.items.length === 0
+    ? html`<p class="muted">Your library is empty.</p>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Preview</th><th>URL (for <code>media</code>)</th><th>File</th><th>Actions</th></tr></thead>
+<tbody>${input.items.map((item, index) => row(item, input.csrfToken, index))}</tbody></table></div>`
+}`;
+}
+
+/** Step 2: the form that posts the file straight to the media bucket (the file field must come last). */
+export function uploadFormPage(input: { upload: PresignedUpload; contentType: string; limit: string }): Html {
+  return html`<section class="card"><h2>Choose the ${TYPE_LABELS[input.contentType] ?? input.contentType}</h2>
+<form method="post" action="${input.upload.url}" enctype="multipart/form-data" class="upload-form">
+${Object.entries(input.upload.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<label for="file">File (${input.limit})</label>
+<input type="file" id="file" name="file" accept="${input.contentType}" required>
+<p><button type="submit" class="primary">Upload</button> <a href="/settings/media">Cancel</a></p>
+</form><p class="muted">This form is valid for 10 minutes.</p></section>`;
+}
+
+/** Step 3: back from storage; adding the file checks it (sent on at once when scripts run). */
+export function uploadedPage(input: { objectKey: string; csrfToken: string }): Html {
+  return html`<form method="post" action="/settings/media/register" data-autosubmit>${csrfField(input.csrfToken)}
+<input type="hidden" name="key" value="${input.objectKey}">
+<p class="notice">The file arrived. Add it to your library to check it and get its URL.</p>
+<button type="submit" class="primary">Add to library</button></form>`;
+}

@@ -1,0 +1,142 @@
+/**
+ * The settings media library against the local stack's media bucket (fauxqs S3), the local
+ * browser-upload stand-in that checks presigned POST policies (local/s3-browser-upload.ts) and
+ * DynamoDB Local: prepare -> the browser's multipart POST -> register -> list -> delete, and every
+ * way an upload can be refused (by the policy, or when registering).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV, requireEnv } from '../../lib/config.js';
+import { mediaIdFromUrl } from '../../lib/domain/media-library.js';
+import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
+import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
+import { MediaLibrary } from '../../lib/use-cases/settings/media-library.js';
+import { browserPost, PNG_1X1 } from '../support/connect.js';
+import { provisionUser } from '../support/provision.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let library: MediaLibrary;
+let storage: S3MediaUploads;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  storage = new S3MediaUploads();
+  library = new MediaLibrary({ storage, library: new DynamoDbMediaLibraryStore(), mediaBaseUrl: () => requireEnv(ENV.mediaBaseUrl) });
+});
+afterAll(() => stack?.stop());
+
+const PNG = PNG_1X1;
+
+function box(type: string, content: Uint8Array): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(8 + content.byteLength, 0);
+  header.write(type, 4, 'latin1');
+  return Buffer.concat([header, content]);
+}
+
+/** A minimal MP4: ftyp, mdat, then moov/mvhd at the end (as many encoders write it), 12.5 s long. */
+function mp4(seconds: number): Buffer {
+  const mvhd = Buffer.alloc(100);
+  mvhd.writeUInt32BE(1000, 12); // timescale
+  mvhd.writeUInt32BE(Math.round(seconds * 1000), 16); // duration
+  return Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0isomavc1', 'latin1')), box('mdat', Buffer.alloc(5000, 7)), box('moov', box('mvhd', mvhd))]);
+}
+
+describe('uploading to the media library', () => {
+  it('a presigned POST puts the image under the user prefix, and registering makes the URL POST /posts takes', async () => {
+    const user = await provisionUser();
+    const prepared = await library.prepare(user.userId, { fileName: 'Holiday photo.PNG', contentType: 'image/png', sizeBytes: PNG.byteLength });
+    expect(prepared.objectKey).toBe(`${user.userId}/${prepared.mediaId}/Holiday-photo.PNG`);
+    expect(prepared.upload.fields.key).toBe(prepared.objectKey);
+    expect(prepared.upload.fields['Content-Type']).toBe('image/png');
+    const posted = await browserPost(prepared.upload, PNG);
+    expect(posted.status).toBe(204);
+
+    const item = await library.register(user.userId, prepared.objectKey);
+    expect(item).toMatchObject({ id: prepared.mediaId, userId: user.userId, contentType: 'image/png', sizeBytes: PNG.byteLength, durationSeconds: null });
+    expect(item.url).toBe(`${requireEnv(ENV.mediaBaseUrl)}/${prepared.objectKey}`);
+    expect(mediaIdFromUrl(item.url, requireEnv(ENV.mediaBaseUrl))).toBe(item.id);
+    // Registering again (a reload) keeps the one item.
+    expect(await library.register(user.userId, prepared.objectKey)).toEqual(item);
+    expect(await library.list(user.userId)).toEqual([item]);
+    // The media URL serves the bytes (the thumbnail on the page).
+    const served = await fetch(item.url);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+  });
+
+  it('reads an MP4 duration from its moov box at the end of the file', async () => {
+    const user = await provisionUser();
+    const video = mp4(12.5);
+    const prepared = await library.prepare(user.userId, { fileName: 'clip.mp4', contentType: 'video/mp4', sizeBytes: video.byteLength });
+    expect((await browserPost(prepared.upload, video)).status).toBe(204);
+    expect(await library.register(user.userId, prepared.objectKey)).toMatchObject({ contentType: 'video/mp4', durationSeconds: 12.5 });
+  });
+
+  it('the POST policy refuses a bigger file, another type, another key and a tampered policy', async () => {
+    const user = await provisionUser();
+    const prepared = await library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: PNG.byteLength });
+    const tooBig = await browserPost(prepared.upload, Buffer.alloc(5 * 1024 * 1024 + 1, 1));
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.text).toContain('EntityTooLarge');
+    expect((await browserPost(prepared.upload, PNG, { 'Content-Type': 'text/html' })).status).toBe(403);
+    expect((await browserPost(prepared.upload, PNG, { key: `${user.userId}/med_AAAAAAAAAAAAAAAAAAAA/x.png` })).status).toBe(403);
+    const policy = JSON.parse(Buffer.from(prepared.upload.fields.Policy ?? '', 'base64').toString('utf8')) as { conditions: unknown[] };
+    policy.conditions = policy.conditions.filter((condition) => !(Array.isArray(condition) && condition[0] === 'content-length-range'));
+    const tampered = await browserPost(prepared.upload, PNG, { Policy: Buffer.from(JSON.stringify(policy)).toString('base64') });
+    expect(tampered.status).toBe(403);
+    expect(tampered.text).toContain('SignatureDoesNotMatch');
+    expect((await browserPost(prepared.upload, PNG, { 'x-extra': 'field' })).status).toBe(403);
+    await expect(library.register(user.userId, prepared.objectKey)).rejects.toMatchObject({ code: 'upload_not_found' });
+  });
+
+  it('refuses an unsupported or oversized declaration before presigning', async () => {
+    const user = await provisionUser();
+    await expect(library.prepare(user.userId, { fileName: 'a.svg', contentType: 'image/svg+xml', sizeBytes: 10 })).rejects.toMatchObject({ code: 'media_type_unsupported' });
+    await expect(library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: 6 * 1024 * 1024 })).rejects.toMatchObject({ code: 'media_too_large' });
+    await expect(library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: 0 })).rejects.toMatchObject({ code: 'media_empty' });
+  });
+
+  it('registering checks the bytes: a file that is not what it claims is refused and deleted', async () => {
+    const user = await provisionUser();
+    const prepared = await library.prepare(user.userId, { fileName: 'fake.png', contentType: 'image/png', sizeBytes: 20 });
+    expect((await browserPost(prepared.upload, Buffer.from('<script>alert(1)</script>'))).status).toBe(204);
+    await expect(library.register(user.userId, prepared.objectKey)).rejects.toMatchObject({ code: 'upload_invalid' });
+    expect(await storage.head(prepared.objectKey)).toBeNull();
+    expect(await library.list(user.userId)).toEqual([]);
+  });
+
+  it('only the owner registers, lists and deletes; deleting removes the object and the item', async () => {
+    const owner = await provisionUser();
+    const other = await provisionUser();
+    const prepared = await library.prepare(owner.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: PNG.byteLength });
+    await browserPost(prepared.upload, PNG);
+    await expect(library.register(other.userId, prepared.objectKey)).rejects.toMatchObject({ code: 'upload_not_found' });
+    await expect(library.register(owner.userId, `${owner.userId}/../${prepared.mediaId}/a.png`)).rejects.toMatchObject({ code: 'upload_not_found' });
+    const item = await library.register(owner.userId, prepared.objectKey);
+    expect(await library.list(other.userId)).toEqual([]);
+    await expect(library.remove(other.userId, item.id)).rejects.toMatchObject({ code: 'media_not_found' });
+    await library.remove(owner.userId, item.id);
+    expect(await library.list(owner.userId)).toEqual([]);
+    expect(await storage.head(item.objectKey)).toBeNull();
+    expect((await fetch(item.url)).status).toBe(404);
+  });
+});
+
+describe('uploading from a plain HTML form', () => {
+  it('with no file name or size, the key is named by the type and S3 sends the browser back to settings', async () => {
+    const user = await provisionUser();
+    const back = 'http://127.0.0.1:9/settings/media/uploaded';
+    const prepared = await library.prepare(user.userId, { contentType: 'image/jpeg', successRedirect: back });
+    expect(prepared.objectKey).toBe(`${user.userId}/${prepared.mediaId}/image.jpg`);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(prepared.upload.fields)) form.append(name, value);
+    form.append('file', new Blob([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3])]), 'photo.jpg');
+    const answer = await fetch(prepared.upload.url, { method: 'POST', body: form, redirect: 'manual' });
+    expect(answer.status).toBe(303);
+    const location = new URL(answer.headers.get('location') ?? '');
+    expect(`${location.origin}${location.pathname}`).toBe(back);
+    expect(location.searchParams.get('key')).toBe(prepared.objectKey);
+    expect(await library.register(user.userId, location.searchParams.get('key') ?? '')).toMatchObject({ contentType: 'image/jpeg', sizeBytes: 7 });
+  });
+});
