@@ -10,7 +10,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocum
 import type { MediaItem } from '../domain/model.js';
 import type { MediaLibraryStore } from '../use-cases/ports/media-upload.js';
 import { DirectoryTable, directoryKeys as keys, type DirectoryTableOptions } from './directory-table.js';
-import { mediaOwnerIndexKeys, toMediaItem } from './dynamodb-media-store.js';
+import { mediaRecord, toMediaItem } from './dynamodb-media-store.js';
 
 const BY_OWNER_INDEX = 'byOwner';
 
@@ -29,19 +29,7 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            ...keys.media(item.id),
-            ...mediaOwnerIndexKeys(item),
-            type: 'media',
-            id: item.id,
-            userId: item.userId,
-            url: item.url,
-            contentType: item.contentType,
-            sizeBytes: item.sizeBytes,
-            durationSeconds: item.durationSeconds,
-            objectKey: item.objectKey,
-            createdAt: item.createdAt,
-          },
+          Item: mediaRecord(item),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

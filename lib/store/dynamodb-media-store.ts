@@ -24,6 +24,26 @@ export function mediaOwnerIndexKeys(item: Pick<MediaItem, 'userId' | 'createdAt'
   return { gsi1pk: `MEDIA#USER#${item.userId}`, gsi1sk: `${item.createdAt}#${item.id}` };
 }
 
+/**
+ * The stored media item, written alike by the admin CLI's media add and the settings upload
+ * (dynamodb-media-library.ts): the item the create path reads, with its byOwner keys.
+ */
+export function mediaRecord(item: MediaItem): Record<string, unknown> {
+  return {
+    ...directoryKeys.media(item.id),
+    ...mediaOwnerIndexKeys(item),
+    type: 'media',
+    id: item.id,
+    userId: item.userId,
+    url: item.url,
+    contentType: item.contentType,
+    sizeBytes: item.sizeBytes,
+    durationSeconds: item.durationSeconds,
+    objectKey: item.objectKey,
+    createdAt: item.createdAt,
+  };
+}
+
 export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
   private readonly table: DirectoryTable;
 
@@ -42,19 +62,6 @@ export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
   }
 
   async putMediaItem(item: MediaItem): Promise<void> {
-    await this.table.putNew('media', item.id, {
-      ...directoryKeys.media(item.id),
-      // The settings media library lists a user's files by these (dynamodb-media-library.ts).
-      ...mediaOwnerIndexKeys(item),
-      type: 'media',
-      id: item.id,
-      userId: item.userId,
-      url: item.url,
-      contentType: item.contentType,
-      sizeBytes: item.sizeBytes,
-      durationSeconds: item.durationSeconds,
-      objectKey: item.objectKey,
-      createdAt: item.createdAt,
-    });
+    await this.table.putNew('media', item.id, mediaRecord(item));
   }
 }

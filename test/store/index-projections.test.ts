@@ -130,7 +130,8 @@ describe('posts index projections', () => {
       const projections = Object.fromEntries((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection?.ProjectionType]));
       expect(projections).toEqual({ byUser: 'INCLUDE', byUserStatus: 'INCLUDE', byDue: 'KEYS_ONLY' });
       let listed: Record<string, unknown>[] = [];
-      for (let attempt = 0; attempt < 50 && listed.length === 0; attempt++) {
+      // DynamoDB Local backfills a rebuilt index in the background: seconds on a busy machine.
+      for (let attempt = 0; attempt < 150 && listed.length === 0; attempt++) {
         const out = await client.send(new QueryCommand({ TableName: table, IndexName: POST_INDEXES.byUser, KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': post.userId } }));
         listed = out.Items ?? [];
         if (listed.length === 0) await sleep(200);
@@ -140,5 +141,5 @@ describe('posts index projections', () => {
     } finally {
       await deleteTables(raw, names);
     }
-  });
+  }, 60_000);
 });
