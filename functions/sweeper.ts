@@ -1,6 +1,7 @@
 /**
  * The sweeper (EventBridge rule every minute on AWS; every few seconds in the local stack): puts
- * back on the publish queue every scheduled post whose message was lost (lib/use-cases/sweep.ts).
+ * back on the publish queue every scheduled post whose message was lost, and on the deletion queue
+ * every platform deletion still pending whose message was lost (lib/use-cases/sweep.ts).
  * The first run in a process, and the first run after the publish queue was created anew, also look
  * ahead over the SQS delay window: that is what brings back, on time, the posts whose messages an
  * emptied queue lost (the local stack's in-memory queues after a restart).
@@ -12,6 +13,7 @@ import { logger, metrics } from '../lib/observability.js';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { atColdStart } from '../lib/cold-start.js';
 import { ENV, numberEnv, requireEnv } from '../lib/config.js';
+import { SqsPlatformDeletionQueue } from '../lib/dispatch/platform-deletion-queue.js';
 import { SqsPublishQueue } from '../lib/dispatch/publish-queue.js';
 import { DynamoDbPublishState } from '../lib/store/dynamodb-publish-state.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
@@ -23,12 +25,13 @@ import { flushMetrics } from '../lib/worker-metrics.js';
 const sqs = new SQSClient({});
 meterSdkClient(sqs, 'sqs');
 
-/** The posts table (byDue index) and the publish queue; no account, token or platform. */
+/** The posts table (byDue index), the publish and deletion queues; no account, token or platform. */
 const composed = atColdStart(() => {
   const publishQueue = new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl));
   const sweep = new Sweep({
     state: new DynamoDbPublishState(),
     queue: publishQueue,
+    deletionQueue: new SqsPlatformDeletionQueue(sqs, requireEnv(ENV.deletionQueueUrl)),
     clock: systemClock,
     shards: DUE_SHARDS,
     graceMs: numberEnv(ENV.sweeperGraceSeconds, 10) * 1000,
@@ -52,7 +55,7 @@ export const handler = middy<ScheduledEvent, SweepResult, Error, Context>()
     const lookAhead = queueGeneration === undefined || generation !== queueGeneration;
     const result = await sweep.execute({ lookAhead });
     queueGeneration = generation;
-    if (result.resent > 0 || result.failedToSend > 0) logger.warn('Sweeper put lost publish messages back', { ...result, lookAhead });
+    if (result.resent > 0 || result.deletionsResent > 0 || result.failedToSend > 0) logger.warn('Sweeper put lost messages back', { ...result, lookAhead });
     if (result.resent > 0) metrics.addMetric('SweptPosts', MetricUnit.Count, result.resent);
     return result;
   });

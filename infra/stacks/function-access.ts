@@ -115,10 +115,11 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     tokenKey: 'encryptDecrypt',
   },
   // Finds scheduled posts that are due (byDue index) and whose message never arrived, marks and
-  // sends them; reads the publish queue's creation time to notice a queue created anew.
+  // sends them, and queues again the platform deletions still pending there whose message was
+  // lost; reads the publish queue's creation time to notice a queue created anew.
   Sweeper: {
     tables: { posts: 'readWrite' },
-    sendsTo: ['publish'],
+    sendsTo: ['publish', 'deletion'],
     readsQueueAttributes: ['publish'],
   },
 };

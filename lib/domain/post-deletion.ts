@@ -59,3 +59,24 @@ export function planDeletion(post: Post, deleteFromPlatform: boolean): DeletionP
     platformDeletionQueuedFor: deleteFromPlatform ? [post.platform] : [],
   };
 }
+
+/**
+ * A live copy that must still come down: the post was deleted with deleteFromPlatform=true and it
+ * is published (its platform id known), and the platform deletion is not done. Such a post keeps
+ * an entry in the byDue index (its "outbox" entry, lib/store/post-item.ts) until the deletion
+ * worker settles it, so the sweeper queues the deletion again whatever was lost on the way (a
+ * crash between the write and the queue message, a message lost with its queue).
+ */
+export function platformDeletionPending(post: Post, platformDeletedAt: string | null): boolean {
+  return post.deletedAt !== null && post.deleteFromPlatformRequested && post.status === 'published' && post.platformPostId !== null && platformDeletedAt === null;
+}
+
+/**
+ * When the deletion became pending: the later of the delete and the publish (whichever write made
+ * it pending queued its message then). The byDue entry is sorted by this time, so the sweeper
+ * gives that message its grace period before it counts as lost.
+ */
+export function platformDeletionPendingSince(post: Pick<Post, 'deletedAt' | 'publishedAt'>): string | null {
+  if (post.deletedAt === null || post.publishedAt === null) return null;
+  return post.deletedAt > post.publishedAt ? post.deletedAt : post.publishedAt;
+}

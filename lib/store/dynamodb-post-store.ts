@@ -14,7 +14,8 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Post } from '../domain/model.js';
 import type { NewPostsResult, NewPostsWrite, PostListQuery, PostPage, PostPageKey, PostStore, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
-import { indexAttributes, itemToPost, POST_INDEXES, statusPartitionKey, type PostItem } from './post-item.js';
+import { platformDeletionPendingSince } from '../domain/post-deletion.js';
+import { indexAttributes, itemToPost, platformDeletionDueKeys, POST_INDEXES, statusPartitionKey, type PostItem } from './post-item.js';
 import { allowanceCounterExpiresAt } from '../domain/allowance.js';
 import {
   ALLOWANCE_UPDATE,
@@ -180,10 +181,22 @@ export class DynamoDbPostStore implements PostStore {
       set.push('deleteFromPlatformRequested = :true');
       values[':true'] = true;
     }
-    // A scheduled post whose live copy must come down stays in the due index (never read by the
-    // API) until the worker has settled it, so the sweeper brings it back if its message is lost.
+    // A post whose live copy must come down stays in the due index (never read by the API) until
+    // that is done, so the sweeper brings it back if its message is lost (post-item.ts): a
+    // scheduled one keeps its entry until the worker has settled it, a published one gets its
+    // deletion's entry in this very write (the queue message DeletePost sends next may never go,
+    // or go down with its queue).
     const keepDue = post.status === 'scheduled' && options.deleteFromPlatform;
-    const removed = INDEX_ATTRIBUTES.filter((name) => !keepDue || (name !== 'duePk' && name !== 'dueSk'));
+    const pendingSince = post.status === 'published' && options.deleteFromPlatform && post.platformPostId !== null
+      ? platformDeletionPendingSince({ deletedAt: options.now.toISOString(), publishedAt: post.publishedAt })
+      : null;
+    if (pendingSince !== null) {
+      const due = platformDeletionDueKeys(post.id, pendingSince);
+      set.push('duePk = :duePk', 'dueSk = :dueSk');
+      values[':duePk'] = due.duePk;
+      values[':dueSk'] = due.dueSk;
+    }
+    const removed = INDEX_ATTRIBUTES.filter((name) => !(keepDue || pendingSince !== null) || (name !== 'duePk' && name !== 'dueSk'));
     try {
       const out = await this.client.send(
         new UpdateCommand({
@@ -207,11 +220,13 @@ export class DynamoDbPostStore implements PostStore {
     const index = indexAttributes({ ...post, deletedAt: null });
     const names = Object.keys(index);
     const values: Record<string, unknown> = Object.fromEntries(names.map((name) => [`:${name}`, index[name as keyof typeof index]]));
+    // A published post leaves the due index again (softDeletePost gave it its deletion's entry).
+    const removed = ['deletedAt', ...INDEX_ATTRIBUTES.filter((name) => (name === 'duePk' || name === 'dueSk') && !names.includes(name))];
     await this.client.send(
       new UpdateCommand({
         TableName: this.postsTable,
         Key: { id: post.id },
-        UpdateExpression: `SET ${[...names.map((name) => `${name} = :${name}`), 'deleteFromPlatformRequested = :requested', 'updatedAt = :updatedAt'].join(', ')} REMOVE deletedAt`,
+        UpdateExpression: `SET ${[...names.map((name) => `${name} = :${name}`), 'deleteFromPlatformRequested = :requested', 'updatedAt = :updatedAt'].join(', ')} REMOVE ${removed.join(', ')}`,
         ConditionExpression: 'attribute_exists(deletedAt) AND #status = :status',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {

@@ -12,8 +12,11 @@
  *                            but look the post up first
  *   platformCreateMediaIds   the platform media ids that create carried (the lookup's match for a
  *                            post without text)
- *   sweptAt                  the sweeper last put a message back for the post
+ *   sweptAt                  the sweeper last put a message back for the post (publish, or
+ *                            platform deletion once published)
  *   platformDeletedAt        deleteFromPlatform done
+ *   platformDeletionAbandonedAt, platformDeletionAbandonedFor
+ *                            deleteFromPlatform refused for good (account gone, ...), and why
  *
  * (inFlightSince, the Post's own field, is set by the claim and cleared only by a release that
  * knows nothing went out: while it is set, DELETE soft-deletes rather than cancels.)
@@ -286,15 +289,58 @@ export class DynamoDbPublishState implements PublishStateStore {
     return out !== null;
   }
 
+  /**
+   * The sweeper's stamp on a post whose platform deletion is pending (its byDue entry is the
+   * deletion's, post-item.ts): at most once per interval, and only while the deletion is still to do.
+   */
+  async markDeletionSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean> {
+    const out = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: postId },
+          UpdateExpression: 'SET sweptAt = :now',
+          ConditionExpression:
+            '#status = :published AND attribute_exists(deletedAt) AND deleteFromPlatformRequested = :true ' +
+            'AND attribute_exists(duePk) AND attribute_not_exists(platformDeletedAt) AND (attribute_not_exists(sweptAt) OR sweptAt < :before)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':published': 'published', ':true': true },
+        }),
+      ),
+    );
+    return out !== null;
+  }
+
+  /** Done: recorded, and the post leaves the due index (its deletion's entry) in the same write. */
   async markPlatformDeleted(postId: string, now: Date): Promise<void> {
     await this.client.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { id: postId },
-        UpdateExpression: 'SET platformDeletedAt = if_not_exists(platformDeletedAt, :now)',
+        UpdateExpression: 'SET platformDeletedAt = if_not_exists(platformDeletedAt, :now) REMOVE duePk, dueSk',
         ConditionExpression: 'attribute_exists(id)',
         ExpressionAttributeValues: { ':now': now.toISOString() },
       }),
+    );
+  }
+
+  /**
+   * The platform said no for good (account gone, authorization revoked, refused): asking again
+   * would get the same answer, so the deletion's due entry goes; the reason stays on the item.
+   */
+  async abandonPlatformDeletion(postId: string, input: { now: Date; reason: string }): Promise<void> {
+    await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: postId },
+          UpdateExpression: 'SET platformDeletionAbandonedAt = :now, platformDeletionAbandonedFor = :reason REMOVE duePk, dueSk',
+          // Never on a post still being sent: its due entry is the publish worker's.
+          ConditionExpression: '#status = :published AND attribute_not_exists(platformDeletedAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':reason': input.reason.slice(0, 500), ':published': 'published' },
+        }),
+      ),
     );
   }
 }

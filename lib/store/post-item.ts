@@ -11,7 +11,12 @@
  *   duePk = due#<shard>                  byDue:         scheduled posts (sweeper safety net)
  *   dueSk = <scheduledFor>#<id>
  * A deleted post (deletedAt set) carries none of them, so it leaves every index at once and no
- * page is ever shrunk by a filter. Fields that are null on the Post are absent from the item, so a
+ * page is ever shrunk by a filter. One exception, in byDue only (never read by the API): a post
+ * deleted with deleteFromPlatform=true keeps an entry there while its live copy must still come
+ * down: while it is being sent (dueSk as above), then once published until the platform deletion
+ * is settled (dueSk = <time it became pending>#<id>, platformDeletionDueKeys). That entry is the
+ * outbox of the deletion: written in the same update that makes the deletion pending, removed in
+ * the one that settles it, so a crash at any instant leaves the sweeper something to find. Fields that are null on the Post are absent from the item, so a
  * condition can say `attribute_not_exists(deletedAt)`.
  *
  * `inFlightSince` (Post.inFlightSince) is set by the worker's claim and cleared by a release that
@@ -52,6 +57,11 @@ export function duePartitionKey(shard: number): string {
 
 export function dueSortKey(post: Pick<Post, 'scheduledFor' | 'id'>): string {
   return `${post.scheduledFor}#${post.id}`;
+}
+
+/** The byDue entry of a published post whose platform deletion is pending (see the layout above). */
+export function platformDeletionDueKeys(postId: string, pendingSince: string): { duePk: string; dueSk: string } {
+  return { duePk: duePartitionKey(dueShard(postId)), dueSk: dueSortKey({ scheduledFor: pendingSince, id: postId }) };
 }
 
 export interface PostIndexAttributes {

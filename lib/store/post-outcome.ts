@@ -6,7 +6,13 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Post, PostError } from '../domain/model.js';
-import { itemToPost, statusPartitionKey } from './post-item.js';
+import { itemToPost, platformDeletionDueKeys, statusPartitionKey } from './post-item.js';
+
+/** The deletion's due entry as expression values; it becomes pending when the post is published (deletedAt is earlier). */
+function platformDeletionDueKeyValues(postId: string, publishedAt: string): Record<string, string> {
+  const due = platformDeletionDueKeys(postId, publishedAt);
+  return { ':duePk': due.duePk, ':dueSk': due.dueSk };
+}
 
 export type PostOutcome =
   | { status: 'published'; publishedAt: string; publishedUrl: string; platformPostId: string }
@@ -14,9 +20,10 @@ export type PostOutcome =
 
 /**
  * The post went out, or did not (its error shown as the post's error). A post deleted while it
- * was being sent stays deleted (no index attribute comes back); the post returned says so
+ * was being sent stays deleted (no index the API reads comes back); the post returned says so
  * (deletedAt, deleteFromPlatformRequested), so the worker can queue the deletion of the live
- * post. Null when the post is not scheduled any more (already recorded, or removed).
+ * post, and its byDue entry keeps that deletion findable until it is done. Null when the post is
+ * not scheduled any more (already recorded, or removed).
  */
 export async function recordPostOutcome(
   client: DynamoDBDocumentClient,
@@ -47,8 +54,21 @@ export async function recordPostOutcome(
       ConditionExpression: `#status = :scheduled AND attribute_not_exists(deletedAt)${claimCheck}`,
       ExpressionAttributeValues: { ...values, ':statusPk': statusPartitionKey(post.userId, status) },
     },
-    // Deleted while it was being sent: record what happened, keep it out of every index (a post
-    // deleted with deleteFromPlatform keeps its due keys until then: see softDeletePost).
+    // Deleted with deleteFromPlatform while it was being sent, and it went out: the live copy must
+    // come down, so its due entry becomes the deletion's (post-item.ts) in this same write. The
+    // worker queues the deletion next; if it dies first, the sweeper finds this entry.
+    ...(outcome.status === 'published'
+      ? [
+          {
+            UpdateExpression: `SET #status = :status, updatedAt = :now, duePk = :duePk, dueSk = :dueSk, ${set.join(', ')}`,
+            ConditionExpression: `#status = :scheduled AND attribute_exists(deletedAt) AND deleteFromPlatformRequested = :true${claimCheck}`,
+            ExpressionAttributeValues: { ...values, ':true': true, ...platformDeletionDueKeyValues(post.id, outcome.publishedAt) },
+          },
+        ]
+      : []),
+    // Deleted while it was being sent, nothing to take down (failed, or no deleteFromPlatform):
+    // record what happened, keep it out of every index (softDeletePost kept the due keys of a post
+    // deleted with deleteFromPlatform until it was settled).
     {
       UpdateExpression: `SET #status = :status, updatedAt = :now, ${set.join(', ')} REMOVE duePk, dueSk`,
       ConditionExpression: `#status = :scheduled AND attribute_exists(deletedAt)${claimCheck}`,

@@ -1,8 +1,13 @@
 /**
  * Delete the live post of a soft-deleted published post (DELETE with deleteFromPlatform=true; the
- * platform-deletion worker's use case). Idempotent: a second message for the same post, or a post
- * the platform already removed, ends quietly. A post still being sent is left to the publish
- * worker, which queues this deletion itself once the live post's id is known.
+ * platform-deletion worker's use case). Idempotent: a second message for the same post (the
+ * sweeper's, DELETE's, the publish worker's), or a post the platform already removed, ends quietly.
+ * A post still being sent is left to the publish worker, which queues this deletion itself once
+ * the live post's id is known.
+ *
+ * Until this settles the deletion (done, or refused for good), the post keeps its deletion's entry
+ * in the byDue index (lib/store/post-item.ts), and the sweeper queues it again whenever its
+ * message was lost; a transient failure is simply thrown (SQS, then the sweeper, try again).
  */
 import type { PublishablePlatform } from '../domain/model.js';
 import { PlatformAuthError, PlatformRefusedError } from '../domain/platform-errors.js';
@@ -69,9 +74,10 @@ export class DeleteFromPlatform {
     return { outcome: 'deleted' };
   }
 
-  private notDeleted(postId: string, reason: string): DeleteFromPlatformOutcome {
-    // Nobody can be told through the API (the post is deleted): the log is the record.
+  private async notDeleted(postId: string, reason: string): Promise<DeleteFromPlatformOutcome> {
+    // Nobody can be told through the API (the post is deleted): the log and the item are the record.
     this.deps.log.warn('The live post could not be deleted from the platform', { postId, reason });
+    await this.deps.state.abandonPlatformDeletion(postId, { now: this.deps.clock.now(), reason });
     return { outcome: 'not_deleted', reason };
   }
 }

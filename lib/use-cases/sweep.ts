@@ -14,16 +14,25 @@
  * The first run of a process also looks ahead over the next 15 minutes (the SQS delay window): a
  * restart may have lost messages that are not late yet, and they are put back with their delay so
  * they still go out on time.
+ *
+ * The same index holds the outbox of platform deletions (lib/store/post-item.ts): a published post
+ * deleted with deleteFromPlatform=true keeps an entry there until its live copy is down. Its
+ * deletion message was sent by whoever made it pending (DELETE, or the publish worker), but a
+ * crash right after that write, or a queue lost with a restart, loses it; so a pending deletion
+ * found past the grace period (at once in a look-ahead run) is queued again, at most once per
+ * `resendIntervalMs`. The deletion worker is idempotent, so a duplicate costs one read.
  */
 import { MAX_QUEUE_DELAY_SECONDS, nextDueAt, queueDelaySeconds } from '../domain/publishing.js';
+import { platformDeletionPending, platformDeletionPendingSince } from '../domain/post-deletion.js';
 import type { PostForPublishing } from '../domain/publish-state.js';
 import type { Clock } from './ports/clock.js';
-import type { PublishQueue } from './ports/dispatch.js';
+import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
 import type { PublishStateStore } from './ports/publish-state-store.js';
 
 export interface SweepDeps {
   state: PublishStateStore;
   queue: PublishQueue;
+  deletionQueue: PlatformDeletionQueue;
   clock: Clock;
   /** Shards of the byDue index (DUE_SHARDS). */
   shards: number;
@@ -36,7 +45,10 @@ export interface SweepDeps {
 
 export interface SweepResult {
   examined: number;
+  /** Publish messages put back. */
   resent: number;
+  /** Platform deletions queued again. */
+  deletionsResent: number;
   failedToSend: number;
 }
 
@@ -70,14 +82,35 @@ export class Sweep {
     // queue created anew after a restart), so a post swept just before must be put back again.
     const sweptBefore = options.lookAhead ? now : new Date(now.getTime() - this.resendIntervalMs);
     const toSend: { postId: string; scheduledFor: string; delaySeconds: number }[] = [];
+    const deletions: string[] = [];
     for (const candidate of candidates) {
+      if (this.deletionLost(candidate, now, options.lookAhead, sweptBefore)) {
+        if (await this.deps.state.markDeletionSwept(candidate.post.id, { now, sweptBefore })) deletions.push(candidate.post.id);
+        continue;
+      }
       const entry = this.entryFor(candidate, now, options.lookAhead, sweptBefore);
       if (!entry) continue;
       const marked = await this.deps.state.markSwept(candidate.post.id, { now, sweptBefore });
       if (marked) toSend.push(entry);
     }
     const { failed } = toSend.length > 0 ? await this.deps.queue.send(toSend) : { failed: [] };
-    return { examined: candidates.length, resent: toSend.length - failed.length, failedToSend: failed.length };
+    // One message each (the port's shape); a failure is left to the next run after the interval.
+    const queued = await Promise.allSettled(deletions.map((postId) => this.deps.deletionQueue.enqueue(postId)));
+    const deletionsFailed = queued.filter((result) => result.status === 'rejected').length;
+    return {
+      examined: candidates.length,
+      resent: toSend.length - failed.length,
+      deletionsResent: deletions.length - deletionsFailed,
+      failedToSend: failed.length + deletionsFailed,
+    };
+  }
+
+  /** A pending platform deletion whose message counts as lost (see the header). */
+  private deletionLost({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date): boolean {
+    if (!platformDeletionPending(post, state.platformDeletedAt)) return false;
+    if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime()) return false;
+    const since = platformDeletionPendingSince(post);
+    return lookAhead || (since !== null && Date.parse(since) < now.getTime() - this.graceMs);
   }
 
   private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date) {

@@ -72,7 +72,7 @@ const EXPECTED: Record<string, string[]> = {
     'secret:platform',
     'kms:encryptDecrypt',
   ],
-  Sweeper: ['table:posts:readWrite', 'send:publish', 'attributes:publish'],
+  Sweeper: ['table:posts:readWrite', 'send:publish', 'send:deletion', 'attributes:publish'],
   // Settings pages: every signed-in page reads its session and the user.
   SettingsOverview: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
   SettingsSignIn: ['table:sessions:readWrite'],

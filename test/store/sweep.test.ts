@@ -4,18 +4,21 @@
  * posts, never the other files' (which are due in the present).
  */
 import { randomBytes } from 'node:crypto';
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
-import { parsePublishMessage } from '../../lib/dispatch/messages.js';
+import { parsePlatformDeletionMessage, parsePublishMessage } from '../../lib/dispatch/messages.js';
+import { SqsPlatformDeletionQueue } from '../../lib/dispatch/platform-deletion-queue.js';
 import { SqsPublishQueue } from '../../lib/dispatch/publish-queue.js';
 import { newId } from '../../lib/domain/ids.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { DUE_SHARDS } from '../../lib/store/tables.js';
+import type { Clock } from '../../lib/use-cases/ports/clock.js';
+import { PublishOutcomes } from '../../lib/use-cases/publish-outcomes.js';
 import { Sweep } from '../../lib/use-cases/sweep.js';
 import { postFixture } from '../support/post-fixture.js';
 
@@ -41,6 +44,37 @@ afterAll(async () => {
   await deleteQueues(sqsEndpoint, queues);
 });
 
+function sweeper(clock: Clock): Sweep {
+  return new Sweep({
+    state,
+    queue: new SqsPublishQueue(sqs, queues.publish.url),
+    deletionQueue: new SqsPlatformDeletionQueue(sqs, queues.deletion.url),
+    clock,
+    shards: DUE_SHARDS,
+  });
+}
+
+/** Deletion messages for the post that arrived since the last call (each one read is removed). */
+async function takeDeletionMessages(postId: string): Promise<number> {
+  let count = 0;
+  for (;;) {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.deletion.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const messages = out.Messages ?? [];
+    if (messages.length === 0) return count;
+    count += messages.filter((message) => parsePlatformDeletionMessage(message.Body ?? '')?.postId === postId).length;
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queues.deletion.url,
+        Entries: messages.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle ?? '' })),
+      }),
+    );
+  }
+}
+
+async function rawItem(id: string): Promise<Record<string, unknown> | undefined> {
+  return (await client.send(new GetCommand({ TableName: postsTable, Key: { id }, ConsistentRead: true }))).Item;
+}
+
 async function messagesFor(postId: string): Promise<number> {
   const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.publish.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 0 }));
   return (out.Messages ?? []).filter((message) => parsePublishMessage(message.Body ?? '')?.postId === postId).length;
@@ -53,7 +87,7 @@ it('a look-ahead run puts back a post even when a run just before had swept it (
   // Each run a second after the one before, as the sweeper's timer would have it.
   let runs = 0;
   const clock = { now: () => new Date(NOW.getTime() + 1_000 * runs++) };
-  const sweep = new Sweep({ state, queue: new SqsPublishQueue(sqs, queues.publish.url), clock, shards: DUE_SHARDS });
+  const sweep = sweeper(clock);
 
   // First run of a process: the post is just due, within the grace period, and its message may be lost.
   expect(await sweep.execute({ lookAhead: true })).toMatchObject({ resent: 1 });
@@ -70,7 +104,7 @@ it('a worker that died mid-send (its short lease ran out) is replaced at the nex
   const post = postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: new Date(base.getTime() - 20_000).toISOString() });
   await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
   let now = base;
-  const sweep = new Sweep({ state, queue: new SqsPublishQueue(sqs, queues.publish.url), clock: { now: () => now }, shards: DUE_SHARDS });
+  const sweep = sweeper({ now: () => now });
 
   // Late, so put back; a worker claims it (a 2 s lease), marks its create as sent, and dies.
   expect(await sweep.execute({ lookAhead: false })).toMatchObject({ resent: expect.any(Number) });
@@ -104,8 +138,104 @@ it('a deleted post is swept back only while a create that may be live must still
     if (!stored) throw new Error('no post');
     expect(await posts.softDeletePost(stored, { deleteFromPlatform: post === mustComeDown, now: base })).not.toBeNull();
   }
-  const sweep = new Sweep({ state, queue: new SqsPublishQueue(sqs, queues.publish.url), clock: { now: () => new Date(base.getTime() + 30_000) }, shards: DUE_SHARDS });
+  const sweep = sweeper({ now: () => new Date(base.getTime() + 30_000) });
   await sweep.execute({ lookAhead: false });
   expect(await messagesFor(mustComeDown?.id ?? '')).toBe(1);
   expect(await messagesFor(leftAlone?.id ?? '')).toBe(0);
+});
+
+describe('the outbox of platform deletions: a live post deleted with deleteFromPlatform=true is never forgotten', () => {
+  it('deleted while it was sent, published, and the deletion message never queued: the sweeper queues it until the deletion is done', async () => {
+    const userId = newId('usr');
+    const base = new Date(NOW.getTime() + 180_000);
+    const post = postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: base.toISOString() });
+    await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+    expect((await state.claim(post.id, { token: 'w', now: base, leaseUntil: new Date(base.getTime() + 2_000) })).claimed).toBe(true);
+    expect(await state.markCreateSending(post.id, 'w', base)).toBe(true);
+    const sending = await posts.getPost(post.id);
+    if (!sending) throw new Error('no post');
+    // DELETE ?deleteFromPlatform=true while it is being sent: hidden, left to the worker.
+    expect(await posts.softDeletePost(sending, { deleteFromPlatform: true, now: base })).not.toBeNull();
+    // The worker's create went out; its deletion message cannot be queued (the queue is not
+    // there: the same as a crash right after the published write).
+    const errors: string[] = [];
+    let now = new Date(base.getTime() + 1_000);
+    const outcomes = new PublishOutcomes({
+      state,
+      queue: new SqsPublishQueue(sqs, queues.publish.url),
+      deletionQueue: new SqsPlatformDeletionQueue(sqs, `${queues.deletion.url}-gone`),
+      clock: { now: () => now },
+      metrics: { published: () => undefined, failed: () => undefined, retried: () => undefined },
+      log: { warn: () => undefined, error: (message) => errors.push(message) },
+      sleep: async () => undefined,
+    });
+    const published = await outcomes.published(sending, { platformPostId: '1234', publishedUrl: 'https://x.com/i/status/1234' });
+    expect(published).toMatchObject({ outcome: 'published', post: { deletedAt: base.toISOString(), deleteFromPlatformRequested: true } });
+    expect(errors).toEqual(['Could not queue the deletion of a post deleted while it was sent']);
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+
+    // Within the grace period after the publish, the message may still be on its way: nothing.
+    now = new Date(base.getTime() + 5_000);
+    await sweeper({ now: () => now }).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+    // Past it: queued again, once per resend interval.
+    now = new Date(base.getTime() + 20_000);
+    await sweeper({ now: () => now }).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    now = new Date(base.getTime() + 21_000);
+    await sweeper({ now: () => now }).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+    // A restart (look-ahead run) may have lost that one too: queued again at once.
+    now = new Date(base.getTime() + 22_000);
+    await sweeper({ now: () => now }).execute({ lookAhead: true });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    // Done: the post leaves the due index with the same write, and is never queued again.
+    await state.markPlatformDeleted(post.id, now);
+    expect(await rawItem(post.id)).not.toHaveProperty('duePk');
+    now = new Date(base.getTime() + 200_000);
+    await sweeper({ now: () => now }).execute({ lookAhead: true });
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+  });
+
+  it('deleted after it was published, and the deletion message lost: queued after the grace period; refused for good, it is not asked again', async () => {
+    const userId = newId('usr');
+    const base = new Date(NOW.getTime() + 600_000);
+    const post = postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: base.toISOString() });
+    await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+    expect((await state.claim(post.id, { token: 'w', now: base, leaseUntil: new Date(base.getTime() + 2_000) })).claimed).toBe(true);
+    const live = await state.recordPublished(post, { publishedAt: base.toISOString(), publishedUrl: 'https://x.com/i/status/99', platformPostId: '99' }, base);
+    if (!live) throw new Error('not published');
+    expect(await rawItem(post.id)).not.toHaveProperty('duePk');
+    // DELETE ?deleteFromPlatform=true a minute later; its own message is then lost.
+    const deletedAt = new Date(base.getTime() + 60_000);
+    expect(await posts.softDeletePost(live, { deleteFromPlatform: true, now: deletedAt })).not.toBeNull();
+    expect(await rawItem(post.id)).toMatchObject({ dueSk: `${deletedAt.toISOString()}#${post.id}` });
+    // The grace period runs from the delete, not from the (long past) publish.
+    await sweeper({ now: () => new Date(deletedAt.getTime() + 5_000) }).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+    await sweeper({ now: () => new Date(deletedAt.getTime() + 15_000) }).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    // The platform refuses it for good (the account is gone): it leaves the due index.
+    await state.abandonPlatformDeletion(post.id, { now: deletedAt, reason: 'the account is gone' });
+    expect(await rawItem(post.id)).not.toHaveProperty('duePk');
+    await sweeper({ now: () => new Date(deletedAt.getTime() + 300_000) }).execute({ lookAhead: true });
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+  });
+
+  it('a published post deleted without deleteFromPlatform, or restored after a failed DELETE, has no due entry', async () => {
+    const userId = newId('usr');
+    const base = new Date(NOW.getTime() + 900_000);
+    const [kept, restored] = [0, 1].map(() => postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: base.toISOString() }));
+    for (const post of [kept, restored]) {
+      if (!post) throw new Error('no post');
+      await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+      expect((await state.claim(post.id, { token: 'w', now: base, leaseUntil: new Date(base.getTime() + 2_000) })).claimed).toBe(true);
+      const live = await state.recordPublished(post, { publishedAt: base.toISOString(), publishedUrl: 'https://x.com/i/status/7', platformPostId: '7' }, base);
+      if (!live) throw new Error('not published');
+      expect(await posts.softDeletePost(live, { deleteFromPlatform: post === restored, now: base })).not.toBeNull();
+      if (post === restored) await posts.restoreSoftDeleted(live);
+      expect(await rawItem(post.id)).not.toHaveProperty('duePk');
+      expect(await rawItem(post.id)).not.toHaveProperty('dueSk');
+    }
+  });
 });
