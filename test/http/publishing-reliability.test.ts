@@ -265,6 +265,69 @@ describe('a worker that died mid-send is replaced within a lease (item 9)', () =
   });
 });
 
+describe('a post deleted while it was sent comes down whenever the worker stops (item 11)', () => {
+  it('the worker records the published outcome and dies before queuing the deletion: the sweeper queues it, the post is not live', async () => {
+    const acct = await account('linkedin');
+    const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+    const documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    try {
+      const state = new DynamoDbPublishState({ client: documents, postsTable: stack.info.tables.posts });
+      const now = new Date();
+      // Written straight to the table with no message: only the worker below, which dies, knows of it.
+      const post: Post = postFixture({
+        id: newId('post'),
+        userId: user.userId,
+        workspaceId: user.workspaceIds[0] as string,
+        accountId: acct.id,
+        platform: 'linkedin',
+        campaignId: newId('cmp'),
+        text: uniqueText('Deleted while it was sent'),
+        scheduledFor: now.toISOString(),
+        createdAt: now.toISOString(),
+      });
+      await backdoor.store.createPosts({ userId: user.userId, posts: [post], allowanceLimit: 1000, idempotency: null, response: () => null });
+      // It claims (a long lease, so no one else settles the post meanwhile), sends, and the
+      // customer deletes the post with deleteFromPlatform=true while the create is on its way.
+      expect((await state.claim(post.id, { token: 'dies', now: new Date(), leaseUntil: new Date(Date.now() + 60_000) })).claimed).toBe(true);
+      const credentials = await directory.getCredentials(acct.id);
+      const accessToken = await tokenCipherFromEnv().decrypt(credentials?.accessTokenEncrypted ?? '', { accountId: acct.id });
+      const linkedin = new LinkedinClient({
+        baseUrl: sandbox.linkedinBaseUrl,
+        oauthBaseUrl: sandbox.linkedinBaseUrl,
+        apiVersion: '202611',
+        clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.linkedin,
+      });
+      const live = await linkedin.publish({
+        account: { id: acct.id, platformUserId: acct.platformUserId, handle: acct.handle, accountType: acct.accountType },
+        accessToken,
+        text: post.text,
+        media: [],
+        options: {},
+        beforeCreate: async (sent) => {
+          expect(await state.markCreateSending(post.id, 'dies', new Date(), sent.mediaIds)).toBe(true);
+          const deleted = await client().delete<{ softDeleted: boolean; platformDeletionQueuedFor: string[] }>(`/posts/${post.id}?deleteFromPlatform=true`);
+          expect([deleted.status, deleted.body.softDeleted, deleted.body.platformDeletionQueuedFor]).toEqual([200, true, ['linkedin']]);
+        },
+      });
+      // Its last act: the published outcome (what the worker writes before queuing the deletion).
+      const recorded = await state.recordPublished(post, { publishedAt: new Date().toISOString(), publishedUrl: live.publishedUrl, platformPostId: live.platformPostId }, new Date());
+      expect(recorded).toMatchObject({ status: 'published', deleteFromPlatformRequested: true });
+      expect(sandbox.linkedin.listPosts(acct.id).map((held) => [held.id, held.deletedAt])).toEqual([[live.platformPostId, null]]);
+
+      // No message was queued: the sweeper finds the pending deletion past its grace period (3 s here).
+      await until('the live post to be deleted from LinkedIn', () => sandbox.linkedin.listPosts(acct.id)[0]?.deletedAt instanceof Date, 30_000);
+      expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(1);
+      // Settled: recorded, and out of the due index, so no sweep asks again.
+      const item = await backdoor.item(post.id);
+      expect(item).toMatchObject({ status: 'published', platformDeletedAt: expect.any(String) });
+      expect(item).not.toHaveProperty('duePk');
+      expect((await client().get(`/posts/${post.id}`)).status).toBe(404);
+    } finally {
+      raw.destroy();
+    }
+  }, 60_000);
+});
+
 describe('concurrent refreshes of a rotating X refresh token (item 6)', () => {
   async function expireSoon(accountId: string): Promise<void> {
     const credentials = await directory.getCredentials(accountId);
