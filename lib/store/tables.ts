@@ -21,9 +21,12 @@
  * posts       pk = id
  *   byUser       listPk = <userId>              listSk = <createdAt>#<id>   every live post, newest first
  *   byUserStatus statusPk = <userId>#<status>   listSk                      the status filter of GET /posts
- *   byDue        duePk = due#<shard>            dueSk = <scheduledFor>#<id> scheduled posts not yet sent (sweeper)
+ *   byDue        duePk = due#<shard>            dueSk = <scheduledFor>#<id> scheduled posts not yet sent (sweeper),
+ *                                               and the outbox of platform deletions: a post deleted with
+ *                                               deleteFromPlatform=true until its live copy is down (post-item.ts)
  *   DELETE removes listPk/statusPk/duePk, so a deleted post leaves every index at once (sparse
- *   indexes), and a page is never shrunk by a filter.
+ *   indexes), and a page is never shrunk by a filter; only that outbox entry stays in byDue,
+ *   which the API never reads.
  *   Projections: an index copies only what its readers read, so a write that changes nothing
  *   projected costs no index write. byUser and byUserStatus hold the Post's fields
  *   (POST_LIST_ATTRIBUTES: GET /posts builds its page from them), never the publish worker's

@@ -74,8 +74,9 @@ export class DeletePost {
         try {
           await this.deps.deletionQueue.enqueue(post.id);
         } catch (error) {
-          // Without the message the live post would stay up while the API says deletion was queued:
-          // undo the delete so the request fails whole and can simply be retried.
+          // The soft-delete left the deletion pending in byDue, so the sweeper would queue it in a
+          // minute or so; but SQS refusing now may last, and an answer that fails whole (undone,
+          // simply retried) is easier to trust than one that says "queued" when nothing is.
           await this.deps.posts.restoreSoftDeleted(post);
           throw error;
         }

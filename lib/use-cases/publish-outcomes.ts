@@ -66,13 +66,15 @@ export class PublishOutcomes {
     if (!stored) return { outcome: 'skipped', reason: 'post was no longer scheduled when the outcome was recorded' };
     if (stored.deletedAt !== null && stored.deleteFromPlatformRequested) {
       // Deleted while it was being sent, with deleteFromPlatform: now that its id is known, it goes.
+      // The published write above left the deletion pending in byDue (post-outcome.ts), so if this
+      // message never goes (or the worker dies right here), the sweeper queues it.
       for (let attempt = 1; ; attempt++) {
         try {
           await this.deps.deletionQueue.enqueue(post.id);
           break;
         } catch (error) {
           if (attempt >= 3) {
-            this.deps.log.error('Could not queue the deletion of a post deleted while it was sent', { postId: post.id, error: String(error) });
+            this.deps.log.warn('Could not queue the deletion of a post deleted while it was sent; the sweeper will', { postId: post.id, error: String(error) });
             break;
           }
           await this.sleep(200 * attempt);

@@ -17,7 +17,7 @@ import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
 import { documentedApi } from '../support/openapi.js';
 import { postFixture } from '../support/post-fixture.js';
 import { postsBackdoor, startPostsStack, type PostsBackdoor } from '../support/posts.js';
-import { addMedia, connectAccount, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { addMedia, connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
 
 interface PostView {
@@ -362,6 +362,26 @@ describe('delete and the send', () => {
     expect(deleted.body.softDeleted).toBe(true);
     await until('the live post to be deleted from LinkedIn', () => sandbox.linkedin.listPosts(acct.id)[0]?.deletedAt instanceof Date);
     await until('the platform deletion to be recorded', async () => typeof (await backdoor.item(postId))?.platformDeletedAt === 'string');
+    // Settled in the same write: its outbox entry in byDue is gone, so the sweeper never asks again.
+    expect(await backdoor.item(postId)).not.toHaveProperty('duePk');
+  });
+
+  it('a deletion the platform refuses for good (access revoked since): not asked again, the account needs reauthorization', async () => {
+    const acct = await account('x', 'ok');
+    const postId = await create(acct.id, { text: uniqueText('Revoked before the delete') });
+    const published = await settled(postId);
+    expect(published.status).toBe('published');
+    await updateAccount(acct.id, { sandbox: 'expired' });
+    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}?deleteFromPlatform=true`);
+    expect(deleted.body.softDeleted).toBe(true);
+    await until('the refusal to be recorded', async () => typeof (await backdoor.item(postId))?.platformDeletionAbandonedAt === 'string');
+    const item = await backdoor.item(postId);
+    expect(item).toMatchObject({ platformDeletionAbandonedFor: expect.any(String) });
+    expect(item).not.toHaveProperty('platformDeletedAt');
+    expect(item).not.toHaveProperty('duePk');
+    expect(sandbox.x.listPosts(acct.id).map((held) => [held.id, held.deletedAt])).toEqual([[published.platformPostId, null]]);
+    const accounts = await client().get<{ accounts: AccountView[] }>('/accounts');
+    expect(accounts.body.accounts.find((entry) => entry.id === acct.id)?.tokenHealth).toBe('needs_reauth');
   });
 });
 

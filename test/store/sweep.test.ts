@@ -158,7 +158,7 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
     expect(await posts.softDeletePost(sending, { deleteFromPlatform: true, now: base })).not.toBeNull();
     // The worker's create went out; its deletion message cannot be queued (the queue is not
     // there: the same as a crash right after the published write).
-    const errors: string[] = [];
+    const logged: string[] = [];
     let now = new Date(base.getTime() + 1_000);
     const outcomes = new PublishOutcomes({
       state,
@@ -166,12 +166,12 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
       deletionQueue: new SqsPlatformDeletionQueue(sqs, `${queues.deletion.url}-gone`),
       clock: { now: () => now },
       metrics: { published: () => undefined, failed: () => undefined, retried: () => undefined },
-      log: { warn: () => undefined, error: (message) => errors.push(message) },
+      log: { warn: (message) => logged.push(message), error: (message) => logged.push(message) },
       sleep: async () => undefined,
     });
     const published = await outcomes.published(sending, { platformPostId: '1234', publishedUrl: 'https://x.com/i/status/1234' });
     expect(published).toMatchObject({ outcome: 'published', post: { deletedAt: base.toISOString(), deleteFromPlatformRequested: true } });
-    expect(errors).toEqual(['Could not queue the deletion of a post deleted while it was sent']);
+    expect(logged).toEqual(['Could not queue the deletion of a post deleted while it was sent; the sweeper will']);
     expect(await takeDeletionMessages(post.id)).toBe(0);
 
     // Within the grace period after the publish, the message may still be on its way: nothing.
