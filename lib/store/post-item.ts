@@ -16,8 +16,9 @@
  * down: while it is being sent (dueSk as above), then once published until the platform deletion
  * is settled (dueSk = <time it became pending>#<id>, platformDeletionDueKeys). That entry is the
  * outbox of the deletion: written in the same update that makes the deletion pending, removed in
- * the one that settles it, so a crash at any instant leaves the sweeper something to find. Fields that are null on the Post are absent from the item, so a
- * condition can say `attribute_not_exists(deletedAt)`.
+ * the one that settles it, so a crash at any instant leaves the sweeper something to find.
+ * Fields that are null on the Post are absent from the item, so a condition can say
+ * `attribute_not_exists(deletedAt)`.
  *
  * `inFlightSince` (Post.inFlightSince) is set by the worker's claim and cleared by a release that
  * knows nothing went out (lib/store/dynamodb-publish-state.ts). Any further bookkeeping the
