@@ -26,6 +26,7 @@ import {
   ASSISTANT_ROUTES,
   DEFAULT_ROUTE,
   MAX_RECEIVE_COUNT,
+  consumingOf,
   QUEUE_CONSUMERS,
   SETTINGS_ROUTES,
   SWEEPER,
@@ -82,7 +83,7 @@ const STATIC_FILES: Record<string, { from: string; to: string }> = {
  */
 const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
   publish: PUBLISH_CONSUMING_DEFAULT,
-  deletion: { batchSize: 5, maxConcurrency: 2 },
+  deletion: consumingOf('deletion'),
 };
 
 /**
