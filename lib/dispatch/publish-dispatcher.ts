@@ -75,7 +75,7 @@ export class PublishDispatcher implements PostDispatcher {
     const queued: { request: DueRequest; delaySeconds: number }[] = [];
     const scheduled: DueRequest[] = [];
     for (const request of requests) {
-      // The same timing rule as the worker's: a delayed message arrives two to three seconds EARLY
+      // The same timing rule as the worker's: a delayed message arrives one to two seconds EARLY
       // and the worker prepares the post, then waits out the rest, because SQS delays are whole
       // seconds and a poll adds latency; a delay of ceil(seconds left) would make every post late.
       const timing = timingFor(new Date(request.scheduledFor), now);

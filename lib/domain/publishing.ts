@@ -11,14 +11,14 @@ export const RETRY_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 /**
  * A message this close to its due time is not put back: the worker claims the post and does
- * everything but the create request now (account, token, media uploads, the "sent" marker), then
- * waits the rest, so at the due second only the create and its outcome remain. A message put back is
- * delayed to arrive PREPARE_LEAD_MS to PREPARE_WINDOW_MS before due (SQS delays are whole seconds):
- * time enough to prepare a burst of posts due at the same second, short enough that the worker's
- * wait costs little (README, "AWS throughput").
+ * everything but the create request now (account, token, media uploads), then waits the rest, so at
+ * the due second only the "sent" marker, the create and its outcome remain. A message put back is
+ * delayed to arrive PREPARE_LEAD_SECONDS to PREPARE_WINDOW_MS before due, because SQS delays are
+ * whole seconds and a poll adds latency. The lead is as short as that allows: Lambda bills the
+ * worker's wait (README, "AWS throughput").
  */
-export const PREPARE_WINDOW_MS = 3_000;
-const PREPARE_LEAD_SECONDS = 2;
+export const PREPARE_WINDOW_MS = 2_000;
+const PREPARE_LEAD_SECONDS = 1;
 /**
  * After a create whose outcome is unknown, wait this long from when it was sent before looking the
  * post up: by then the platform has finished with it (our create timeout is 20 s, plus a margin),

@@ -2,7 +2,7 @@
  * Publish one post (the publish worker's use case), from a publish message to a recorded outcome.
  *
  *  1. Early message (Scheduler fires minutes ahead; retries and sweeps carry their own time): put
- *     it back to arrive two to three seconds before the post is due (lib/domain/publishing.ts).
+ *     it back to arrive one to two seconds before the post is due (lib/domain/publishing.ts).
  *  2. Prepare, within PREPARE_WINDOW_MS of the due time: claim the post with one conditional write,
  *     with no read before it (scheduled, not deleted, due by the end of the window, nobody holding
  *     it). A duplicate delivery, a cancelled post, a draft or a post already published or failed

@@ -356,10 +356,10 @@ describe('delete and the send', () => {
 
   it('prepared before its time (claimed early) but not yet sent: a cancel still removes it, gives its unit back, and nothing goes out (issue 13)', async () => {
     const acct = await account('x', 'ok');
-    // Within the prepare window (3 s): the worker claims the post at once and waits for its time.
-    const scheduledFor = new Date(Date.now() + 2_900).toISOString();
+    // Within the prepare window (2 s): the worker claims the post at once and waits for its time.
+    const scheduledFor = new Date(Date.now() + 1_900).toISOString();
     const postId = await create(acct.id, { text: uniqueText('Prepared, then cancelled'), scheduledFor });
-    await until('the worker to claim the post ahead of its time', async () => typeof (await backdoor.item(postId))?.claimToken === 'string', 2_500);
+    await until('the worker to claim the post ahead of its time', async () => typeof (await backdoor.item(postId))?.claimToken === 'string', 1_800);
     const claimed = await backdoor.item(postId);
     expect(String(claimed?.firstAttemptAt) < scheduledFor).toBe(true);
     expect(claimed?.inFlightSince).toBeUndefined();

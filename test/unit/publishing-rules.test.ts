@@ -9,14 +9,14 @@ describe('timingFor: early messages', () => {
     expect(timingFor(due, at('2026-11-21T09:30:00.000Z'))).toEqual({ action: 'send' });
     expect(timingFor(due, at('2026-11-21T09:30:05.000Z'))).toEqual({ action: 'send' });
   });
-  it('within three seconds: prepare now and wait the rest in the worker', () => {
+  it('within two seconds: prepare now and wait the rest in the worker', () => {
     expect(timingFor(due, at('2026-11-21T09:29:58.500Z'))).toEqual({ action: 'prepare', ms: 1500 });
-    expect(timingFor(due, at('2026-11-21T09:29:57.000Z'))).toEqual({ action: 'prepare', ms: 3000 });
+    expect(timingFor(due, at('2026-11-21T09:29:58.000Z'))).toEqual({ action: 'prepare', ms: 2000 });
   });
-  it('further: put back to arrive two to three seconds early (time to prepare), never late', () => {
-    expect(timingFor(due, at('2026-11-21T09:29:50.300Z'))).toEqual({ action: 'requeue', delaySeconds: 7 });
-    expect(timingFor(due, at('2026-11-21T09:29:56.900Z'))).toEqual({ action: 'requeue', delaySeconds: 1 });
-    expect(timingFor(due, at('2026-11-21T09:27:00.000Z'))).toEqual({ action: 'requeue', delaySeconds: 178 });
+  it('further: put back to arrive one to two seconds early (time to prepare), never late', () => {
+    expect(timingFor(due, at('2026-11-21T09:29:50.300Z'))).toEqual({ action: 'requeue', delaySeconds: 8 });
+    expect(timingFor(due, at('2026-11-21T09:29:57.900Z'))).toEqual({ action: 'requeue', delaySeconds: 1 });
+    expect(timingFor(due, at('2026-11-21T09:27:00.000Z'))).toEqual({ action: 'requeue', delaySeconds: 179 });
   });
   it('never more than SQS allows (900 s)', () => {
     expect(timingFor(due, at('2026-11-21T09:00:00.000Z'))).toEqual({ action: 'requeue', delaySeconds: 900 });
