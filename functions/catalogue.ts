@@ -120,17 +120,38 @@ export const ASSISTANT_ROUTES: readonly ServiceRoute[] = [
   { name: 'OAuthToken', method: 'POST', path: '/oauth/token', entry: 'functions/oauth/token.ts' },
 ];
 
+/**
+ * How a queue is consumed: messages per batch, and concurrent batches (the event source mapping's
+ * maximum concurrency on AWS, parallel pollers in the local stack, so both send the same number of
+ * posts at once).
+ */
+export interface Consuming {
+  batchSize: number;
+  maxConcurrency: number;
+}
+
 /** Consumers of the SQS queues (event source mappings on AWS, pollers in the local stack). */
 export interface QueueConsumer {
   name: string;
   queue: 'publish' | 'deletion';
   entry: string;
+  /** The default; the publish worker's is a deploy-time setting (infra/stacks/publish-throughput.ts). */
+  consuming: Consuming;
 }
 
 export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
-  { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts' },
-  { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts' },
+  // 50 batches of 10: a burst of 500 posts due at one second in flight together (README, "AWS throughput").
+  { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts', consuming: { batchSize: 10, maxConcurrency: 50 } },
+  // Deletions are rare and go a few at a time, so a backlog cannot storm the platforms' rate limits.
+  { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts', consuming: { batchSize: 5, maxConcurrency: 2 } },
 ];
+
+/** The default consuming of one queue's consumer. */
+export function consumingOf(queue: QueueConsumer['queue']): Consuming {
+  const consumer = QUEUE_CONSUMERS.find((candidate) => candidate.queue === queue);
+  if (!consumer) throw new Error(`No consumer for the ${queue} queue`);
+  return consumer.consuming;
+}
 
 /** Receives of a queue message before its queue's redrive policy moves it to the dead-letter queue (CDK app and local stack). */
 export const MAX_RECEIVE_COUNT = 5;

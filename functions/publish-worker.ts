@@ -27,6 +27,7 @@ import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
 import { AccessTokens } from '../lib/use-cases/access-tokens.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { PublishPost } from '../lib/use-cases/publish-post.js';
+import { sharingAccountReads } from '../lib/use-cases/shared-account-reads.js';
 import { flushMetrics, publishMetrics } from '../lib/worker-metrics.js';
 
 const sqs = new SQSClient({});
@@ -38,7 +39,8 @@ const publishPost = atColdStart(() => {
   const accounts = new DynamoDbAccountStore(directory);
   return new PublishPost({
     state: new DynamoDbPublishState(),
-    accounts,
+    // Posts prepared together for the same account share one read (a burst due at one second).
+    accounts: sharingAccountReads(accounts),
     media: new DynamoDbMediaStore(directory),
     mediaSources: new S3MediaSourceFactory(),
     // The account tokens (directory table, token key), refreshed through the platforms' OAuth.

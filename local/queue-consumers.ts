@@ -1,8 +1,8 @@
 /**
  * What Lambda's SQS event source mapping and the sweeper's EventBridge rule do on AWS, locally:
  *
- * - each queue consumer long-polls its queue with a few pollers in parallel, hands each batch
- *   (up to 10 messages) to the handler as a real SQSEvent, and then, like ReportBatchItemFailures,
+ * - each queue consumer long-polls its queue with as many pollers in parallel as its function's
+ *   maximum concurrency on AWS (functions/catalogue.ts), hands each batch (up to its batch size) to the handler as a real SQSEvent, and then, like ReportBatchItemFailures,
  *   deletes the messages the handler did not list in `batchItemFailures`. A thrown error or an
  *   invalid response fails the whole batch. Failed messages are not touched: they become visible
  *   again when their visibility timeout ends, and the queue's redrive policy moves them to the
@@ -33,12 +33,16 @@ export interface ConsumerDefinition {
   entry: string;
   queueUrl: string;
   queueArn: string;
+  /** Messages per batch (the event source mapping's batch size; 10 when unset). */
+  batchSize?: number;
+  /** Parallel pollers (the mapping's maximum concurrency); the options' pollersPerQueue when unset. */
+  pollers?: number;
 }
 
 export interface ConsumerOptions {
   sqsEndpoint: string;
   consumers: readonly ConsumerDefinition[];
-  /** Parallel pollers per queue (Lambda scales out per queue the same way). */
+  /** Parallel pollers of a queue whose consumer does not say (Lambda scales out per queue the same way). */
   pollersPerQueue?: number;
   /** Long-poll wait, in seconds. */
   waitTimeSeconds?: number;
@@ -169,7 +173,7 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
         const out = await sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: consumer.queueUrl,
-            MaxNumberOfMessages: 10,
+            MaxNumberOfMessages: consumer.batchSize ?? 10,
             WaitTimeSeconds: wait,
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
@@ -208,7 +212,7 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
     }
   }
 
-  const running = options.consumers.flatMap((consumer) => Array.from({ length: pollers }, () => poll(consumer)));
+  const running = options.consumers.flatMap((consumer) => Array.from({ length: consumer.pollers ?? pollers }, () => poll(consumer)));
   let stopping: Promise<void> | undefined;
   return {
     stop: () => {

@@ -331,6 +331,8 @@ export async function startStackServices(options: StackServicesOptions): Promise
           entry: consumer.entry,
           queueUrl: queues[consumer.queue].url,
           queueArn: queues[consumer.queue].arn,
+          batchSize: consumer.consuming.batchSize,
+          pollers: consumer.consuming.maxConcurrency,
         })),
         log: (message, error) => log(`consumers: ${message}`, error),
       });

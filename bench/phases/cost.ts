@@ -20,9 +20,16 @@ import { budget, BUDGETS, ms, table, type Budget, type PhaseOutcome } from '../r
 import { round } from '../stats.js';
 
 /** Lambda memory sizes of infra/stacks/api-stack.ts, for the GB-second estimate. */
-const MEMORY_MB = { api: 512, worker: 1024 };
+const MEMORY_MB = { api: 512, worker: 512 };
 /** The platform call dominates the worker's billed time on AWS and cannot be measured here. */
 const ASSUMED_WORKER_MS_PER_PUBLISH = 500;
+/**
+ * The worker's wait for the due second, billed too: a message arrives 1 s (PREPARE_LEAD_SECONDS in
+ * lib/domain/publishing.ts) plus the part of a second that SQS's whole-second delay rounds off (0.5 s
+ * on average) early. Counted whole for every post, as if each came alone in its invocation (the worst
+ * case; a batch of 10 posts due together shares one wait).
+ */
+const WORKER_WAIT_MS_PER_INVOCATION = 1_500;
 
 /** `apiP50`: the api phase's p50 at concurrency 1 per operation (the create's Lambda duration); empty if it did not run. */
 export async function costPhase({ stack, db, users }: BenchContext, apiP50: Record<string, number>): Promise<PhaseOutcome> {
@@ -259,7 +266,7 @@ async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchU
       'Lambda requests': (perPost + messages) * PRICES.lambdaRequest.usd * 1000,
       'Lambda duration (arm64)':
         ((createMs / 1000) * (MEMORY_MB.api / 1024) * perPost +
-          (ASSUMED_WORKER_MS_PER_PUBLISH / 1000) * (MEMORY_MB.worker / 1024) +
+          ((ASSUMED_WORKER_MS_PER_PUBLISH + WORKER_WAIT_MS_PER_INVOCATION) / 1000) * (MEMORY_MB.worker / 1024) +
           (scheduled ? (createMs / 1000) * (MEMORY_MB.worker / 1024) : 0)) *
         PRICES.lambdaArmGbSecond.usd *
         1000,
@@ -271,7 +278,7 @@ async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchU
       assumptions: [
         `each create carries ${targets} target(s); ${scheduled ? 'due more than 15 minutes ahead (EventBridge Scheduler, then the worker delays the early message)' : 'due within 15 minutes (SQS delay)'}`,
         'SQS receives and deletes by the Lambda event source mapping counted one each per message (no batching: the worst case); idle long polling of the queues is a fixed cost, not per post',
-        `Lambda duration: create = measured p50 at concurrency 1 (${round(createMs)} ms) at ${MEMORY_MB.api} MB; worker = ${ASSUMED_WORKER_MS_PER_PUBLISH} ms per publish at ${MEMORY_MB.worker} MB (assumed: the platform's API round trip dominates and cannot be measured locally), and an early Scheduler delivery (one SQS send) as long as a create`,
+        `Lambda duration: create = measured p50 at concurrency 1 (${round(createMs)} ms) at ${MEMORY_MB.api} MB; worker = ${ASSUMED_WORKER_MS_PER_PUBLISH} ms per publish at ${MEMORY_MB.worker} MB (assumed: the platform's API round trip dominates and cannot be measured locally) plus its ${WORKER_WAIT_MS_PER_INVOCATION} ms wait for the due second (one post per invocation: the worst case), and an early Scheduler delivery (one SQS send) as long as a create`,
         'DynamoDB: consumed capacity as measured here (transactions scaled per action, see notes); storage, backups and the fixed per-minute sweeper are excluded',
         'free tiers not subtracted',
       ],

@@ -24,8 +24,14 @@ export interface LagFigures {
   lastPublishedAfterDueMs: number;
   /** While the posts went out: how busy this process (API, worker, sandbox, queues) and DynamoDB Local were. */
   cpu?: CpuUse;
-  /** Every DynamoDB request the service made while the posts went out, per published post. */
+  /** Every DynamoDB request the service made for the posts (from 4 s before due), per published post. */
   dynamodbRequestsPerPost?: number;
+  /** Of those, the ones made from the due time on: what a burst waits for in its second. */
+  dynamodbRequestsPerPostFromDue?: number;
+  /** Posts claimed (and so prepared) before the due time, and how far ahead (due minus first claim). */
+  prepared?: { claimedBeforeDue: number; leadMs: { p50: number; min: number } };
+  /** The same by command: made before the due time, and in all. */
+  dynamodbRequestsByCommand?: { beforeDue: Record<string, number>; total: Record<string, number> };
   /** DynamoDB Local's own ceiling on this machine, measured right after (see dynamodbLocalCeiling). */
   dynamodbLocalCeiling?: { requestsPerSecond: number; concurrency: number; requests: number };
 }
@@ -70,12 +76,15 @@ export function lagReport(title: string, lag: LagFigures): string[] {
   ]));
   out.push(`worker throughput ${round(lag.throughputPostsPerSecond)} posts/s (first to last publish ${round(lag.drainMs)} ms; last ${round(lag.lastPublishedAfterDueMs)} ms after due)`);
   if (lag.cpu) {
-    out.push(`while sending: node process ${round(lag.cpu.nodeCores)} cores busy, DynamoDB Local ${lag.cpu.jvmCores === null ? '?' : round(lag.cpu.jvmCores)} cores, ${round(lag.dynamodbRequestsPerPost ?? NaN)} DynamoDB requests per post`);
+    out.push(`while sending: node process ${round(lag.cpu.nodeCores)} cores busy, DynamoDB Local ${lag.cpu.jvmCores === null ? '?' : round(lag.cpu.jvmCores)} cores, ${round(lag.dynamodbRequestsPerPost ?? NaN)} DynamoDB requests per post (${round(lag.dynamodbRequestsPerPostFromDue ?? NaN)} from the due time on)`);
+  }
+  if (lag.prepared) {
+    out.push(`prepared before the due time: ${lag.prepared.claimedBeforeDue} of ${lag.posts} posts claimed ahead of it (median ${round(lag.prepared.leadMs.p50)} ms ahead, least ${round(lag.prepared.leadMs.min)} ms)`);
   }
   if (lag.dynamodbLocalCeiling) {
     const ceiling = lag.dynamodbLocalCeiling;
-    const floorMs = ((lag.dynamodbRequestsPerPost ?? 0) * lag.published) / ceiling.requestsPerSecond * 1000;
-    out.push(`DynamoDB Local alone serves ${round(ceiling.requestsPerSecond)} requests/s here (concurrency ${ceiling.concurrency}): the burst's requests alone need ${round(floorMs)} ms`);
+    const floorMs = ((lag.dynamodbRequestsPerPostFromDue ?? lag.dynamodbRequestsPerPost ?? 0) * lag.published) / ceiling.requestsPerSecond * 1000;
+    out.push(`DynamoDB Local alone serves ${round(ceiling.requestsPerSecond)} requests/s here (concurrency ${ceiling.concurrency}): the burst's requests from the due time on alone need ${round(floorMs)} ms`);
   }
   out.push('');
   return out;

@@ -26,6 +26,7 @@ import {
   ASSISTANT_ROUTES,
   DEFAULT_ROUTE,
   MAX_RECEIVE_COUNT,
+  consumingOf,
   QUEUE_CONSUMERS,
   SETTINGS_ROUTES,
   SWEEPER,
@@ -60,9 +61,11 @@ export interface ApiStackProps extends StackProps {
 /** Size and time of each kind of function; the queue visibility timeouts derive from these. */
 const API_FUNCTION = { timeout: Duration.seconds(15), memorySize: 512 };
 const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
-  // Uploads media to the platforms (a range at a time; X allows 120 s per upload request and a
-  // video may process for minutes): the most memory (and so CPU and network) and time.
-  PublishWorker: { timeout: Duration.minutes(5), memorySize: 1024 },
+  // Uploads media to the platforms a range at a time (lib/store/s3-media-source.ts), so it holds a
+  // few megabytes at most; X allows 120 s per upload request and a video may process for minutes:
+  // the most time. 512 MB, not more: each invocation also waits a second or two for its posts' due
+  // second, and Lambda bills that wait by memory (README, "Per 1,000 posts").
+  PublishWorker: { timeout: Duration.minutes(5), memorySize: 512 },
   // Up to a batch of deletions one after the other, each bounded by the adapters' 15 s timeout.
   PlatformDeletionWorker: { timeout: Duration.minutes(2), memorySize: 512 },
   Sweeper: { timeout: Duration.seconds(50), memorySize: 256 },
@@ -82,7 +85,7 @@ const STATIC_FILES: Record<string, { from: string; to: string }> = {
  */
 const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
   publish: PUBLISH_CONSUMING_DEFAULT,
-  deletion: { batchSize: 5, maxConcurrency: 2 },
+  deletion: consumingOf('deletion'),
 };
 
 /**

@@ -14,12 +14,14 @@
  * the mapping's invocations.
  */
 import type { Construct } from 'constructs';
+import { consumingOf } from '../../functions/catalogue.js';
 import type { ConsumerOptions } from '../constructs/bindings.js';
 
 export const PUBLISH_MAX_CONCURRENCY_CONTEXT = 'publishWorkerMaxConcurrency';
 export const PUBLISH_BATCH_SIZE_CONTEXT = 'publishWorkerBatchSize';
 
-export const PUBLISH_CONSUMING_DEFAULT: ConsumerOptions = { batchSize: 10, maxConcurrency: 50 };
+/** The catalogue's default, which the local stack's pollers use too. */
+export const PUBLISH_CONSUMING_DEFAULT: ConsumerOptions = consumingOf('publish');
 
 /** Lambda's bounds: SQS maximum concurrency 2-1000; a batch above 10 needs a batching window, which would delay every post. */
 const LIMITS = { maxConcurrency: [2, 1000], batchSize: [1, 10] } as const;

@@ -75,9 +75,9 @@ export class PublishDispatcher implements PostDispatcher {
     const queued: { request: DueRequest; delaySeconds: number }[] = [];
     const scheduled: DueRequest[] = [];
     for (const request of requests) {
-      // The same timing rule as the worker's: a delayed message arrives about a second EARLY and
-      // the worker waits out the rest, because SQS delays are whole seconds and a poll adds latency;
-      // a delay of ceil(seconds left) would make every post late.
+      // The same timing rule as the worker's: a delayed message arrives one to two seconds EARLY
+      // and the worker prepares the post, then waits out the rest, because SQS delays are whole
+      // seconds and a poll adds latency; a delay of ceil(seconds left) would make every post late.
       const timing = timingFor(new Date(request.scheduledFor), now);
       if (timing.action !== 'requeue') queued.push({ request, delaySeconds: 0 });
       else if (Date.parse(request.scheduledFor) - now.getTime() <= MAX_QUEUE_DELAY_SECONDS * 1000) queued.push({ request, delaySeconds: timing.delaySeconds });

@@ -14,8 +14,9 @@ export interface PublishState {
   /** ISO time of the next attempt after a transient failure. */
   retryAt: string | null;
   /**
-   * Set right before the platform create request of an attempt is sent, removed when its outcome
-   * is known not to be live (Post.inFlightSince stays set meanwhile: the post may be live).
+   * The "sent" marker: set right before the platform create request of an attempt is sent,
+   * removed when its outcome is known not to be live (Post.inFlightSince stays set meanwhile: the
+   * post may be live).
    */
   platformCreateSentAt: string | null;
   /** The platform media ids that create carried (a lookup's match for a post without text). */
@@ -36,6 +37,11 @@ export interface PublishClaim {
   /** 1 for the first attempt. */
   attempt: number;
   firstAttemptAt: string;
+  /**
+   * When this attempt's create goes out: the post's time, or its retry time. A claim may come up to
+   * PREPARE_WINDOW_MS (lib/domain/publishing.ts) before it; the worker prepares, then waits.
+   */
+  sendAt: string;
   /**
    * A create of an earlier attempt was sent and its outcome never recorded (its answer was lost,
    * or the worker stopped): the post may be live already.

@@ -10,12 +10,15 @@ export const RETRY_WINDOW_MS = 15 * 60 * 1000;
 /** SQS's longest DelaySeconds. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 /**
- * A message this close to its due time is not put back: the worker waits the rest itself. A
- * message put back is delayed to arrive this much before due, because SQS delays are whole
- * seconds and delivery adds up to a poll's latency; waiting the last stretch in the worker is
- * what gets the post out within a second of its time.
+ * A message this close to its due time is not put back: the worker claims the post and does
+ * everything but the create request now (account, token, media uploads), then waits the rest, so at
+ * the due second only the "sent" marker, the create and its outcome remain. A message put back is
+ * delayed to arrive PREPARE_LEAD_SECONDS to PREPARE_WINDOW_MS before due, because SQS delays are
+ * whole seconds and a poll adds latency. The lead is as short as that allows: Lambda bills the
+ * worker's wait (README, "AWS throughput").
  */
-const INLINE_WAIT_MS = 2_000;
+export const PREPARE_WINDOW_MS = 2_000;
+const PREPARE_LEAD_SECONDS = 1;
 /**
  * After a create whose outcome is unknown, wait this long from when it was sent before looking the
  * post up: by then the platform has finished with it (our create timeout is 20 s, plus a margin),
@@ -33,15 +36,15 @@ export const PUBLISH_LEASE_MS = 15_000;
 const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_MAX_MS = 120_000;
 
-export type Timing = { action: 'send' } | { action: 'wait'; ms: number } | { action: 'requeue'; delaySeconds: number };
+export type Timing = { action: 'send' } | { action: 'prepare'; ms: number } | { action: 'requeue'; delaySeconds: number };
 
 /** What to do with a message for a post due at `dueAt` that arrives at `now`. */
 export function timingFor(dueAt: Date, now: Date): Timing {
   const remaining = dueAt.getTime() - now.getTime();
   if (remaining <= 0) return { action: 'send' };
-  if (remaining <= INLINE_WAIT_MS) return { action: 'wait', ms: remaining };
-  // Arrive about a second early (never late), then wait inline for the rest.
-  const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor(remaining / 1000) - 1));
+  if (remaining <= PREPARE_WINDOW_MS) return { action: 'prepare', ms: remaining };
+  // Arrive PREPARE_LEAD_SECONDS early (never late), then prepare and wait inline for the rest.
+  const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor(remaining / 1000) - PREPARE_LEAD_SECONDS));
   return { action: 'requeue', delaySeconds };
 }
 

@@ -18,8 +18,8 @@
  *   platformDeletionAbandonedAt, platformDeletionAbandonedFor
  *                            deleteFromPlatform refused for good (account gone, ...), and why
  *
- * (inFlightSince, the Post's own field, is set by the claim and cleared only by a release that
- * knows nothing went out: while it is set, DELETE soft-deletes rather than cancels.)
+ * (inFlightSince, the Post's own field, is set by the "sent" marker and cleared only by a release
+ * that knows nothing went out: while it is set, DELETE soft-deletes rather than cancels.)
  *
  * Every write is conditional on the state it expects (status, deletedAt, claim token), so a delete,
  * a duplicate message and the sweeper can race the worker without undoing each other. Leases are
@@ -35,6 +35,7 @@ import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
 import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
+import { nextDueAt } from '../domain/publishing.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
@@ -94,55 +95,60 @@ export class DynamoDbPublishState implements PublishStateStore {
   }
 
   /**
-   * The claim is the worker's first request for a post: the condition is the whole check (due,
-   * scheduled, not deleted, not held), and ALL_NEW gives back the post to send. When the
-   * condition fails, DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure),
-   * so a duplicate delivery or a cancelled post costs this one request too. An update whose
-   * condition fails never creates the item, so a post already removed stays removed.
+   * The claim is the worker's first request for a post: the condition is the whole check (due by
+   * `dueBy`, scheduled, not deleted, not held), and ALL_OLD gives back the post to send (the claim
+   * changes only bookkeeping, so the post is the same) with the time it is due. When the condition
+   * fails, DynamoDB returns the item as it was (ReturnValuesOnConditionCheckFailure), so a
+   * duplicate delivery or a cancelled post costs this one request too. An update whose condition
+   * fails never creates the item, so a post already removed stays removed.
+   *
+   * The claim does not make the post "in flight": until the "sent" marker (markCreateSending), a
+   * delete still cancels it and gives its unit back, and the marker's condition then stops the send.
    */
-  async claim(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<ClaimResult> {
+  async claim(postId: string, input: { token: string; now: Date; leaseUntil: Date; dueBy?: Date }): Promise<ClaimResult> {
     const now = input.now.toISOString();
     try {
       const out = await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id: postId },
-          UpdateExpression:
-            `SET claimToken = :token, claimUntil = :until, ${IN_FLIGHT_ATTRIBUTE} = if_not_exists(${IN_FLIGHT_ATTRIBUTE}, :now), ` +
-            'firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
+          UpdateExpression: 'SET claimToken = :token, claimUntil = :until, firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
           // ISO times written by toISOString compare as strings in time order. A deleted post is
           // claimed only to settle an earlier create that may be live and must come down.
           ConditionExpression:
-            '#status = :scheduled AND scheduledFor <= :now ' +
+            '#status = :scheduled AND scheduledFor <= :dueBy ' +
             'AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
-            'AND (attribute_not_exists(retryAt) OR retryAt <= :now) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+            'AND (attribute_not_exists(retryAt) OR retryAt <= :dueBy) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':token': input.token,
             ':until': input.leaseUntil.toISOString(),
             ':now': now,
+            ':dueBy': (input.dueBy ?? input.now).toISOString(),
             ':one': 1,
             ':scheduled': 'scheduled',
             ':true': true,
           },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       const item = out.Attributes;
       if (!item) throw new Error(`The claim of post ${postId} returned no item`);
-      const state = publishStateOf(item);
+      const before = publishStateOf(item);
+      const post = itemToPost(item);
       return {
         claimed: true,
-        post: itemToPost(item),
+        post,
         claim: {
           token: input.token,
-          attempt: state.attempts,
-          firstAttemptAt: state.firstAttemptAt ?? now,
+          attempt: before.attempts + 1,
+          firstAttemptAt: before.firstAttemptAt ?? now,
+          sendAt: nextDueAt(post.scheduledFor, before.retryAt).toISOString(),
           // platformCreateSentAt survives only an attempt whose outcome was never recorded.
-          uncertain: state.platformCreateSentAt !== null,
-          platformCreateSentAt: state.platformCreateSentAt,
-          sentMediaIds: state.platformCreateMediaIds,
+          uncertain: before.platformCreateSentAt !== null,
+          platformCreateSentAt: before.platformCreateSentAt,
+          sentMediaIds: before.platformCreateMediaIds,
         },
       };
     } catch (error) {
@@ -153,6 +159,11 @@ export class DynamoDbPublishState implements PublishStateStore {
     }
   }
 
+  /**
+   * The "sent" marker, right before the create request: from now the create may be live, so the
+   * post is in flight (a delete soft-deletes it) and a later attempt must look it up before
+   * sending again. Conditional on the claim and its lease still held, and the post not deleted.
+   */
   async markCreateSending(postId: string, token: string, now: Date, mediaIds: readonly string[] = []): Promise<boolean> {
     const out = await conditional(() =>
       this.client.send(
@@ -160,7 +171,8 @@ export class DynamoDbPublishState implements PublishStateStore {
           TableName: this.table,
           Key: { id: postId },
           UpdateExpression:
-            mediaIds.length > 0 ? 'SET platformCreateSentAt = :now, platformCreateMediaIds = :media' : 'SET platformCreateSentAt = :now REMOVE platformCreateMediaIds',
+            `SET platformCreateSentAt = :now, ${IN_FLIGHT_ATTRIBUTE} = if_not_exists(${IN_FLIGHT_ATTRIBUTE}, :now)` +
+            (mediaIds.length > 0 ? ', platformCreateMediaIds = :media' : ' REMOVE platformCreateMediaIds'),
           // The lease too: a worker that outlived it (a stalled process) must not send, another may hold the post.
           ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token AND claimUntil >= :now',
           ExpressionAttributeNames: { '#status': 'status' },

@@ -2,12 +2,16 @@
  * Publish one post (the publish worker's use case), from a publish message to a recorded outcome.
  *
  *  1. Early message (Scheduler fires minutes ahead; retries and sweeps carry their own time): put
- *     it back for the last stretch, or wait the final two seconds here, so the post goes out on time.
- *  2. Claim the post with one conditional write, with no read before it: scheduled, not deleted,
- *     due, nobody holding it. A duplicate delivery, a cancelled post, a draft or a post already
- *     published or failed stops here; the item the failed condition returns says which.
- *  3. Account and credentials (one Query), token (refreshed before expiry), media from the media
- *     bucket, then the platform.
+ *     it back to arrive one to two seconds before the post is due (lib/domain/publishing.ts).
+ *  2. Prepare, within PREPARE_WINDOW_MS of the due time: claim the post with one conditional write,
+ *     with no read before it (scheduled, not deleted, due by the end of the window, nobody holding
+ *     it). A duplicate delivery, a cancelled post, a draft or a post already published or failed
+ *     stops here; the item the failed condition returns says which. Then the account and
+ *     credentials (one Query), the token (refreshed before expiry) and media uploaded to the
+ *     platform; then wait for the due time.
+ *  3. At the due time: the "sent" marker below, the create request, the outcome. Of a post's four
+ *     DynamoDB requests, two fall in its due second; a burst of posts due at the same second waits
+ *     for those alone.
  *  4. The outcome, by the class of what the platform said (lib/domain/platform-errors.ts):
  *     published; failed with the platform's message and one sentence of advice; retried with
  *     backoff for up to 15 minutes (429, 5xx, connection failures before sending); or, when a
@@ -15,19 +19,21 @@
  *     blindly: the next attempt looks the post up first.
  *
  * Right before the create request the worker records that it is sending (and that the post is
- * still not deleted, and its lease still held), with the media ids the create carries. A later
- * attempt that finds that record unresolved knows the earlier create may be live, whatever stopped
- * it (a lost answer, a crash, an expired lease), and settles it by looking on the platform
- * (findRecentPost, matched on text and media): found is published; not there is sent again; a
- * platform that cannot tell fails the post with advice to check the account. A post deleted with
- * deleteFromPlatform meanwhile is settled the same way and, if live, deleted.
+ * still not deleted, and its lease still held), with the media ids the create carries. From then
+ * the post is in flight (a delete soft-deletes it: it may be live); before, it is not, however
+ * early it was claimed and prepared: a delete cancels it, gives its unit back, and the marker's
+ * condition stops the send. A later attempt that finds that record unresolved knows the earlier
+ * create may be live, whatever stopped it (a lost answer, a crash, an expired lease), and settles
+ * it by looking on the platform (findRecentPost, matched on text and media): found is published;
+ * not there is sent again; a platform that cannot tell fails the post with advice to check the
+ * account. A post deleted with deleteFromPlatform meanwhile is settled the same way and, if live,
+ * deleted.
  *
- * The claim is a short lease renewed while the send runs (publish-lease.ts); every write after it
- * but the published one is conditional on still holding it.
+ * The claim is a short lease renewed while the attempt runs (publish-lease.ts); every write after
+ * it but the published one is conditional on still holding it.
  *
- * DynamoDB requests of an on-time text post: claim, account + credentials, the sending marker,
- * the outcome (4); media add one BatchGetItem. Every request saved is one fewer that a burst of
- * posts due at the same second waits for.
+ * DynamoDB requests of an on-time text post: claim, account + credentials (before the due second),
+ * the "sent" marker, the outcome (4); media add one BatchGetItem, before the second too.
  */
 import { randomUUID } from 'node:crypto';
 import type { PublishMessage } from '../dispatch/messages.js';
@@ -47,6 +53,7 @@ import {
   gaveUpMessage,
   nextDueAt,
   platformName,
+  PREPARE_WINDOW_MS,
   refusalAdvice,
   RETRY_WINDOW_MS,
   timingFor,
@@ -139,7 +146,8 @@ export class PublishPost {
     // either the post to send or the post as it was, which says why it was not claimed.
     for (let round = 1; ; round++) {
       const now = this.deps.clock.now();
-      const result = await this.deps.state.claim(message.postId, { token: this.newClaimToken(), now, leaseUntil: leaseEnd(lease, now) });
+      const dueBy = new Date(now.getTime() + PREPARE_WINDOW_MS);
+      const result = await this.deps.state.claim(message.postId, { token: this.newClaimToken(), now, dueBy, leaseUntil: leaseEnd(lease, now) });
       if (result.claimed) {
         const { post, claim } = result;
         return holdingLease(this.deps, post.id, claim.token, lease, () => this.send(post, claim));
@@ -152,32 +160,32 @@ export class PublishPost {
         return { outcome: 'skipped', reason: 'another worker is sending the post' };
       }
       // Due later than the message said (a duplicate or a sweep older than a pending retry): put
-      // back, or waited for here and claimed once more.
+      // back, or claimed once more if it is within the window by now.
       const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
-      if (round > 1 || dueAt.getTime() <= now.getTime()) return { outcome: 'skipped', reason: 'post could not be claimed' };
-      const wait = await this.onTime(post.id, dueAt);
-      if (wait) return wait;
+      if (round > 1 || dueAt.getTime() <= dueBy.getTime()) return { outcome: 'skipped', reason: 'post could not be claimed' };
+      const later = await this.onTime(post.id, dueAt);
+      if (later) return later;
     }
   }
 
-  /** Null when it is time; otherwise the message was put back (or it is waited for here). */
+  /** Null when it is time to prepare (or send); otherwise the message was put back. */
   private async onTime(postId: string, dueAt: Date): Promise<PublishOutcome | null> {
     const timing = timingFor(dueAt, this.deps.clock.now());
-    if (timing.action === 'send') return null;
-    if (timing.action === 'wait') {
-      // A timer can fire a few milliseconds before the wall clock reaches its time, and the claim
-      // compares the due time with the wall clock: wait until it has passed (a claim refused as
-      // early would cost a request).
-      let remaining = timing.ms;
-      for (let round = 0; remaining > 0 && round < 3; round++) {
-        await this.sleep(remaining);
-        remaining = dueAt.getTime() - this.deps.clock.now().getTime();
-      }
-      return null;
-    }
+    if (timing.action !== 'requeue') return null;
     const { failed } = await this.deps.queue.send([{ postId, scheduledFor: dueAt.toISOString(), delaySeconds: timing.delaySeconds }]);
     if (failed.length > 0) throw new RequeueFailedError(postId);
     return { outcome: 'requeued', delaySeconds: timing.delaySeconds };
+  }
+
+  /** Waits until `at`, the attempt's due time (nothing to wait when it has passed). */
+  private async until(at: Date): Promise<void> {
+    // A timer can fire a few milliseconds before the wall clock reaches its time, and a post sent
+    // before its time would be early: wait until it has passed.
+    let remaining = at.getTime() - this.deps.clock.now().getTime();
+    for (let round = 0; remaining > 0 && round < 3; round++) {
+      await this.sleep(remaining);
+      remaining = at.getTime() - this.deps.clock.now().getTime();
+    }
   }
 
   private async send(post: Post, claim: PublishClaim): Promise<PublishOutcome> {
@@ -213,6 +221,8 @@ export class PublishPost {
           media,
           options: post.options,
           beforeCreate: async (sent) => {
+            // Everything else is done: at the due time only the marker and the create remain.
+            await this.until(new Date(claim.sendAt));
             if (!(await this.deps.state.markCreateSending(post.id, claim.token, this.deps.clock.now(), sent.mediaIds))) throw new SendStoppedError();
             createSent = true;
           },
@@ -274,7 +284,9 @@ export class PublishPost {
   /** The create was stopped before it went out: deleted meanwhile, or this worker's lease ran out. */
   private async stopped(post: Post, claim: PublishClaim): Promise<PublishOutcome> {
     const current = await this.deps.state.getPostForPublishing(post.id);
-    if (!current || current.state.claimToken !== claim.token) return { outcome: 'skipped', reason: 'another worker took the post over' };
+    // Cancelled before it went out: the delete removed the post and gave its unit back.
+    if (!current) return { outcome: 'skipped', reason: 'post cancelled before it was sent' };
+    if (current.state.claimToken !== claim.token) return { outcome: 'skipped', reason: 'another worker took the post over' };
     if (current.post.deletedAt !== null) {
       // Never sent, and hidden from every read: recorded so nothing comes back for it.
       await this.deps.state.recordFailed(current.post, { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.' }, this.deps.clock.now(), claim.token);

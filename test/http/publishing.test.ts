@@ -354,6 +354,25 @@ describe('delete and the send', () => {
     expect(sandbox.x.createAttemptCount(acct.id)).toBe(0);
   });
 
+  it('prepared before its time (claimed early) but not yet sent: a cancel still removes it, gives its unit back, and nothing goes out (issue 13)', async () => {
+    const acct = await account('x', 'ok');
+    // Within the prepare window (2 s): the worker claims the post at once and waits for its time.
+    const scheduledFor = new Date(Date.now() + 1_900).toISOString();
+    const postId = await create(acct.id, { text: uniqueText('Prepared, then cancelled'), scheduledFor });
+    await until('the worker to claim the post ahead of its time', async () => typeof (await backdoor.item(postId))?.claimToken === 'string', 1_800);
+    const claimed = await backdoor.item(postId);
+    expect(String(claimed?.firstAttemptAt) < scheduledFor).toBe(true);
+    expect(claimed?.inFlightSince).toBeUndefined();
+    const usedBefore = await backdoor.allowanceUsed(user.userId);
+    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}`);
+    expect(deleted.body).toMatchObject({ softDeleted: false });
+    expect(await backdoor.allowanceUsed(user.userId)).toBe(usedBefore - 1);
+    await until('the due time to pass', () => Date.now() > Date.parse(scheduledFor) + 2_000, 10_000);
+    await until('the publish queue to be idle', publishQueueIdle);
+    expect(sandbox.x.createAttemptCount(acct.id)).toBe(0);
+    expect(await backdoor.item(postId)).toBeUndefined();
+  });
+
   it('a published post deleted with deleteFromPlatform=true: the deletion worker removes the live post (once)', async () => {
     const acct = await account('linkedin', 'ok');
     const postId = await create(acct.id, { text: uniqueText('Delete me later') });

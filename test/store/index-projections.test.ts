@@ -93,10 +93,11 @@ describe('posts index projections', () => {
     const now = new Date(DUE.getTime() + 5);
     const token = randomUUID();
     await state.claim(post.id, { token, now, leaseUntil: new Date(now.getTime() + 30_000) });
+    await state.markCreateSending(post.id, token, now);
     const found = await state.listDue(dueShard(post.id), { dueFrom: DUE.toISOString(), dueTo: new Date(DUE.getTime() + 1).toISOString(), limit: 500 });
     const mine = found.find((entry) => entry.post.id === post.id);
     expect(mine?.post).toEqual({ ...post, inFlightSince: now.toISOString() });
-    expect(mine?.state).toMatchObject({ claimToken: token, claimUntil: new Date(now.getTime() + 30_000).toISOString(), attempts: 1 });
+    expect(mine?.state).toMatchObject({ claimToken: token, claimUntil: new Date(now.getTime() + 30_000).toISOString(), attempts: 1, platformCreateSentAt: now.toISOString() });
   });
 
 

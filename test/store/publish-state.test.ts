@@ -38,8 +38,8 @@ async function stored(changes: Partial<Post> = {}): Promise<Post> {
   return post;
 }
 
-function claimAt(postId: string, now: Date, token: string = randomUUID()): Promise<ClaimResult> {
-  return state.claim(postId, { token, now, leaseUntil: new Date(now.getTime() + LEASE_MS) });
+function claimAt(postId: string, now: Date, token: string = randomUUID(), dueBy?: Date): Promise<ClaimResult> {
+  return state.claim(postId, { token, now, leaseUntil: new Date(now.getTime() + LEASE_MS), ...(dueBy ? { dueBy } : {}) });
 }
 
 async function rawItem(id: string): Promise<Record<string, unknown> | undefined> {
@@ -57,11 +57,13 @@ describe('claim', () => {
     const now = new Date(DUE.getTime() + 10);
     const result = await claimAt(post.id, now, 'token-a');
     if (!result.claimed) throw new Error('not claimed');
-    expect(result.post).toEqual({ ...post, inFlightSince: now.toISOString() });
+    // A claim is bookkeeping only: the post is not in flight until the "sent" marker.
+    expect(result.post).toEqual({ ...post, inFlightSince: null });
     expect(result.claim).toEqual({
       token: 'token-a',
       attempt: 1,
       firstAttemptAt: now.toISOString(),
+      sendAt: DUE.toISOString(),
       uncertain: false,
       platformCreateSentAt: null,
       sentMediaIds: [],
@@ -166,10 +168,50 @@ describe('writes after the claim are the holder\'s alone (issue 10, item 8)', ()
   });
 });
 
+describe('prepared before the due second (issue 13)', () => {
+  it('claims up to dueBy ahead of the due time and says when to send; never earlier than dueBy allows', async () => {
+    const post = await stored();
+    const early = new Date(DUE.getTime() - 2_500);
+    expect(notClaimed(await claimAt(post.id, early, 'too-early', new Date(DUE.getTime() - 1)))?.post.id).toBe(post.id);
+    const result = await claimAt(post.id, early, 'token-early', new Date(early.getTime() + 3_000));
+    if (!result.claimed) throw new Error('not claimed');
+    expect(result.claim).toMatchObject({ attempt: 1, sendAt: DUE.toISOString(), firstAttemptAt: early.toISOString() });
+    // Prepared, not in flight: the "sent" marker comes at the due time.
+    expect((await posts.getPost(post.id))?.inFlightSince).toBeNull();
+    expect(await state.markCreateSending(post.id, 'token-early', DUE)).toBe(true);
+    expect(await rawItem(post.id)).toMatchObject({ platformCreateSentAt: DUE.toISOString(), inFlightSince: DUE.toISOString() });
+  });
+
+  it('a retry is claimed early too, and sent at its retry time', async () => {
+    const post = await stored();
+    if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+    const retryAt = new Date(DUE.getTime() + 10_000);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);
+    const early = new Date(retryAt.getTime() - 2_000);
+    expect(notClaimed(await claimAt(post.id, early, 'token-2'))?.state.retryAt).toBe(retryAt.toISOString());
+    const second = await claimAt(post.id, early, 'token-2', new Date(early.getTime() + 3_000));
+    if (!second.claimed) throw new Error('not claimed');
+    expect(second.claim).toMatchObject({ attempt: 2, sendAt: retryAt.toISOString(), firstAttemptAt: DUE.toISOString() });
+  });
+
+  it('a post cancelled after the early claim and before the marker is removed with its unit back, and the marker then refuses to send', async () => {
+    const post = await stored();
+    const early = new Date(DUE.getTime() - 2_000);
+    if (!(await claimAt(post.id, early, 'token-1', new Date(early.getTime() + 3_000))).claimed) throw new Error('not claimed');
+    const claimed = (await posts.getPost(post.id)) as Post;
+    expect(claimed.inFlightSince).toBeNull();
+    expect(await posts.removePost(claimed, claimed.allowanceCycle)).toBe(true);
+    expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(false);
+    expect(await rawItem(post.id)).toBeUndefined();
+  });
+});
+
 describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
   it('a retry after a failure that created nothing clears inFlightSince; an uncertain one keeps it and the media ids', async () => {
     const post = await stored();
     if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+    expect((await posts.getPost(post.id))?.inFlightSince).toBeNull();
+    expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
     expect((await posts.getPost(post.id))?.inFlightSince).toBe(DUE.toISOString());
     const retryAt = new Date(DUE.getTime() + 5_000);
     expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);

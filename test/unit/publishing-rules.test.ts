@@ -9,11 +9,13 @@ describe('timingFor: early messages', () => {
     expect(timingFor(due, at('2026-11-21T09:30:00.000Z'))).toEqual({ action: 'send' });
     expect(timingFor(due, at('2026-11-21T09:30:05.000Z'))).toEqual({ action: 'send' });
   });
-  it('within two seconds: wait the rest in the worker', () => {
-    expect(timingFor(due, at('2026-11-21T09:29:58.500Z'))).toEqual({ action: 'wait', ms: 1500 });
+  it('within two seconds: prepare now and wait the rest in the worker', () => {
+    expect(timingFor(due, at('2026-11-21T09:29:58.500Z'))).toEqual({ action: 'prepare', ms: 1500 });
+    expect(timingFor(due, at('2026-11-21T09:29:58.000Z'))).toEqual({ action: 'prepare', ms: 2000 });
   });
-  it('further: put back to arrive about a second early, never late', () => {
+  it('further: put back to arrive one to two seconds early (time to prepare), never late', () => {
     expect(timingFor(due, at('2026-11-21T09:29:50.300Z'))).toEqual({ action: 'requeue', delaySeconds: 8 });
+    expect(timingFor(due, at('2026-11-21T09:29:57.900Z'))).toEqual({ action: 'requeue', delaySeconds: 1 });
     expect(timingFor(due, at('2026-11-21T09:27:00.000Z'))).toEqual({ action: 'requeue', delaySeconds: 179 });
   });
   it('never more than SQS allows (900 s)', () => {

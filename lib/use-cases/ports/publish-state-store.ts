@@ -6,13 +6,15 @@ export interface PublishStateStore {
   /** One strongly consistent GetItem. */
   getPostForPublishing(postId: string): Promise<PostForPublishing | null>;
   /**
-   * One conditional write, no read first: the post is scheduled, not deleted, due by `now` (its
-   * scheduledFor and any pending retry time), and nobody holds it (or the holder's lease ran out).
+   * One conditional write, no read first: the post is scheduled, not deleted, due by `dueBy`
+   * (default `now`; its scheduledFor and any pending retry time), and nobody holds it (or the
+   * holder's lease ran out). A claim does not make the post in flight: a delete still cancels it.
    */
-  claim(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<ClaimResult>;
+  claim(postId: string, input: { token: string; now: Date; leaseUntil: Date; dueBy?: Date }): Promise<ClaimResult>;
   /**
-   * Right before the create request: still held by `token` with its lease unexpired at `now`, and
-   * not deleted. False means do not send. Records the media ids the create carries.
+   * The "sent" marker, right before the create request: still held by `token` with its lease
+   * unexpired at `now`, and not deleted. False means do not send. Records that the create may be
+   * live from `now` and the media ids it carries; the post is in flight from here.
    */
   markCreateSending(postId: string, token: string, now: Date, mediaIds?: readonly string[]): Promise<boolean>;
   /** Extends the lease of the holder of `token` (a heartbeat while a send runs). False: the claim is lost. */
