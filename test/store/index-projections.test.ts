@@ -9,7 +9,7 @@ import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamo
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { deleteTables, dynamoDbClientFor, ensureTables, physicalTableName, tableNames } from '../../local/dynamodb-local.js';
+import { dynamoDbClientFor, ensureTables, physicalTableName, startDynamoDbLocal, tableNames } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/domain/ids.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
@@ -102,11 +102,16 @@ describe('posts index projections', () => {
 
 
   it('are rebuilt by the local stack on a data folder whose tables still copy everything (ALL), keeping the items', async () => {
+    // A DynamoDB Local of its own: dropping and rebuilding indexes is a table-level operation that
+    // the shared instance, busy with every other test file, could hold up past any timeout.
+    const own = await startDynamoDbLocal({ dataDir: null });
+    const ownRaw = dynamoDbClientFor(own.endpoint);
+    const ownClient = DynamoDBDocumentClient.from(ownRaw, { marshallOptions: { removeUndefinedValues: true } });
     const names = tableNames(`projections${Date.now()}_`);
     const table = physicalTableName(names, POSTS_TABLE);
     try {
       // The posts table as earlier versions created it: every index projecting ALL.
-      await raw.send(
+      await ownRaw.send(
         new CreateTableCommand({
           TableName: table,
           BillingMode: 'PAY_PER_REQUEST',
@@ -123,24 +128,25 @@ describe('posts index projections', () => {
         }),
       );
       const post = postFixture({ id: newId('post'), userId: newId('usr'), createdAt: DUE.toISOString() });
-      await client.send(new PutCommand({ TableName: table, Item: { ...postToItem(post), claimToken: 'left-over' } }));
+      await ownClient.send(new PutCommand({ TableName: table, Item: { ...postToItem(post), claimToken: 'left-over' } }));
 
-      await ensureTables(raw, names);
+      await ensureTables(ownRaw, names);
 
-      const described = await raw.send(new DescribeTableCommand({ TableName: table }));
+      const described = await ownRaw.send(new DescribeTableCommand({ TableName: table }));
       const projections = Object.fromEntries((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection?.ProjectionType]));
       expect(projections).toEqual({ byUser: 'INCLUDE', byUserStatus: 'INCLUDE', byDue: 'KEYS_ONLY' });
       let listed: Record<string, unknown>[] = [];
       // DynamoDB Local backfills a rebuilt index in the background: seconds on a busy machine.
       for (let attempt = 0; attempt < 150 && listed.length === 0; attempt++) {
-        const out = await client.send(new QueryCommand({ TableName: table, IndexName: POST_INDEXES.byUser, KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': post.userId } }));
+        const out = await ownClient.send(new QueryCommand({ TableName: table, IndexName: POST_INDEXES.byUser, KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': post.userId } }));
         listed = out.Items ?? [];
         if (listed.length === 0) await sleep(200);
       }
       expect(listed.map((item) => itemToPost(item))).toEqual([{ ...post, inFlightSince: null }]);
       expect(listed[0]?.claimToken).toBeUndefined();
     } finally {
-      await deleteTables(raw, names);
+      ownRaw.destroy();
+      await own.stop();
     }
-  }, 60_000);
+  }, 90_000);
 });
