@@ -146,7 +146,7 @@ function timeImport(file: string, sourceMaps: boolean): Promise<number> {
 }
 
 async function bundle(entry: string, outfile: string, awsSdk: AwsSdkChoice): Promise<{ bytes: number; metafile: Metafile }> {
-  const result = await build({ ...esbuildOptions(join(REPO_ROOT, entry), outfile, awsSdk), absWorkingDir: REPO_ROOT, metafile: true, logLevel: 'error' });
+  const result = await build({ ...esbuildOptions(entry, outfile, awsSdk), absWorkingDir: REPO_ROOT, metafile: true, logLevel: 'error' });
   return { bytes: (await stat(outfile)).size, metafile: result.metafile };
 }
 

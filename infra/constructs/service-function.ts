@@ -78,7 +78,7 @@ export class ServiceFunction extends NodejsFunction {
         // `--sourcemap` with no mode: esbuild's "linked", FUNCTION_BUNDLING.sourceMap.
         sourceMap: FUNCTION_BUNDLING.sourceMap === 'linked',
         sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-        externalModules: externalModules(),
+        externalModules: externalModules(props.entry),
         // No Docker here or in CI: the esbuild devDependency bundles.
         forceDockerBundling: false,
         ...(props.copyFiles

@@ -3,8 +3,10 @@
  * are the very modules the local stack runs, and cdk-nag's AWS Solutions checks find nothing
  * that is not acknowledged with a reason.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
@@ -12,7 +14,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER, esbuildOptions } from '../../infra/constructs/bundling.js';
+import { FUNCTIONS as BENCH_FUNCTIONS } from '../../bench/phases/cold.js';
+import { ESM_REQUIRE_BANNER, EVENT_STREAMS, esbuildOptions, externalModules } from '../../infra/constructs/bundling.js';
 import { REPO_ROOT } from '../../infra/constructs/service-function.js';
 import { entryPath, loadHandler } from '../../local/lambda-runtime.js';
 import { logicalId, synthesize } from './synth.js';
@@ -33,6 +36,18 @@ function bundleDirectory(name: string): string {
   const code = s.apiJson.Resources[logicalId(fn)]!.Properties!.Code as { S3Key: string };
   return path.join(s.assembly.directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
 }
+
+/**
+ * The modules left out of a bundle that its code imports statically (`import ... from "m"`,
+ * `import "m"`, `require("m")`): each would stop the bundle from loading. A dynamic `import("m")`
+ * is allowed, since it runs only on the path that needs it.
+ */
+function staticallyImportedExternals(code: string, externals: readonly string[]): string[] {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return externals.filter((name) => new RegExp(`(?:\\bfrom\\s*|\\bimport\\s*|\\brequire\\s*\\(\\s*)["']${escape(name)}(?:/[^"']*)?["']`).test(code));
+}
+
+const run = promisify(execFile);
 
 describe('bundles', () => {
   it('deploy every declared entry as exactly one function', () => {
@@ -59,6 +74,35 @@ describe('bundles', () => {
     expect(code.split('\n').length).toBeLessThanOrEqual(Math.max(5, code.length / 2_000));
   });
 
+  it.each(ENTRIES)('$name: loads on its own, with no node_modules beside it (as on Lambda)', async ({ name }) => {
+    // The CDK assets sit in the OS temporary folder: a module left out of the bundle and imported
+    // statically would fail here. A clean environment, like the bench's cold phase.
+    const file = path.join(bundleDirectory(name), 'index.mjs');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', 'const m = await import(process.argv[1]); process.stdout.write(typeof m.handler);', file], {
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(stdout).toBe('function');
+  });
+
+  it.each(ENTRIES)('$name: reaches what it leaves out (infra/constructs/bundling.ts) only through import()', ({ name, entry }) => {
+    const code = readFileSync(path.join(bundleDirectory(name), 'index.mjs'), 'utf8');
+    expect(staticallyImportedExternals(code, externalModules(entry))).toEqual([]);
+  });
+
+  it('the check above finds a static import: S3 functions would not load with the event-stream serde left out', async () => {
+    const entry = 'functions/settings/media.ts';
+    const options = esbuildOptions(entry, path.join(REPO_ROOT, 'index.mjs'));
+    const out = await build({ ...options, external: [...(options.external ?? []), EVENT_STREAMS], absWorkingDir: REPO_ROOT, write: false, logLevel: 'error' });
+    const code = out.outputFiles.find((file) => file.path.endsWith('index.mjs'))?.text ?? '';
+    expect(staticallyImportedExternals(code, [EVENT_STREAMS])).toEqual([EVENT_STREAMS]);
+    // And the dynamic import the other functions keep is not mistaken for one.
+    expect(staticallyImportedExternals('await import("@smithy/core/event-streams")', [EVENT_STREAMS])).toEqual([]);
+  });
+
+  it("the bench's cold phase measures every deployed function", () => {
+    expect(BENCH_FUNCTIONS.map((fn) => fn.entry).sort()).toEqual(ENTRIES.map((e) => e.entry).sort());
+  });
+
   it('SettingsStatic: carries web/static beside its bundle, where its handler looks', () => {
     const dir = bundleDirectory('SettingsStatic');
     for (const file of ['settings.css', 'settings.js']) {
@@ -67,7 +111,7 @@ describe('bundles', () => {
   });
 
   it.each(ENTRIES)('$name: is byte for byte the bundle the bench measures (one shared set of options)', async ({ name, entry }) => {
-    const out = await build({ ...esbuildOptions(path.join(REPO_ROOT, entry), path.join(REPO_ROOT, 'index.mjs')), absWorkingDir: REPO_ROOT, write: false, logLevel: 'error' });
+    const out = await build({ ...esbuildOptions(entry, path.join(REPO_ROOT, 'index.mjs')), absWorkingDir: REPO_ROOT, write: false, logLevel: 'error' });
     const code = out.outputFiles.find((file) => file.path.endsWith('index.mjs'))?.text;
     expect(code).toBe(readFileSync(path.join(bundleDirectory(name), 'index.mjs'), 'utf8'));
     // The bench holds each bundle to 250 kB (bench/report.ts); this only catches a runaway bundle.
