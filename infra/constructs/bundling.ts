@@ -5,7 +5,7 @@
  *
  *   esbuild --bundle <entry> --target=node22 --platform=node --format=esm --outfile=index.mjs
  *     --minify --sourcemap --sources-content=false --external:<each> --banner:js=<banner>
- *     --main-fields=module,main --alias:core-js=no-polyfills
+ *     --main-fields=module,main --alias:core-js=no-polyfills (and each of BUNDLE_ALIASES)
  *
  * (the arguments aws-cdk-lib's NodejsFunction passes for these options). The source map is
  * "linked" (a sourceMappingURL comment), as CDK writes it, so with NODE_OPTIONS=--enable-source-maps
@@ -72,14 +72,20 @@ export const EVENT_STREAMS_BUNDLED: ReadonlySet<string> = new Set([
 export const RUNTIME_PROVIDED_SDK = ['@aws-sdk/*', '@smithy/*'];
 
 /**
- * Imports the bundles resolve to another package. `core-js` (version 2, which twitter-text's
- * build imports module by module) becomes `no-polyfills` (infra/no-polyfills), where every
- * `core-js/modules/*` is one empty module: the functions run on Node 22, which has every
- * built-in those polyfills would add, and core-js 2 only adds non-standard globals there
- * (test/unit/no-polyfills.test.ts loads the very modules a bundle would carry and checks that no
- * standard built-in changes). 20 kB less where twitter-text is bundled.
+ * Imports the bundles resolve to another package:
+ *
+ * - `core-js` (version 2, which twitter-text's build imports module by module) becomes
+ *   `no-polyfills` (infra/no-polyfills), where every `core-js/modules/*` is one empty module: the
+ *   functions run on Node 22, which has every built-in those polyfills would add, and core-js 2
+ *   only adds non-standard globals there (test/infra/no-polyfills.test.ts loads the very modules a
+ *   bundle would carry and checks that no standard built-in changes). 20 kB less where
+ *   twitter-text is bundled.
+ * - `ajv` and `ajv-formats` become `no-ajv` (infra/no-ajv), whose constructor throws: the MCP SDK
+ *   imports its ajv validator at load but builds it only for a server given no validator, and ours
+ *   is given one (lib/mcp/mcp-endpoint.ts); test/infra/bundles.test.ts runs an MCP exchange on a
+ *   bundle built this way. 133 kB less in the MCP function (ajv, ajv-formats, fast-uri).
  */
-export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { 'core-js': 'no-polyfills' };
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { 'core-js': 'no-polyfills', ajv: 'no-ajv', 'ajv-formats': 'no-ajv/formats' };
 
 export type AwsSdkChoice = 'bundled' | 'runtime';
 

@@ -4,7 +4,8 @@
  * that is not acknowledged with a reason.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +98,53 @@ describe('bundles', () => {
     expect(staticallyImportedExternals(code, [EVENT_STREAMS])).toEqual([EVENT_STREAMS]);
     // And the dynamic import the other functions keep is not mistaken for one.
     expect(staticallyImportedExternals('await import("@smithy/core/event-streams")', [EVENT_STREAMS])).toEqual([]);
+  });
+
+  it('Mcp: the SDK as bundled (ajv left out) answers a tool call and refuses input its schema rejects', async () => {
+    // The MCP server exactly as lib/mcp/mcp-endpoint.ts builds it, bundled with the functions'
+    // options, run where no node_modules can stand in for what the bundle left out.
+    const probe = `
+      import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+      import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+      import * as z from 'zod/v4';
+      import { MCP_SERVER_OPTIONS, SERVER_INFO } from './lib/mcp/mcp-endpoint.js';
+      async function call(message: unknown): Promise<unknown> {
+        const server = new McpServer(SERVER_INFO, MCP_SERVER_OPTIONS);
+        server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string().max(5) } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await server.connect(transport);
+        const response = await transport.handleRequest(new Request('http://localhost/mcp', {
+          method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message),
+        }));
+        await server.close();
+        return response.json();
+      }
+      const params = (text: string) => ({ name: 'echo', arguments: { text } });
+      process.stdout.write(JSON.stringify([
+        await call({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: params('hi') }),
+        await call({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: params('far too long') }),
+      ]));
+    `;
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-bundle-'));
+    try {
+      const file = path.join(dir, 'index.mjs');
+      const { entryPoints: _entry, ...options } = esbuildOptions(ASSISTANT_ROUTES[0]!.entry, file);
+      const built = await build({
+        ...options,
+        stdin: { contents: probe, resolveDir: REPO_ROOT, loader: 'ts', sourcefile: 'mcp-probe.ts' },
+        absWorkingDir: REPO_ROOT,
+        metafile: true,
+        logLevel: 'error',
+      });
+      expect(Object.keys(built.metafile.inputs).filter((input) => /node_modules\/ajv(-formats)?\//.test(input))).toEqual([]);
+      const { stdout } = await run(process.execPath, [file], { env: { PATH: process.env.PATH ?? '' } });
+      const [ok, refused] = JSON.parse(stdout) as { result: { content: { text: string }[]; isError?: boolean } }[];
+      expect(ok!.result).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+      expect(refused!.result.isError).toBe(true);
+      expect(refused!.result.content[0]!.text).toMatch(/validation/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the bench's cold phase measures every deployed function", () => {
