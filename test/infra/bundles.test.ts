@@ -16,6 +16,7 @@ import type { IConstruct } from 'constructs';
 import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { build } from 'esbuild';
 import { FUNCTIONS as BENCH_FUNCTIONS } from '../../bench/phases/cold.js';
+import { BUDGETS } from '../../bench/report.js';
 import { ESM_REQUIRE_BANNER, EVENT_STREAMS, esbuildOptions, externalModules } from '../../infra/constructs/bundling.js';
 import { REPO_ROOT } from '../../infra/constructs/service-function.js';
 import { entryPath, loadHandler } from '../../local/lambda-runtime.js';
@@ -37,6 +38,52 @@ function bundleDirectory(name: string): string {
   const code = s.apiJson.Resources[logicalId(fn)]!.Properties!.Code as { S3Key: string };
   return path.join(s.assembly.directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
 }
+
+/**
+ * Each bundle is held to the bench's budget (bench/report.ts, BUDGETS.bundleBytes: 250 kB), but
+ * for the functions below, which cannot get there with the AWS SDK bundled (README, "Function
+ * bundles", says why with figures: the DynamoDB client with the SDK core it needs is ~185 kB and
+ * Powertools Logger 17 kB before any code of ours; S3's client alone is 176 kB, the MCP SDK with
+ * zod ~240 kB). Each has a ceiling about 3% above its size today (in comments, kB of 1,000 bytes),
+ * so none grows unnoticed.
+ */
+const OVER_BUDGET: Readonly<Record<string, number>> = {
+  // DynamoDB only; the function's own code is what passes 250 kB.
+  SettingsDisconnectAccount: 265_000, // 253.9 kB
+  SettingsDisconnectAccountConfirm: 265_000, // 254.4 kB
+  SettingsWorkspaces: 265_000, // 256.4 kB
+  SettingsCreateWorkspace: 265_000, // 256.5 kB
+  SettingsRenameWorkspace: 265_000, // 256.8 kB
+  SettingsOverview: 270_000, // 257.8 kB
+  SettingsAssistantConsentAnswer: 270_000, // 261.5 kB
+  SettingsAssistantConsent: 275_000, // 263.2 kB
+  ListAccounts: 275_000, // 265.3 kB
+  GetPost: 280_000, // 271.7 kB
+  // DynamoDB and openid-client (oauth4webapi, 20 kB).
+  SettingsSignIn: 280_000, // 268.0 kB
+  SettingsAuthCallback: 280_000, // 268.5 kB
+  SettingsSignOut: 285_000, // 275.7 kB
+  // A second and third SDK client (SQS, Scheduler, KMS, Secrets Manager: 14-28 kB each).
+  Sweeper: 290_000, // 278.4 kB
+  SettingsAccounts: 300_000, // 287.2 kB
+  SettingsPosts: 305_000, // 292.1 kB
+  ListPosts: 305_000, // 293.8 kB
+  SettingsCancelPost: 335_000, // 321.7 kB
+  SettingsConnectStart: 335_000, // 323.9 kB
+  SettingsConnectXCallback: 335_000, // 323.9 kB
+  SettingsConnectLinkedinCallback: 335_000, // 323.9 kB
+  PlatformDeletionWorker: 340_000, // 329.1 kB
+  DeletePost: 345_000, // 332.3 kB
+  PublishWorker: 395_000, // 382.8 kB
+  CreatePosts: 410_000, // 394.8 kB (twitter-text: 27 kB)
+  // The S3 client (176 kB) beside DynamoDB.
+  SettingsMediaRegister: 535_000, // 516.2 kB
+  SettingsMediaDelete: 535_000, // 516.2 kB
+  SettingsMediaUpload: 535_000, // 517.3 kB
+  SettingsMedia: 535_000, // 518.7 kB
+  // The MCP SDK and zod 4 (161 kB), four SDK clients, twitter-text.
+  Mcp: 740_000, // 717.3 kB
+};
 
 /**
  * The modules left out of a bundle that its code imports statically (`import ... from "m"`,
@@ -158,14 +205,20 @@ describe('bundles', () => {
     }
   });
 
-  it.each(ENTRIES)('$name: is byte for byte the bundle the bench measures (one shared set of options)', async ({ name, entry }) => {
+  it.each(ENTRIES)('$name: is byte for byte the bundle the bench measures (one shared set of options), within its size ceiling', async ({ name, entry }) => {
     const out = await build({ ...esbuildOptions(entry, path.join(REPO_ROOT, 'index.mjs')), absWorkingDir: REPO_ROOT, write: false, logLevel: 'error' });
     const code = out.outputFiles.find((file) => file.path.endsWith('index.mjs'))?.text;
     expect(code).toBe(readFileSync(path.join(bundleDirectory(name), 'index.mjs'), 'utf8'));
-    // The bench holds each bundle to 250 kB (bench/report.ts); this only catches a runaway bundle.
-    // Mcp carries the MCP SDK and the zod it validates with (~925 kB today): its own, higher ceiling
-    // until the performance work trims it, so that it too cannot grow unnoticed.
-    expect(Buffer.byteLength(code ?? '')).toBeLessThan(name === 'Mcp' ? 1_000_000 : 600_000);
+    expect(Buffer.byteLength(code ?? ''), name).toBeLessThanOrEqual(OVER_BUDGET[name] ?? BUDGETS.bundleBytes);
+  });
+
+  it('lists as over the budget only deployed functions that are over it (one that fits comes off the list)', () => {
+    for (const { name } of ENTRIES) {
+      const bytes = readFileSync(path.join(bundleDirectory(name), 'index.mjs')).length;
+      // A listed function that now fits comes off the list, so the budget holds it from then on.
+      if (name in OVER_BUDGET) expect(bytes, `${name} fits the budget now: take it off OVER_BUDGET`).toBeGreaterThan(BUDGETS.bundleBytes);
+    }
+    expect(Object.keys(OVER_BUDGET).filter((name) => !ENTRIES.some((entry) => entry.name === name))).toEqual([]);
   });
 });
 
