@@ -12,11 +12,12 @@
  * Node reads the map when the bundle loads, and the bench's import time includes that.
  *
  * The AWS SDK is bundled (`awsSdk: 'bundled'`). The Lambda nodejs22.x runtime ships SDK v3 too,
- * and leaving `@aws-sdk/*` and `@smithy/*` out would shrink every bundle by 218-293 kB, but
- * (README, "Function bundles") importing the SDK from node_modules took 2-3 times as long as the
- * bundled, minified copy, and the deployed code would run whatever SDK version the runtime
- * carries that day, not the one package-lock.json pins and the tests ran. The bench measures the
- * other choice every run (`awsSdk: 'runtime'`), so the trade-off stays visible.
+ * and leaving `@aws-sdk/*` and `@smithy/*` out would shrink every bundle by 181-448 kB, but
+ * (README, "Function bundles") importing the SDK from node_modules took 1.1-6.7 times as long
+ * (one run on a busy machine) as the bundled, minified copy, and the deployed code would run
+ * whatever SDK version the runtime carries that day, not the one package-lock.json pins and the
+ * tests ran. The bench measures the other choice every run (`awsSdk: 'runtime'`), so the
+ * trade-off stays visible.
  */
 import type { BuildOptions } from 'esbuild';
 
