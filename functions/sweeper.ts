@@ -9,7 +9,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { logger, metrics } from '../lib/observability.js';
+import { logger } from '../lib/observability.js';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { atColdStart } from '../lib/cold-start.js';
 import { ENV, numberEnv, requireEnv } from '../lib/config.js';
@@ -20,7 +20,7 @@ import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { DUE_SHARDS } from '../lib/store/tables.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { Sweep, type SweepResult } from '../lib/use-cases/sweep.js';
-import { flushMetrics } from '../lib/worker-metrics.js';
+import { flushMetrics, metrics } from '../lib/worker-metrics.js';
 
 const sqs = new SQSClient({});
 meterSdkClient(sqs, 'sqs');

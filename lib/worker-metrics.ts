@@ -2,10 +2,13 @@
  * The workers' and the sweeper's CloudWatch metrics (EMF on stdout): the publishing figures the
  * publish worker reports, and the middy step that writes what an invocation added.
  */
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
 import type middy from '@middy/core';
-import { metrics } from './observability.js';
+import { serviceName } from './observability.js';
 import type { PublishMetrics } from './use-cases/publish-post.js';
+
+/** One metrics instance per cold start, shared by the modules of a worker or the sweeper. */
+export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'SocialPublishing', serviceName });
 
 /**
  * Middy step that writes the metrics an invocation added (EMF on stdout), also when it failed.

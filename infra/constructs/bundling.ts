@@ -5,18 +5,19 @@
  *
  *   esbuild --bundle <entry> --target=node22 --platform=node --format=esm --outfile=index.mjs
  *     --minify --sourcemap --sources-content=false --external:<each> --banner:js=<banner>
- *     --main-fields=module,main
+ *     --main-fields=module,main --alias:core-js=no-polyfills (and each of BUNDLE_ALIASES)
  *
  * (the arguments aws-cdk-lib's NodejsFunction passes for these options). The source map is
  * "linked" (a sourceMappingURL comment), as CDK writes it, so with NODE_OPTIONS=--enable-source-maps
  * Node reads the map when the bundle loads, and the bench's import time includes that.
  *
  * The AWS SDK is bundled (`awsSdk: 'bundled'`). The Lambda nodejs22.x runtime ships SDK v3 too,
- * and leaving `@aws-sdk/*` and `@smithy/*` out would shrink every bundle by 218-293 kB, but
- * (README, "Function bundles") importing the SDK from node_modules took 2-3 times as long as the
- * bundled, minified copy, and the deployed code would run whatever SDK version the runtime
- * carries that day, not the one package-lock.json pins and the tests ran. The bench measures the
- * other choice every run (`awsSdk: 'runtime'`), so the trade-off stays visible.
+ * and leaving `@aws-sdk/*` and `@smithy/*` out would shrink every bundle by 181-448 kB, but
+ * (README, "Function bundles") importing the SDK from node_modules took 1.1-6.7 times as long
+ * (one run on a busy machine) as the bundled, minified copy, and the deployed code would run
+ * whatever SDK version the runtime carries that day, not the one package-lock.json pins and the
+ * tests ran. The bench measures the other choice every run (`awsSdk: 'runtime'`), so the
+ * trade-off stays visible.
  */
 import type { BuildOptions } from 'esbuild';
 
@@ -27,21 +28,65 @@ import type { BuildOptions } from 'esbuild';
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /**
- * Credential providers of the SDK's default chain that a Lambda function never reaches: Lambda
- * puts the role's credentials in environment variables, which the chain reads first, and the
- * chain loads these with a dynamic import() only when every earlier provider found nothing. Left
- * out of the bundle they save about 100 kB per function (their SSO/STS/sign-in clients), measured
- * by `npm run bench`; everything a function does run stays bundled.
+ * Modules of the SDK that our functions never run, and that the SDK loads only with a dynamic
+ * import() on the path that needs them, so leaving them out of the bundle changes nothing that
+ * runs (test/infra/bundles.test.ts checks that each is only ever reached through import() in every
+ * bundle; were a static import left, the function would fail to load, not later):
+ *
+ * - the credential providers of the default chain past the environment: Lambda puts the role's
+ *   credentials in environment variables, which the chain reads first, and loads each later
+ *   provider (SSO, ini files, a process, web identity, the container and instance metadata
+ *   services, the container HTTP endpoint) only when every earlier one found nothing. The first
+ *   four brought about 100 kB per function (their SSO/STS/sign-in clients); the metadata and HTTP
+ *   providers another 11 kB.
+ * - the event-stream serde (`@smithy/core/event-streams`, with its message codec and checksums,
+ *   ~15-25 kB): the protocol loads it when an operation streams events (S3 SelectObjectContent,
+ *   Bedrock, Transcribe...), which none of DynamoDB, SQS, Scheduler, KMS or Secrets Manager has.
+ *   S3's client imports it at start to configure its serde, so functions that use S3 keep it
+ *   (EVENT_STREAMS_BUNDLED).
+ *
+ * Measured with `BENCH_ONLY=cold npm run bench`; everything a function does run stays bundled.
  */
 export const UNREACHED_CREDENTIAL_PROVIDERS = [
   '@aws-sdk/credential-provider-ini',
   '@aws-sdk/credential-provider-process',
   '@aws-sdk/credential-provider-sso',
   '@aws-sdk/credential-provider-web-identity',
+  '@smithy/credential-provider-imds',
+  '@aws-sdk/credential-provider-http',
 ];
+
+export const EVENT_STREAMS = '@smithy/core/event-streams';
+
+/**
+ * Entries whose S3 client imports the event-stream serde statically (its runtime config sets an
+ * `eventStreamSerdeProvider`): left external there, the bundle would not load.
+ */
+export const EVENT_STREAMS_BUNDLED: ReadonlySet<string> = new Set([
+  'functions/settings/media.ts',
+  'functions/settings/media-upload.ts',
+  'functions/settings/media-register.ts',
+  'functions/settings/media-delete.ts',
+]);
 
 /** What the Lambda runtime provides: the SDK v3 packages (CDK's own default externals). */
 export const RUNTIME_PROVIDED_SDK = ['@aws-sdk/*', '@smithy/*'];
+
+/**
+ * Imports the bundles resolve to another package:
+ *
+ * - `core-js` (version 2, which twitter-text's build imports module by module) becomes
+ *   `no-polyfills` (infra/no-polyfills), where every `core-js/modules/*` is one empty module: the
+ *   functions run on Node 22, which has every built-in those polyfills would add, and core-js 2
+ *   only adds non-standard globals there (test/infra/no-polyfills.test.ts loads the very modules a
+ *   bundle would carry and checks that no standard built-in changes). 20 kB less where
+ *   twitter-text is bundled.
+ * - `ajv` and `ajv-formats` become `no-ajv` (infra/no-ajv), whose constructor throws: the MCP SDK
+ *   imports its ajv validator at load but builds it only for a server given no validator, and ours
+ *   is given one (lib/mcp/mcp-endpoint.ts); test/infra/bundles.test.ts runs an MCP exchange on a
+ *   bundle built this way. 133 kB less in the MCP function (ajv, ajv-formats, fast-uri).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { 'core-js': 'no-polyfills', ajv: 'no-ajv', 'ajv-formats': 'no-ajv/formats' };
 
 export type AwsSdkChoice = 'bundled' | 'runtime';
 
@@ -57,14 +102,19 @@ export const FUNCTION_BUNDLING = {
   awsSdk: 'bundled' as AwsSdkChoice,
 } as const;
 
-export function externalModules(awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): string[] {
-  return awsSdk === 'runtime' ? [...RUNTIME_PROVIDED_SDK] : [...UNREACHED_CREDENTIAL_PROVIDERS];
+/** What stays out of the bundle of `entry` (repository-relative, as in functions/catalogue.ts). */
+export function externalModules(entry: string, awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): string[] {
+  if (awsSdk === 'runtime') return [...RUNTIME_PROVIDED_SDK];
+  return [...UNREACHED_CREDENTIAL_PROVIDERS, ...(EVENT_STREAMS_BUNDLED.has(entry) ? [] : [EVENT_STREAMS])];
 }
 
-/** The same bundle through esbuild's API, for the bench (`awsSdk` to measure the other choice). */
-export function esbuildOptions(entryPoint: string, outfile: string, awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): BuildOptions {
+/**
+ * The same bundle through esbuild's API, for the bench (`awsSdk` to measure the other choice).
+ * `entry` is repository-relative (functions/catalogue.ts): build with `absWorkingDir` the repository root.
+ */
+export function esbuildOptions(entry: string, outfile: string, awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): BuildOptions {
   return {
-    entryPoints: [entryPoint],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     format: FUNCTION_BUNDLING.format,
@@ -75,6 +125,7 @@ export function esbuildOptions(entryPoint: string, outfile: string, awsSdk: AwsS
     minify: FUNCTION_BUNDLING.minify,
     sourcemap: FUNCTION_BUNDLING.sourceMap,
     sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-    external: externalModules(awsSdk),
+    external: externalModules(entry, awsSdk),
+    alias: { ...BUNDLE_ALIASES },
   };
 }

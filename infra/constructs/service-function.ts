@@ -12,7 +12,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { externalModules, FUNCTION_BUNDLING } from './bundling.js';
+import { BUNDLE_ALIASES, externalModules, FUNCTION_BUNDLING } from './bundling.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -78,7 +78,8 @@ export class ServiceFunction extends NodejsFunction {
         // `--sourcemap` with no mode: esbuild's "linked", FUNCTION_BUNDLING.sourceMap.
         sourceMap: FUNCTION_BUNDLING.sourceMap === 'linked',
         sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-        externalModules: externalModules(),
+        externalModules: externalModules(props.entry),
+        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
         // No Docker here or in CI: the esbuild devDependency bundles.
         forceDockerBundling: false,
         ...(props.copyFiles

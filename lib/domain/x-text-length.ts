@@ -2,7 +2,7 @@
  * X's weighted text length (decisions.md "Per-platform rules": 280 as counted by twitter-text),
  * computed with a bounded amount of work whatever the text.
  *
- * Why not simply `twitterText.parseTweet(text)`: its URL extractor runs a backtracking regex from
+ * Why not simply `parseTweet(text)`: its URL extractor runs a backtracking regex from
  * every position of a run of domain-like characters, so some short repeating patterns cost time
  * quadratic in the run's length ("a.a.a.…", "www.www.…", "ab-cd.ab-cd.…": ~20 ms for 4 KB, seconds
  * for 40 KB, minutes near the 256 KiB body limit). bench/text-rules.ts shows the worst cases.
@@ -38,7 +38,12 @@
  * linear work on at most ~2,240 units, and a create with 25 distinct texts stays within ~50 ms
  * (bench/text-rules.ts).
  */
-import twitterText from 'twitter-text';
+// twitter-text's own files, one by one (types: twitter-text-modules.d.ts): the package's index
+// brings every extractor and auto-linker, 36 kB more in a bundle that needs only these.
+import parseTweet from 'twitter-text/dist/parseTweet.js';
+import validCCTLD from 'twitter-text/dist/regexp/validCCTLD.js';
+import validGTLD from 'twitter-text/dist/regexp/validGTLD.js';
+import validPunycode from 'twitter-text/dist/regexp/validPunycode.js';
 
 export const X_MAX_WEIGHTED_LENGTH = 280;
 
@@ -79,7 +84,6 @@ const SEGMENT = new RegExp(`([^${SPACE}]*)[${SPACE}]*`, 'gu');
  * top-level domain of its own list (or `xn--` punycode), so a run without such a place holds no
  * URL. Built from twitter-text's own TLD patterns, with its flags, so the two lists cannot drift.
  */
-const { validGTLD, validCCTLD, validPunycode } = twitterText.regexen as unknown as Record<'validGTLD' | 'validCCTLD' | 'validPunycode', RegExp>;
 const URL_ANCHOR = new RegExp(`\\.(?:${validGTLD.source}|${validCCTLD.source}|${validPunycode.source})`, 'i');
 
 /** The last text counted: the same text for 25 targets is counted once. */
@@ -117,7 +121,7 @@ function count(text: string): XTextLength {
       return { length: Math.max(total + 1, X_MAX_WEIGHTED_LENGTH + 1), exact: false, longRun: run.length };
     }
     // Parsed with the white space before it, then that character's own weight taken off: see 1.
-    total += twitterText.parseTweet(before + counted).weightedLength - (before === '' ? 0 : twitterText.parseTweet(before).weightedLength);
+    total += parseTweet(before + counted).weightedLength - (before === '' ? 0 : parseTweet(before).weightedLength);
     if (total > X_MAX_WEIGHTED_LENGTH) {
       const exact = SEGMENT.lastIndex >= normalized.length;
       return { length: total, exact };

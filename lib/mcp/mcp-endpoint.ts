@@ -14,6 +14,8 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import type { ServerOptions } from '@modelcontextprotocol/sdk/server/index.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { rateLimitHeaderValues, unknownDecision } from '../domain/rate-windows.js';
 import { bearerToken } from '../http/authenticate.js';
@@ -28,6 +30,15 @@ import { registerTools, type McpToolDeps } from './tools.js';
 /** An MCP request is a JSON-RPC message; a create of 25 targets with long texts stays far below this. */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
 export const SERVER_INFO = { name: 'social-publishing', version: '1.0.0' };
+
+export const MCP_SERVER_OPTIONS: ServerOptions = {
+  instructions:
+    'Publishes social posts for the signed-in person. Always call create_posts first WITHOUT confirm to get a preview, show it to the person, and only after they agree call it again with confirm: true and the same idempotencyKey. Then poll get_post until published or failed.',
+  // The SDK validates JSON Schema only for elicitation answers, which this server never asks for.
+  // Its default validator is ajv (with ajv-formats and fast-uri, 133 kB of the bundle); this one is
+  // small, and the bundles leave ajv out (infra/constructs/bundling.ts, BUNDLE_ALIASES).
+  jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+};
 
 export interface McpEndpointDeps {
   tokens: TokenService;
@@ -91,10 +102,7 @@ export async function handleMcpRequest(event: APIGatewayProxyEventV2, deps: McpE
     body,
   });
 
-  const server = new McpServer(SERVER_INFO, {
-    instructions:
-      'Publishes social posts for the signed-in person. Always call create_posts first WITHOUT confirm to get a preview, show it to the person, and only after they agree call it again with confirm: true and the same idempotencyKey. Then poll get_post until published or failed.',
-  });
+  const server = new McpServer(SERVER_INFO, MCP_SERVER_OPTIONS);
   registerTools(server, caller, deps.tools);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -22,42 +22,52 @@ const CACHE_MS = 5 * 60_000;
 const CACHE_ENTRIES = 500;
 
 // Two lists: one BlockList holding IPv6 ranges also matches IPv4 addresses through ::ffff:0:0/96.
-const blockedV4 = new BlockList();
-const blockedV6 = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blockedV4.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 127],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  blockedV6.addSubnet(network, prefix, 'ipv6');
+// Built on first use, not at import: functions that import this module's neighbours but never
+// fetch client metadata (the settings pages, the token endpoint) then leave it out of their bundle.
+let blocked: { v4: BlockList; v6: BlockList } | undefined;
+
+function blockedRanges(): { v4: BlockList; v6: BlockList } {
+  if (blocked) return blocked;
+  const v4 = new BlockList();
+  const v6 = new BlockList();
+  for (const [network, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const) {
+    v4.addSubnet(network, prefix, 'ipv4');
+  }
+  for (const [network, prefix] of [
+    ['::', 127],
+    ['::ffff:0:0', 96],
+    ['64:ff9b::', 96],
+    ['100::', 64],
+    ['2001:db8::', 32],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+  ] as const) {
+    v6.addSubnet(network, prefix, 'ipv6');
+  }
+  blocked = { v4, v6 };
+  return blocked;
 }
 
 /** True for addresses no public metadata document can live at (private ranges, loopback, metadata service, ...). */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
+  const { v4: blockedV4, v6: blockedV6 } = blockedRanges();
   if (family === 4) return !blockedV4.check(address, 'ipv4');
   if (family === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

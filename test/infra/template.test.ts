@@ -645,8 +645,7 @@ describe('alarms', () => {
     // The worker's own metrics code, configured by the environment the template gives it.
     const env = environmentOf('PublishWorker');
     for (const name of ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE']) process.env[name] = env[name] as string;
-    const { metrics } = await import('../../lib/observability.js');
-    const { publishMetrics } = await import('../../lib/worker-metrics.js');
+    const { metrics, publishMetrics } = await import('../../lib/worker-metrics.js');
     publishMetrics.published(1234);
     const emf = metrics.serializeMetrics() as unknown as Record<string, unknown> & {
       _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
