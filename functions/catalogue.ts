@@ -140,8 +140,10 @@ export interface QueueConsumer {
 }
 
 export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
-  // 50 batches of 10: a burst of 500 posts due at one second in flight together (README, "AWS throughput").
-  { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts', consuming: { batchSize: 10, maxConcurrency: 50 } },
+  // Up to 100 batches of 10. A burst of 500 posts due at one second arrives over the second before
+  // it, often in part batches, and each batch is held until its posts' time: twice the burst in
+  // slots keeps every post of it prepared in time (README, "AWS throughput").
+  { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts', consuming: { batchSize: 10, maxConcurrency: 100 } },
   // Deletions are rare and go a few at a time, so a backlog cannot storm the platforms' rate limits.
   { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts', consuming: { batchSize: 5, maxConcurrency: 2 } },
 ];

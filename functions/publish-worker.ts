@@ -26,6 +26,7 @@ import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
 import { AccessTokens } from '../lib/use-cases/access-tokens.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
+import { CreatesInFlight } from '../lib/use-cases/creates-in-flight.js';
 import { PublishPost } from '../lib/use-cases/publish-post.js';
 import { sharingAccountReads } from '../lib/use-cases/shared-account-reads.js';
 import { flushMetrics, publishMetrics } from '../lib/worker-metrics.js';
@@ -52,6 +53,8 @@ const publishPost = atColdStart(() => {
     // Queues the deletion of a post deleted while it was being sent.
     deletionQueue: new SqsPlatformDeletionQueue(sqs, requireEnv(ENV.deletionQueueUrl)),
     clock: systemClock,
+    // Outcome writes wait for this instance's other creates in flight: send first, record after.
+    creates: new CreatesInFlight(),
     metrics: publishMetrics,
     log: logger,
     ambiguousRecheckMs: numberEnv(ENV.publishAmbiguousRecheckSeconds, AMBIGUOUS_RECHECK_MS / 1000) * 1000,

@@ -5,13 +5,14 @@
  *
  *   npx cdk deploy --all -c publishWorkerMaxConcurrency=100 -c publishWorkerBatchSize=10
  *
- * At most maxConcurrency × batchSize posts are in flight. The default, 50 × 10 = 500, lets a
- * burst of 500 posts due at one second be in flight together once the event source has scaled
- * (Lambda adds up to 300 concurrent batches a minute to an SQS mapping; it starts from 5), and
- * keeps the load on the platforms bounded: X's per-app create limit is per day, its per-user
- * limit 100 per 15 minutes, so concurrency beyond one request per post buys nothing. The publish
- * worker's reserved concurrency (api-stack.ts) must be at least maxConcurrency, or Lambda throttles
- * the mapping's invocations.
+ * At most maxConcurrency × batchSize posts are in flight. The default, 100 × 10, lets a burst of
+ * 500 posts due at one second be held and prepared together once the event source has scaled
+ * (Lambda adds up to 300 concurrent batches a minute to an SQS mapping; it starts from 5): the
+ * messages arrive over the second before their time, often in part batches, and each batch is held
+ * until its posts' time, so the slots must outnumber the burst's full batches. Concurrency beyond
+ * that buys nothing: X's per-app create limit is per day, its per-user limit 100 per 15 minutes.
+ * The publish worker's reserved concurrency (api-stack.ts) must be at least maxConcurrency, or
+ * Lambda throttles the mapping's invocations.
  */
 import type { Construct } from 'constructs';
 import { consumingOf } from '../../functions/catalogue.js';

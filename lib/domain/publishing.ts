@@ -20,6 +20,13 @@ export const MAX_QUEUE_DELAY_SECONDS = 900;
 export const PREPARE_WINDOW_MS = 2_000;
 const PREPARE_LEAD_SECONDS = 1;
 /**
+ * How long before a prepared post's time its "sent" marker is written: the marker (the one
+ * DynamoDB write a burst would otherwise wait for in its second) is done before the second starts,
+ * and the create goes out at the second itself. From the marker on the post counts as being sent,
+ * so a DELETE in this last half second soft-deletes it (softDeleted: true) rather than cancelling.
+ */
+export const SENT_MARKER_LEAD_MS = 500;
+/**
  * After a create whose outcome is unknown, wait this long from when it was sent before looking the
  * post up: by then the platform has finished with it (our create timeout is 20 s, plus a margin),
  * so "not there" means it was not created and sending again is safe. After a crash this bounds the

@@ -41,6 +41,7 @@ import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { duePartitionKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
+import { SentMarkers } from './sent-markers.js';
 import { POSTS_TABLE } from './tables.js';
 
 /** The worker's bookkeeping attributes; each absent until first written (a value of another type reads as absent). */
@@ -83,10 +84,12 @@ export interface DynamoDbPublishStateOptions {
 export class DynamoDbPublishState implements PublishStateStore {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
+  private readonly sentMarkers: SentMarkers;
 
   constructor(options: DynamoDbPublishStateOptions = {}) {
     this.table = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
     this.client = options.client ?? documentClient;
+    this.sentMarkers = new SentMarkers(this.client, this.table);
   }
 
   async getPostForPublishing(postId: string): Promise<PostForPublishing | null> {
@@ -163,29 +166,10 @@ export class DynamoDbPublishState implements PublishStateStore {
    * The "sent" marker, right before the create request: from now the create may be live, so the
    * post is in flight (a delete soft-deletes it) and a later attempt must look it up before
    * sending again. Conditional on the claim and its lease still held, and the post not deleted.
+   * Markers asked together are written together (sent-markers.ts).
    */
-  async markCreateSending(postId: string, token: string, now: Date, mediaIds: readonly string[] = []): Promise<boolean> {
-    const out = await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          UpdateExpression:
-            `SET platformCreateSentAt = :now, ${IN_FLIGHT_ATTRIBUTE} = if_not_exists(${IN_FLIGHT_ATTRIBUTE}, :now)` +
-            (mediaIds.length > 0 ? ', platformCreateMediaIds = :media' : ' REMOVE platformCreateMediaIds'),
-          // The lease too: a worker that outlived it (a stalled process) must not send, another may hold the post.
-          ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token AND claimUntil >= :now',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':now': now.toISOString(),
-            ':token': token,
-            ':scheduled': 'scheduled',
-            ...(mediaIds.length > 0 ? { ':media': [...mediaIds] } : {}),
-          },
-        }),
-      ),
-    );
-    return out !== null;
+  markCreateSending(postId: string, token: string, now: Date, mediaIds: readonly string[] = []): Promise<boolean> {
+    return this.sentMarkers.write({ postId, token, now, mediaIds });
   }
 
   async renewLease(postId: string, token: string, until: Date): Promise<boolean> {

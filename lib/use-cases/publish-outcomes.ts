@@ -48,8 +48,9 @@ export class PublishOutcomes {
     this.sleep = deps.sleep;
   }
 
-  async published(post: Post, result: PlatformPublishResult): Promise<PublishOutcome> {
-    const now = this.deps.clock.now();
+  /** `answeredAt`: when the platform answered (the post's publishedAt); now by default. */
+  async published(post: Post, result: PlatformPublishResult, answeredAt?: Date): Promise<PublishOutcome> {
+    const now = answeredAt ?? this.deps.clock.now();
     const outcome = { publishedAt: now.toISOString(), publishedUrl: result.publishedUrl, platformPostId: result.platformPostId };
     // The post is live: the record must be written, or a later attempt would have to check again.
     let stored: Post | null = null;

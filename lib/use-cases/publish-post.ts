@@ -55,6 +55,7 @@ import {
   platformName,
   PREPARE_WINDOW_MS,
   refusalAdvice,
+  SENT_MARKER_LEAD_MS,
   RETRY_WINDOW_MS,
   timingFor,
 } from '../domain/publishing.js';
@@ -66,6 +67,7 @@ import type { MediaReader, MediaSourceFactory } from './ports/media.js';
 import type { PlatformAccount, PlatformPublishResult, PlatformPublisher } from './ports/platform-publisher.js';
 import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
+import type { CreatesInFlight } from './creates-in-flight.js';
 import { holdingLease, leaseEnd, type PublishLease } from './publish-lease.js';
 import { PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
 
@@ -86,11 +88,16 @@ export interface PublishPostDeps {
   log: PublishLog;
   sleep?: (ms: number) => Promise<void>;
   newClaimToken?: () => string;
+  /** The process's create requests in flight: outcome writes wait for them (creates-in-flight.ts). */
+  creates?: CreatesInFlight;
   /** Wait after a create with an unknown outcome was sent before the post is looked up (AMBIGUOUS_RECHECK_MS). */
   ambiguousRecheckMs?: number;
 }
 
 /** The message could not be put back on the queue: the function reports it failed so SQS delivers it again. */
+/** The longest an outcome write waits for the other creates in flight (creates-in-flight.ts). */
+const OUTCOME_WAIT_MAX_MS = 1_000;
+
 export class RequeueFailedError extends Error {
   readonly code = 'requeue_failed';
   constructor(postId: string) {
@@ -213,6 +220,7 @@ export class PublishPost {
         // Looked up: the earlier create left nothing live, so sending now is not a blind resend.
       }
       const media = await this.mediaOf(post);
+      let createDone = (): void => undefined;
       try {
         const result = await publisher.publish({
           account: platformAccount,
@@ -221,14 +229,23 @@ export class PublishPost {
           media,
           options: post.options,
           beforeCreate: async (sent) => {
-            // Everything else is done: at the due time only the marker and the create remain.
-            await this.until(new Date(claim.sendAt));
+            // Everything else is done: the marker half a second ahead, the create at the due time.
+            const sendAt = new Date(claim.sendAt);
+            await this.until(new Date(sendAt.getTime() - SENT_MARKER_LEAD_MS));
             if (!(await this.deps.state.markCreateSending(post.id, claim.token, this.deps.clock.now(), sent.mediaIds))) throw new SendStoppedError();
             createSent = true;
+            await this.until(sendAt);
+            if (this.deps.creates) createDone = this.deps.creates.begin();
           },
         });
-        return await this.outcomes.published(post, result);
+        createDone();
+        // Live from the moment the platform answered, whenever the record is written.
+        const answeredAt = this.deps.clock.now();
+        // Send first, record after: the other creates under way go out before this write competes with them.
+        await this.deps.creates?.settled(OUTCOME_WAIT_MAX_MS, this.sleep);
+        return await this.outcomes.published(post, result, answeredAt);
       } catch (error) {
+        createDone();
         if (error instanceof PlatformDuplicateError && claim.uncertain) {
           // The lookup did not show it, yet X says an identical post is live: look once more.
           const live = await this.lookUp(post, claim, platformAccount, accessToken).catch(() => null);

@@ -495,8 +495,8 @@ describe('publish throughput (README "AWS throughput")', () => {
   };
 
   it('defaults to the arithmetic: 50 concurrent batches of 10, 500 posts in flight', () => {
-    expect(PUBLISH_CONSUMING_DEFAULT).toEqual({ batchSize: 10, maxConcurrency: 50 });
-    expect(publishMapping(s)).toEqual({ batchSize: 10, maxConcurrency: 50 });
+    expect(PUBLISH_CONSUMING_DEFAULT).toEqual({ batchSize: 10, maxConcurrency: 100 });
+    expect(publishMapping(s)).toEqual({ batchSize: 10, maxConcurrency: 100 });
   });
 
   it('takes the limit from cdk context, and refuses values Lambda would refuse', () => {

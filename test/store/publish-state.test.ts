@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
@@ -203,6 +203,56 @@ describe('prepared before the due second (issue 13)', () => {
     expect(await posts.removePost(claimed, claimed.allowanceCycle)).toBe(true);
     expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(false);
     expect(await rawItem(post.id)).toBeUndefined();
+  });
+});
+
+describe('"sent" markers asked together are written together (sent-markers.ts)', () => {
+  function commandsSent() {
+    const send = vi.spyOn(client, 'send');
+    return {
+      names: () => send.mock.calls.map(([command]) => command.constructor.name),
+      restore: () => send.mockRestore(),
+    };
+  }
+
+  it('markers asked in the same turn go in one transaction, each with its own answer', async () => {
+    const stored12 = await Promise.all(Array.from({ length: 12 }, () => stored()));
+    for (const post of stored12) if (!(await claimAt(post.id, DUE, `token-${post.id}`)).claimed) throw new Error('not claimed');
+    const sent = commandsSent();
+    try {
+      const answers = await Promise.all(stored12.map((post) => state.markCreateSending(post.id, `token-${post.id}`, DUE, post === stored12[0] ? ['m1'] : [])));
+      expect(answers).toEqual(stored12.map(() => true));
+      expect(sent.names()).toEqual(['TransactWriteCommand']);
+    } finally {
+      sent.restore();
+    }
+    for (const post of stored12) expect(await rawItem(post.id)).toMatchObject({ platformCreateSentAt: DUE.toISOString(), inFlightSince: DUE.toISOString() });
+    expect((await rawItem(stored12[0]?.id ?? ''))?.platformCreateMediaIds).toEqual(['m1']);
+  });
+
+  it('a marker whose condition fails is answered false; the others of its transaction are still written', async () => {
+    const [kept, cancelled, lost] = [await stored(), await stored(), await stored()];
+    for (const post of [kept, cancelled, lost]) if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+    // Cancelled meanwhile (removed, its unit back); another worker took the third over.
+    expect(await posts.removePost((await posts.getPost(cancelled.id)) as Post, null)).toBe(true);
+    await client.send(new UpdateCommand({ TableName: postsTable, Key: { id: lost.id }, UpdateExpression: 'SET claimToken = :other', ExpressionAttributeValues: { ':other': 'token-2' } }));
+    const answers = await Promise.all([kept, cancelled, lost].map((post) => state.markCreateSending(post.id, 'token-1', DUE)));
+    expect(answers).toEqual([true, false, false]);
+    expect(await rawItem(kept.id)).toMatchObject({ platformCreateSentAt: DUE.toISOString() });
+    expect(await rawItem(cancelled.id)).toBeUndefined();
+    expect((await rawItem(lost.id))?.platformCreateSentAt).toBeUndefined();
+  });
+
+  it('a marker asked alone is one UpdateItem (a transaction would cost two write units)', async () => {
+    const post = await stored();
+    if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+    const sent = commandsSent();
+    try {
+      expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
+      expect(sent.names()).toEqual(['UpdateCommand']);
+    } finally {
+      sent.restore();
+    }
   });
 });
 
