@@ -135,8 +135,8 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     result.restartMs = stack.readyAt - stack.spawnedAt;
     const api = new Api(stack.info.baseUrl, customer.apiKey);
     const deadline = stack.readyAt + RECOVERY_DEADLINE_MS;
-    // Our own idempotency lock from a create the kill interrupted holds for up to 60 s.
-    await retryLost(api, customer, state, stack.readyAt + 75_000);
+    // Our own idempotency lock from a create the kill interrupted holds for up to 20 s (IDEMPOTENCY_LOCK_MS).
+    await retryLost(api, customer, state, stack.readyAt + 35_000);
     const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000));
     const deletions = await awaitPlatformDeletions(stack.info.sandboxOrigin ?? '', state, Math.max(deadline, Date.now() + 5000));
     result.recoveryMs = Math.max(settled.lastSettledAt, deletions.doneAt ?? 0) - stack.readyAt;

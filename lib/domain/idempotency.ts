@@ -8,11 +8,14 @@ import { ApiError } from './errors.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * How long an unfinished record locks its key. Longer than the create function's timeout (and API
- * Gateway's 29 s), so a request still running is never overtaken; short enough that a request that
- * crashed without cleaning up does not lock its key for the whole 24 hours.
+ * How long an unfinished record locks its key. Longer than the create function's timeout (15 s,
+ * infra/stacks/api-stack.ts), so a request still running is not overtaken; and a request that does
+ * outlive it is harmless, because its completion is conditional on its own lock token
+ * (lib/store/dynamodb-idempotency-store.ts). Short, because the lock of a request that crashed
+ * without cleaning up is what a client retrying after the crash waits out (409
+ * idempotency_in_flight): it bounds how soon its create goes through (issue 10: recover within 30 s).
  */
-export const IDEMPOTENCY_LOCK_MS = 60_000;
+export const IDEMPOTENCY_LOCK_MS = 20_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /**

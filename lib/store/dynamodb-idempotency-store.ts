@@ -17,7 +17,7 @@
  *   request A                                   request B, same user + key
  *   ─────────                                   ──────────────────────────
  *   PutItem in_progress, hash, lockToken,
- *     lockExpiresAt = now + 60 s
+ *     lockExpiresAt = now + 20 s (IDEMPOTENCY_LOCK_MS)
  *     IF no record, or record past expiresAt,
  *        or (in_progress AND lock expired)  →  ok
  *                                              PutItem (same condition) fails, old record returned:

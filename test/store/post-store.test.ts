@@ -122,8 +122,9 @@ describe('idempotency claims', () => {
     if (first.outcome === 'started') await idempotency.release(first.lock);
     const again = await idempotency.claim(userId, 'k', 'h2', NOW);
     expect(again.outcome).toBe('started');
-    // 61 s later the unfinished record no longer locks the key.
-    expect((await idempotency.claim(userId, 'k', 'h2', new Date(NOW.getTime() + 61_000))).outcome).toBe('started');
+    // Still locked just before the create function's timeout (15 s), free once the lock (20 s) is past.
+    expect((await idempotency.claim(userId, 'k', 'h2', new Date(NOW.getTime() + 15_000))).outcome).toBe('in_flight');
+    expect((await idempotency.claim(userId, 'k', 'h2', new Date(NOW.getTime() + 21_000))).outcome).toBe('started');
     // The same key of another user is another record.
     expect((await idempotency.claim(newId('usr'), 'k', 'h1', NOW)).outcome).toBe('started');
   });
