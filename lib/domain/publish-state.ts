@@ -10,6 +10,8 @@ export interface PublishState {
   /** ISO end of the current holder's lease; absent when nobody holds the post. */
   claimUntil: string | null;
   attempts: number;
+  /** Attempts that ended in a transient failure; attempts a crash cut short are not among them. */
+  failures: number;
   firstAttemptAt: string | null;
   /** ISO time of the next attempt after a transient failure. */
   retryAt: string | null;
@@ -37,6 +39,11 @@ export interface PublishClaim {
   /** 1 for the first attempt. */
   attempt: number;
   firstAttemptAt: string;
+  /**
+   * Earlier attempts that ended in a transient failure. The backoff grows with these, not with
+   * `attempt`: an attempt cut short by a crash says nothing about the platform.
+   */
+  failures: number;
   /**
    * When this attempt's create goes out: the post's time, or its retry time. A claim may come up to
    * PREPARE_WINDOW_MS (lib/domain/publishing.ts) before it; the worker prepares, then waits.

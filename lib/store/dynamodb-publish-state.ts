@@ -6,6 +6,7 @@
  *   claimToken, claimUntil   who is sending the post now, and until when (a lease: a worker that
  *                            stopped mid-send is replaced once it runs out)
  *   publishAttempts          attempts so far; firstAttemptAt starts the 15-minute retry window
+ *   publishFailures          attempts that ended in a transient failure (the backoff grows with these)
  *   retryAt                  next attempt after a transient failure
  *   platformCreateSentAt     the create request of an attempt went to the platform and its
  *                            outcome is not recorded yet: a later attempt must not resend blindly,
@@ -50,6 +51,7 @@ const PUBLISH_STATE_ITEM = v.object({
   claimToken: bookkeepingString,
   claimUntil: bookkeepingString,
   publishAttempts: v.fallback(v.number(), 0),
+  publishFailures: v.fallback(v.number(), 0),
   firstAttemptAt: bookkeepingString,
   retryAt: bookkeepingString,
   platformCreateSentAt: bookkeepingString,
@@ -59,8 +61,8 @@ const PUBLISH_STATE_ITEM = v.object({
 });
 
 function publishStateOf(item: PostItem): PublishState {
-  const { publishAttempts, ...state } = readItem(PUBLISH_STATE_ITEM, item, `Post item ${String(item.id)}`);
-  return { ...state, attempts: publishAttempts };
+  const { publishAttempts, publishFailures, ...state } = readItem(PUBLISH_STATE_ITEM, item, `Post item ${String(item.id)}`);
+  return { ...state, attempts: publishAttempts, failures: publishFailures };
 }
 
 /** BatchGetItem's most keys per request, and how often unprocessed keys are retried (with backoff). */
@@ -147,6 +149,7 @@ export class DynamoDbPublishState implements PublishStateStore {
           token: input.token,
           attempt: before.attempts + 1,
           firstAttemptAt: before.firstAttemptAt ?? now,
+          failures: before.failures,
           sendAt: nextDueAt(post.scheduledFor, before.retryAt).toISOString(),
           // platformCreateSentAt survives only an attempt whose outcome was never recorded.
           uncertain: before.platformCreateSentAt !== null,
@@ -188,7 +191,7 @@ export class DynamoDbPublishState implements PublishStateStore {
     return out !== null;
   }
 
-  async releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean }): Promise<boolean> {
+  async releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean }): Promise<boolean> {
     const out = await conditional(() =>
       this.client.send(
         new UpdateCommand({
@@ -196,10 +199,12 @@ export class DynamoDbPublishState implements PublishStateStore {
           Key: { id: postId },
           // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
           // so a delete while it waits for its retry cancels it and gives its unit back.
-          UpdateExpression: `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}`,
+          UpdateExpression:
+            `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}` +
+            (input.failed ? ' ADD publishFailures :one' : ''),
           ConditionExpression: '#status = :scheduled AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled' },
+          ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled', ...(input.failed ? { ':one': 1 } : {}) },
         }),
       ),
     );

@@ -99,18 +99,25 @@ export class PublishOutcomes {
     input: { kind: string; uncertain: boolean; notBefore?: Date | null; minDelayMs?: number; lastSaid: string; giveUp: PostError },
   ): Promise<PublishOutcome> {
     const decision = nextRetry({
-      attempt: claim.attempt,
+      // The backoff counts failures, not attempts: one cut short by a crash says nothing of the platform.
+      attempt: claim.failures + 1,
       firstAttemptAt: new Date(claim.firstAttemptAt),
       now: this.deps.clock.now(),
       notBefore: input.notBefore ?? null,
       minDelayMs: input.minDelayMs ?? 0,
     });
     if (!decision.retry) return this.fail(post, claim, input.giveUp, `${input.kind}_gave_up`);
-    return this.requeueRetry(post, claim, decision.at, input);
+    return this.requeueRetry(post, claim, decision.at, { ...input, failed: true });
   }
 
-  async requeueRetry(post: Post, claim: PublishClaim, retryAt: Date, input: { kind: string; uncertain: boolean; lastSaid: string }): Promise<PublishOutcome> {
-    const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt, uncertain: input.uncertain });
+  /** `failed`: the attempt ended in a transient failure (not a wait to look an earlier create up, nor a lost lease). */
+  async requeueRetry(
+    post: Post,
+    claim: PublishClaim,
+    retryAt: Date,
+    input: { kind: string; uncertain: boolean; lastSaid: string; failed?: boolean },
+  ): Promise<PublishOutcome> {
+    const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt, uncertain: input.uncertain, failed: input.failed ?? false });
     if (!released) return { outcome: 'skipped', reason: 'post changed while it was being sent' };
     const at = retryAt.toISOString();
     await this.deps.queue

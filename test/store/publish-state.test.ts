@@ -63,6 +63,7 @@ describe('claim', () => {
       token: 'token-a',
       attempt: 1,
       firstAttemptAt: now.toISOString(),
+      failures: 0,
       sendAt: DUE.toISOString(),
       uncertain: false,
       platformCreateSentAt: null,
@@ -98,7 +99,7 @@ describe('claim', () => {
     const first = await claimAt(post.id, DUE, 'token-1');
     if (!first.claimed) throw new Error('not claimed');
     const retryAt = new Date(DUE.getTime() + 5_000);
-    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false, failed: true })).toBe(true);
     const current = notClaimed(await claimAt(post.id, new Date(retryAt.getTime() - 1)));
     expect(current?.state).toMatchObject({ retryAt: retryAt.toISOString(), claimToken: null, attempts: 1 });
     const second = await claimAt(post.id, retryAt, 'token-2');
@@ -154,7 +155,7 @@ describe('writes after the claim are the holder\'s alone (issue 10, item 8)', ()
     expect((await claimAt(post.id, late, 'token-2')).claimed).toBe(true);
 
     expect(await state.recordFailed(post, refusal, late, 'token-1')).toBeNull();
-    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt: late, uncertain: false })).toBe(false);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt: late, uncertain: false, failed: true })).toBe(false);
     expect(await state.renewLease(post.id, 'token-1', new Date(late.getTime() + LEASE_MS))).toBe(false);
     expect(await rawItem(post.id)).toMatchObject({ status: 'scheduled', claimToken: 'token-2' });
 
@@ -186,12 +187,29 @@ describe('prepared before the due second (issue 13)', () => {
     const post = await stored();
     if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
     const retryAt = new Date(DUE.getTime() + 10_000);
-    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false, failed: true })).toBe(true);
     const early = new Date(retryAt.getTime() - 2_000);
     expect(notClaimed(await claimAt(post.id, early, 'token-2'))?.state.retryAt).toBe(retryAt.toISOString());
     const second = await claimAt(post.id, early, 'token-2', new Date(early.getTime() + 3_000));
     if (!second.claimed) throw new Error('not claimed');
-    expect(second.claim).toMatchObject({ attempt: 2, sendAt: retryAt.toISOString(), firstAttemptAt: DUE.toISOString() });
+    expect(second.claim).toMatchObject({ attempt: 2, failures: 1, sendAt: retryAt.toISOString(), firstAttemptAt: DUE.toISOString() });
+  });
+
+  it('counts failures apart from attempts: an attempt a crash cut short, or a wait to look a create up, is not a failure (the backoff grows with failures)', async () => {
+    const post = await stored();
+    // A claim whose worker died: its lease runs out, and the next claim is attempt 2 with no failure.
+    if (!(await state.claim(post.id, { token: 'dies', now: DUE, leaseUntil: new Date(DUE.getTime() + 1_000) })).claimed) throw new Error('not claimed');
+    const later = new Date(DUE.getTime() + 2_000);
+    const second = await claimAt(post.id, later, 'token-2');
+    if (!second.claimed) throw new Error('not claimed');
+    expect(second.claim).toMatchObject({ attempt: 2, failures: 0 });
+    expect(await state.releaseForRetry(post.id, 'token-2', { retryAt: later, uncertain: true, failed: false })).toBe(true);
+    const third = await claimAt(post.id, later, 'token-3');
+    if (!third.claimed) throw new Error('not claimed');
+    expect(third.claim).toMatchObject({ attempt: 3, failures: 0 });
+    expect(await state.releaseForRetry(post.id, 'token-3', { retryAt: later, uncertain: true, failed: true })).toBe(true);
+    const fourth = await claimAt(post.id, later, 'token-4');
+    expect(fourth.claimed && fourth.claim).toMatchObject({ attempt: 4, failures: 1 });
   });
 
   it('a post cancelled after the early claim and before the marker is removed with its unit back, and the marker then refuses to send', async () => {
@@ -264,13 +282,13 @@ describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
     expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
     expect((await posts.getPost(post.id))?.inFlightSince).toBe(DUE.toISOString());
     const retryAt = new Date(DUE.getTime() + 5_000);
-    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false })).toBe(true);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false, failed: true })).toBe(true);
     expect((await posts.getPost(post.id))?.inFlightSince).toBeNull();
 
     const second = await claimAt(post.id, retryAt, 'token-2');
     if (!second.claimed) throw new Error('not claimed');
     expect(await state.markCreateSending(post.id, 'token-2', retryAt, ['333'])).toBe(true);
-    expect(await state.releaseForRetry(post.id, 'token-2', { retryAt: new Date(retryAt.getTime() + 5_000), uncertain: true })).toBe(true);
+    expect(await state.releaseForRetry(post.id, 'token-2', { retryAt: new Date(retryAt.getTime() + 5_000), uncertain: true, failed: true })).toBe(true);
     expect((await posts.getPost(post.id))?.inFlightSince).toBe(retryAt.toISOString());
     const third = await claimAt(post.id, new Date(retryAt.getTime() + 5_000), 'token-3');
     if (!third.claimed) throw new Error('not claimed');
@@ -282,7 +300,7 @@ describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
     for (const post of [kept, removed]) {
       if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
       expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
-      expect(await state.releaseForRetry(post.id, 'token-1', { retryAt: DUE, uncertain: true })).toBe(true);
+      expect(await state.releaseForRetry(post.id, 'token-1', { retryAt: DUE, uncertain: true, failed: true })).toBe(true);
     }
     const asStored = async (id: string) => (await posts.getPost(id)) as Post;
     expect(await posts.softDeletePost(await asStored(kept.id), { deleteFromPlatform: false, now: DUE })).not.toBeNull();

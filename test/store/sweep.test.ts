@@ -133,7 +133,7 @@ it('a deleted post is swept back only while a create that may be live must still
     await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
     expect((await state.claim(post.id, { token: 't', now: base, leaseUntil: new Date(base.getTime() + 1_000) })).claimed).toBe(true);
     expect(await state.markCreateSending(post.id, 't', base)).toBe(true);
-    expect(await state.releaseForRetry(post.id, 't', { retryAt: base, uncertain: true })).toBe(true);
+    expect(await state.releaseForRetry(post.id, 't', { retryAt: base, uncertain: true, failed: true })).toBe(true);
     const stored = await posts.getPost(post.id);
     if (!stored) throw new Error('no post');
     expect(await posts.softDeletePost(stored, { deleteFromPlatform: post === mustComeDown, now: base })).not.toBeNull();

@@ -22,8 +22,9 @@ export interface PublishStateStore {
   /**
    * Gives the post up until `retryAt`; `uncertain` keeps the record that a create may have gone
    * out. When certain, the post counts as not being sent any more (a delete then cancels it).
+   * `failed`: the attempt ended in a transient failure (counted: the backoff grows with them).
    */
-  releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean }): Promise<boolean>;
+  releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean }): Promise<boolean>;
   /** The post went out; returns the post as stored (deletedAt set when it was deleted meanwhile). Null: not scheduled any more. */
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null>;
   /** The post did not go out; only while `token` still holds the claim (a worker whose lease was taken over writes nothing). */
