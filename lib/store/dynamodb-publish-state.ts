@@ -94,6 +94,12 @@ export class DynamoDbPublishState implements PublishStateStore {
     this.sentMarkers = new SentMarkers(this.client, this.table);
   }
 
+  /** One conditional UpdateItem on a post: true when written, false when its condition failed. */
+  private async updateIf(postId: string, update: Omit<NonNullable<ConstructorParameters<typeof UpdateCommand>[0]>, 'TableName' | 'Key'>): Promise<boolean> {
+    const out = await conditional(() => this.client.send(new UpdateCommand({ TableName: this.table, Key: { id: postId }, ...update })));
+    return out !== null;
+  }
+
   async getPostForPublishing(postId: string): Promise<PostForPublishing | null> {
     const out = await this.client.send(new GetCommand({ TableName: this.table, Key: { id: postId }, ConsistentRead: true }));
     return out.Item ? { post: itemToPost(out.Item), state: publishStateOf(out.Item) } : null;
@@ -176,39 +182,25 @@ export class DynamoDbPublishState implements PublishStateStore {
   }
 
   async renewLease(postId: string, token: string, until: Date): Promise<boolean> {
-    const out = await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          UpdateExpression: 'SET claimUntil = :until',
-          ConditionExpression: '#status = :scheduled AND claimToken = :token',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':until': until.toISOString(), ':token': token, ':scheduled': 'scheduled' },
-        }),
-      ),
-    );
-    return out !== null;
+    return this.updateIf(postId, {
+      UpdateExpression: 'SET claimUntil = :until',
+      ConditionExpression: '#status = :scheduled AND claimToken = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':until': until.toISOString(), ':token': token, ':scheduled': 'scheduled' },
+    });
   }
 
   async releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean }): Promise<boolean> {
-    const out = await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
-          // so a delete while it waits for its retry cancels it and gives its unit back.
-          UpdateExpression:
-            `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}` +
-            (input.failed ? ' ADD publishFailures :one' : ''),
-          ConditionExpression: '#status = :scheduled AND claimToken = :token',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled', ...(input.failed ? { ':one': 1 } : {}) },
-        }),
-      ),
-    );
-    return out !== null;
+    return this.updateIf(postId, {
+      // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
+      // so a delete while it waits for its retry cancels it and gives its unit back.
+      UpdateExpression:
+        `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}` +
+        (input.failed ? ' ADD publishFailures :one' : ''),
+      ConditionExpression: '#status = :scheduled AND claimToken = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled', ...(input.failed ? { ':one': 1 } : {}) },
+    });
   }
 
   /**
@@ -271,23 +263,16 @@ export class DynamoDbPublishState implements PublishStateStore {
   }
 
   async markSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean> {
-    const out = await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          UpdateExpression: 'SET sweptAt = :now',
-          // A claim that ran out after the last sweep is a worker that died since: put back at once.
-          ConditionExpression:
-            '#status = :scheduled AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
-            'AND (attribute_not_exists(sweptAt) OR sweptAt < :before OR sweptAt < claimUntil) ' +
-            'AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled', ':true': true },
-        }),
-      ),
-    );
-    return out !== null;
+    return this.updateIf(postId, {
+      UpdateExpression: 'SET sweptAt = :now',
+      // A claim that ran out after the last sweep is a worker that died since: put back at once.
+      ConditionExpression:
+        '#status = :scheduled AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
+        'AND (attribute_not_exists(sweptAt) OR sweptAt < :before OR sweptAt < claimUntil) ' +
+        'AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled', ':true': true },
+    });
   }
 
   /**
@@ -295,21 +280,14 @@ export class DynamoDbPublishState implements PublishStateStore {
    * deletion's, post-item.ts): at most once per interval, and only while the deletion is still to do.
    */
   async markDeletionSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean> {
-    const out = await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          UpdateExpression: 'SET sweptAt = :now',
-          ConditionExpression:
-            '#status = :published AND attribute_exists(deletedAt) AND deleteFromPlatformRequested = :true ' +
-            'AND attribute_exists(duePk) AND attribute_not_exists(platformDeletedAt) AND (attribute_not_exists(sweptAt) OR sweptAt < :before)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':published': 'published', ':true': true },
-        }),
-      ),
-    );
-    return out !== null;
+    return this.updateIf(postId, {
+      UpdateExpression: 'SET sweptAt = :now',
+      ConditionExpression:
+        '#status = :published AND attribute_exists(deletedAt) AND deleteFromPlatformRequested = :true ' +
+        'AND attribute_exists(duePk) AND attribute_not_exists(platformDeletedAt) AND (attribute_not_exists(sweptAt) OR sweptAt < :before)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':published': 'published', ':true': true },
+    });
   }
 
   /** Done: recorded, and the post leaves the due index (its deletion's entry) in the same write. */
