@@ -8,9 +8,10 @@ import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-d
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../../lib/domain/directory-errors.js';
-import type { Account, ApiKeyRecord, MediaItem, User, Workspace } from '../../lib/domain/model.js';
+import type { ApiKeyRecord, MediaItem, User, Workspace } from '../../lib/domain/model.js';
 import { newId } from '../../lib/domain/ids.js';
 import { directoryStores } from '../../lib/store/directory-stores.js';
+import { accountFixture } from '../support/account-fixture.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
 const tableName = sharedTables.directory ?? '';
@@ -32,22 +33,7 @@ function user(overrides: Partial<User> = {}): User {
   };
 }
 
-function account(owner: { userId: string; workspaceId: string }, overrides: Partial<Account> = {}): Account {
-  return {
-    id: newId('acct'),
-    userId: owner.userId,
-    workspaceId: owner.workspaceId,
-    platform: 'x',
-    name: 'Acme',
-    handle: '@acme',
-    accountType: 'personal',
-    active: true,
-    tokenHealth: 'healthy',
-    connectedAt: '2026-11-21T09:00:00.000Z',
-    platformUserId: '1234567890',
-    ...overrides,
-  };
-}
+const account = accountFixture;
 
 async function userWithWorkspace(): Promise<{ user: User; workspace: Workspace }> {
   const owner = user();

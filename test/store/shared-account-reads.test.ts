@@ -9,6 +9,7 @@ import { newId } from '../../lib/domain/ids.js';
 import type { Account } from '../../lib/domain/model.js';
 import { directoryStores } from '../../lib/store/directory-stores.js';
 import { sharingAccountReads } from '../../lib/use-cases/shared-account-reads.js';
+import { accountFixture } from '../support/account-fixture.js';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
@@ -19,19 +20,7 @@ afterAll(() => raw.destroy());
 afterEach(() => vi.restoreAllMocks());
 
 function account(): Account {
-  return {
-    id: newId('acct'),
-    userId: newId('usr'),
-    workspaceId: newId('ws'),
-    platform: 'x',
-    name: 'Acme',
-    handle: '@acme',
-    accountType: 'personal',
-    active: true,
-    tokenHealth: 'healthy',
-    connectedAt: '2026-11-21T09:00:00.000Z',
-    platformUserId: '1234567890',
-  };
+  return accountFixture({ userId: newId('usr'), workspaceId: newId('ws') });
 }
 
 describe('shared account reads', () => {
