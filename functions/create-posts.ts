@@ -2,7 +2,7 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, requireEnv } from '../lib/config.js';
-import { PublishDispatcher } from '../lib/dispatch/publish-dispatcher.js';
+import { PublishDispatcher, publishDispatcherConfigFromEnv } from '../lib/dispatch/publish-dispatcher.js';
 import { apiHandler } from '../lib/http/api-handler.js';
 import { authenticatedPipeline } from '../lib/http/api-pipeline.js';
 import { DirectoryTable } from '../lib/store/directory-table.js';
@@ -30,13 +30,7 @@ export const handler = apiHandler({ jsonBody: true }, () => {
     workspaces: new DynamoDbWorkspaceStore(directory),
     media: new DynamoDbMediaStore(directory),
     // Makes posts due: the publish queue, and the schedules' group, role, target and DLQ.
-    dispatcher: new PublishDispatcher(sqs, scheduler, {
-      publishQueueUrl: requireEnv(ENV.publishQueueUrl),
-      publishQueueArn: requireEnv(ENV.publishQueueArn),
-      schedulerGroup: requireEnv(ENV.schedulerGroup),
-      schedulerRoleArn: requireEnv(ENV.schedulerRoleArn),
-      schedulerDlqArn: requireEnv(ENV.schedulerDlqArn),
-    }),
+    dispatcher: new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv()),
     clock: systemClock,
     mediaBaseUrl: requireEnv(ENV.mediaBaseUrl),
   });

@@ -13,6 +13,7 @@
  */
 import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, ResourceNotFoundException, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../config.js';
 import { logger } from '../observability.js';
 import type { DueRequest, PostDispatcher } from '../use-cases/ports/dispatch.js';
 import { MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
@@ -31,6 +32,17 @@ export interface PublishDispatcherConfig {
   schedulerRoleArn: string;
   /** Where Scheduler puts a message it could not deliver. */
   schedulerDlqArn: string;
+}
+
+/** The dispatcher's settings from the function's environment (set with its grants by the CDK app). */
+export function publishDispatcherConfigFromEnv(): PublishDispatcherConfig {
+  return {
+    publishQueueUrl: requireEnv(ENV.publishQueueUrl),
+    publishQueueArn: requireEnv(ENV.publishQueueArn),
+    schedulerGroup: requireEnv(ENV.schedulerGroup),
+    schedulerRoleArn: requireEnv(ENV.schedulerRoleArn),
+    schedulerDlqArn: requireEnv(ENV.schedulerDlqArn),
+  };
 }
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, the form one-time schedules take. */

@@ -7,7 +7,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, requireEnv } from '../config.js';
 import { SqsPlatformDeletionQueue } from '../dispatch/platform-deletion-queue.js';
-import { PublishDispatcher, ScheduleCanceller } from '../dispatch/publish-dispatcher.js';
+import { PublishDispatcher, publishDispatcherConfigFromEnv, ScheduleCanceller } from '../dispatch/publish-dispatcher.js';
 import { requestCounting } from '../http/api-pipeline.js';
 import { oauthUrls, tokenService } from '../oauth/oauth-dependencies.js';
 import { readSecret } from '../secrets.js';
@@ -67,13 +67,7 @@ export function mcpDependencies(): McpEndpointDeps {
         ...reads,
         posts,
         idempotency: new DynamoDbIdempotencyStore(),
-        dispatcher: new PublishDispatcher(sqs, scheduler, {
-          publishQueueUrl: requireEnv(ENV.publishQueueUrl),
-          publishQueueArn: requireEnv(ENV.publishQueueArn),
-          schedulerGroup: requireEnv(ENV.schedulerGroup),
-          schedulerRoleArn: requireEnv(ENV.schedulerRoleArn),
-          schedulerDlqArn: requireEnv(ENV.schedulerDlqArn),
-        }),
+        dispatcher: new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv()),
         clock: systemClock,
       }),
       previewPosts: new PreviewPosts({ ...reads, clock: systemClock }),

@@ -14,6 +14,7 @@ import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type Acc
 import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
 import type { AccountStore } from '../use-cases/settings/ports.js';
 import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { countQuery } from './count-query.js';
 import { nullableString } from './item-schema.js';
 
 /** Declared in tables.ts; the integration tests run against a table built from that declaration. */
@@ -278,23 +279,12 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
 
   /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */
   async countAccounts(userId: string): Promise<number> {
-    let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.name,
-          IndexName: 'byOwner',
-          KeyConditionExpression: 'gsi1pk = :owner',
-          ExpressionAttributeValues: { ':owner': `USER#${userId}` },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      count += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return count;
+    return countQuery(this.table.client, {
+      TableName: this.table.name,
+      IndexName: 'byOwner',
+      KeyConditionExpression: 'gsi1pk = :owner',
+      ExpressionAttributeValues: { ':owner': `USER#${userId}` },
+    });
   }
 
   /**

@@ -10,6 +10,7 @@ import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import { SCOPES, type ApiKeyRecord } from '../domain/model.js';
 import type { ApiKeyAdmin, ApiKeyReader } from '../use-cases/ports/api-keys.js';
 import type { ApiKeyStore, ApiKeySummary } from '../use-cases/settings/ports.js';
+import { countQuery } from './count-query.js';
 import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
 import { nullableString } from './item-schema.js';
 
@@ -112,24 +113,13 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
   }
 
   async countActiveApiKeys(userId: string): Promise<number> {
-    let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.name,
-          IndexName: BY_OWNER_INDEX,
-          KeyConditionExpression: 'gsi1pk = :owner',
-          FilterExpression: 'attribute_not_exists(revokedAt)',
-          ExpressionAttributeValues: { ':owner': `KEYS#${userId}` },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      count += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return count;
+    return countQuery(this.table.client, {
+      TableName: this.table.name,
+      IndexName: BY_OWNER_INDEX,
+      KeyConditionExpression: 'gsi1pk = :owner',
+      FilterExpression: 'attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':owner': `KEYS#${userId}` },
+    });
   }
 
   async revokeOwnedApiKey(userId: string, keyId: string, revokedAt: string): Promise<boolean> {

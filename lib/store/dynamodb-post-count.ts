@@ -4,8 +4,9 @@
  * and how much of the plan allowance this cycle has used (the allowance counter the create path
  * spends, one GetItem).
  */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../config.js';
+import { countQuery } from './count-query.js';
 import type { PostCounter } from '../use-cases/settings/ports.js';
 import { documentClient } from './dynamo-client.js';
 import { allowanceCounterKey } from './dynamodb-post-store.js';
@@ -23,23 +24,11 @@ export class DynamoDbPostCounter implements PostCounter {
   }
 
   async countPosts(userId: string, cap: number): Promise<{ count: number; capped: boolean }> {
-    let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.postsTable,
-          IndexName: 'byUser',
-          KeyConditionExpression: 'listPk = :user',
-          ExpressionAttributeValues: { ':user': userId },
-          Select: 'COUNT',
-          Limit: cap - count + 1,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      count += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && count <= cap);
+    const count = await countQuery(
+      this.client,
+      { TableName: this.postsTable, IndexName: 'byUser', KeyConditionExpression: 'listPk = :user', ExpressionAttributeValues: { ':user': userId } },
+      cap,
+    );
     return count > cap ? { count: cap, capped: true } : { count, capped: false };
   }
 

@@ -1,8 +1,6 @@
 /**
- * The publish worker's account reads, shared while in flight: a read of an account that is
- * already being read waits for that request instead of sending its own. Nothing is cached: a read
- * asked after the last one finished goes to the store again, so a result is never older than one
- * round trip that began before it was asked.
+ * The publish worker's account reads, shared while in flight (shared-in-flight.ts): a read of an
+ * account that is already being read waits for that request instead of sending its own.
  *
  * Why: the worker prepares the posts of a burst together, and many of them are for the same few
  * accounts (a create fans out to up to 25). Each asking alone would add one strongly consistent
@@ -11,18 +9,8 @@
  * lib/use-cases/access-tokens.ts).
  */
 import type { AccountWithCredentialsReader } from './ports/accounts.js';
-
-type AccountWithCredentials = Awaited<ReturnType<AccountWithCredentialsReader['getAccountWithCredentials']>>;
+import { sharedInFlight } from './shared-in-flight.js';
 
 export function sharingAccountReads(reader: AccountWithCredentialsReader): AccountWithCredentialsReader {
-  const inFlight = new Map<string, Promise<AccountWithCredentials>>();
-  return {
-    getAccountWithCredentials(accountId: string): Promise<AccountWithCredentials> {
-      const pending = inFlight.get(accountId);
-      if (pending) return pending;
-      const read = reader.getAccountWithCredentials(accountId).finally(() => inFlight.delete(accountId));
-      inFlight.set(accountId, read);
-      return read;
-    },
-  };
+  return { getAccountWithCredentials: sharedInFlight((accountId) => reader.getAccountWithCredentials(accountId)) };
 }

@@ -211,47 +211,58 @@ describe('a send holds its post however long it runs (item 8)', () => {
   }, 120_000);
 });
 
+/**
+ * A LinkedIn post written straight to the table with no message, and what a worker outside the
+ * stack needs to send it itself (and then die): the publish state on the stack's table, and the
+ * account's own LinkedIn client and token.
+ */
+async function unqueuedLinkedinPost(acct: Account, label: string) {
+  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+  const state = new DynamoDbPublishState({ client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }), postsTable: stack.info.tables.posts });
+  const now = new Date();
+  const post: Post = postFixture({
+    id: newId('post'),
+    userId: user.userId,
+    workspaceId: user.workspaceIds[0] as string,
+    accountId: acct.id,
+    platform: 'linkedin',
+    campaignId: newId('cmp'),
+    text: uniqueText(label),
+    scheduledFor: now.toISOString(),
+    createdAt: now.toISOString(),
+  });
+  await backdoor.store.createPosts({ userId: user.userId, posts: [post], allowanceLimit: 1000, idempotency: null, response: () => null });
+  const credentials = await directory.getCredentials(acct.id);
+  const accessToken = await tokenCipherFromEnv().decrypt(credentials?.accessTokenEncrypted ?? '', { accountId: acct.id });
+  const linkedin = new LinkedinClient({
+    baseUrl: sandbox.linkedinBaseUrl,
+    oauthBaseUrl: sandbox.linkedinBaseUrl,
+    apiVersion: '202611',
+    clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.linkedin,
+  });
+  const publish = (beforeCreate: (sent: { mediaIds: string[] }) => Promise<void>) =>
+    linkedin.publish({
+      account: { id: acct.id, platformUserId: acct.platformUserId, handle: acct.handle, accountType: acct.accountType },
+      accessToken,
+      text: post.text,
+      media: [],
+      options: {},
+      beforeCreate,
+    });
+  return { post, state, publish, close: () => raw.destroy() };
+}
+
 describe('a worker that died mid-send is replaced within a lease (item 9)', () => {
   it('linkedin: its lease runs out, the sweeper puts the post back, the next worker finds the live post and records it: sent once', async () => {
     const acct = await account('linkedin');
-    const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
-    const documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    // Written straight to the table with no message: only the dead worker below knows of it.
+    const { post, state, publish, close } = await unqueuedLinkedinPost(acct, 'Sent by a worker that died');
     try {
-      const state = new DynamoDbPublishState({ client: documents, postsTable: stack.info.tables.posts });
-      const now = new Date();
-      // Written straight to the table with no message: only the dead worker below knows of it.
-      const post: Post = postFixture({
-        id: newId('post'),
-        userId: user.userId,
-        workspaceId: user.workspaceIds[0] as string,
-        accountId: acct.id,
-        platform: 'linkedin',
-        campaignId: newId('cmp'),
-        text: uniqueText('Sent by a worker that died'),
-        scheduledFor: now.toISOString(),
-        createdAt: now.toISOString(),
-      });
-      await backdoor.store.createPosts({ userId: user.userId, posts: [post], allowanceLimit: 1000, idempotency: null, response: () => null });
       // The worker that dies: it claims with a 2 s lease, records that it sends, sends, and is gone.
       const claimed = await state.claim(post.id, { token: 'dead-worker', now: new Date(), leaseUntil: new Date(Date.now() + 2_000) });
       expect(claimed.claimed).toBe(true);
-      const credentials = await directory.getCredentials(acct.id);
-      const accessToken = await tokenCipherFromEnv().decrypt(credentials?.accessTokenEncrypted ?? '', { accountId: acct.id });
-      const linkedin = new LinkedinClient({
-        baseUrl: sandbox.linkedinBaseUrl,
-        oauthBaseUrl: sandbox.linkedinBaseUrl,
-        apiVersion: '202611',
-        clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.linkedin,
-      });
-      const live = await linkedin.publish({
-        account: { id: acct.id, platformUserId: acct.platformUserId, handle: acct.handle, accountType: acct.accountType },
-        accessToken,
-        text: post.text,
-        media: [],
-        options: {},
-        beforeCreate: async (sent) => {
-          expect(await state.markCreateSending(post.id, 'dead-worker', new Date(), sent.mediaIds)).toBe(true);
-        },
+      const live = await publish(async (sent) => {
+        expect(await state.markCreateSending(post.id, 'dead-worker', new Date(), sent.mediaIds)).toBe(true);
       });
 
       const recorded = await settled(post.id);
@@ -260,7 +271,7 @@ describe('a worker that died mid-send is replaced within a lease (item 9)', () =
       expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(1);
       expect(sandbox.linkedin.createCount(acct.id)).toBe(1);
     } finally {
-      raw.destroy();
+      close();
     }
   });
 });
@@ -268,46 +279,16 @@ describe('a worker that died mid-send is replaced within a lease (item 9)', () =
 describe('a post deleted while it was sent comes down whenever the worker stops (item 11)', () => {
   it('the worker records the published outcome and dies before queuing the deletion: the sweeper queues it, the post is not live', async () => {
     const acct = await account('linkedin');
-    const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
-    const documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    // Written straight to the table with no message: only the worker below, which dies, knows of it.
+    const { post, state, publish, close } = await unqueuedLinkedinPost(acct, 'Deleted while it was sent');
     try {
-      const state = new DynamoDbPublishState({ client: documents, postsTable: stack.info.tables.posts });
-      const now = new Date();
-      // Written straight to the table with no message: only the worker below, which dies, knows of it.
-      const post: Post = postFixture({
-        id: newId('post'),
-        userId: user.userId,
-        workspaceId: user.workspaceIds[0] as string,
-        accountId: acct.id,
-        platform: 'linkedin',
-        campaignId: newId('cmp'),
-        text: uniqueText('Deleted while it was sent'),
-        scheduledFor: now.toISOString(),
-        createdAt: now.toISOString(),
-      });
-      await backdoor.store.createPosts({ userId: user.userId, posts: [post], allowanceLimit: 1000, idempotency: null, response: () => null });
       // It claims (a long lease, so no one else settles the post meanwhile), sends, and the
       // customer deletes the post with deleteFromPlatform=true while the create is on its way.
       expect((await state.claim(post.id, { token: 'dies', now: new Date(), leaseUntil: new Date(Date.now() + 60_000) })).claimed).toBe(true);
-      const credentials = await directory.getCredentials(acct.id);
-      const accessToken = await tokenCipherFromEnv().decrypt(credentials?.accessTokenEncrypted ?? '', { accountId: acct.id });
-      const linkedin = new LinkedinClient({
-        baseUrl: sandbox.linkedinBaseUrl,
-        oauthBaseUrl: sandbox.linkedinBaseUrl,
-        apiVersion: '202611',
-        clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.linkedin,
-      });
-      const live = await linkedin.publish({
-        account: { id: acct.id, platformUserId: acct.platformUserId, handle: acct.handle, accountType: acct.accountType },
-        accessToken,
-        text: post.text,
-        media: [],
-        options: {},
-        beforeCreate: async (sent) => {
-          expect(await state.markCreateSending(post.id, 'dies', new Date(), sent.mediaIds)).toBe(true);
-          const deleted = await client().delete<{ softDeleted: boolean; platformDeletionQueuedFor: string[] }>(`/posts/${post.id}?deleteFromPlatform=true`);
-          expect([deleted.status, deleted.body.softDeleted, deleted.body.platformDeletionQueuedFor]).toEqual([200, true, ['linkedin']]);
-        },
+      const live = await publish(async (sent) => {
+        expect(await state.markCreateSending(post.id, 'dies', new Date(), sent.mediaIds)).toBe(true);
+        const deleted = await client().delete<{ softDeleted: boolean; platformDeletionQueuedFor: string[] }>(`/posts/${post.id}?deleteFromPlatform=true`);
+        expect([deleted.status, deleted.body.softDeleted, deleted.body.platformDeletionQueuedFor]).toEqual([200, true, ['linkedin']]);
       });
       // Its last act: the published outcome (what the worker writes before queuing the deletion).
       const recorded = await state.recordPublished(post, { publishedAt: new Date().toISOString(), publishedUrl: live.publishedUrl, platformPostId: live.platformPostId }, new Date());
@@ -325,7 +306,7 @@ describe('a post deleted while it was sent comes down whenever the worker stops 
       expect(item).not.toHaveProperty('duePk');
       expect((await client().get(`/posts/${post.id}`)).status).toBe(404);
     } finally {
-      raw.destroy();
+      close();
     }
   }, 60_000);
 });
