@@ -14,8 +14,8 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import type { ServerOptions } from '@modelcontextprotocol/sdk/server/index.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { rateLimitHeaderValues, unknownDecision } from '../domain/rate-windows.js';
 import { bearerToken } from '../http/authenticate.js';
@@ -31,13 +31,25 @@ import { registerTools, type McpToolDeps } from './tools.js';
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
 export const SERVER_INFO = { name: 'social-publishing', version: '1.0.0' };
 
+/**
+ * The SDK validates JSON Schema for one thing only: a person's answer to a form elicitation, and
+ * this server never asks for one. Its default validator is ajv (with ajv-formats and fast-uri, 133
+ * kB of the bundle; the bundles leave it out, infra/constructs/bundling.ts BUNDLE_ALIASES), and even
+ * the small cfworker one is 23 kB of the bundle and of every cold start. This one refuses every
+ * answer, so an elicitation added one day fails with this message instead of going unchecked.
+ */
+export const NO_ELICITATION_VALIDATOR: jsonSchemaValidator = {
+  getValidator: () => () => ({
+    valid: false,
+    data: undefined,
+    errorMessage: 'this server asks for no elicitation (lib/mcp/mcp-endpoint.ts): give the MCP server a JSON Schema validator first',
+  }),
+};
+
 export const MCP_SERVER_OPTIONS: ServerOptions = {
   instructions:
     'Publishes social posts for the signed-in person. Always call create_posts first WITHOUT confirm to get a preview, show it to the person, and only after they agree call it again with confirm: true and the same idempotencyKey. Then poll get_post until published or failed.',
-  // The SDK validates JSON Schema only for elicitation answers, which this server never asks for.
-  // Its default validator is ajv (with ajv-formats and fast-uri, 133 kB of the bundle); this one is
-  // small, and the bundles leave ajv out (infra/constructs/bundling.ts, BUNDLE_ALIASES).
-  jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  jsonSchemaValidator: NO_ELICITATION_VALIDATOR,
 };
 
 export interface McpEndpointDeps {

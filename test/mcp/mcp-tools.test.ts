@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { sha256Hex } from '../../lib/oauth/secrets.js';
 import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
+import { MCP_SERVER_OPTIONS } from '../../lib/mcp/mcp-endpoint.js';
 import { directConsent } from '../support/direct-consent.js';
 import { connectAssistant, testProvider, type ConnectedAssistant } from '../support/mcp-client.js';
 import { mcpCall, tokenRequest, toolsList } from '../support/mcp-http.js';
@@ -287,5 +288,14 @@ describe('grants', () => {
   it('another user cannot revoke someone else\'s grant', async () => {
     const [grant] = await grants.listGrants(user.userId);
     expect(await grants.revokeGrant('usr_someoneelse', grant?.grantId ?? '', new Date())).toBe(false);
+  });
+});
+
+describe('elicitation', () => {
+  it('the server asks for none: its JSON Schema validator refuses every answer, with the reason', () => {
+    const validate = MCP_SERVER_OPTIONS.jsonSchemaValidator!.getValidator<{ name: string }>({ type: 'object', properties: { name: { type: 'string' } } });
+    const result = validate({ name: 'any answer' });
+    expect(result.valid).toBe(false);
+    expect(result.errorMessage).toMatch(/asks for no elicitation/);
   });
 });
