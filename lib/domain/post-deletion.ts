@@ -80,3 +80,18 @@ export function platformDeletionPendingSince(post: Pick<Post, 'deletedAt' | 'pub
   if (post.deletedAt === null || post.publishedAt === null) return null;
   return post.deletedAt > post.publishedAt ? post.deletedAt : post.publishedAt;
 }
+
+/** The longest the sweeper waits between two resends of a pending platform deletion. */
+export const DELETION_RESEND_MAX_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * How long the sweeper waits before it queues a pending platform deletion again (lib/use-cases/sweep.ts):
+ * its usual resend interval at first, then a tenth of the time the deletion has been pending, at most
+ * an hour. A platform that keeps failing (an outage) is then asked about 50 times in the first ten
+ * hours and hourly after that, instead of every minute for as long as it lasts, so the bill stays
+ * bounded. A transient failure never makes us give up: the person asked for the live post to come down.
+ */
+export function deletionResendIntervalMs(pendingSince: string, now: Date, minimumMs: number): number {
+  const pendingMs = now.getTime() - Date.parse(pendingSince);
+  return Math.min(DELETION_RESEND_MAX_INTERVAL_MS, Math.max(minimumMs, Math.floor(pendingMs / 10)));
+}

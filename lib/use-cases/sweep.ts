@@ -19,11 +19,13 @@
  * deleted with deleteFromPlatform=true keeps an entry there until its live copy is down. Its
  * deletion message was sent by whoever made it pending (DELETE, or the publish worker), but a
  * crash right after that write, or a queue lost with a restart, loses it; so a pending deletion
- * found past the grace period (at once in a look-ahead run) is queued again, at most once per
- * `resendIntervalMs`. The deletion worker is idempotent, so a duplicate costs one read.
+ * found past the grace period (at once in a look-ahead run) is queued again: at most once per
+ * `resendIntervalMs` at first, and less often the longer it stays pending (a platform that keeps
+ * failing: deletionResendIntervalMs, at most hourly). The deletion worker is idempotent, so a
+ * duplicate costs one read.
  */
 import { MAX_QUEUE_DELAY_SECONDS, nextDueAt, queueDelaySeconds } from '../domain/publishing.js';
-import { platformDeletionPending, platformDeletionPendingSince } from '../domain/post-deletion.js';
+import { deletionResendIntervalMs, platformDeletionPending, platformDeletionPendingSince } from '../domain/post-deletion.js';
 import type { PostForPublishing } from '../domain/publish-state.js';
 import type { Clock } from './ports/clock.js';
 import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
@@ -84,8 +86,11 @@ export class Sweep {
     const toSend: { postId: string; scheduledFor: string; delaySeconds: number }[] = [];
     const deletions: string[] = [];
     for (const candidate of candidates) {
-      if (this.deletionLost(candidate, now, options.lookAhead, sweptBefore)) {
-        if (await this.deps.state.markDeletionSwept(candidate.post.id, { now, sweptBefore })) deletions.push(candidate.post.id);
+      const deletionSweptBefore = this.deletionSweptBefore(candidate, now, options.lookAhead);
+      if (deletionSweptBefore) {
+        if (this.deletionLost(candidate, now, options.lookAhead, deletionSweptBefore)) {
+          if (await this.deps.state.markDeletionSwept(candidate.post.id, { now, sweptBefore: deletionSweptBefore })) deletions.push(candidate.post.id);
+        }
         continue;
       }
       const entry = this.entryFor(candidate, now, options.lookAhead, sweptBefore);
@@ -105,9 +110,20 @@ export class Sweep {
     };
   }
 
+  /**
+   * For a pending platform deletion, the time before which its last resend must be for it to be
+   * queued again (null for any other post): now in a look-ahead run, otherwise a resend interval
+   * that grows with the time it has been pending (lib/domain/post-deletion.ts).
+   */
+  private deletionSweptBefore({ post, state }: PostForPublishing, now: Date, lookAhead: boolean): Date | null {
+    if (!platformDeletionPending(post, state.platformDeletedAt)) return null;
+    if (lookAhead) return now;
+    const since = platformDeletionPendingSince(post) ?? now.toISOString();
+    return new Date(now.getTime() - deletionResendIntervalMs(since, now, this.resendIntervalMs));
+  }
+
   /** A pending platform deletion whose message counts as lost (see the header). */
   private deletionLost({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date): boolean {
-    if (!platformDeletionPending(post, state.platformDeletedAt)) return false;
     if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime()) return false;
     const since = platformDeletionPendingSince(post);
     return lookAhead || (since !== null && Date.parse(since) < now.getTime() - this.graceMs);

@@ -222,6 +222,39 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
     expect(await takeDeletionMessages(post.id)).toBe(0);
   });
 
+  it('a deletion the platform keeps failing is queued again less and less often: every minute at first, every 13 minutes or so two hours on', async () => {
+    const userId = newId('usr');
+    const base = new Date(NOW.getTime() + 900_000);
+    const post = postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: base.toISOString() });
+    await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+    expect((await state.claim(post.id, { token: 'w', now: base, leaseUntil: new Date(base.getTime() + 2_000) })).claimed).toBe(true);
+    const live = await state.recordPublished(post, { publishedAt: base.toISOString(), publishedUrl: 'https://x.com/i/status/77', platformPostId: '77' }, base);
+    if (!live) throw new Error('not published');
+    expect(await posts.softDeletePost(live, { deleteFromPlatform: true, now: base })).not.toBeNull();
+    const at = (ms: number) => ({ now: () => new Date(base.getTime() + ms) });
+    // The first minutes: once a minute.
+    await sweeper(at(20_000)).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    await sweeper(at(70_000)).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+    await sweeper(at(81_000)).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    // Two hours on (every message failed meanwhile): a minute or ten since the last is not enough.
+    const twoHours = 2 * 3_600_000;
+    await sweeper(at(twoHours)).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    await sweeper(at(twoHours + 61_000)).execute({ lookAhead: false });
+    await sweeper(at(twoHours + 10 * 60_000)).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(0);
+    // Pending 2 h 14 min: a tenth of that, 13.4 min, has passed since the last.
+    await sweeper(at(twoHours + 14 * 60_000)).execute({ lookAhead: false });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    // A restart may have lost the message: a look-ahead run queues it at once, whatever the interval.
+    await sweeper(at(twoHours + 15 * 60_000)).execute({ lookAhead: true });
+    expect(await takeDeletionMessages(post.id)).toBe(1);
+    await state.markPlatformDeleted(post.id, new Date(base.getTime() + twoHours + 16 * 60_000));
+  });
+
   it('a published post deleted without deleteFromPlatform, or restored after a failed DELETE, has no due entry', async () => {
     const userId = newId('usr');
     const base = new Date(NOW.getTime() + 900_000);

@@ -4,7 +4,7 @@ import { allowanceCycle, unitsThatFit } from '../../../lib/domain/allowance.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../../lib/domain/cursor.js';
 import { bodyHash, canonicalJson, parseIdempotencyKey } from '../../../lib/domain/idempotency.js';
 import type { Post } from '../../../lib/domain/model.js';
-import { planDeletion } from '../../../lib/domain/post-deletion.js';
+import { DELETION_RESEND_MAX_INTERVAL_MS, deletionResendIntervalMs, planDeletion } from '../../../lib/domain/post-deletion.js';
 import { postView } from '../../../lib/domain/views/post-view.js';
 import { postFixture } from '../../support/post-fixture.js';
 
@@ -146,5 +146,24 @@ describe('planDeletion', () => {
       recordDeleteFromPlatform: true,
       platformDeletionQueuedFor: ['x'],
     });
+  });
+});
+
+describe('deletionResendIntervalMs (a pending platform deletion queued again)', () => {
+  const since = '2026-01-01T00:00:00.000Z';
+  const after = (ms: number) => new Date(Date.parse(since) + ms);
+
+  it('waits the usual interval at first, a tenth of the time pending later, and at most an hour', () => {
+    expect(deletionResendIntervalMs(since, after(30_000), 60_000)).toBe(60_000);
+    expect(deletionResendIntervalMs(since, after(10 * 60_000), 60_000)).toBe(60_000);
+    expect(deletionResendIntervalMs(since, after(2 * 3_600_000), 60_000)).toBe(12 * 60_000);
+    expect(deletionResendIntervalMs(since, after(3 * 24 * 3_600_000), 60_000)).toBe(DELETION_RESEND_MAX_INTERVAL_MS);
+  });
+
+  it('asks a platform that fails for a week about 200 times, not 10,000', () => {
+    let asks = 0;
+    for (let at = 0; at < 7 * 24 * 3_600_000; at += deletionResendIntervalMs(since, after(at), 60_000)) asks++;
+    expect(asks).toBeGreaterThan(150);
+    expect(asks).toBeLessThan(250);
   });
 });
