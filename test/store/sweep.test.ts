@@ -14,6 +14,7 @@ import { parsePlatformDeletionMessage, parsePublishMessage } from '../../lib/dis
 import { SqsPlatformDeletionQueue } from '../../lib/dispatch/platform-deletion-queue.js';
 import { SqsPublishQueue } from '../../lib/dispatch/publish-queue.js';
 import { newId } from '../../lib/domain/ids.js';
+import type { Post } from '../../lib/domain/model.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { DUE_SHARDS } from '../../lib/store/tables.js';
@@ -144,6 +145,17 @@ it('a deleted post is swept back only while a create that may be live must still
   expect(await messagesFor(leftAlone?.id ?? '')).toBe(0);
 });
 
+/** A post created, claimed and published on X at `at` (platform id 99). */
+async function publishedPost(at: Date): Promise<Post> {
+  const userId = newId('usr');
+  const post = postFixture({ id: newId('post'), userId, createdAt: at.toISOString(), scheduledFor: at.toISOString() });
+  await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+  expect((await state.claim(post.id, { token: 'w', now: at, leaseUntil: new Date(at.getTime() + 2_000) })).claimed).toBe(true);
+  const live = await state.recordPublished(post, { publishedAt: at.toISOString(), publishedUrl: 'https://x.com/i/status/99', platformPostId: '99' }, at);
+  if (!live) throw new Error('not published');
+  return live;
+}
+
 describe('the outbox of platform deletions: a live post deleted with deleteFromPlatform=true is never forgotten', () => {
   it('deleted while it was sent, published, and the deletion message never queued: the sweeper queues it until the deletion is done', async () => {
     const userId = newId('usr');
@@ -198,17 +210,12 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
   });
 
   it('deleted after it was published, and the deletion message lost: queued after the grace period; refused for good, it is not asked again', async () => {
-    const userId = newId('usr');
     const base = new Date(NOW.getTime() + 600_000);
-    const post = postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: base.toISOString() });
-    await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
-    expect((await state.claim(post.id, { token: 'w', now: base, leaseUntil: new Date(base.getTime() + 2_000) })).claimed).toBe(true);
-    const live = await state.recordPublished(post, { publishedAt: base.toISOString(), publishedUrl: 'https://x.com/i/status/99', platformPostId: '99' }, base);
-    if (!live) throw new Error('not published');
+    const post = await publishedPost(base);
     expect(await rawItem(post.id)).not.toHaveProperty('duePk');
     // DELETE ?deleteFromPlatform=true a minute later; its own message is then lost.
     const deletedAt = new Date(base.getTime() + 60_000);
-    expect(await posts.softDeletePost(live, { deleteFromPlatform: true, now: deletedAt })).not.toBeNull();
+    expect(await posts.softDeletePost(post, { deleteFromPlatform: true, now: deletedAt })).not.toBeNull();
     expect(await rawItem(post.id)).toMatchObject({ dueSk: `${deletedAt.toISOString()}#${post.id}` });
     // The grace period runs from the delete, not from the (long past) publish.
     await sweeper({ now: () => new Date(deletedAt.getTime() + 5_000) }).execute({ lookAhead: false });
@@ -223,14 +230,9 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
   });
 
   it('a deletion the platform keeps failing is queued again less and less often: every minute at first, every 13 minutes or so two hours on', async () => {
-    const userId = newId('usr');
     const base = new Date(NOW.getTime() + 900_000);
-    const post = postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: base.toISOString() });
-    await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
-    expect((await state.claim(post.id, { token: 'w', now: base, leaseUntil: new Date(base.getTime() + 2_000) })).claimed).toBe(true);
-    const live = await state.recordPublished(post, { publishedAt: base.toISOString(), publishedUrl: 'https://x.com/i/status/77', platformPostId: '77' }, base);
-    if (!live) throw new Error('not published');
-    expect(await posts.softDeletePost(live, { deleteFromPlatform: true, now: base })).not.toBeNull();
+    const post = await publishedPost(base);
+    expect(await posts.softDeletePost(post, { deleteFromPlatform: true, now: base })).not.toBeNull();
     const at = (ms: number) => ({ now: () => new Date(base.getTime() + ms) });
     // The first minutes: once a minute.
     await sweeper(at(20_000)).execute({ lookAhead: false });
