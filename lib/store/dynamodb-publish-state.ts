@@ -193,11 +193,13 @@ export class DynamoDbPublishState implements PublishStateStore {
   async releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean }): Promise<boolean> {
     return this.updateIf(postId, {
       // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
-      // so a delete while it waits for its retry cancels it and gives its unit back.
+      // so a delete while it waits for its retry cancels it and gives its unit back. Not a post
+      // deleted while it was sent: with nothing that may be live, no claim or sweep would ever
+      // take it up again, so it is left to the caller to record (false).
       UpdateExpression:
         `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}` +
         (input.failed ? ' ADD publishFailures :one' : ''),
-      ConditionExpression: '#status = :scheduled AND claimToken = :token',
+      ConditionExpression: `#status = :scheduled AND claimToken = :token${input.uncertain ? '' : ' AND attribute_not_exists(deletedAt)'}`,
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled', ...(input.failed ? { ':one': 1 } : {}) },
     });

@@ -31,6 +31,9 @@ export type PublishOutcome =
   | { outcome: 'requeued'; delaySeconds: number }
   | { outcome: 'skipped'; reason: string };
 
+/** The outcome of a post deleted while it was being sent, when its create certainly did not go out. */
+export const DELETED_BEFORE_SENT: PostError = { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.' };
+
 export interface PublishOutcomesDeps {
   state: PublishStateStore;
   queue: PublishQueue;
@@ -118,7 +121,14 @@ export class PublishOutcomes {
     input: { kind: string; uncertain: boolean; lastSaid: string; failed?: boolean },
   ): Promise<PublishOutcome> {
     const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt, uncertain: input.uncertain, failed: input.failed ?? false });
-    if (!released) return { outcome: 'skipped', reason: 'post changed while it was being sent' };
+    if (!released) {
+      // Nothing went out and the post was deleted meanwhile (with or without deleteFromPlatform):
+      // recorded, so it leaves the due index; no claim or sweep would take it up again.
+      if (!input.uncertain && (await this.deps.state.recordFailed(post, DELETED_BEFORE_SENT, this.deps.clock.now(), claim.token))) {
+        return { outcome: 'skipped', reason: 'post deleted before it was sent' };
+      }
+      return { outcome: 'skipped', reason: 'post changed while it was being sent' };
+    }
     const at = retryAt.toISOString();
     await this.deps.queue
       .send([{ postId: post.id, scheduledFor: at, delaySeconds: queueDelaySeconds(retryAt, this.deps.clock.now()) }])

@@ -69,7 +69,7 @@ import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
 import type { CreatesInFlight } from './creates-in-flight.js';
 import { holdingLease, leaseEnd, type PublishLease } from './publish-lease.js';
-import { PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
+import { DELETED_BEFORE_SENT, PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
 
 export type { PublishLog, PublishMetrics, PublishOutcome } from './publish-outcomes.js';
 
@@ -215,7 +215,7 @@ export class PublishPost {
         const live = await this.lookUp(post, claim, platformAccount, accessToken);
         if (live) return await this.outcomes.published(post, live);
         if (post.deletedAt !== null) {
-          return this.outcomes.fail(post, claim, { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.' }, 'deleted');
+          return this.outcomes.fail(post, claim, DELETED_BEFORE_SENT, 'deleted');
         }
         // Looked up: the earlier create left nothing live, so sending now is not a blind resend.
       }
@@ -306,7 +306,7 @@ export class PublishPost {
     if (current.state.claimToken !== claim.token) return { outcome: 'skipped', reason: 'another worker took the post over' };
     if (current.post.deletedAt !== null) {
       // Never sent, and hidden from every read: recorded so nothing comes back for it.
-      await this.deps.state.recordFailed(current.post, { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.' }, this.deps.clock.now(), claim.token);
+      await this.deps.state.recordFailed(current.post, DELETED_BEFORE_SENT, this.deps.clock.now(), claim.token);
       return { outcome: 'skipped', reason: 'post deleted before it was sent' };
     }
     return this.outcomes.requeueRetry(post, claim, this.deps.clock.now(), { kind: 'lease_lost', uncertain: false, lastSaid: 'the lease ran out before the create was sent' });

@@ -18,6 +18,8 @@ export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
  *   hang_after_create   the post is created and no answer ever comes (the client times out)
  *   drop_before_create  the connection is cut and nothing is created
  *   rate_limited        429 with the platform's rate-limit headers
+ *   slow_rate_limited   the same 429, SLOW_CREATE_MS late: nothing is created (a window for a
+ *                       test to act while a create that will be refused is under way)
  *   slow_create         the post is created and the answer comes SLOW_CREATE_MS later (a window
  *                       for a test to act while the post is being sent)
  *   gateway_after_create  the post is created, then a gateway answers 504 (as if it had timed out)
@@ -29,6 +31,7 @@ export type SandboxFault =
   | 'hang_after_create'
   | 'drop_before_create'
   | 'rate_limited'
+  | 'slow_rate_limited'
   | 'slow_create'
   | 'gateway_after_create'
   | 'refuse_lookup';

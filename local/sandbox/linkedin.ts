@@ -18,8 +18,10 @@ import {
   BodyTooLargeError,
   SandboxPlatform,
   assetId,
+  SLOW_CREATE_MS,
   isRecord,
   parseJsonBody,
+  pause,
   readBody,
   refreshTokenAccount,
   sendJson,
@@ -195,7 +197,8 @@ export class LinkedinSandbox extends SandboxPlatform {
     if (!body) return;
     const fault = this.faults.take(accountId);
     if (fault === 'drop_before_create') return void req.socket.destroy();
-    if (fault === 'rate_limited') return sendJson(res, 429, error(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.'));
+    if (fault === 'slow_rate_limited') await pause(SLOW_CREATE_MS);
+    if (fault === 'rate_limited' || fault === 'slow_rate_limited') return sendJson(res, 429, error(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.'));
 
     for (const field of Object.keys(body)) {
       if (!CREATE_FIELDS.has(field)) return sendJson(res, 422, fieldError(`/${field}`, 'unrecognized field found but not allowed'));

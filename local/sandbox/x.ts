@@ -16,9 +16,11 @@ import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
 import {
   BodyTooLargeError,
   SandboxPlatform,
+  SLOW_CREATE_MS,
   isRecord,
   parseJsonBody,
   parseMultipart,
+  pause,
   readBody,
   refreshTokenAccount,
   sendJson,
@@ -179,7 +181,8 @@ export class XSandbox extends SandboxPlatform {
     const raw = await readBody(req, 1024 * 1024);
     const fault = this.faults.take(accountId);
     if (fault === 'drop_before_create') return void req.socket.destroy();
-    if (fault === 'rate_limited') {
+    if (fault === 'rate_limited' || fault === 'slow_rate_limited') {
+      if (fault === 'slow_rate_limited') await pause(SLOW_CREATE_MS);
       const reset = String(unixSeconds(new Date(Date.now() + 60_000)));
       return sendProblem(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), {
         'x-rate-limit-limit': '100',

@@ -332,6 +332,27 @@ describe('delete and the send', () => {
     expect((await backdoor.post(postId)).status).toBe('published');
   });
 
+  it('deleted with deleteFromPlatform while a create that X then refuses (429) is under way: nothing went out, so the post is settled, not left scheduled in the due index', async () => {
+    const acct = await account('x', 'ok');
+    sandbox.x.injectFault(acct.id, 'slow_rate_limited');
+    const postId = await create(acct.id, { text: uniqueText('Racing a refusal') });
+    await until('the create request to reach X', () => sandbox.x.createAttemptCount(acct.id) === 1);
+    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}?deleteFromPlatform=true`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.softDeleted).toBe(true);
+    await until('the refused attempt to end', async () => {
+      const item = await backdoor.item(postId);
+      return item?.status !== 'scheduled' || item.claimToken === undefined;
+    }, 10_000);
+    // Scheduled and deleted, with no create that may be live, no worker would claim it again and no
+    // sweep would put it back: it would sit in the due index, read by every sweep, for good.
+    const item = await backdoor.item(postId);
+    expect(item).toMatchObject({ status: 'failed', error: { message: 'The post was deleted before it went out.' } });
+    expect(item).not.toHaveProperty('duePk');
+    expect(sandbox.x.createCount(acct.id)).toBe(0);
+    expect((await client().get(`/posts/${postId}`)).status).toBe(404);
+  });
+
   it('deleted without deleteFromPlatform while it is being sent: the live post stays', async () => {
     const acct = await account('linkedin', 'ok');
     sandbox.linkedin.injectFault(acct.id, 'slow_create');

@@ -21,7 +21,8 @@ export interface PublishStateStore {
   renewLease(postId: string, token: string, until: Date): Promise<boolean>;
   /**
    * Gives the post up until `retryAt`; `uncertain` keeps the record that a create may have gone
-   * out. When certain, the post counts as not being sent any more (a delete then cancels it).
+   * out. When certain, the post counts as not being sent any more (a delete then cancels it), and a
+   * post deleted meanwhile is not released (false): it is to be recorded as never sent.
    * `failed`: the attempt ended in a transient failure (counted: the backoff grows with them).
    */
   releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean }): Promise<boolean>;
