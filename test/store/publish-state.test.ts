@@ -295,6 +295,18 @@ describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
     expect(third.claim).toMatchObject({ uncertain: true, platformCreateSentAt: retryAt.toISOString(), sentMediaIds: ['333'] });
   });
 
+  it('a post deleted after its marker is not released as certain (no claim or sweep would take it up again); its holder records it never sent, out of the due index', async () => {
+    const post = await stored();
+    if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
+    expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
+    expect(await posts.softDeletePost((await posts.getPost(post.id)) as Post, { deleteFromPlatform: true, now: DUE })).not.toBeNull();
+    const retryAt = new Date(DUE.getTime() + 5_000);
+    expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false, failed: true })).toBe(false);
+    expect(await state.recordFailed(post, { message: 'never sent', advice: 'none' }, retryAt, 'token-2')).toBeNull();
+    expect(await state.recordFailed(post, { message: 'never sent', advice: 'none' }, retryAt, 'token-1')).toMatchObject({ status: 'failed', deletedAt: DUE.toISOString() });
+    expect(await rawItem(post.id)).not.toHaveProperty('duePk');
+  });
+
   it('a deleted post is claimed again only to settle a create that may be live and must come down', async () => {
     const [kept, removed] = [await stored(), await stored()];
     for (const post of [kept, removed]) {
