@@ -109,6 +109,9 @@ export const ADVICE = {
       : `The account reached ${platformName(platform)}'s posting limit: create the post again later.`,
   checkAccount: (platform: PublishablePlatform) =>
     `Check the ${platformName(platform)} account before posting again: the post may already be live.`,
+  /** The connection is gone while an earlier create may be live (not looked up): never "create it again". */
+  reconnectAndCheck: (platform: PublishablePlatform) =>
+    `Reconnect the ${platformName(platform)} account and check it before posting again: the post may already be live.`,
   accountGone: () => 'The account is no longer connected: reconnect it, then create the post again.',
   mediaGone: () => 'An attached media file is no longer in the media library: upload it again and create the post again.',
 } as const;

@@ -202,7 +202,7 @@ export class PublishPost {
       // The account and its credentials in one read (they share a partition).
       const { account, credentials } = await this.deps.accounts.getAccountWithCredentials(post.accountId);
       if (!account || !account.active) {
-        return this.outcomes.fail(post, claim, { message: `The ${platformName(post.platform)} account of this post is not connected any more.`, advice: ADVICE.accountGone() }, 'account_gone');
+        return this.outcomes.fail(post, claim, { message: `The ${platformName(post.platform)} account of this post is not connected any more.`, advice: this.reconnectAdvice(post, claim, ADVICE.accountGone()) }, 'account_gone');
       }
       if (claim.uncertain) {
         // Only once the earlier create has certainly finished on the platform does "not there" mean "not created".
@@ -257,6 +257,14 @@ export class PublishPost {
     } catch (error) {
       return this.onError(post, claim, error, createSent);
     }
+  }
+
+  /**
+   * The advice of a post failed for its connection (gone, refused, not refreshed). While an
+   * earlier create is unsettled the post may be live: "create it again" would post it twice.
+   */
+  private reconnectAdvice(post: Post, claim: PublishClaim, advice: string): string {
+    return claim.uncertain ? ADVICE.reconnectAndCheck(post.platform) : advice;
   }
 
   private get recheckMs(): number {
@@ -326,13 +334,13 @@ export class PublishPost {
     }
     if (error instanceof PlatformAuthError) {
       await this.deps.setTokenHealth(post.accountId, 'needs_reauth');
-      return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.reconnect(platform) }, 'auth');
+      return this.outcomes.fail(post, claim, { message: error.message, advice: this.reconnectAdvice(post, claim, ADVICE.reconnect(platform)) }, 'auth');
     }
     if (error instanceof TokenRefreshFailedError) {
-      return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.refreshFailed(platform) }, 'refresh_failed');
+      return this.outcomes.fail(post, claim, { message: error.message, advice: this.reconnectAdvice(post, claim, ADVICE.refreshFailed(platform)) }, 'refresh_failed');
     }
     if (error instanceof CredentialsMissingError) {
-      return this.outcomes.fail(post, claim, { message: `The ${platformName(platform)} account has no stored connection.`, advice: ADVICE.reconnect(platform) }, 'account_gone');
+      return this.outcomes.fail(post, claim, { message: `The ${platformName(platform)} account has no stored connection.`, advice: this.reconnectAdvice(post, claim, ADVICE.reconnect(platform)) }, 'account_gone');
     }
     if (error instanceof MediaMissingError) {
       return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.mediaGone() }, 'media_gone');

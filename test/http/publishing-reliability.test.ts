@@ -26,7 +26,7 @@ import { systemClock } from '../../lib/use-cases/ports/clock.js';
 import { documentedApi } from '../support/openapi.js';
 import { postFixture } from '../support/post-fixture.js';
 import { postsBackdoor, startPostsStack, type PostsBackdoor } from '../support/posts.js';
-import { addMedia, connectAccount, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { addMedia, connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
 
 interface PostView {
@@ -126,6 +126,22 @@ describe('an ambiguous outcome is never blindly resent (item 4)', () => {
     expect(post.status, JSON.stringify(post.error)).toBe('published');
     expect(sandboxOf(platform).listPosts(acct.id).map((entry) => entry.id)).toEqual([post.platformPostId]);
     expect(sandboxOf(platform).createAttemptCount(acct.id)).toBe(1);
+  });
+
+  it('x: the answer is lost, and by the lookup X refuses our token: failed with advice to check the account (the post is live), not to create it again', async () => {
+    const acct = await account('x');
+    sandbox.x.injectFault(acct.id, 'drop_after_create');
+    const postId = await create(acct.id, { text: uniqueText('Live, then cut off') });
+    await until('the lost answer to leave the post waiting for its lookup', async () => {
+      const item = await backdoor.item(postId);
+      return typeof item?.platformCreateSentAt === 'string' && typeof item.retryAt === 'string' && item.claimToken === undefined;
+    });
+    await updateAccount(acct.id, { sandbox: 'expired' });
+    const post = await settled(postId);
+    expect(post.status).toBe('failed');
+    // Created once and live: "reconnect, then create the post again" would post it twice.
+    expect(sandbox.x.createCount(acct.id)).toBe(1);
+    expect(post.error?.advice).toBe('Reconnect the X account and check it before posting again: the post may already be live.');
   });
 });
 

@@ -62,6 +62,7 @@ describe('advice: one sentence each', () => {
       ADVICE.rateLimited('x', null),
       ADVICE.rateLimited('x', at('2026-11-21T09:35:00.000Z')),
       ADVICE.checkAccount('linkedin'),
+      ADVICE.reconnectAndCheck('x'),
       ADVICE.accountGone(),
       ADVICE.mediaGone(),
     ];
