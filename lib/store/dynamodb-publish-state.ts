@@ -40,7 +40,7 @@ import { nextDueAt } from '../domain/publishing.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { duePartitionKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
+import { duePartitionKey, dueSortKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
 import { SentMarkers } from './sent-markers.js';
 import { POSTS_TABLE } from './tables.js';
@@ -279,16 +279,27 @@ export class DynamoDbPublishState implements PublishStateStore {
 
   /**
    * The sweeper's stamp on a post whose platform deletion is pending (its byDue entry is the
-   * deletion's, post-item.ts): at most once per interval, and only while the deletion is still to do.
+   * deletion's, post-item.ts), only while the deletion is still to do. The entry moves to the time
+   * of the next resend (`resendAt`), so a deletion that keeps failing waits there instead of
+   * holding a place among the oldest entries every sweep reads. A routine run stamps it only while
+   * its entry is still before `lateBefore` (of two sweepers, the first moves it and the other's
+   * write fails); a look-ahead run (after a restart), whatever the entry says.
    */
-  async markDeletionSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean> {
+  async markDeletionSwept(postId: string, input: { now: Date; lateBefore: Date | null; resendAt: Date }): Promise<boolean> {
+    const due = input.lateBefore === null ? '(attribute_not_exists(sweptAt) OR sweptAt < :now)' : 'dueSk < :late';
     return this.updateIf(postId, {
-      UpdateExpression: 'SET sweptAt = :now',
+      UpdateExpression: 'SET sweptAt = :now, dueSk = :resendSk',
       ConditionExpression:
         '#status = :published AND attribute_exists(deletedAt) AND deleteFromPlatformRequested = :true ' +
-        'AND attribute_exists(duePk) AND attribute_not_exists(platformDeletedAt) AND (attribute_not_exists(sweptAt) OR sweptAt < :before)',
+        `AND attribute_exists(duePk) AND attribute_not_exists(platformDeletedAt) AND ${due}`,
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':published': 'published', ':true': true },
+      ExpressionAttributeValues: {
+        ':now': input.now.toISOString(),
+        ':resendSk': dueSortKey({ scheduledFor: input.resendAt.toISOString(), id: postId }),
+        ':published': 'published',
+        ':true': true,
+        ...(input.lateBefore === null ? {} : { ':late': input.lateBefore.toISOString() }),
+      },
     });
   }
 

@@ -14,7 +14,8 @@
  * page is ever shrunk by a filter. One exception, in byDue only (never read by the API): a post
  * deleted with deleteFromPlatform=true keeps an entry there while its live copy must still come
  * down: while it is being sent (dueSk as above), then once published until the platform deletion
- * is settled (dueSk = <time it became pending>#<id>, platformDeletionDueKeys). That entry is the
+ * is settled (dueSk = <time it became pending>#<id>, platformDeletionDueKeys; once the sweeper
+ * has queued it again, the time of its next resend, lib/use-cases/sweep.ts). That entry is the
  * outbox of the deletion: written in the same update that makes the deletion pending, removed in
  * the one that settles it, so a crash at any instant leaves the sweeper something to find.
  * Fields that are null on the Post are absent from the item, so a condition can say

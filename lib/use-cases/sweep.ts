@@ -19,10 +19,12 @@
  * deleted with deleteFromPlatform=true keeps an entry there until its live copy is down. Its
  * deletion message was sent by whoever made it pending (DELETE, or the publish worker), but a
  * crash right after that write, or a queue lost with a restart, loses it; so a pending deletion
- * found past the grace period (at once in a look-ahead run) is queued again: at most once per
- * `resendIntervalMs` at first, and less often the longer it stays pending (a platform that keeps
- * failing: deletionResendIntervalMs, at most hourly). The deletion worker is idempotent, so a
- * duplicate costs one read.
+ * found past the grace period (at once in a look-ahead run) is queued again, and its entry moves
+ * to the time of the next resend: `resendIntervalMs` on at first, later a tenth of the time it has
+ * been pending, at most an hour (deletionResendIntervalMs: a platform that keeps failing). So a
+ * deletion waiting for its next resend is not among the late entries a run reads (at most
+ * `limitPerShard` a shard, oldest first), and many of them cannot hide a lost post behind them.
+ * The deletion worker is idempotent, so a duplicate costs one read.
  */
 import { MAX_QUEUE_DELAY_SECONDS, nextDueAt, queueDelaySeconds } from '../domain/publishing.js';
 import { deletionResendIntervalMs, platformDeletionPending, platformDeletionPendingSince } from '../domain/post-deletion.js';
@@ -86,11 +88,10 @@ export class Sweep {
     const toSend: { postId: string; scheduledFor: string; delaySeconds: number }[] = [];
     const deletions: string[] = [];
     for (const candidate of candidates) {
-      const deletionSweptBefore = this.deletionSweptBefore(candidate, now, options.lookAhead);
-      if (deletionSweptBefore) {
-        if (this.deletionLost(candidate, now, options.lookAhead, deletionSweptBefore)) {
-          if (await this.deps.state.markDeletionSwept(candidate.post.id, { now, sweptBefore: deletionSweptBefore })) deletions.push(candidate.post.id);
-        }
+      if (platformDeletionPending(candidate.post, candidate.state.platformDeletedAt)) {
+        // Listed late (or in a look-ahead run): its message counts as lost, or its resend is due.
+        const stamp = { now, lateBefore: options.lookAhead ? null : new Date(lateBefore), resendAt: this.deletionResendAt(candidate.post, now) };
+        if (await this.deps.state.markDeletionSwept(candidate.post.id, stamp)) deletions.push(candidate.post.id);
         continue;
       }
       const entry = this.entryFor(candidate, now, options.lookAhead, sweptBefore);
@@ -110,23 +111,10 @@ export class Sweep {
     };
   }
 
-  /**
-   * For a pending platform deletion, the time before which its last resend must be for it to be
-   * queued again (null for any other post): now in a look-ahead run, otherwise a resend interval
-   * that grows with the time it has been pending (lib/domain/post-deletion.ts).
-   */
-  private deletionSweptBefore({ post, state }: PostForPublishing, now: Date, lookAhead: boolean): Date | null {
-    if (!platformDeletionPending(post, state.platformDeletedAt)) return null;
-    if (lookAhead) return now;
+  /** When a pending platform deletion queued now is queued again if it is still pending then. */
+  private deletionResendAt(post: PostForPublishing['post'], now: Date): Date {
     const since = platformDeletionPendingSince(post) ?? now.toISOString();
-    return new Date(now.getTime() - deletionResendIntervalMs(since, now, this.resendIntervalMs));
-  }
-
-  /** A pending platform deletion whose message counts as lost (see the header). */
-  private deletionLost({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date): boolean {
-    if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime()) return false;
-    const since = platformDeletionPendingSince(post);
-    return lookAhead || (since !== null && Date.parse(since) < now.getTime() - this.graceMs);
+    return new Date(now.getTime() + deletionResendIntervalMs(since, now, this.resendIntervalMs));
   }
 
   private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date) {

@@ -17,6 +17,7 @@ import { newId } from '../../lib/domain/ids.js';
 import type { Post } from '../../lib/domain/model.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
+import { dueShard } from '../../lib/store/post-item.js';
 import { DUE_SHARDS } from '../../lib/store/tables.js';
 import type { Clock } from '../../lib/use-cases/ports/clock.js';
 import { PublishOutcomes } from '../../lib/use-cases/publish-outcomes.js';
@@ -55,14 +56,15 @@ function sweeper(clock: Clock): Sweep {
   });
 }
 
-/** Deletion messages for the post that arrived since the last call (each one read is removed). */
-async function takeDeletionMessages(postId: string): Promise<number> {
+/** Deletion messages for the post (or posts) that arrived since the last call (each one read is removed). */
+async function takeDeletionMessages(postId: string | string[]): Promise<number> {
+  const ids = new Set([postId].flat());
   let count = 0;
   for (;;) {
     const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.deletion.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
     const messages = out.Messages ?? [];
     if (messages.length === 0) return count;
-    count += messages.filter((message) => parsePlatformDeletionMessage(message.Body ?? '')?.postId === postId).length;
+    count += messages.filter((message) => ids.has(parsePlatformDeletionMessage(message.Body ?? '')?.postId ?? '')).length;
     await sqs.send(
       new DeleteMessageBatchCommand({
         QueueUrl: queues.deletion.url,
@@ -146,9 +148,9 @@ it('a deleted post is swept back only while a create that may be live must still
 });
 
 /** A post created, claimed and published on X at `at` (platform id 99). */
-async function publishedPost(at: Date): Promise<Post> {
+async function publishedPost(at: Date, id = newId('post')): Promise<Post> {
   const userId = newId('usr');
-  const post = postFixture({ id: newId('post'), userId, createdAt: at.toISOString(), scheduledFor: at.toISOString() });
+  const post = postFixture({ id, userId, createdAt: at.toISOString(), scheduledFor: at.toISOString() });
   await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
   expect((await state.claim(post.id, { token: 'w', now: at, leaseUntil: new Date(at.getTime() + 2_000) })).claimed).toBe(true);
   const live = await state.recordPublished(post, { publishedAt: at.toISOString(), publishedUrl: 'https://x.com/i/status/99', platformPostId: '99' }, at);
@@ -239,7 +241,8 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
     expect(await takeDeletionMessages(post.id)).toBe(1);
     await sweeper(at(70_000)).execute({ lookAhead: false });
     expect(await takeDeletionMessages(post.id)).toBe(0);
-    await sweeper(at(81_000)).execute({ lookAhead: false });
+    // Its entry waits at the next resend time (20 s + 60 s), then the grace period like any other.
+    await sweeper(at(91_000)).execute({ lookAhead: false });
     expect(await takeDeletionMessages(post.id)).toBe(1);
     // Two hours on (every message failed meanwhile): a minute or ten since the last is not enough.
     const twoHours = 2 * 3_600_000;
@@ -255,6 +258,44 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
     await sweeper(at(twoHours + 15 * 60_000)).execute({ lookAhead: true });
     expect(await takeDeletionMessages(post.id)).toBe(1);
     await state.markPlatformDeleted(post.id, new Date(base.getTime() + twoHours + 16 * 60_000));
+  });
+
+  it('deletions waiting for their next resend do not fill the window a run reads: a lost post behind them is still put back', async () => {
+    // The oldest entries of one shard (the year before every other post of this file): three
+    // pending deletions, then a scheduled post whose message was lost. A run reads three a shard.
+    const base = new Date(NOW.getTime() - 365 * 24 * 3_600_000);
+    const inShard = (shard: number): string => {
+      for (;;) {
+        const id = newId('post');
+        if (dueShard(id) === shard) return id;
+      }
+    };
+    const deletions = [];
+    for (let index = 0; index < 3; index++) {
+      const post = await publishedPost(base, inShard(0));
+      expect(await posts.softDeletePost(post, { deleteFromPlatform: true, now: base })).not.toBeNull();
+      deletions.push(post.id);
+    }
+    const lostAt = new Date(base.getTime() + 60_000);
+    const lost = postFixture({ id: inShard(0), userId: newId('usr'), createdAt: base.toISOString(), scheduledFor: lostAt.toISOString() });
+    await posts.createPosts({ userId: lost.userId, posts: [lost], allowanceLimit: 100, idempotency: null, response: () => null });
+    const narrow = (ms: number) =>
+      new Sweep({
+        state,
+        queue: new SqsPublishQueue(sqs, queues.publish.url),
+        deletionQueue: new SqsPlatformDeletionQueue(sqs, queues.deletion.url),
+        clock: { now: () => new Date(base.getTime() + ms) },
+        shards: 1,
+        limitPerShard: 3,
+      });
+    // The first run reads the three deletions (their messages count as lost) and queues them again.
+    expect(await narrow(120_000).execute({ lookAhead: false })).toMatchObject({ examined: 3, deletionsResent: 3, resent: 0 });
+    expect(await takeDeletionMessages(deletions)).toBe(3);
+    // The next reads past them (each waits for its resend a minute on) and puts the lost post back.
+    expect(await narrow(121_000).execute({ lookAhead: false })).toMatchObject({ examined: 1, deletionsResent: 0, resent: 1 });
+    expect(await rawItem(lost.id)).toMatchObject({ sweptAt: new Date(base.getTime() + 121_000).toISOString() });
+    for (const id of deletions) await state.markPlatformDeleted(id, new Date(base.getTime() + 122_000));
+    await posts.removePost(lost, null);
   });
 
   it('a published post deleted without deleteFromPlatform, or restored after a failed DELETE, has no due entry', async () => {

@@ -34,8 +34,12 @@ export interface PublishStateStore {
   listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]>;
   /** Sweeper: conditional stamp so a post is put back at most once per interval. False when it changed meanwhile. */
   markSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean>;
-  /** Sweeper: the same stamp for a published post whose platform deletion is pending. False when it is not pending any more, or was swept within the interval. */
-  markDeletionSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean>;
+  /**
+   * Sweeper: the same stamp for a published post whose platform deletion is pending, which also
+   * moves its due entry to `resendAt`. False when it is not pending any more, or (with `lateBefore`)
+   * its entry is not before that time any more (another sweeper moved it).
+   */
+  markDeletionSwept(postId: string, input: { now: Date; lateBefore: Date | null; resendAt: Date }): Promise<boolean>;
   /** The live post is gone: recorded, and its deletion leaves the due index. Idempotent. */
   markPlatformDeleted(postId: string, now: Date): Promise<void>;
   /** The platform refused the deletion for good: it leaves the due index, the reason stays on the post. */
