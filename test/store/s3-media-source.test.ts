@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lib/config.js';
 import { DependencyError } from '../../lib/domain/errors.js';
 import type { MediaItem } from '../../lib/domain/model.js';
-import { mediaObjectUrl, S3MediaSourceFactory } from '../../lib/store/s3-media-source.js';
+import { S3MediaSourceFactory } from '../../lib/store/s3-media-source.js';
+import { mediaObjectUrl } from '../../lib/store/s3-signed-requests.js';
 
 const REGION = 'eu-west-1';
 const BUCKET = 'media-test';
