@@ -21,6 +21,7 @@ import { S3RequestError, signPostPolicy } from '../../lib/store/s3-signed-reques
 import { mediaUploadOrigin } from '../../lib/web/connect-dependencies.js';
 import { ensureBucket, s3ClientFor } from '../../local/messaging.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { checkPostPolicy } from '../../local/s3-browser-upload.js';
 
 const ENV_NAMES = ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL', 'AWS_REGION', ENV.mediaBucket, ENV.mediaForcePathStyle, ENV.mediaUploadUrl];
 const savedEnv: Record<string, string | undefined> = {};
@@ -36,6 +37,11 @@ beforeAll(() => {
   for (const name of ENV_NAMES) savedEnv[name] = process.env[name];
 });
 afterAll(() => setEnv(savedEnv));
+
+/** The example's base64 policy and signature as AWS documents them. */
+const DOCUMENTED_POLICY =
+  'eyAiZXhwaXJhdGlvbiI6ICIyMDE1LTEyLTMwVDEyOjAwOjAwLjAwMFoiLA0KICAiY29uZGl0aW9ucyI6IFsNCiAgICB7ImJ1Y2tldCI6ICJzaWd2NGV4YW1wbGVidWNrZXQifSwNCiAgICBbInN0YXJ0cy13aXRoIiwgIiRrZXkiLCAidXNlci91c2VyMS8iXSwNCiAgICB7ImFjbCI6ICJwdWJsaWMtcmVhZCJ9LA0KICAgIHsic3VjY2Vzc19hY3Rpb25fcmVkaXJlY3QiOiAiaHR0cDovL3NpZ3Y0ZXhhbXBsZWJ1Y2tldC5zMy5hbWF6b25hd3MuY29tL3N1Y2Nlc3NmdWxfdXBsb2FkLmh0bWwifSwNCiAgICBbInN0YXJ0cy13aXRoIiwgIiRDb250ZW50LVR5cGUiLCAiaW1hZ2UvIl0sDQogICAgeyJ4LWFtei1tZXRhLXV1aWQiOiAiMTQzNjUxMjM2NTEyNzQifSwNCiAgICB7IngtYW16LXNlcnZlci1zaWRlLWVuY3J5cHRpb24iOiAiQUVTMjU2In0sDQogICAgWyJzdGFydHMtd2l0aCIsICIkeC1hbXotbWV0YS10YWciLCAiIl0sDQoNCiAgICB7IngtYW16LWNyZWRlbnRpYWwiOiAiQUtJQUlPU0ZPRE5ON0VYQU1QTEUvMjAxNTEyMjkvdXMtZWFzdC0xL3MzL2F3czRfcmVxdWVzdCJ9LA0KICAgIHsieC1hbXotYWxnb3JpdGhtIjogIkFXUzQtSE1BQy1TSEEyNTYifSwNCiAgICB7IngtYW16LWRhdGUiOiAiMjAxNTEyMjlUMDAwMDAwWiIgfQ0KICBdDQp9';
+const DOCUMENTED_SIGNATURE = '8afdbf4008c03f22c2cd3cdb72e4afbb1f6a588f3255ac628749a66d7f09699e';
 
 describe('the POST policy signature', () => {
   it("matches AWS's documented example (Browser-Based Upload using HTTP POST, Signature Version 4)", async () => {
@@ -59,15 +65,13 @@ describe('the POST policy signature', () => {
       '}',
     ].join('\r\n');
     const encoded = Buffer.from(policy, 'utf8').toString('base64');
-    // The base64 policy the documentation gives (its first and last characters).
-    expect(encoded.startsWith('eyAiZXhwaXJhdGlvbiI6ICIyMDE1LTEyLTMwVDEyOjAwOjAwLjAwMFoiLA0K')).toBe(true);
-    expect(encoded.endsWith('IngtYW16LWRhdGUiOiAiMjAxNTEyMjlUMDAwMDAwWiIgfQ0KICBdDQp9')).toBe(true);
+    expect(encoded).toBe(DOCUMENTED_POLICY);
     const credentials = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
-    expect(await signPostPolicy(encoded, credentials, '20151229', 'us-east-1')).toBe('8afdbf4008c03f22c2cd3cdb72e4afbb1f6a588f3255ac628749a66d7f09699e');
+    expect(await signPostPolicy(encoded, credentials, '20151229', 'us-east-1')).toBe(DOCUMENTED_SIGNATURE);
     // And a different secret, date or region signs differently.
-    expect(await signPostPolicy(encoded, { ...credentials, secretAccessKey: 'other' }, '20151229', 'us-east-1')).not.toBe('8afdbf4008c03f22c2cd3cdb72e4afbb1f6a588f3255ac628749a66d7f09699e');
-    expect(await signPostPolicy(encoded, credentials, '20151230', 'us-east-1')).not.toBe('8afdbf4008c03f22c2cd3cdb72e4afbb1f6a588f3255ac628749a66d7f09699e');
-    expect(await signPostPolicy(encoded, credentials, '20151229', 'eu-west-1')).not.toBe('8afdbf4008c03f22c2cd3cdb72e4afbb1f6a588f3255ac628749a66d7f09699e');
+    expect(await signPostPolicy(encoded, { ...credentials, secretAccessKey: 'other' }, '20151229', 'us-east-1')).not.toBe(DOCUMENTED_SIGNATURE);
+    expect(await signPostPolicy(encoded, credentials, '20151230', 'us-east-1')).not.toBe(DOCUMENTED_SIGNATURE);
+    expect(await signPostPolicy(encoded, credentials, '20151229', 'eu-west-1')).not.toBe(DOCUMENTED_SIGNATURE);
   });
 });
 
@@ -133,6 +137,27 @@ describe('a presigned POST is the one @aws-sdk/s3-presigned-post builds', () => 
     expect(policy.conditions).toContainEqual(['content-length-range', 1, 5_242_880]);
     expect(policy.conditions).toContainEqual({ 'X-Amz-Credential': `${KEYS.accessKeyId}/20261122/${region}/s3/aws4_request` });
     expect('X-Amz-Security-Token' in ours.fields).toBe('sessionToken' in credentials);
+  });
+
+  it("passes the checks S3 makes of a browser POST (local/s3-browser-upload.ts), a session token included, and fails them once altered", async () => {
+    setEnv({ AWS_ENDPOINT_URL_S3: undefined, AWS_ENDPOINT_URL: undefined, AWS_REGION: LOCAL_REGION, [ENV.mediaForcePathStyle]: 'false', [ENV.mediaUploadUrl]: undefined });
+    const credentials = { ...KEYS, sessionToken: 'session-token-of-the-role' };
+    const upload = await new S3MediaUploads({ bucket: 'media', credentials: async () => credentials }).presignUpload({
+      objectKey: 'usr_1/med_1/a.png',
+      contentType: 'image/png',
+      maxBytes: 100,
+      expiresSeconds: 600,
+      successRedirect: 'https://settings.example.test/settings/media/uploaded',
+    });
+    // As a browser sends the form: field names are case-insensitive to S3.
+    const form = new Map(Object.entries(upload.fields).map(([name, value]) => [name.toLowerCase(), value]));
+    expect(checkPostPolicy('media', form, { size: 50 }, new Date(), credentials)).toEqual({ key: 'usr_1/med_1/a.png', contentType: 'image/png' });
+    expect(() => checkPostPolicy('media', form, { size: 101 }, new Date(), credentials)).toThrow(/content-length-range/);
+    expect(() => checkPostPolicy('media', new Map(form).set('content-type', 'text/html'), { size: 50 }, new Date(), credentials)).toThrow(/Policy Condition failed/);
+    expect(() => checkPostPolicy('media', new Map(form).set('key', 'usr_2/med_1/a.png'), { size: 50 }, new Date(), credentials)).toThrow(/Policy Condition failed/);
+    expect(() => checkPostPolicy('other-bucket', form, { size: 50 }, new Date(), credentials)).toThrow(/Policy Condition failed/);
+    expect(() => checkPostPolicy('media', form, { size: 50 }, new Date(Date.now() + 601_000), credentials)).toThrow(/expired/);
+    expect(() => checkPostPolicy('media', form, { size: 50 }, new Date(), { ...credentials, secretAccessKey: 'another-secret' })).toThrow(/signature/);
   });
 
   it('posts to the local stand-in when MEDIA_UPLOAD_URL names one, with the same signed fields', async () => {
