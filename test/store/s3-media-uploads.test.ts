@@ -6,7 +6,8 @@
  *   presigned POST (URL, every field, the policy byte for byte) against what
  *   `@aws-sdk/s3-presigned-post` builds with the same credentials at the same instant, path-style
  *   on a local endpoint and virtual-hosted on AWS, with and without a session token;
- * - HEAD, ranged GET and DELETE, and how their answers map, against the local S3 emulator
+ * - HEAD, ranged GET and DELETE signed as S3 checks them (test/support/verifying-s3.ts: the
+ *   emulator checks no signature), and how their answers map, against the local S3 emulator
  *   (fauxqs). The browser's POST through the policy-checking stand-in is in
  *   test/settings/media-library.test.ts and the browser tests of the media page.
  */
@@ -22,6 +23,7 @@ import { mediaUploadOrigin } from '../../lib/web/connect-dependencies.js';
 import { ensureBucket, s3ClientFor } from '../../local/messaging.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { checkPostPolicy } from '../../local/s3-browser-upload.js';
+import { VerifyingS3 } from '../support/verifying-s3.js';
 
 const ENV_NAMES = ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL', 'AWS_REGION', ENV.mediaBucket, ENV.mediaForcePathStyle, ENV.mediaUploadUrl];
 const savedEnv: Record<string, string | undefined> = {};
@@ -165,6 +167,49 @@ describe('a presigned POST is the one @aws-sdk/s3-presigned-post builds', () => 
     const upload = await new S3MediaUploads({ bucket: 'media', credentials: async () => KEYS }).presignUpload({ objectKey: 'u/m/f.png', contentType: 'image/png', maxBytes: 10, expiresSeconds: 60 });
     expect(upload.url).toBe('http://127.0.0.1:9999/media');
     expect(upload.fields).toMatchObject({ key: 'u/m/f.png', bucket: 'media', 'X-Amz-Algorithm': 'AWS4-HMAC-SHA256' });
+  });
+});
+
+describe('HEAD, ranged GET and DELETE are signed as S3 checks them', () => {
+  const REGION = 'eu-west-1';
+  const CREDENTIALS = { accessKeyId: 'AKIDMEDIAUPLOADS', secretAccessKey: 'secret-of-the-media-uploads', sessionToken: 'session-token-2' };
+  const s3 = new VerifyingS3(REGION, CREDENTIALS);
+  const uploads = (secretAccessKey = CREDENTIALS.secretAccessKey) => new S3MediaUploads({ bucket: 'media', credentials: async () => ({ ...CREDENTIALS, secretAccessKey }) });
+
+  beforeAll(async () => {
+    setEnv({ AWS_ENDPOINT_URL_S3: await s3.start(), AWS_ENDPOINT_URL: undefined, AWS_REGION: REGION, [ENV.mediaForcePathStyle]: 'true', [ENV.mediaUploadUrl]: undefined });
+  });
+  afterAll(() => s3.stop());
+
+  it('each request carries a valid signature over host, date, payload hash and session token (and the range)', async () => {
+    s3.objects.set('/media/usr_1/med_1/clip.mp4', { body: new Uint8Array(2_000).fill(9), contentType: 'video/mp4' });
+    const storage = uploads();
+    const before = s3.seen.length;
+    expect(await storage.head('usr_1/med_1/clip.mp4')).toEqual({ sizeBytes: 2_000, contentType: 'video/mp4' });
+    expect(await storage.read('usr_1/med_1/clip.mp4', 100, 108)).toEqual(new Uint8Array(8).fill(9));
+    await storage.remove('usr_1/med_1/clip.mp4');
+    expect(await storage.head('usr_1/med_1/clip.mp4')).toBeNull();
+    const seen = s3.seen.slice(before);
+    expect(seen.map(({ method, verdict }) => `${method} ${verdict}`)).toEqual(['HEAD ok', 'GET ok', 'DELETE ok', 'HEAD ok']);
+    for (const { signedHeaders } of seen) expect(signedHeaders).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']));
+    expect(seen[1]?.signedHeaders).toContain('range');
+  });
+
+  it('a refused signature is an error after one request, HEAD included (whose answer has no body)', async () => {
+    s3.objects.set('/media/usr_1/med_2/a.png', { body: new Uint8Array(10), contentType: 'image/png' });
+    const before = s3.seen.length;
+    await expect(uploads('not-the-secret').head('usr_1/med_2/a.png')).rejects.toMatchObject({ name: 'S3RequestError', status: 403, s3Code: '' });
+    await expect(uploads('not-the-secret').remove('usr_1/med_2/a.png')).rejects.toMatchObject({ status: 403, s3Code: 'SignatureDoesNotMatch' });
+    expect(s3.seen.slice(before).map(({ verdict }) => verdict)).toEqual(['bad signature', 'bad signature']);
+    expect(s3.objects.has('/media/usr_1/med_2/a.png')).toBe(true);
+  });
+
+  it('tries again, signing anew, when S3 asks to slow down or fails', async () => {
+    s3.objects.set('/media/usr_1/med_3/a.png', { body: new Uint8Array(10), contentType: 'image/png' });
+    const before = s3.seen.length;
+    s3.faults.push(503, 500);
+    expect(await uploads().head('usr_1/med_3/a.png')).toEqual({ sizeBytes: 10, contentType: 'image/png' });
+    expect(s3.seen.slice(before).map(({ verdict }) => verdict)).toEqual(['ok', 'ok', 'ok']);
   });
 });
 
