@@ -42,8 +42,8 @@ export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; 
  * - the event-stream serde (`@smithy/core/event-streams`, with its message codec and checksums,
  *   ~15-25 kB): the protocol loads it when an operation streams events (S3 SelectObjectContent,
  *   Bedrock, Transcribe...), which none of DynamoDB, SQS, Scheduler, KMS or Secrets Manager has.
- *   S3's client imports it at start to configure its serde, so functions that use S3 keep it
- *   (EVENT_STREAMS_BUNDLED).
+ *   (S3's client imports it at start; no function carries that client: the media functions sign
+ *   plain requests to the bucket, lib/store/s3-signed-requests.ts.)
  *
  * Measured with `BENCH_ONLY=cold npm run bench`; everything a function does run stays bundled.
  */
@@ -57,17 +57,6 @@ export const UNREACHED_CREDENTIAL_PROVIDERS = [
 ];
 
 export const EVENT_STREAMS = '@smithy/core/event-streams';
-
-/**
- * Entries whose S3 client imports the event-stream serde statically (its runtime config sets an
- * `eventStreamSerdeProvider`): left external there, the bundle would not load.
- */
-export const EVENT_STREAMS_BUNDLED: ReadonlySet<string> = new Set([
-  'functions/settings/media.ts',
-  'functions/settings/media-upload.ts',
-  'functions/settings/media-register.ts',
-  'functions/settings/media-delete.ts',
-]);
 
 /** What the Lambda runtime provides: the SDK v3 packages (CDK's own default externals). */
 export const RUNTIME_PROVIDED_SDK = ['@aws-sdk/*', '@smithy/*'];
@@ -112,10 +101,10 @@ export const FUNCTION_BUNDLING = {
   awsSdk: 'bundled' as AwsSdkChoice,
 } as const;
 
-/** What stays out of the bundle of `entry` (repository-relative, as in functions/catalogue.ts). */
-export function externalModules(entry: string, awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): string[] {
+/** What stays out of every function's bundle (the same for all: no function carries a module that imports one of these statically). */
+export function externalModules(awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): string[] {
   if (awsSdk === 'runtime') return [...RUNTIME_PROVIDED_SDK];
-  return [...UNREACHED_CREDENTIAL_PROVIDERS, ...(EVENT_STREAMS_BUNDLED.has(entry) ? [] : [EVENT_STREAMS])];
+  return [...UNREACHED_CREDENTIAL_PROVIDERS, EVENT_STREAMS];
 }
 
 /**
@@ -135,7 +124,7 @@ export function esbuildOptions(entry: string, outfile: string, awsSdk: AwsSdkCho
     minify: FUNCTION_BUNDLING.minify,
     sourcemap: FUNCTION_BUNDLING.sourceMap,
     sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-    external: externalModules(entry, awsSdk),
+    external: externalModules(awsSdk),
     alias: { ...BUNDLE_ALIASES },
   };
 }

@@ -78,7 +78,7 @@ export class ServiceFunction extends NodejsFunction {
         // `--sourcemap` with no mode: esbuild's "linked", FUNCTION_BUNDLING.sourceMap.
         sourceMap: FUNCTION_BUNDLING.sourceMap === 'linked',
         sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-        externalModules: externalModules(props.entry),
+        externalModules: externalModules(),
         esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
         // No Docker here or in CI: the esbuild devDependency bundles.
         forceDockerBundling: false,

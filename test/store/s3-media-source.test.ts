@@ -1,100 +1,25 @@
 /**
  * The publish worker's media reads: a SigV4-signed GET, no S3 client. The local S3 emulator
  * (fauxqs) does not check signatures, so these tests run the reads against a small S3 stand-in
- * that does, the way S3 does: it rebuilds the canonical request from what arrived on the wire
- * (only the headers the request says it signed) and recomputes the signature. The official S3
- * client's own GetObject passes the same check, and a request signed with the wrong secret does
- * not, so the check is neither too strict nor too lax. Reads through the real emulator, as the
- * worker runs them, are in test/http/publishing.test.ts (images and video).
+ * that does, the way S3 does (test/support/verifying-s3.ts). The official S3 client's own
+ * GetObject passes the same check, and a request signed with the wrong secret does not, so the
+ * check is neither too strict nor too lax. Reads through the real emulator, as the worker runs
+ * them, are in test/http/publishing.test.ts (images and video).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lib/config.js';
 import { DependencyError } from '../../lib/domain/errors.js';
 import type { MediaItem } from '../../lib/domain/model.js';
-import { mediaObjectUrl, S3MediaSourceFactory } from '../../lib/store/s3-media-source.js';
+import { S3MediaSourceFactory } from '../../lib/store/s3-media-source.js';
+import { mediaObjectUrl } from '../../lib/store/s3-signed-requests.js';
+import { VerifyingS3 } from '../support/verifying-s3.js';
 
 const REGION = 'eu-west-1';
 const BUCKET = 'media-test';
 const CREDENTIALS = { accessKeyId: 'AKIDTESTMEDIA', secretAccessKey: 'test-secret-of-the-media-reader', sessionToken: 'session-token-1' };
 
-interface Seen {
-  path: string;
-  signedHeaders: string[];
-  verdict: 'ok' | 'bad signature' | 'unsigned';
-}
-
-/** S3 GetObject with SigV4 verification, path-style, over a few in-memory objects. */
-class VerifyingS3 {
-  readonly objects = new Map<string, Uint8Array>();
-  readonly seen: Seen[] = [];
-  /** Answers these statuses first, one per request, before serving normally. */
-  readonly faults: number[] = [];
-  private server: Server | undefined;
-  private readonly verifier = new SignatureV4({ service: 's3', region: REGION, credentials: CREDENTIALS, sha256: Sha256, uriEscapePath: false });
-
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-
-  private async verify(req: IncomingMessage, path: string, query: URLSearchParams): Promise<Seen> {
-    const authorization = req.headers.authorization ?? '';
-    const match = /^AWS4-HMAC-SHA256 Credential=([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(authorization);
-    const amzDate = req.headers['x-amz-date'];
-    if (!match || typeof amzDate !== 'string') return { path, signedHeaders: [], verdict: 'unsigned' };
-    const signedHeaders = (match[2] ?? '').split(';');
-    const headers: Record<string, string> = {};
-    for (const name of signedHeaders) {
-      const value = req.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    const [, y, mo, d, h, mi, s] = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate) ?? [];
-    const signingDate = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
-    const expected = await this.verifier.sign(
-      { method: req.method ?? 'GET', protocol: 'http:', hostname: '127.0.0.1', path, query: Object.fromEntries(query), headers },
-      { signingDate },
-    );
-    return { path, signedHeaders, verdict: expected.headers.authorization === authorization ? 'ok' : 'bad signature' };
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const [rawPath = '', rawQuery = ''] = (req.url ?? '').split('?');
-    const seen = await this.verify(req, rawPath, new URLSearchParams(rawQuery));
-    this.seen.push(seen);
-    const fault = this.faults.shift();
-    if (seen.verdict !== 'ok') return this.error(res, 403, seen.verdict === 'unsigned' ? 'AccessDenied' : 'SignatureDoesNotMatch');
-    if (fault !== undefined) return this.error(res, fault, fault === 503 ? 'SlowDown' : 'InternalError');
-    const body = this.objects.get(decodeURIComponent(rawPath));
-    if (!body) return this.error(res, 404, 'NoSuchKey');
-    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-    if (range) {
-      const start = Number(range[1]);
-      const end = Math.min(Number(range[2]), body.length - 1);
-      res.writeHead(206, { 'content-type': 'application/octet-stream', 'content-range': `bytes ${start}-${end}/${body.length}` });
-      res.end(body.subarray(start, end + 1));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream' });
-    res.end(body);
-  }
-
-  private error(res: ServerResponse, status: number, code: string): void {
-    res.writeHead(status, { 'content-type': 'application/xml' });
-    res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
-  }
-}
-
-const s3 = new VerifyingS3();
+const s3 = new VerifyingS3(REGION, CREDENTIALS);
 let endpoint: string;
 const savedEnv: Record<string, string | undefined> = {};
 const ENV_NAMES = ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL', 'AWS_REGION', ENV.mediaForcePathStyle];
@@ -120,7 +45,7 @@ afterAll(async () => {
 const VIDEO = Uint8Array.from({ length: 50_000 }, (_, index) => (index * 7) % 251);
 
 function mediaItem(objectKey: string, bytes: Uint8Array): MediaItem {
-  s3.objects.set(`/${BUCKET}/${objectKey}`, bytes);
+  s3.objects.set(`/${BUCKET}/${objectKey}`, { body: bytes, contentType: 'video/mp4' });
   return {
     id: 'med_1',
     userId: 'usr_1',
