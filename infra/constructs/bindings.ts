@@ -169,11 +169,15 @@ export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOption
  * What a function does with media objects: read them (the worker uploads them to the platform),
  * sign upload POSTs for them (the policy is signed with the function's credentials, so the role
  * needs PutObject: S3 checks it when the browser posts), or delete them (a refused upload, a file
- * removed from the library). HeadObject needs GetObject.
+ * removed from the library). HeadObject needs GetObject. `existence`: learn that an object is
+ * missing. S3 answers a HEAD or GET of a missing key 404 only to a role that may list the bucket,
+ * and 403 to any other, which the code could not tell from a real refusal; so a function that asks
+ * whether an upload arrived gets s3:ListBucket on the bucket itself (it lists nothing, and a
+ * condition on the prefix would not count for that check).
  */
-export type BucketAccess = 'read' | 'presignUpload' | 'delete';
+export type BucketAccess = 'read' | 'presignUpload' | 'delete' | 'existence';
 
-const BUCKET_ACTIONS: Record<BucketAccess, string> = {
+const OBJECT_ACTIONS: Record<Exclude<BucketAccess, 'existence'>, string> = {
   read: 's3:GetObject',
   presignUpload: 's3:PutObject',
   delete: 's3:DeleteObject',
@@ -192,7 +196,10 @@ export interface SharedBucket {
 /** The media bucket: its name, and exactly the object actions of `access` on its objects. */
 export function bindBucket(fn: LambdaFunction, shared: SharedBucket, envVar: string, access: BucketAccess | readonly BucketAccess[]): void {
   setEnv(fn, envVar, shared.bucket.bucketName);
-  const actions = (typeof access === 'string' ? [access] : [...access]).map((entry) => BUCKET_ACTIONS[entry]);
+  const accesses = typeof access === 'string' ? [access] : [...access];
+  if (accesses.includes('existence')) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [shared.bucket.bucketArn] }));
+  const actions = accesses.flatMap((entry) => (entry === 'existence' ? [] : [OBJECT_ACTIONS[entry]]));
+  if (actions.length === 0) return;
   fn.addToRolePolicy(new PolicyStatement({ actions, resources: [shared.bucket.arnForObjects('*')] }));
   acknowledgeWildcardResource(
     fn,

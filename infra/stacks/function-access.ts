@@ -178,8 +178,9 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // Signs a POST policy for one new object (PutObject is what S3 checks against the signer).
   SettingsMediaUpload: { ...SIGNED_IN, mediaObjects: 'presignUpload' },
   SettingsMediaUploaded: SIGNED_IN,
-  // HEADs and reads the upload (type, MP4 duration), deletes a refused one, writes the item.
-  SettingsMediaRegister: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, mediaObjects: ['read', 'delete'], mediaBaseUrl: true },
+  // HEADs and reads the upload (type, MP4 duration), deletes a refused one, writes the item; an
+  // upload that never arrived must read as missing (404), not refused (403): `existence`.
+  SettingsMediaRegister: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, mediaObjects: ['read', 'delete', 'existence'], mediaBaseUrl: true },
   SettingsMediaDelete: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, mediaObjects: 'delete' },
 };
 

@@ -123,7 +123,7 @@ const EXPECTED: Record<string, string[]> = {
   SettingsMedia: ['table:sessions:read', 'table:directory:read'],
   SettingsMediaUpload: ['table:sessions:read', 'table:directory:read', 'objects:media:presign'],
   SettingsMediaUploaded: ['table:sessions:read', 'table:directory:read'],
-  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDelete'],
+  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDelete', 'bucket:media:existence'],
   SettingsMediaDelete: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:delete'],
 };
 
@@ -174,6 +174,7 @@ function capabilitiesOf(name: string): string[] {
     else if (resource === 'bucket:media/*' && same(['s3:PutObject'])) capabilities.push('objects:media:presign');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject'])) capabilities.push('objects:media:readDelete');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject'])) capabilities.push('objects:media:delete');
+    else if (resource === 'bucket:media' && same(['s3:ListBucket'])) capabilities.push('bucket:media:existence');
     else capabilities.push(`UNEXPECTED ${resource}: ${actions.join(' ')}`);
   }
   return sorted(capabilities);
