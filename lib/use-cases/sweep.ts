@@ -71,30 +71,39 @@ export class Sweep {
 
   async execute(options: { lookAhead: boolean }): Promise<SweepResult> {
     const now = this.deps.clock.now();
+    // The shards are swept side by side, each sending what it stamped as soon as it is through its
+    // candidates: stamping one by one across every shard before sending anything could outlast the
+    // run's timeout with a large backlog (8 shards of 1,000 candidates), and a run cut short then
+    // would have stamped posts (so the next runs skip them for the interval) without sending them.
+    const perShard = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.sweepShard(shard, now, options.lookAhead)));
+    return perShard.reduce((sum, one) => ({
+      examined: sum.examined + one.examined,
+      resent: sum.resent + one.resent,
+      deletionsResent: sum.deletionsResent + one.deletionsResent,
+      failedToSend: sum.failedToSend + one.failedToSend,
+    }));
+  }
+
+  private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<SweepResult> {
     const lateBefore = new Date(now.getTime() - this.graceMs).toISOString();
     const horizon = new Date(now.getTime() + MAX_QUEUE_DELAY_SECONDS * 1000).toISOString();
-    const perShard = await Promise.all(
-      Array.from({ length: this.shards }, async (_, shard) => {
-        const late = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });
-        const soon = options.lookAhead ? await this.deps.state.listDue(shard, { dueFrom: lateBefore, dueTo: horizon, limit: this.limit }) : [];
-        return [...late, ...soon];
-      }),
-    );
-    const candidates = perShard.flat();
+    const late = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });
+    const soon = lookAhead ? await this.deps.state.listDue(shard, { dueFrom: lateBefore, dueTo: horizon, limit: this.limit }) : [];
+    const candidates = [...late, ...soon];
     // The resend throttle (sweptAt) stops a routine run from putting a post back every few seconds.
     // A look-ahead run happens exactly when earlier sends may be gone (a new process, or a publish
     // queue created anew after a restart), so a post swept just before must be put back again.
-    const sweptBefore = options.lookAhead ? now : new Date(now.getTime() - this.resendIntervalMs);
+    const sweptBefore = lookAhead ? now : new Date(now.getTime() - this.resendIntervalMs);
     const toSend: { postId: string; scheduledFor: string; delaySeconds: number }[] = [];
     const deletions: string[] = [];
     for (const candidate of candidates) {
       if (platformDeletionPending(candidate.post, candidate.state.platformDeletedAt)) {
         // Listed late (or in a look-ahead run): its message counts as lost, or its resend is due.
-        const stamp = { now, lateBefore: options.lookAhead ? null : new Date(lateBefore), resendAt: this.deletionResendAt(candidate.post, now) };
+        const stamp = { now, lateBefore: lookAhead ? null : new Date(lateBefore), resendAt: this.deletionResendAt(candidate.post, now) };
         if (await this.deps.state.markDeletionSwept(candidate.post.id, stamp)) deletions.push(candidate.post.id);
         continue;
       }
-      const entry = this.entryFor(candidate, now, options.lookAhead, sweptBefore);
+      const entry = this.entryFor(candidate, now, lookAhead, sweptBefore);
       if (!entry) continue;
       const marked = await this.deps.state.markSwept(candidate.post.id, { now, sweptBefore });
       if (marked) toSend.push(entry);
