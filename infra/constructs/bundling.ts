@@ -78,6 +78,10 @@ export const RUNTIME_PROVIDED_SDK = ['@aws-sdk/*', '@smithy/*'];
  *   the MCP SDK imports both to accept tool schemas written with Zod 3 and uses them only for such
  *   a schema; ours are Zod 4 (lib/mcp/tool-schemas.ts), and the same bundled MCP exchange proves
  *   it. 78 kB less in the MCP function.
+ * - `@aws-sdk/endpoint-cache` becomes `small-endpoint-cache` (infra/small-endpoint-cache): the same
+ *   EndpointCache on a Map instead of mnemonist's LRU cache (test/infra/small-endpoint-cache.test.ts
+ *   runs both through the same random operations). The DynamoDB client builds one at start for
+ *   endpoint discovery, which none of its commands uses. 8 kB less in every function with that client.
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   'core-js': 'no-polyfills',
@@ -85,6 +89,7 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   'ajv-formats': 'no-ajv/formats',
   'zod/v3': 'no-zod-v3',
   'zod-to-json-schema': 'no-zod-v3/to-json-schema',
+  '@aws-sdk/endpoint-cache': 'small-endpoint-cache',
 };
 
 export type AwsSdkChoice = 'bundled' | 'runtime';
