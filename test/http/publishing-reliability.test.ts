@@ -83,6 +83,14 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Until a create whose answer was lost leaves its post released, sent and waiting for its lookup. */
+async function awaitingLookup(postId: string): Promise<void> {
+  await until('the lost answer to leave the post waiting for its lookup', async () => {
+    const item = await backdoor.item(postId);
+    return typeof item?.platformCreateSentAt === 'string' && typeof item.retryAt === 'string' && item.claimToken === undefined;
+  });
+}
+
 function sandboxOf(platform: 'x' | 'linkedin') {
   return platform === 'x' ? sandbox.x : sandbox.linkedin;
 }
@@ -132,10 +140,7 @@ describe('an ambiguous outcome is never blindly resent (item 4)', () => {
     const acct = await account('x');
     sandbox.x.injectFault(acct.id, 'drop_after_create');
     const postId = await create(acct.id, { text: uniqueText('Live, then cut off') });
-    await until('the lost answer to leave the post waiting for its lookup', async () => {
-      const item = await backdoor.item(postId);
-      return typeof item?.platformCreateSentAt === 'string' && typeof item.retryAt === 'string' && item.claimToken === undefined;
-    });
+    await awaitingLookup(postId);
     await updateAccount(acct.id, { sandbox: 'expired' });
     const post = await settled(postId);
     expect(post.status).toBe('failed');
@@ -179,10 +184,7 @@ describe('cancelling a post that has not gone out (item 7)', () => {
     const acct = await account('x');
     sandbox.x.injectFault(acct.id, 'drop_after_create');
     const postId = await create(acct.id, { text: uniqueText('Maybe live') });
-    await until('the lost answer to leave the post waiting for its lookup', async () => {
-      const item = await backdoor.item(postId);
-      return typeof item?.platformCreateSentAt === 'string' && typeof item.retryAt === 'string' && item.claimToken === undefined;
-    });
+    await awaitingLookup(postId);
     const deleted = await client().delete<{ softDeleted: boolean; platformDeletionQueuedFor: string[] }>(`/posts/${postId}?deleteFromPlatform=true`);
     expect(deleted.status).toBe(200);
     // It may be live, so it is not a cancellation: the record stays (hidden), the unit stays spent.

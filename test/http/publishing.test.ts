@@ -317,14 +317,20 @@ describe('never sent twice', () => {
 });
 
 describe('delete and the send', () => {
-  it('deleted with deleteFromPlatform while it is being sent: stays deleted, and the live post is deleted once its id is known', async () => {
+  /** A post to X whose create is held by `fault`, deleted with deleteFromPlatform once X has it. */
+  async function deletedWhileSent(fault: 'slow_create' | 'slow_rate_limited', label: string): Promise<{ acct: Account; postId: string }> {
     const acct = await account('x', 'ok');
-    sandbox.x.injectFault(acct.id, 'slow_create');
-    const postId = await create(acct.id, { text: uniqueText('Racing') });
+    sandbox.x.injectFault(acct.id, fault);
+    const postId = await create(acct.id, { text: uniqueText(label) });
     await until('the create request to reach X', () => sandbox.x.createAttemptCount(acct.id) === 1);
     const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}?deleteFromPlatform=true`);
     expect(deleted.status).toBe(200);
     expect(deleted.body.softDeleted).toBe(true);
+    return { acct, postId };
+  }
+
+  it('deleted with deleteFromPlatform while it is being sent: stays deleted, and the live post is deleted once its id is known', async () => {
+    const { acct, postId } = await deletedWhileSent('slow_create', 'Racing');
     expect((await client().get(`/posts/${postId}`)).status).toBe(404);
     await until('the live post to be deleted from X', () => sandbox.x.listPosts(acct.id)[0]?.deletedAt instanceof Date);
     expect(sandbox.x.createCount(acct.id)).toBe(1);
@@ -333,13 +339,7 @@ describe('delete and the send', () => {
   });
 
   it('deleted with deleteFromPlatform while a create that X then refuses (429) is under way: nothing went out, so the post is settled, not left scheduled in the due index', async () => {
-    const acct = await account('x', 'ok');
-    sandbox.x.injectFault(acct.id, 'slow_rate_limited');
-    const postId = await create(acct.id, { text: uniqueText('Racing a refusal') });
-    await until('the create request to reach X', () => sandbox.x.createAttemptCount(acct.id) === 1);
-    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}?deleteFromPlatform=true`);
-    expect(deleted.status).toBe(200);
-    expect(deleted.body.softDeleted).toBe(true);
+    const { acct, postId } = await deletedWhileSent('slow_rate_limited', 'Racing a refusal');
     await until('the refused attempt to end', async () => {
       const item = await backdoor.item(postId);
       return item?.status !== 'scheduled' || item.claimToken === undefined;
