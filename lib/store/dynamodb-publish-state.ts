@@ -196,12 +196,22 @@ export class DynamoDbPublishState implements PublishStateStore {
       // so a delete while it waits for its retry cancels it and gives its unit back. Not a post
       // deleted while it was sent: with nothing that may be live, no claim or sweep would ever
       // take it up again, so it is left to the caller to record (false).
+      // Its byDue entry moves to the retry time, where the sweeper looks for it if the retry's
+      // message is lost: left at its first due time, a post waiting to be tried again would hold
+      // one of the oldest places every sweep reads (see lib/use-cases/sweep.ts). (A post deleted
+      // while it was sent, without deleteFromPlatform, has no duePk: a dueSk alone indexes nothing.)
       UpdateExpression:
-        `SET retryAt = :retryAt REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}` +
+        `SET retryAt = :retryAt, dueSk = :dueSk REMOVE claimToken, claimUntil${input.uncertain ? '' : `, platformCreateSentAt, platformCreateMediaIds, ${IN_FLIGHT_ATTRIBUTE}`}` +
         (input.failed ? ' ADD publishFailures :one' : ''),
       ConditionExpression: `#status = :scheduled AND claimToken = :token${input.uncertain ? '' : ' AND attribute_not_exists(deletedAt)'}`,
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':retryAt': input.retryAt.toISOString(), ':token': token, ':scheduled': 'scheduled', ...(input.failed ? { ':one': 1 } : {}) },
+      ExpressionAttributeValues: {
+        ':retryAt': input.retryAt.toISOString(),
+        ':dueSk': dueSortKey({ scheduledFor: input.retryAt.toISOString(), id: postId }),
+        ':token': token,
+        ':scheduled': 'scheduled',
+        ...(input.failed ? { ':one': 1 } : {}),
+      },
     });
   }
 

@@ -9,7 +9,7 @@
  *   listSk = <createdAt>#<id>            (also the sort key of byUserStatus)
  *   statusPk = <userId>#<status>         byUserStatus:  the status filter of GET /posts
  *   duePk = due#<shard>                  byDue:         scheduled posts (sweeper safety net)
- *   dueSk = <scheduledFor>#<id>
+ *   dueSk = <scheduledFor>#<id>           (<retryAt>#<id> while it waits to be tried again)
  * A deleted post (deletedAt set) carries none of them, so it leaves every index at once and no
  * page is ever shrunk by a filter. One exception, in byDue only (never read by the API): a post
  * deleted with deleteFromPlatform=true keeps an entry there while its live copy must still come

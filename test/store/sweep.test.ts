@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
@@ -53,6 +53,26 @@ function sweeper(clock: Clock): Sweep {
     deletionQueue: new SqsPlatformDeletionQueue(sqs, queues.deletion.url),
     clock,
     shards: DUE_SHARDS,
+  });
+}
+
+/** A post id whose byDue entry falls in `shard`. */
+function idInShard(shard: number): string {
+  for (;;) {
+    const id = newId('post');
+    if (dueShard(id) === shard) return id;
+  }
+}
+
+/** A sweeper of the first `shards` shards only, that reads three entries of each a run: its window, made small. */
+function narrowSweeper(clock: Clock, shards = 1): Sweep {
+  return new Sweep({
+    state,
+    queue: new SqsPublishQueue(sqs, queues.publish.url),
+    deletionQueue: new SqsPlatformDeletionQueue(sqs, queues.deletion.url),
+    clock,
+    shards,
+    limitPerShard: 3,
   });
 }
 
@@ -157,6 +177,31 @@ async function publishedPost(at: Date, id = newId('post')): Promise<Post> {
   if (!live) throw new Error('not published');
   return live;
 }
+
+it('posts waiting to be tried again do not fill the window a run reads: a lost post behind them is still put back', async () => {
+  // The oldest entries of shard 1 (the year before every other post of this file; the deletions'
+  // window test below uses shard 0): three posts released for a retry five minutes on, then a post
+  // whose message was lost. A run reads three a shard.
+  const base = new Date(NOW.getTime() - 2 * 365 * 24 * 3_600_000);
+  const userId = newId('usr');
+  const retrying = [];
+  for (let index = 0; index < 3; index++) {
+    const post = postFixture({ id: idInShard(1), userId, createdAt: base.toISOString(), scheduledFor: base.toISOString() });
+    await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
+    expect((await state.claim(post.id, { token: 'w', now: base, leaseUntil: new Date(base.getTime() + 2_000) })).claimed).toBe(true);
+    expect(await state.releaseForRetry(post.id, 'w', { retryAt: new Date(base.getTime() + 300_000), uncertain: false, failed: true })).toBe(true);
+    retrying.push(post);
+  }
+  const lost = postFixture({ id: idInShard(1), userId, createdAt: base.toISOString(), scheduledFor: new Date(base.getTime() + 60_000).toISOString() });
+  await posts.createPosts({ userId, posts: [lost], allowanceLimit: 100, idempotency: null, response: () => null });
+  const run = await narrowSweeper({ now: () => new Date(base.getTime() + 120_000) }, 2).execute({ lookAhead: false });
+  expect(run).toMatchObject({ examined: 1, resent: 1 });
+  expect(await rawItem(lost.id)).toMatchObject({ sweptAt: new Date(base.getTime() + 120_000).toISOString() });
+  // Their retry time passed and its message lost too: then they are the late ones.
+  const later = await narrowSweeper({ now: () => new Date(base.getTime() + 320_000) }, 2).execute({ lookAhead: false });
+  expect(later).toMatchObject({ examined: 3, resent: 3 });
+  for (const post of [...retrying, lost]) await client.send(new DeleteCommand({ TableName: postsTable, Key: { id: post.id } }));
+});
 
 describe('the outbox of platform deletions: a live post deleted with deleteFromPlatform=true is never forgotten', () => {
   it('deleted while it was sent, published, and the deletion message never queued: the sweeper queues it until the deletion is done', async () => {
@@ -264,30 +309,16 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
     // The oldest entries of one shard (the year before every other post of this file): three
     // pending deletions, then a scheduled post whose message was lost. A run reads three a shard.
     const base = new Date(NOW.getTime() - 365 * 24 * 3_600_000);
-    const inShard = (shard: number): string => {
-      for (;;) {
-        const id = newId('post');
-        if (dueShard(id) === shard) return id;
-      }
-    };
     const deletions = [];
     for (let index = 0; index < 3; index++) {
-      const post = await publishedPost(base, inShard(0));
+      const post = await publishedPost(base, idInShard(0));
       expect(await posts.softDeletePost(post, { deleteFromPlatform: true, now: base })).not.toBeNull();
       deletions.push(post.id);
     }
     const lostAt = new Date(base.getTime() + 60_000);
-    const lost = postFixture({ id: inShard(0), userId: newId('usr'), createdAt: base.toISOString(), scheduledFor: lostAt.toISOString() });
+    const lost = postFixture({ id: idInShard(0), userId: newId('usr'), createdAt: base.toISOString(), scheduledFor: lostAt.toISOString() });
     await posts.createPosts({ userId: lost.userId, posts: [lost], allowanceLimit: 100, idempotency: null, response: () => null });
-    const narrow = (ms: number) =>
-      new Sweep({
-        state,
-        queue: new SqsPublishQueue(sqs, queues.publish.url),
-        deletionQueue: new SqsPlatformDeletionQueue(sqs, queues.deletion.url),
-        clock: { now: () => new Date(base.getTime() + ms) },
-        shards: 1,
-        limitPerShard: 3,
-      });
+    const narrow = (ms: number) => narrowSweeper({ now: () => new Date(base.getTime() + ms) });
     // The first run reads the three deletions (their messages count as lost) and queues them again.
     expect(await narrow(120_000).execute({ lookAhead: false })).toMatchObject({ examined: 3, deletionsResent: 3, resent: 0 });
     expect(await takeDeletionMessages(deletions)).toBe(3);
