@@ -172,8 +172,7 @@ export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOption
  * removed from the library). HeadObject needs GetObject. `existence`: learn that an object is
  * missing. S3 answers a HEAD or GET of a missing key 404 only to a role that may list the bucket,
  * and 403 to any other, which the code could not tell from a real refusal; so a function that asks
- * whether an upload arrived gets s3:ListBucket on the bucket itself (it lists nothing, and a
- * condition on the prefix would not count for that check).
+ * whether an upload arrived gets s3:ListBucket on the bucket itself (its code lists nothing).
  */
 export type BucketAccess = 'read' | 'presignUpload' | 'delete' | 'existence';
 
