@@ -331,18 +331,12 @@ export class DynamoDbPublishState implements PublishStateStore {
    * would get the same answer, so the deletion's due entry goes; the reason stays on the item.
    */
   async abandonPlatformDeletion(postId: string, input: { now: Date; reason: string }): Promise<void> {
-    await conditional(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: postId },
-          UpdateExpression: 'SET platformDeletionAbandonedAt = :now, platformDeletionAbandonedFor = :reason REMOVE duePk, dueSk',
-          // Never on a post still being sent: its due entry is the publish worker's.
-          ConditionExpression: '#status = :published AND attribute_not_exists(platformDeletedAt)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': input.now.toISOString(), ':reason': input.reason.slice(0, 500), ':published': 'published' },
-        }),
-      ),
-    );
+    await this.updateIf(postId, {
+      UpdateExpression: 'SET platformDeletionAbandonedAt = :now, platformDeletionAbandonedFor = :reason REMOVE duePk, dueSk',
+      // Never on a post still being sent: its due entry is the publish worker's.
+      ConditionExpression: '#status = :published AND attribute_not_exists(platformDeletedAt)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':now': input.now.toISOString(), ':reason': input.reason.slice(0, 500), ':published': 'published' },
+    });
   }
 }

@@ -10,7 +10,8 @@
  */
 import { ENV } from '../config.js';
 import type { MediaUploadStorage, PresignedUpload } from '../use-cases/ports/media-upload.js';
-import { presignPost, S3RequestError, S3SignedRequests, type PostPolicyCondition, type S3SignedRequestsOptions } from './s3-signed-requests.js';
+import type { MediaBucket } from './media-bucket.js';
+import { mediaBucketUrl, presignPost, S3RequestError, S3SignedRequests, type PostPolicyCondition, type S3SignedRequestsOptions } from './s3-signed-requests.js';
 
 /**
  * Per attempt (three at most): a settings function has 15 s in all, and these requests are a
@@ -19,6 +20,15 @@ import { presignPost, S3RequestError, S3SignedRequests, type PostPolicyCondition
 const REQUEST_TIMEOUT_MS = 4_000;
 
 export type S3MediaUploadsOptions = Omit<S3SignedRequestsOptions, 'timeoutMs'>;
+
+/**
+ * Where browsers post uploads to `bucket`: the local stand-in when MEDIA_UPLOAD_URL names one, else
+ * the bucket's own URL, addressed as its presigned POSTs are (the page's form-action allows it).
+ */
+export function browserUploadUrl(bucket: MediaBucket, awsRegion: string): string {
+  const standIn = process.env[ENV.mediaUploadUrl];
+  return standIn ? `${standIn.replace(/\/+$/, '')}/${bucket.name}` : mediaBucketUrl(bucket, awsRegion).href;
+}
 
 export class S3MediaUploads implements MediaUploadStorage {
   /** The bucket is read at first use: the library page lists records and never touches S3. */
@@ -39,9 +49,8 @@ export class S3MediaUploads implements MediaUploadStorage {
       conditions.push(['eq', '$success_action_redirect', input.successRedirect]);
     }
     const presigned = await presignPost(this.s3, { objectKey: input.objectKey, fields, conditions, expiresSeconds: input.expiresSeconds });
-    const standIn = process.env[ENV.mediaUploadUrl];
     return {
-      url: standIn ? `${standIn.replace(/\/+$/, '')}/${this.s3.bucket.name}` : presigned.url,
+      url: browserUploadUrl(this.s3.bucket, presigned.region),
       fields: presigned.fields,
       expiresAt: new Date(Date.now() + input.expiresSeconds * 1000).toISOString(),
     };

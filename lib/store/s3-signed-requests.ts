@@ -47,10 +47,11 @@ export class S3RequestError extends Error {
 /** A POST policy condition (the forms S3 documents for browser uploads). */
 export type PostPolicyCondition = Record<string, string> | ['eq' | 'starts-with', string, string] | ['content-length-range', number, number];
 
-/** A presigned POST: the browser posts `fields`, then the file, to `url`. */
+/** A presigned POST: the browser posts `fields`, then the file, to `url`; `region` is the one it was signed for. */
 export interface PresignedPost {
   url: string;
   fields: Record<string, string>;
+  region: string;
 }
 
 /** RFC 3986 encoding of one key segment, as S3's canonical request expects it. */
@@ -238,6 +239,7 @@ export async function presignPost(
   const encodedPolicy = Buffer.from(policy, 'utf8').toString('base64');
   return {
     url: mediaBucketUrl(s3.bucket, awsRegion).href,
+    region: awsRegion,
     fields: { ...fields, key: input.objectKey, Policy: encodedPolicy, 'X-Amz-Signature': await signPostPolicy(encodedPolicy, credentials, shortDate, awsRegion) },
   };
 }

@@ -15,8 +15,7 @@ import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
 import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
 import { mediaBucket } from '../store/media-bucket.js';
-import { S3MediaUploads } from '../store/s3-media-uploads.js';
-import { mediaBucketUrl } from '../store/s3-signed-requests.js';
+import { browserUploadUrl, S3MediaUploads } from '../store/s3-media-uploads.js';
 import { tokenCipherFromEnv } from '../store/token-cipher.js';
 import type { TokenCipher } from '../use-cases/ports/token-cipher.js';
 import { ConnectAccount } from '../use-cases/settings/connect-account.js';
@@ -56,9 +55,7 @@ export function connectFormActionOrigins(): string[] {
 
 /** Where browsers post media uploads: the media bucket's S3 endpoint, addressed as presigned POSTs are (or the local stand-in). */
 export function mediaUploadOrigin(): string {
-  const standIn = process.env[ENV.mediaUploadUrl];
-  if (standIn) return new URL(standIn).origin;
-  return mediaBucketUrl(mediaBucket(), process.env.AWS_REGION ?? 'us-east-1').origin;
+  return new URL(browserUploadUrl(mediaBucket(), process.env.AWS_REGION ?? 'us-east-1')).origin;
 }
 
 /** Where thumbnails come from: the media base URL's origin (CloudFront on AWS). */

@@ -94,6 +94,12 @@ async function takeDeletionMessages(postId: string | string[]): Promise<number> 
   }
 }
 
+/** Deletion messages for the post that a sweep at `clock`'s time queued. */
+async function deletionsQueuedBy(clock: Clock, postId: string, lookAhead: boolean): Promise<number> {
+  await sweeper(clock).execute({ lookAhead });
+  return takeDeletionMessages(postId);
+}
+
 async function rawItem(id: string): Promise<Record<string, unknown> | undefined> {
   return (await client.send(new GetCommand({ TableName: postsTable, Key: { id }, ConsistentRead: true }))).Item;
 }
@@ -235,25 +241,20 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
 
     // Within the grace period after the publish, the message may still be on its way: nothing.
     now = new Date(base.getTime() + 5_000);
-    await sweeper({ now: () => now }).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(0);
+    expect(await deletionsQueuedBy({ now: () => now }, post.id, false)).toBe(0);
     // Past it: queued again, once per resend interval.
     now = new Date(base.getTime() + 20_000);
-    await sweeper({ now: () => now }).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
+    expect(await deletionsQueuedBy({ now: () => now }, post.id, false)).toBe(1);
     now = new Date(base.getTime() + 21_000);
-    await sweeper({ now: () => now }).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(0);
+    expect(await deletionsQueuedBy({ now: () => now }, post.id, false)).toBe(0);
     // A restart (look-ahead run) may have lost that one too: queued again at once.
     now = new Date(base.getTime() + 22_000);
-    await sweeper({ now: () => now }).execute({ lookAhead: true });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
+    expect(await deletionsQueuedBy({ now: () => now }, post.id, true)).toBe(1);
     // Done: the post leaves the due index with the same write, and is never queued again.
     await state.markPlatformDeleted(post.id, now);
     expect(await rawItem(post.id)).not.toHaveProperty('duePk');
     now = new Date(base.getTime() + 200_000);
-    await sweeper({ now: () => now }).execute({ lookAhead: true });
-    expect(await takeDeletionMessages(post.id)).toBe(0);
+    expect(await deletionsQueuedBy({ now: () => now }, post.id, true)).toBe(0);
   });
 
   it('deleted after it was published, and the deletion message lost: queued after the grace period; refused for good, it is not asked again', async () => {
@@ -265,15 +266,12 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
     expect(await posts.softDeletePost(post, { deleteFromPlatform: true, now: deletedAt })).not.toBeNull();
     expect(await rawItem(post.id)).toMatchObject({ dueSk: `${deletedAt.toISOString()}#${post.id}` });
     // The grace period runs from the delete, not from the (long past) publish.
-    await sweeper({ now: () => new Date(deletedAt.getTime() + 5_000) }).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(0);
-    await sweeper({ now: () => new Date(deletedAt.getTime() + 15_000) }).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
+    expect(await deletionsQueuedBy({ now: () => new Date(deletedAt.getTime() + 5_000) }, post.id, false)).toBe(0);
+    expect(await deletionsQueuedBy({ now: () => new Date(deletedAt.getTime() + 15_000) }, post.id, false)).toBe(1);
     // The platform refuses it for good (the account is gone): it leaves the due index.
     await state.abandonPlatformDeletion(post.id, { now: deletedAt, reason: 'the account is gone' });
     expect(await rawItem(post.id)).not.toHaveProperty('duePk');
-    await sweeper({ now: () => new Date(deletedAt.getTime() + 300_000) }).execute({ lookAhead: true });
-    expect(await takeDeletionMessages(post.id)).toBe(0);
+    expect(await deletionsQueuedBy({ now: () => new Date(deletedAt.getTime() + 300_000) }, post.id, true)).toBe(0);
   });
 
   it('a deletion the platform keeps failing is queued again less and less often: every minute at first, every 13 minutes or so two hours on', async () => {
@@ -282,26 +280,19 @@ describe('the outbox of platform deletions: a live post deleted with deleteFromP
     expect(await posts.softDeletePost(post, { deleteFromPlatform: true, now: base })).not.toBeNull();
     const at = (ms: number) => ({ now: () => new Date(base.getTime() + ms) });
     // The first minutes: once a minute.
-    await sweeper(at(20_000)).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
-    await sweeper(at(70_000)).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(0);
+    expect(await deletionsQueuedBy(at(20_000), post.id, false)).toBe(1);
+    expect(await deletionsQueuedBy(at(70_000), post.id, false)).toBe(0);
     // Its entry waits at the next resend time (20 s + 60 s), then the grace period like any other.
-    await sweeper(at(91_000)).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
+    expect(await deletionsQueuedBy(at(91_000), post.id, false)).toBe(1);
     // Two hours on (every message failed meanwhile): a minute or ten since the last is not enough.
     const twoHours = 2 * 3_600_000;
-    await sweeper(at(twoHours)).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
+    expect(await deletionsQueuedBy(at(twoHours), post.id, false)).toBe(1);
     await sweeper(at(twoHours + 61_000)).execute({ lookAhead: false });
-    await sweeper(at(twoHours + 10 * 60_000)).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(0);
+    expect(await deletionsQueuedBy(at(twoHours + 10 * 60_000), post.id, false)).toBe(0);
     // Pending 2 h 14 min: a tenth of that, 13.4 min, has passed since the last.
-    await sweeper(at(twoHours + 14 * 60_000)).execute({ lookAhead: false });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
+    expect(await deletionsQueuedBy(at(twoHours + 14 * 60_000), post.id, false)).toBe(1);
     // A restart may have lost the message: a look-ahead run queues it at once, whatever the interval.
-    await sweeper(at(twoHours + 15 * 60_000)).execute({ lookAhead: true });
-    expect(await takeDeletionMessages(post.id)).toBe(1);
+    expect(await deletionsQueuedBy(at(twoHours + 15 * 60_000), post.id, true)).toBe(1);
     await state.markPlatformDeleted(post.id, new Date(base.getTime() + twoHours + 16 * 60_000));
   });
 
