@@ -1,7 +1,7 @@
 /** The budgets every phase is held to, and the pieces of the printed report. */
 import { round } from './stats.js';
 
-/** Issue 13's budgets (issue 6's before them): each is printed PASS or MISS beside its figure. */
+/** The budgets decided for the service: each is printed PASS or MISS beside its figure. */
 export const BUDGETS = {
   /** decisions.md: a post goes out within 1 s of its time, p99; for a burst of 500 and for 200 spread out. */
   publishLagP99Ms: 1000,
@@ -9,10 +9,13 @@ export const BUDGETS = {
   publishLagStretchP99Ms: 250,
   scaleRatio: 1.5,
   createDynamoRequests: 8,
-  /** Minified index.mjs of each function. */
-  bundleBytes: 250_000,
-  /** Median `import()` of each bundle in a fresh Node process, source maps on (as deployed). */
+  /**
+   * Median `import()` of each bundle in a fresh Node process, source maps on (as deployed): the
+   * cold-start budget. Bundle size is reported, not budgeted (bench/bundle-ceilings.ts says why).
+   */
   importMs: 60,
+  /** The assistant server's import budget: the MCP SDK and zod come with the protocol. */
+  importMsAssistantServer: 80,
   overheadRatio: 3,
   /** The worker's DynamoDB write units for one publish: today's 13 came from indexes copying claim writes. */
   publishWriteUnitsPerPost: 10,
@@ -36,6 +39,11 @@ export interface Budget {
   limit: number;
   unit: string;
   pass: boolean;
+}
+
+/** A function's cold-start budget: its import time. */
+export function importBudgetMs(functionName: string): number {
+  return functionName === 'Mcp' ? BUDGETS.importMsAssistantServer : BUDGETS.importMs;
 }
 
 export function budget(name: string, measured: number, limit: number, unit: string): Budget {

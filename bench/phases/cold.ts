@@ -19,7 +19,8 @@ import { esbuildOptions, FUNCTION_BUNDLING, type AwsSdkChoice } from '../../infr
 import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { REPO_ROOT } from '../../local/lambda-runtime.js';
 import { log } from '../harness.js';
-import { budget, BUDGETS, ms, table, type Budget, type PhaseOutcome } from '../report.js';
+import { bundleCeilingBytes } from '../bundle-ceilings.js';
+import { budget, importBudgetMs, ms, table, type Budget, type PhaseOutcome } from '../report.js';
 import { median } from '../stats.js';
 
 export interface BundleFigures {
@@ -49,8 +50,9 @@ export async function coldPhase(): Promise<PhaseOutcome> {
   const bundles = await measureColdStart(join(REPO_ROOT, '.bench-data', `bundles-${process.pid}`), IMPORT_RUNS);
   const budgets: Budget[] = [];
   for (const bundle of bundles) {
-    budgets.push(budget(`bundle ${bundle.name}`, bundle.bytes / 1000, BUDGETS.bundleBytes / 1000, 'kB'));
-    budgets.push(budget(`import ${bundle.name}`, bundle.importMs, BUDGETS.importMs, 'ms'));
+    // Size is a runaway guard (the same ceilings test/infra/bundles.test.ts holds), not a budget.
+    budgets.push(budget(`bundle ceiling (guard) ${bundle.name}`, bundle.bytes / 1000, bundleCeilingBytes(bundle.name) / 1000, 'kB'));
+    budgets.push(budget(`import ${bundle.name}`, bundle.importMs, importBudgetMs(bundle.name), 'ms'));
   }
   const report =
     bundles.length === 0
@@ -58,12 +60,14 @@ export async function coldPhase(): Promise<PhaseOutcome> {
       : [
           `Cold start (esbuild bundle as deployed; import in a fresh Node process, median of ${IMPORT_RUNS})`,
           table([
-            ['function', 'kB', 'AWS SDK kB', 'import ms', 'no maps ms', 'budgets', '| SDK from runtime: kB', 'import ms'],
+            ['function', 'kB', 'ceiling kB', 'AWS SDK kB', 'import ms', 'budget ms', 'no maps ms', 'verdict', '| SDK from runtime: kB', 'import ms'],
             ...bundles.map((bundle) => [
               bundle.name,
               (bundle.bytes / 1000).toFixed(1),
+              (bundleCeilingBytes(bundle.name) / 1000).toFixed(0),
               (bundle.awsSdkBytes / 1000).toFixed(1),
               ms(bundle.importMs),
+              String(importBudgetMs(bundle.name)),
               ms(bundle.importMsWithoutSourceMaps),
               verdict(bundle),
               (bundle.runtimeSdk.bytes / 1000).toFixed(1),
@@ -81,10 +85,13 @@ export async function coldPhase(): Promise<PhaseOutcome> {
  * the default route, the settings pages and the assistant server (whose MCP entry serves three
  * routes, as one function: the CDK app deploys one function per entry too).
  */
-export /** PASS when the bundle meets both budgets, else MISS and which (size, import). */
+export /** PASS when the import meets its budget and the bundle is within its guard, else what is off. */
 function verdict(bundle: BundleFigures): string {
-  const missed = [bundle.bytes > BUDGETS.bundleBytes ? 'size' : '', bundle.importMs > BUDGETS.importMs ? 'import' : ''].filter(Boolean);
-  return missed.length === 0 ? 'PASS' : `MISS ${missed.join('+')}`;
+  const missed = [
+    bundle.importMs > importBudgetMs(bundle.name) ? 'MISS import' : '',
+    bundle.bytes > bundleCeilingBytes(bundle.name) ? 'OVER ceiling' : '',
+  ].filter(Boolean);
+  return missed.length === 0 ? 'PASS' : missed.join('+');
 }
 
 export const FUNCTIONS: readonly { name: string; entry: string }[] = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ROUTES]
