@@ -99,7 +99,7 @@ function header(headers: WebhookHeaders, name: string): string {
   return text;
 }
 
-async function hmacKey(secret: string): Promise<CryptoKey> {
+async function hmacKey(secret: string) {
   const bytes = base64Bytes(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret);
   if (!bytes || bytes.length === 0) throw new WebhookVerificationError('invalid_secret', 'The secret is not a whsec_ secret (base64 after the prefix).');
   return crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);

@@ -65,8 +65,9 @@ function client(baseUrl: string, options: Partial<SocialPublishingOptions> = {})
   return { sdk, retries };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
+/** What the call rejects with (a PagedList is awaited like a promise). */
+async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  return Promise.resolve(promise).then(
     () => {
       throw new Error('resolved, but should have been rejected');
     },
