@@ -8,7 +8,7 @@
  * Only fetch, AbortController, setTimeout and crypto.randomUUID: it runs on Node.js 20+ and on
  * edge runtimes alike.
  */
-import { ConnectionError, errorFromResponse, type SocialPublishingError } from './errors.js';
+import { ApiError, ConnectionError, errorFromResponse, type SocialPublishingError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -112,9 +112,7 @@ export class HttpClient {
       let retryAfterMs: number | null | undefined;
       try {
         const answer = await this.attempt(url, { method: method.toUpperCase(), headers, body }, timeoutMs, options.signal);
-        if (answer.status >= 200 && answer.status < 300) {
-          return (answer.text === '' ? undefined : JSON.parse(answer.text)) as SuccessBody<Operation<P, M>>;
-        }
+        if (answer.status >= 200 && answer.status < 300) return successBody(answer) as SuccessBody<Operation<P, M>>;
         error = errorFromResponse(answer.status, answer.headers, answer.text);
         retryAfterMs = retryDelayFor(error, answer.headers);
       } catch (thrown) {
@@ -178,6 +176,16 @@ export class HttpClient {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+}
+
+/** A 2xx body; one that is not JSON (a proxy's page) is an ApiError, not a SyntaxError from deep inside. */
+function successBody(answer: { status: number; headers: Headers; text: string }): unknown {
+  if (answer.text === '') return undefined;
+  try {
+    return JSON.parse(answer.text);
+  } catch {
+    throw new ApiError({ type: 'api_error', code: 'invalid_json', message: `The API answered ${answer.status} with a body that is not JSON.`, status: answer.status, headers: answer.headers, raw: answer.text });
   }
 }
 

@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
@@ -236,17 +237,27 @@ describe('the SDK against the local stack', () => {
   });
 });
 
+/** The first `ts` block of docs/sdk.md, the example the repository README opens with. */
+async function firstExample(): Promise<string> {
+  const markdown = await readFile(fileURLToPath(new URL('../../docs/sdk.md', import.meta.url)), 'utf8');
+  const example = /```ts\n([\s\S]*?)```/.exec(markdown)?.[1];
+  if (example === undefined) throw new Error('docs/sdk.md has no ts block');
+  return example;
+}
+
+/** The example with its one change: the package name points at the source (this checkout has it unbuilt). */
+function pointedAtSource(example: string, specifier: string): string {
+  const changed = example.replace("from '@social-publishing/sdk'", `from '${specifier}'`);
+  if (changed === example) throw new Error("the example does not import from '@social-publishing/sdk'");
+  return changed;
+}
+
+const SDK_SOURCE = fileURLToPath(new URL('../../sdk/src/index.ts', import.meta.url));
+
 describe('docs/sdk.md', () => {
   it('its first example runs as printed against the local stack and publishes a post per account', async () => {
-    const markdown = await readFile(fileURLToPath(new URL('../../docs/sdk.md', import.meta.url)), 'utf8');
-    const example = /```ts\n([\s\S]*?)```/.exec(markdown)?.[1];
-    expect(example, 'docs/sdk.md has a ts block').toBeDefined();
+    const runnable = pointedAtSource(await firstExample(), pathToFileURL(SDK_SOURCE).href);
     const owner = await provisionUser({ accounts: [{ platform: 'linkedin' }, { platform: 'x' }, { platform: 'instagram' }] });
-
-    // The only change: the package name points at the source, which this checkout has unbuilt.
-    const source = pathToFileURL(fileURLToPath(new URL('../../sdk/src/index.ts', import.meta.url))).href;
-    const runnable = (example as string).replace("from '@social-publishing/sdk'", `from '${source}'`);
-    expect(runnable).not.toBe(example);
     const dir = await mkdtemp(join(tmpdir(), 'sdk-example-'));
     const printed: string[] = [];
     const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
@@ -254,7 +265,7 @@ describe('docs/sdk.md', () => {
     process.env.SOCIAL_PUBLISHING_BASE_URL = stack.baseUrl;
     process.env.SOCIAL_PUBLISHING_API_KEY = owner.apiKey;
     try {
-      const file = join(dir, 'first-post.ts');
+      const file = join(dir, 'first-post.mts');
       await writeFile(file, runnable);
       await import(pathToFileURL(file).href);
     } finally {
@@ -269,5 +280,29 @@ describe('docs/sdk.md', () => {
       expect.stringMatching(/^linkedin: published https:\/\/www\.linkedin\.com\/feed\/update\//),
       expect.stringMatching(/^x: published https:\/\/x\.com\//),
     ]);
+  }, 60_000);
+
+  it('its first example type-checks as an integrator compiles it (strict, noUncheckedIndexedAccess, ES modules)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sdk-example-'));
+    try {
+      const file = join(dir, 'first-post.mts');
+      await writeFile(file, pointedAtSource(await firstExample(), SDK_SOURCE.replace(/\.ts$/, '.js')));
+      const program = ts.createProgram([file], {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        lib: ['lib.es2023.d.ts'],
+        types: ['node'],
+        typeRoots: [fileURLToPath(new URL('../../node_modules/@types', import.meta.url))],
+        skipLibCheck: true,
+        noEmit: true,
+      });
+      const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      expect(problems).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -183,6 +183,20 @@ describe('retries', () => {
     expect(error).toMatchObject({ type: 'api_error', code: 'http_502', status: 502, raw: '<html>Bad gateway</html>' });
   });
 
+  it('a 2xx body that is not JSON is an ApiError (code invalid_json), not a SyntaxError', async () => {
+    const server = await scripted([
+      (response) => {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end('<html>Welcome to the captive portal</html>');
+      },
+    ]);
+    const { sdk } = client(server.baseUrl);
+    const error = await rejection(sdk.posts.get('post_1'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'invalid_json', status: 200 });
+    expect(server.received).toHaveLength(1);
+  });
+
   it('an aborted signal ends the waiting and the retries at once, with its reason', async () => {
     const server = await scripted([apiError(503, 'api_error', 'internal_error', { 'retry-after': '30' })]);
     const controller = new AbortController();
