@@ -20,8 +20,9 @@ export type AccountList = components['schemas']['AccountList'];
 export type CreatePostsParams = RequestBody<Operation<'/posts', 'post'>>;
 export type ListPostsParams = QueryParams<Operation<'/posts', 'get'>>;
 export type ListAccountsParams = QueryParams<Operation<'/accounts', 'get'>>;
+type DeleteQuery = QueryParams<Operation<'/posts/{id}', 'delete'>>;
 /** `deleteFromPlatform: true` also deletes the live post on its platform (irreversible). */
-export type DeletePostParams = Omit<QueryParams<Operation<'/posts/{id}', 'delete'>>, 'deleteFromPlatform'> & { deleteFromPlatform?: boolean };
+export type DeletePostParams = Omit<DeleteQuery, 'deleteFromPlatform'> & { deleteFromPlatform?: boolean };
 
 export interface SocialPublishingOptions {
   /** The API's base URL, ending in `/api/v1` (`http://127.0.0.1:3000/api/v1` for `npm start`). */
@@ -103,8 +104,11 @@ export class Posts {
   /** Cancels a scheduled post, removes a draft or failed post, soft-deletes a published one. */
   delete(id: string, params: DeletePostParams = {}, options?: RequestOptions): Promise<PostDeleted> {
     const { deleteFromPlatform, ...query } = params;
-    // Only the exact value `true` asks for the platform deletion (api-v1.md); absent leaves the live post.
-    return this.http.request('delete', '/posts/{id}', { path: { id }, query: { ...query, ...(deleteFromPlatform === true ? { deleteFromPlatform: 'true' } : {}) } }, options);
+    // Only the exact value `true` asks for the platform deletion (api-v1.md); absent leaves the live
+    // post. Sent as the text `true` whether openapi.yaml types the parameter as a string (v1) or a
+    // boolean (issue 21, item 5), so this line compiles against either.
+    const platform = deleteFromPlatform === true ? { deleteFromPlatform: true as unknown as DeleteQuery['deleteFromPlatform'] } : {};
+    return this.http.request('delete', '/posts/{id}', { path: { id }, query: { ...query, ...platform } }, options);
   }
 
   /**
