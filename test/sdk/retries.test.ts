@@ -215,3 +215,47 @@ describe('retries', () => {
     expect(server.received).toHaveLength(2);
   });
 });
+
+describe('waitForOutcome (scripted server)', () => {
+  const post = (status: string, scheduledFor: Date) => ({
+    object: 'post',
+    id: 'post_1',
+    workspaceId: 'ws_1',
+    accountId: 'acc_1',
+    platform: 'x',
+    campaignId: 'cmp_1',
+    status,
+    text: 'Hello',
+    mediaUrls: [],
+    scheduledFor: scheduledFor.toISOString(),
+    publishedAt: null,
+    publishedUrl: null,
+    platformPostId: null,
+    error: null,
+    createdAt: scheduledFor.toISOString(),
+    updatedAt: scheduledFor.toISOString(),
+  });
+
+  it('leaves a post due later alone until its time (or the deadline) instead of reading it every interval', async () => {
+    const server = await scripted([json(200, post('scheduled', new Date(Date.now() + 3_600_000)))]);
+    const { sdk } = client(server.baseUrl);
+    const error = await rejection(sdk.posts.waitForOutcome('post_1', { timeoutMs: 600, intervalMs: 100 }));
+    expect(error).toMatchObject({ code: 'wait_timeout', post: { status: 'scheduled' } });
+    // One read at the start and one at the deadline, not one every 100 ms.
+    expect(server.received.length).toBeLessThanOrEqual(2);
+  });
+
+  it('reads a due post every interval until it is published, and stops when its signal aborts', async () => {
+    const due = new Date(Date.now() - 1000);
+    const server = await scripted([json(200, post('scheduled', due)), json(200, post('scheduled', due)), json(200, post('published', due))]);
+    const { sdk } = client(server.baseUrl);
+    expect(await sdk.posts.waitForOutcome('post_1', { intervalMs: 100 })).toMatchObject({ status: 'published' });
+    expect(server.received).toHaveLength(3);
+
+    const stuck = await scripted([json(200, post('scheduled', due))]);
+    const controller = new AbortController();
+    const waiting = rejection(client(stuck.baseUrl).sdk.posts.waitForOutcome('post_1', { intervalMs: 100, signal: controller.signal }));
+    controller.abort(new Error('no longer needed'));
+    expect(await waiting).toEqual(new Error('no longer needed'));
+  });
+});
