@@ -282,6 +282,13 @@ describe('docs/sdk.md', () => {
     ]);
   }, 60_000);
 
+  it('is the example the repository README shows, wherever the README shows one that uses the SDK', async () => {
+    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const copies = [...readme.matchAll(/```(?:ts|typescript)\n([\s\S]*?)```/g)].map((match) => match[1]).filter((block) => block?.includes("'@social-publishing/sdk'"));
+    // Until the README places it (issue 21, item 6) there is no copy; once it does, a copy that drifts fails here.
+    for (const copy of copies) expect(copy).toBe(await firstExample());
+  });
+
   it('its first example type-checks as an integrator compiles it (strict, noUncheckedIndexedAccess, ES modules)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sdk-example-'));
     try {
