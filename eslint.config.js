@@ -79,7 +79,7 @@ const USE_CASES = useCases(up(ADAPTERS));
 const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.data/**', 'dist/**', 'bench/results.json'] },
+  { ignores: ['node_modules/**', 'cdk.out/**', '.data/**', 'dist/**', 'bench/results.json', 'sdk/dist/**', 'sdk/src/generated/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -101,6 +101,18 @@ export default tseslint.config(
     // one file may import that one module and no other adapter.
     files: ['lib/use-cases/publish-post.ts'],
     rules: restrict(useCases(`^(\\.\\./)+(lib/)?((store|platforms|http)(/|$)|dispatch/(?!messages\\.js$))`)),
+  },
+  {
+    // The SDK is a package of its own for Node.js and edge runtimes: it imports only its own files
+    // (no node: built-in, no package, nothing of the service), so it installs alone and runs on
+    // fetch and Web Crypto. sdk/tsconfig.json compiles it without Node's types for the same reason.
+    files: ['sdk/src/**/*.ts'],
+    rules: restrict([
+      {
+        regex: '^(?!\\./)',
+        message: 'sdk/src imports only its own modules (./…): no node: built-ins, no packages, nothing outside sdk/src, so the package needs nothing but fetch and Web Crypto.',
+      },
+    ]),
   },
   {
     files: ['test/**/*.ts'],

@@ -61,6 +61,11 @@ const WRONG: [string, string, RegExp][] = [
   // The one known exception (see eslint.config.js) lets one module through, not the folder.
   ['lib/use-cases/publish-post.ts', '../dispatch/publish-dispatcher.js', /import no adapter/],
   ['lib/use-cases/get-post.ts', '../dispatch/messages.js', /import no adapter/],
+  // The SDK package runs on edge runtimes and installs alone: its own files only.
+  ['sdk/src/boundary-probe.ts', 'node:crypto', /sdk\/src imports only its own modules/],
+  ['sdk/src/boundary-probe.ts', 'standardwebhooks', /sdk\/src imports only its own modules/],
+  ['sdk/src/boundary-probe.ts', '../../lib/domain/model.js', /sdk\/src imports only its own modules/],
+  ['sdk/src/boundary-probe.ts', '../package.json', /sdk\/src imports only its own modules/],
 ];
 
 const RIGHT: [string, string][] = [
@@ -83,6 +88,8 @@ const RIGHT: [string, string][] = [
   ['functions/boundary-probe.ts', '../lib/store/dynamodb-post-store.js'],
   ['local/boundary-probe.ts', '../infra/constructs/service-function.js'],
   ['test/boundary-probe.ts', '../local/stack.js'],
+  ['sdk/src/boundary-probe.ts', './errors.js'],
+  ['sdk/src/boundary-probe.ts', './generated/openapi.js'],
 ];
 
 describe('import boundaries (eslint.config.js)', () => {

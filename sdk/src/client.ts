@@ -1,0 +1,141 @@
+/**
+ * The client: `new SocialPublishing({ baseUrl, apiKey })`, then `client.posts.*`,
+ * `client.accounts.*` and `client.webhooks.verify`. Every method is a thin typed line over
+ * HttpClient.request (http.ts): parameters and results are the types generated from openapi.yaml.
+ */
+import { WaitForOutcomeError } from './errors.js';
+import type { components } from './generated/openapi.js';
+import { HttpClient, sleep, type Operation, type QueryParams, type RequestBody, type RequestOptions, type RetryEvent } from './http.js';
+import { PagedList } from './pagination.js';
+import { verifyWebhook } from './webhooks.js';
+
+export type Post = components['schemas']['Post'];
+export type PostStatus = components['schemas']['PostStatus'];
+export type PostBatch = components['schemas']['PostBatch'];
+export type PostResult = components['schemas']['PostResult'];
+export type PostList = components['schemas']['PostList'];
+export type PostDeleted = components['schemas']['PostDeleted'];
+export type Account = components['schemas']['Account'];
+export type AccountList = components['schemas']['AccountList'];
+export type CreatePostsParams = RequestBody<Operation<'/posts', 'post'>>;
+export type ListPostsParams = QueryParams<Operation<'/posts', 'get'>>;
+export type ListAccountsParams = QueryParams<Operation<'/accounts', 'get'>>;
+type DeleteQuery = QueryParams<Operation<'/posts/{id}', 'delete'>>;
+/** `deleteFromPlatform: true` also deletes the live post on its platform (irreversible). */
+export type DeletePostParams = Omit<DeleteQuery, 'deleteFromPlatform'> & { deleteFromPlatform?: boolean };
+
+export interface SocialPublishingOptions {
+  /** The API's base URL, ending in `/api/v1` (`http://127.0.0.1:3000/api/v1` for `npm start`). */
+  baseUrl: string | undefined;
+  /** An API key, `ak_<id>_<secret>`, from settings. Keep it on servers. */
+  apiKey: string | undefined;
+  /** Retries after a request's first attempt (429, 5xx, lost connection), only where repeating is safe. Default 2. */
+  maxRetries?: number;
+  /** Time allowed for one attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** A `Retry-After` longer than this is not waited for (the RateLimitError is thrown). Default 60 s. */
+  maxRetryAfterMs?: number;
+  /** The fetch to use (a proxying or instrumented one). Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Told before each retry: for logs and metrics. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface WaitForOutcomeOptions {
+  /** Give up (WaitForOutcomeError `wait_timeout`) after this long. Default 120 s. */
+  timeoutMs?: number;
+  /** Time between reads while the post is due. Default 1 s; a post due later is first left until its time. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+export class SocialPublishing {
+  readonly posts: Posts;
+  readonly accounts: Accounts;
+  /** Standard Webhooks verification; also importable alone from `@social-publishing/sdk/webhooks`. */
+  readonly webhooks = { verify: verifyWebhook };
+
+  constructor(options: SocialPublishingOptions) {
+    if (!options.apiKey) throw new TypeError('SocialPublishing: apiKey is required (an ak_… key from settings).');
+    if (!options.baseUrl || !/^https?:\/\//.test(options.baseUrl)) {
+      throw new TypeError('SocialPublishing: baseUrl is required, an http(s) URL ending in /api/v1.');
+    }
+    const http = new HttpClient({
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      apiKey: options.apiKey,
+      maxRetries: options.maxRetries ?? 2,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+      // Bound to globalThis: some runtimes refuse a fetch called with another `this`.
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      onRetry: options.onRetry,
+    });
+    this.posts = new Posts(http);
+    this.accounts = new Accounts(http);
+  }
+}
+
+export class Posts {
+  constructor(private readonly http: HttpClient) {}
+
+  /**
+   * One post per account (202 even when some targets are rejected: read each result's `status`).
+   * Sent with an `Idempotency-Key` (`options.idempotencyKey`, or one made here) that its retries repeat.
+   */
+  create(params: CreatePostsParams, options?: RequestOptions): Promise<PostBatch> {
+    return this.http.request('post', '/posts', { body: params }, options);
+  }
+
+  get(id: string, options?: RequestOptions): Promise<Post> {
+    return this.http.request('get', '/posts/{id}', { path: { id } }, options);
+  }
+
+  /** `await` it for one page, or `for await (const post of client.posts.list())` for every post, newest first. */
+  list(params: ListPostsParams = {}, options?: RequestOptions): PagedList<PostList, Post> {
+    const { cursor, ...query } = params;
+    return new PagedList(
+      (next) => this.http.request('get', '/posts', { query: { ...query, ...(next === undefined ? {} : { cursor: next }) } }, options),
+      (page) => page.posts,
+      (page) => page.nextCursor,
+      cursor,
+    );
+  }
+
+  /** Cancels a scheduled post, removes a draft or failed post, soft-deletes a published one. */
+  delete(id: string, params: DeletePostParams = {}, options?: RequestOptions): Promise<PostDeleted> {
+    const { deleteFromPlatform, ...query } = params;
+    // Only the exact value `true` asks for the platform deletion (api-v1.md); absent leaves the live
+    // post. Sent as the text `true` whether openapi.yaml types the parameter as a string (v1) or a
+    // boolean (issue 21, item 5), so this line compiles against either.
+    const platform = deleteFromPlatform === true ? { deleteFromPlatform: true as unknown as DeleteQuery['deleteFromPlatform'] } : {};
+    return this.http.request('delete', '/posts/{id}', { path: { id }, query: { ...query, ...platform } }, options);
+  }
+
+  /**
+   * Reads the post until it is `published` or `failed` and answers it (check `status`: a failed
+   * post is an answer, not an exception). A post due later is left alone until its time.
+   */
+  async waitForOutcome(id: string, options: WaitForOutcomeOptions = {}): Promise<Post> {
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const intervalMs = Math.max(100, options.intervalMs ?? 1_000);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const post = await this.get(id, { signal: options.signal });
+      if (post.status === 'published' || post.status === 'failed') return post;
+      if (post.status === 'draft') throw new WaitForOutcomeError('post_is_draft', `Post ${id} is a draft: it never goes out, so it has no outcome to wait for.`, post);
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new WaitForOutcomeError('wait_timeout', `Post ${id} was still ${post.status} after ${timeoutMs} ms.`, post);
+      const untilDue = Date.parse(post.scheduledFor) - Date.now();
+      await sleep(Math.min(remaining, Math.max(intervalMs, untilDue)), options.signal);
+    }
+  }
+}
+
+export class Accounts {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Every connected account, including those on platforms that cannot be posted to; check `tokenHealth`. */
+  list(params: ListAccountsParams = {}, options?: RequestOptions): Promise<AccountList> {
+    return this.http.request('get', '/accounts', { query: params }, options);
+  }
+}

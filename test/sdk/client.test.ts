@@ -1,0 +1,315 @@
+/**
+ * The SDK against the local stack (queue consumers and sandbox platforms running): accounts, a
+ * create, get, list across pages, delete with deleteFromPlatform, waitForOutcome to published and
+ * to failed, every error class the API can answer, a create whose answer is lost and retried with
+ * the same Idempotency-Key (one post), and the example of docs/sdk.md, run exactly as printed.
+ * Every response the SDK reads is checked against openapi.yaml (test/support/openapi.ts).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  AuthenticationError,
+  InvalidRequestError,
+  PermissionError,
+  SocialPublishing,
+  WaitForOutcomeError,
+  type Post,
+  type RetryEvent,
+} from '../../sdk/src/index.js';
+import { assertDocumentedResponse } from '../support/openapi.js';
+import { startPostsStack } from '../support/posts.js';
+import { connectAccount, createKey, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import type { TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let user: ProvisionedUser;
+const mismatches: string[] = [];
+
+/** fetch, recording every response that openapi.yaml does not document for its operation. */
+function documentedFetch(baseUrl: string): typeof fetch {
+  const basePath = new URL(baseUrl).pathname;
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const text = await response.text();
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    try {
+      assertDocumentedResponse(init?.method ?? 'GET', url.pathname.slice(basePath.length), {
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body: text === '' ? undefined : JSON.parse(text),
+        text,
+      });
+    } catch (error) {
+      mismatches.push(String(error));
+    }
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+}
+
+function sdkFor(apiKey: string, options: { baseUrl?: string; onRetry?: (event: RetryEvent) => void } = {}): SocialPublishing {
+  const baseUrl = options.baseUrl ?? stack.baseUrl;
+  return new SocialPublishing({ baseUrl, apiKey, fetch: documentedFetch(baseUrl), onRetry: options.onRetry });
+}
+
+/** What the call rejects with (a PagedList is awaited like a promise). */
+async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  return Promise.resolve(promise).then(
+    () => {
+      throw new Error('resolved, but should have been rejected');
+    },
+    (error: unknown) => error,
+  );
+}
+
+beforeAll(async () => {
+  stack = await startPostsStack({ consumers: true, sandbox: true });
+  user = await provisionUser({ accounts: [{ platform: 'linkedin' }, { platform: 'x' }, { platform: 'instagram' }] });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+afterEach(() => {
+  expect(mismatches.splice(0)).toEqual([]);
+});
+
+describe('the SDK against the local stack', () => {
+  it('lists accounts, all or by platform, typed as openapi.yaml says', async () => {
+    const sdk = sdkFor(user.apiKey);
+    const all = await sdk.accounts.list();
+    expect(all.accounts.map((account) => account.platform).sort()).toEqual(['instagram', 'linkedin', 'x']);
+    const x = await sdk.accounts.list({ platform: 'x' });
+    expect(x.accounts.map((account) => account.id)).toEqual([user.accounts[1]?.id]);
+  });
+
+  it('creates a post, waits for it to be published, deletes it from the platform too', async () => {
+    const sdk = sdkFor(user.apiKey);
+    const linkedin = user.accounts[0]?.id as string;
+    const batch = await sdk.posts.create({ accounts: [linkedin], text: 'Published through the SDK' });
+    expect(batch.posts).toMatchObject([{ accountId: linkedin, status: 'accepted', reason: null }]);
+    const id = batch.posts[0]?.id as string;
+
+    const post = await sdk.posts.waitForOutcome(id, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(post).toMatchObject({ id, status: 'published', platform: 'linkedin', text: 'Published through the SDK', error: null });
+    expect(post.publishedUrl).toMatch(/^https:\/\/www\.linkedin\.com\/feed\/update\//);
+    expect(await sdk.posts.get(id)).toEqual(post);
+
+    const deleted = await sdk.posts.delete(id, { deleteFromPlatform: true });
+    expect(deleted).toEqual({ object: 'post_deleted', id, softDeleted: true, platformDeletionQueuedFor: ['linkedin'] });
+    const gone = await rejection(sdk.posts.get(id));
+    expect(gone).toBeInstanceOf(InvalidRequestError);
+    expect(gone).toMatchObject({ type: 'invalid_request_error', code: 'post_not_found', status: 404 });
+    expect((gone as InvalidRequestError).requestId).toMatch(/\S/);
+  });
+
+  it('waitForOutcome answers a failed post with its error (not an exception)', async () => {
+    const refusing = await connectAccount(user.workspaceIds[0] as string, { platform: 'x', sandbox: 'refuse' });
+    const sdk = sdkFor(user.apiKey);
+    const batch = await sdk.posts.create({ accounts: [refusing.id], text: 'The platform refuses this one' });
+    const post = await sdk.posts.waitForOutcome(batch.posts[0]?.id as string, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(post.status).toBe('failed');
+    expect(post.error?.advice).toMatch(/\S/);
+  });
+
+  it('waitForOutcome refuses a draft at once and gives up on a post due later at its deadline', async () => {
+    const sdk = sdkFor(user.apiKey);
+    const linkedin = user.accounts[0]?.id as string;
+    const draft = await sdk.posts.create({ accounts: [linkedin], text: 'A draft', draft: true });
+    const draftError = await rejection(sdk.posts.waitForOutcome(draft.posts[0]?.id as string));
+    expect(draftError).toBeInstanceOf(WaitForOutcomeError);
+    expect(draftError).toMatchObject({ code: 'post_is_draft', post: { status: 'draft' } });
+
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = await sdk.posts.create({ accounts: [linkedin], text: 'Due in an hour', scheduledFor: later });
+    const id = scheduled.posts[0]?.id as string;
+    const timeout = await rejection(sdk.posts.waitForOutcome(id, { timeoutMs: 300 }));
+    expect(timeout).toMatchObject({ code: 'wait_timeout', post: { id, status: 'scheduled' } });
+    expect(await sdk.posts.delete(id)).toMatchObject({ softDeleted: false, platformDeletionQueuedFor: [] });
+  });
+
+  it('for await goes through every page; await gives the first; pages() each page', async () => {
+    const owner = await provisionUser({ accounts: [{ platform: 'linkedin' }] });
+    const sdk = sdkFor(owner.apiKey);
+    const created: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      const batch = await sdk.posts.create({ accounts: [owner.accounts[0]?.id as string], text: `Draft ${index}`, draft: true });
+      created.push(batch.posts[0]?.id as string);
+    }
+    const seen: Post[] = [];
+    for await (const post of sdk.posts.list({ limit: 2 })) seen.push(post);
+    expect(seen.map((post) => post.id).sort()).toEqual([...created].sort());
+
+    const first = await sdk.posts.list({ limit: 2 });
+    expect(first.posts).toHaveLength(2);
+    expect(first.nextCursor).not.toBeNull();
+    const sizes: number[] = [];
+    for await (const page of sdk.posts.list({ limit: 2, status: 'draft' }).pages()) sizes.push(page.posts.length);
+    expect(sizes).toEqual([2, 2, 1]);
+    expect(await sdk.posts.list({ limit: 2 }).toArray({ limit: 3 })).toEqual(seen.slice(0, 3));
+    // Starting from a cursor continues where that page ended.
+    const rest = await sdk.posts.list({ limit: 2, cursor: first.nextCursor as string }).toArray({ limit: 10 });
+    expect(rest.map((post) => post.id)).toEqual(seen.slice(2).map((post) => post.id));
+  });
+
+  it('answers every kind of refusal with its error class, code, param, status and request id', async () => {
+    const sdk = sdkFor(user.apiKey);
+    const unknownKey = await rejection(sdkFor('ak_AAAAAAAAAAAAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB').accounts.list());
+    expect(unknownKey).toBeInstanceOf(AuthenticationError);
+    expect(unknownKey).toMatchObject({ type: 'authentication_error', status: 401 });
+    expect((unknownKey as AuthenticationError).code).toMatch(/^api_key_(unknown|malformed)$/);
+
+    const readOnly = await createKey(user.userId, ['read']);
+    const scope = await rejection(sdkFor(readOnly.apiKey).posts.create({ accounts: [user.accounts[0]?.id as string], text: 'No scope' }));
+    expect(scope).toBeInstanceOf(PermissionError);
+    expect(scope).toMatchObject({ type: 'permission_error', code: 'insufficient_scope', status: 403 });
+
+    const limit = await rejection(sdk.posts.list({ limit: 0 }));
+    expect(limit).toBeInstanceOf(InvalidRequestError);
+    expect(limit).toMatchObject({ code: 'invalid_limit', param: 'limit', status: 400 });
+
+    const past = await rejection(sdk.posts.create({ accounts: [user.accounts[0]?.id as string], text: 'Late', scheduledFor: '2020-01-01T00:00:00Z' }));
+    expect(past).toMatchObject({ code: 'scheduled_for_in_past', param: 'scheduledFor' });
+
+    // No target accepted: the first target's reason is the code, and every result is beside it.
+    const none = await rejection(sdk.posts.create({ accounts: ['acc_doesnotexist', user.accounts[2]?.id as string], text: 'Nowhere' }));
+    expect(none).toBeInstanceOf(InvalidRequestError);
+    expect(none).toMatchObject({ code: 'account_unresolved', status: 400 });
+    expect((none as InvalidRequestError).posts?.map((result) => result.reason)).toEqual(['account_unresolved', 'platform_not_available']);
+  });
+
+  it('a create whose answer is lost is sent again with the same Idempotency-Key: one post, the first answer', async () => {
+    // A proxy in front of the stack that lets the first create through and then drops its answer,
+    // as a network failure after the server did the work would.
+    const upstream = new URL(stack.baseUrl);
+    const seen: { key: string | undefined; status: number; replayed: string | null; body: string }[] = [];
+    const proxy: Server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void (async () => {
+          const headers = Object.fromEntries(
+            ['authorization', 'content-type', 'idempotency-key'].flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])),
+          );
+          const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+          const answer = await fetch(new URL(request.url ?? '/', upstream.origin), { method: request.method, headers, body });
+          const text = await answer.text();
+          const isCreate = request.method === 'POST';
+          if (isCreate) seen.push({ key: headers['idempotency-key'], status: answer.status, replayed: answer.headers.get('idempotent-replayed'), body: text });
+          if (isCreate && seen.length === 1) {
+            response.socket?.destroy();
+            return;
+          }
+          response.writeHead(answer.status, Object.fromEntries(answer.headers));
+          response.end(text);
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const owner = await provisionUser({ accounts: [{ platform: 'x' }] });
+      const retries: RetryEvent[] = [];
+      const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${upstream.pathname}`;
+      const sdk = sdkFor(owner.apiKey, { baseUrl: proxied, onRetry: (event) => retries.push(event) });
+
+      const batch = await sdk.posts.create({ accounts: [owner.accounts[0]?.id as string], text: 'Sent once, asked twice' });
+
+      expect(seen).toHaveLength(2);
+      expect(seen[0]?.key).toMatch(/\S/);
+      expect(seen[1]?.key).toBe(seen[0]?.key);
+      expect(seen.map((attempt) => [attempt.status, attempt.replayed])).toEqual([
+        [202, null],
+        [202, 'true'],
+      ]);
+      expect(batch).toEqual(JSON.parse(seen[0]?.body ?? ''));
+      expect(retries.map((event) => event.error.code)).toEqual(['connection_failed']);
+      const posts = await sdk.posts.list().toArray({ limit: 10 });
+      expect(posts.map((post) => post.id)).toEqual([batch.posts[0]?.id]);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+});
+
+/** The first `ts` block of docs/sdk.md, the example the repository README opens with. */
+async function firstExample(): Promise<string> {
+  const markdown = await readFile(fileURLToPath(new URL('../../docs/sdk.md', import.meta.url)), 'utf8');
+  const example = /```ts\n([\s\S]*?)```/.exec(markdown)?.[1];
+  if (example === undefined) throw new Error('docs/sdk.md has no ts block');
+  return example;
+}
+
+/** The example with its one change: the package name points at the source (this checkout has it unbuilt). */
+function pointedAtSource(example: string, specifier: string): string {
+  const changed = example.replace("from '@social-publishing/sdk'", `from '${specifier}'`);
+  if (changed === example) throw new Error("the example does not import from '@social-publishing/sdk'");
+  return changed;
+}
+
+const SDK_SOURCE = fileURLToPath(new URL('../../sdk/src/index.ts', import.meta.url));
+
+describe('docs/sdk.md', () => {
+  it('its first example runs as printed against the local stack and publishes a post per account', async () => {
+    const runnable = pointedAtSource(await firstExample(), pathToFileURL(SDK_SOURCE).href);
+    const owner = await provisionUser({ accounts: [{ platform: 'linkedin' }, { platform: 'x' }, { platform: 'instagram' }] });
+    const dir = await mkdtemp(join(tmpdir(), 'sdk-example-'));
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
+    const saved = { base: process.env.SOCIAL_PUBLISHING_BASE_URL, key: process.env.SOCIAL_PUBLISHING_API_KEY };
+    process.env.SOCIAL_PUBLISHING_BASE_URL = stack.baseUrl;
+    process.env.SOCIAL_PUBLISHING_API_KEY = owner.apiKey;
+    try {
+      const file = join(dir, 'first-post.mts');
+      await writeFile(file, runnable);
+      await import(pathToFileURL(file).href);
+    } finally {
+      log.mockRestore();
+      process.env.SOCIAL_PUBLISHING_BASE_URL = saved.base;
+      process.env.SOCIAL_PUBLISHING_API_KEY = saved.key;
+      if (saved.base === undefined) delete process.env.SOCIAL_PUBLISHING_BASE_URL;
+      if (saved.key === undefined) delete process.env.SOCIAL_PUBLISHING_API_KEY;
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(printed.sort()).toEqual([
+      expect.stringMatching(/^linkedin: published https:\/\/www\.linkedin\.com\/feed\/update\//),
+      expect.stringMatching(/^x: published https:\/\/x\.com\//),
+    ]);
+  }, 60_000);
+
+  it('is the example the repository README shows, wherever the README shows one that uses the SDK', async () => {
+    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const copies = [...readme.matchAll(/```(?:ts|typescript)\n([\s\S]*?)```/g)].map((match) => match[1]).filter((block) => block?.includes("'@social-publishing/sdk'"));
+    // Until the README places it (issue 21, item 6) there is no copy; once it does, a copy that drifts fails here.
+    for (const copy of copies) expect(copy).toBe(await firstExample());
+  });
+
+  it('its first example type-checks as an integrator compiles it (strict, noUncheckedIndexedAccess, ES modules)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sdk-example-'));
+    try {
+      const file = join(dir, 'first-post.mts');
+      await writeFile(file, pointedAtSource(await firstExample(), SDK_SOURCE.replace(/\.ts$/, '.js')));
+      const program = ts.createProgram([file], {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        lib: ['lib.es2023.d.ts'],
+        types: ['node'],
+        typeRoots: [fileURLToPath(new URL('../../node_modules/@types', import.meta.url))],
+        skipLibCheck: true,
+        noEmit: true,
+      });
+      const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      expect(problems).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,32 @@
+/**
+ * The SDK's types come from openapi.yaml and hold the request core to it. Checked by the type
+ * checker (`npm run typecheck`), which fails on a wrong `expectTypeOf` or an unused
+ * `@ts-expect-error`; the test itself only runs the functions that never send anything.
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { HttpClient } from '../../sdk/src/http.js';
+import type { components, operations, Post, PostBatch, PostDeleted, SocialPublishing } from '../../sdk/src/index.js';
+
+/** Never called: each line is a claim the type checker checks. */
+function claims(client: SocialPublishing, http: HttpClient): void {
+  expectTypeOf(client.posts.get).returns.toEqualTypeOf<Promise<components['schemas']['Post']>>();
+  expectTypeOf(client.posts.create).returns.toEqualTypeOf<Promise<PostBatch>>();
+  expectTypeOf(client.posts.delete).returns.toEqualTypeOf<Promise<PostDeleted>>();
+  expectTypeOf<Parameters<typeof client.posts.create>[0]>().toEqualTypeOf<operations['createPosts']['requestBody']['content']['application/json']>();
+  expectTypeOf<Post['status']>().toEqualTypeOf<'draft' | 'scheduled' | 'published' | 'failed'>();
+
+  // @ts-expect-error: a path openapi.yaml does not have
+  void http.request('get', '/post/{id}', { path: { id: 'x' } });
+  // @ts-expect-error: a method openapi.yaml does not define on the path
+  void http.request('put', '/posts/{id}', { path: { id: 'x' } });
+  // @ts-expect-error: a body field the create does not take
+  void client.posts.create({ accounts: ['acct_1'], txt: 'typo' });
+  // @ts-expect-error: a status the list filter does not take
+  void client.posts.list({ status: 'sent' });
+}
+
+describe('types', () => {
+  it('are checked by the type checker (this test only keeps the claims compiled)', () => {
+    expectTypeOf(claims).toBeFunction();
+  });
+});
