@@ -10,8 +10,9 @@ import { ApiStack } from './api-stack.js';
 import { DataStack } from './data-stack.js';
 import { checkRegion } from './deploy-settings.js';
 
-export const DATA_STACK_NAME = 'SocialPublishingData';
-export const API_STACK_NAME = 'SocialPublishingApi';
+import { API_STACK_NAME, DATA_STACK_NAME } from './stack-names.js';
+
+export { API_STACK_NAME, DATA_STACK_NAME };
 
 export interface ServiceOptions {
   /** Unset: an environment-agnostic template (synthesizes with no AWS account and no network). */
