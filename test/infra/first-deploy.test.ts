@@ -4,6 +4,8 @@
  * lives with the data, the optional custom domain and alarm notifications, the regions, and TOTP
  * MFA (issue 19, item 2). What only AWS can show is a written check in README "Deploying to AWS".
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
@@ -265,6 +267,28 @@ describe('alarm notifications', () => {
     refused({ [SETTINGS.alarmEmail]: 'ops' }, /alarmEmail must be an e-mail address/);
     refused({ [SETTINGS.alarmTopicArn]: 'arn:aws:sns:eu-west-1:123456789012:ops.fifo' }, /standard SNS topic/);
     refused({ [SETTINGS.alarmTopicArn]: 'arn:aws:sns:eu-west-1:123456789012:ops' }, /only topics in their own region, us-east-1/, { account: '123456789012', region: 'us-east-1' });
+  });
+});
+
+describe('cdk-nag with every optional setting on', () => {
+  it('leaves no unacknowledged finding: custom domain with its record, alarm e-mail topic, reserved concurrency, deletion protection off', () => {
+    const context = {
+      [SETTINGS.domainName]: 'api.example.com',
+      [SETTINGS.certificateArn]: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666',
+      [SETTINGS.hostedZoneId]: 'Z0123456789ABCDEFGHIJ',
+      [SETTINGS.hostedZoneName]: 'example.com',
+      [SETTINGS.alarmEmail]: 'ops@example.com',
+      [SETTINGS.deletionProtection]: 'false',
+      publishWorkerReservedConcurrency: '100',
+    };
+    // Synthesis throws on an error finding; warnings land in the validation report.
+    withSynth({ bundle: false, context, env: { account: '123456789012', region: 'eu-west-1' } }, (synth) => {
+      const file = join(synth.assembly.directory, 'validation-report.json');
+      const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { pluginReports: { violations: { ruleName: string }[] }[] }) : { pluginReports: [] };
+      expect(report.pluginReports.flatMap((plugin) => plugin.violations.map((violation) => violation.ruleName))).toEqual([]);
+      expect(resourcesOfType(synth.apiJson, 'AWS::ApiGatewayV2::DomainName')).toHaveLength(1);
+      expect(resourcesOfType(synth.apiJson, 'AWS::SNS::Topic')).toHaveLength(1);
+    });
   });
 });
 
