@@ -57,7 +57,6 @@ import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js
 import type { DataStack, TableName } from './data-stack.js';
 import { alarmNotificationSetting, customDomainSetting, DeploySettingError, SETTINGS } from './deploy-settings.js';
 import type { AlarmNotificationSetting, CustomDomainSetting } from './deploy-settings.js';
-import { addRegionRule } from './regions.js';
 import { accessOf } from './function-access.js';
 import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
 
@@ -146,7 +145,6 @@ export class ApiStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
-    addRegionRule(this);
     const { data } = props;
     const customDomain = customDomainSetting(this);
     const alarmNotification = alarmNotificationSetting(this);

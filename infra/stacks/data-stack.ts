@@ -21,7 +21,6 @@ import { SettingsUserPool } from '../constructs/settings-sign-in.js';
 import { TABLES } from '../../lib/store/tables.js';
 import type { TableDefinition } from '../../lib/store/tables.js';
 import { deletionProtectionSetting, signInDomainPrefixSetting } from './deploy-settings.js';
-import { addRegionRule } from './regions.js';
 
 /** The logical names of lib/store/tables.ts TABLES (checked at synthesis: a new table must be named here). */
 export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions', 'oauth'] as const;
@@ -54,7 +53,6 @@ export class DataStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-    addRegionRule(this);
     const deletionProtection = deletionProtectionSetting(this);
 
     const tables: Partial<Record<TableName, Table>> = {};

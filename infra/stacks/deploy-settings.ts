@@ -189,7 +189,13 @@ export const SUPPORTED_REGIONS = [
 
 export const UNSUPPORTED_REGION_MESSAGE = `This service deploys only to ${SUPPORTED_REGIONS.join(', ')} (README "Regions": CloudFront cannot deliver the media CDN's standard logs to a bucket in an opt-in region)`;
 
-/** Throws at synthesis for a region the stacks cannot work in; an unresolved region is checked by the template's rule instead. */
+/**
+ * Throws at synthesis for a region the stacks cannot work in. `cdk deploy` always knows the region
+ * (from the credentials), so a deploy stops here before anything is created. An environment-agnostic
+ * template deployed some other way is not checked: a CloudFormation rule on the AWS::Region pseudo
+ * parameter would do it, but whether CloudFormation accepts a pseudo parameter in a rule could not
+ * be verified from here, and a rule it refuses would fail every deploy.
+ */
 export function checkRegion(region: string | undefined): void {
   if (region === undefined || region === '') return;
   if (!(SUPPORTED_REGIONS as readonly string[]).includes(region)) throw new DeploySettingError(`Region ${region}: ${UNSUPPORTED_REGION_MESSAGE}`);

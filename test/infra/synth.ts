@@ -35,7 +35,6 @@ export interface CfnResource {
 }
 
 export interface CfnTemplate {
-  Rules?: Record<string, { Assertions: { Assert: unknown; AssertDescription: string }[] }>;
   Resources: Record<string, CfnResource>;
   Outputs?: Record<string, { Value: unknown; Export?: { Name: string } }>;
 }
