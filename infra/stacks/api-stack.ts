@@ -256,7 +256,7 @@ export class ApiStack extends Stack {
     // Settings web app: one function per page, signed in through the data stack's Cognito user
     // pool with this stack's app client (its URLs are this API's).
     const settingsOrigin = this.origin;
-    this.settingsSignIn = new SettingsSignIn(this, 'SettingsUserPool', {
+    this.settingsSignIn = new SettingsSignIn(this, 'SettingsAppClient', {
       pool: data.settingsUsers,
       callbackUrl: `${settingsOrigin}/settings/auth/callback`,
       signedOutUrl: `${settingsOrigin}/settings`,
