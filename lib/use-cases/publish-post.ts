@@ -332,8 +332,8 @@ export class PublishPost {
     }
     if (error instanceof PlatformVersionRetiredError) {
       // Refused before anything was created; an earlier attempt whose outcome was unknown may still be live.
-      const advice = ADVICE.versionRetired(platform, error.version, error.setting);
-      return this.outcomes.fail(post, claim, { message: error.message, advice: claim.uncertain ? `${advice} ${ADVICE.checkAccount(platform)}` : advice }, 'version_retired');
+      const advice = ADVICE.versionRetired(platform, error.version, error.setting, claim.uncertain);
+      return this.outcomes.fail(post, claim, { message: error.message, advice }, 'version_retired');
     }
     if (error instanceof PlatformRefusedError) {
       return this.outcomes.fail(post, claim, { message: error.message, advice: refusalAdvice(platform, error.message) }, 'refused');
