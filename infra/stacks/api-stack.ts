@@ -5,18 +5,26 @@
  * schedule lost with the group is made up for by the sweeper, which sends every due post it finds
  * in the byDue index.
  */
-import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { DomainName, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { DomainMappingOptions } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { ApiGatewayv2DomainProperties } from 'aws-cdk-lib/aws-route53-targets';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
@@ -47,13 +55,13 @@ import { METRICS_NAMESPACE, SERVICE_NAME, ServiceFunction } from '../constructs/
 import { SettingsSignIn } from '../constructs/settings-sign-in.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
 import type { DataStack, TableName } from './data-stack.js';
+import { alarmNotificationSetting, customDomainSetting, DeploySettingError, SETTINGS } from './deploy-settings.js';
+import type { AlarmNotificationSetting, CustomDomainSetting } from './deploy-settings.js';
 import { accessOf } from './function-access.js';
 import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
-  /** Prefix of the Cognito managed-login domain (must be unique in the region). Default: derived from the account and stack. */
-  signInDomainPrefix?: string;
   /** Stage-wide throttle, a backstop behind the per-key limits the service enforces itself. */
   throttle?: { rateLimit: number; burstLimit: number };
 }
@@ -91,18 +99,19 @@ const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
 /**
  * Concurrency set aside for the publish worker, so API traffic (which draws on the account's
  * shared pool) can never starve publishing: posts keep going out on their second while the API is
- * flooded. At least the publish queue's maxConcurrency (AWS: reserved concurrency below the
- * event source's maximum throttles the poller). A deploy-time setting:
- * `npx cdk deploy -c publishWorkerReservedConcurrency=N`, 0 to reserve nothing (an account whose
- * concurrency quota is still the new-account 10 cannot reserve any: Lambda keeps 10 unreserved).
+ * flooded. None by default: Lambda keeps 100 of the account's concurrency unreserved, so reserving
+ * N needs a quota of at least N + 100, and a new account's quota is 10 (reserving anything there
+ * fails the stack). With a raised quota: `npx cdk deploy --all -c publishWorkerReservedConcurrency=N`,
+ * N at least the publish queue's maxConcurrency (reserved concurrency below the event source's
+ * maximum throttles the poller). README "Settings" is where it is documented.
  */
 export const PUBLISH_RESERVED_CONCURRENCY_CONTEXT = 'publishWorkerReservedConcurrency';
-export const PUBLISH_RESERVED_CONCURRENCY_DEFAULT = CONSUMING.publish.maxConcurrency;
+export const PUBLISH_RESERVED_CONCURRENCY_DEFAULT = 0;
 
-/** Defaults to the publish queue's maxConcurrency as deployed (publishWorkerMaxConcurrency included). */
+/** undefined: no reservation. */
 function publishReservedConcurrency(scope: Construct, maxConcurrency: number): number | undefined {
   const raw: unknown = scope.node.tryGetContext(PUBLISH_RESERVED_CONCURRENCY_CONTEXT);
-  const value = raw === undefined ? maxConcurrency : Number(raw);
+  const value = raw === undefined || raw === '' ? PUBLISH_RESERVED_CONCURRENCY_DEFAULT : Number(raw);
   if (!Number.isInteger(value) || (value !== 0 && value < maxConcurrency)) {
     throw new Error(
       `${PUBLISH_RESERVED_CONCURRENCY_CONTEXT} must be 0 (none) or a whole number of at least ${maxConcurrency} (the publish queue's maxConcurrency); got ${String(raw)}`,
@@ -128,10 +137,17 @@ export class ApiStack extends Stack {
   readonly scheduleGroup: ScheduleGroup;
   readonly baseUrl: string;
   readonly settingsSignIn: SettingsSignIn;
+  /** https://<custom domain> or the HTTP API's own endpoint: the origin of the API, the settings app and the assistant server. */
+  readonly origin: string;
+  /** Present when alarms notify (deploy-settings.ts alarmEmail / alarmTopicArn). */
+  readonly alarmTopic: ITopic | undefined;
+  readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
     const { data } = props;
+    const customDomain = customDomainSetting(this);
+    const alarmNotification = alarmNotificationSetting(this);
     // Also implied by the references below; explicit because the media bucket ARN is imported by name.
     this.addStackDependency(data);
 
@@ -212,7 +228,13 @@ export class ApiStack extends Stack {
       description: 'Social publishing REST API',
       createDefaultStage: false,
       defaultIntegration: new HttpLambdaIntegration('DefaultIntegration', notFound),
+      // With a custom domain, that is the one origin: the settings app, the OAuth redirect URLs and
+      // the assistant server's metadata name it, and requests on the execute-api URL would fail
+      // their origin checks anyway.
+      disableExecuteApiEndpoint: customDomain !== undefined,
     });
+    const domainMapping = customDomain ? this.customDomain(customDomain) : undefined;
+    this.origin = customDomain ? `https://${customDomain.domainName}` : this.api.apiEndpoint;
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const throttle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
     new HttpStage(this, 'DefaultStage', {
@@ -221,6 +243,7 @@ export class ApiStack extends Stack {
       autoDeploy: true,
       throttle,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+      ...(domainMapping ? { domainMapping } : {}),
     });
     for (const route of API_ROUTES) {
       const fn = build(route.name, route.entry, `${route.method} ${API_BASE_PATH}${route.path}`);
@@ -230,13 +253,13 @@ export class ApiStack extends Stack {
         integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
       });
     }
-    // Settings web app: one function per page, signed in through the Cognito user pool below.
-    const settingsOrigin = this.api.apiEndpoint;
-    this.settingsSignIn = new SettingsSignIn(this, 'SettingsUserPool', {
+    // Settings web app: one function per page, signed in through the data stack's Cognito user
+    // pool with this stack's app client (its URLs are this API's).
+    const settingsOrigin = this.origin;
+    this.settingsSignIn = new SettingsSignIn(this, 'SettingsAppClient', {
+      pool: data.settingsUsers,
       callbackUrl: `${settingsOrigin}/settings/auth/callback`,
       signedOutUrl: `${settingsOrigin}/settings`,
-      // Unique per region across all of AWS: `cdk deploy -c signInDomainPrefix=<yours>` (README).
-      domainPrefix: props.signInDomainPrefix ?? (this.node.tryGetContext('signInDomainPrefix') as string | undefined) ?? 'social-publishing-settings',
     });
     for (const route of SETTINGS_ROUTES) {
       const fn = build(route.name, route.entry, `${route.method} ${route.path}`);
@@ -247,7 +270,7 @@ export class ApiStack extends Stack {
         bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
       }
       if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));
-      if (access.serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.api.apiEndpoint);
+      if (access.serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.origin);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -262,7 +285,7 @@ export class ApiStack extends Stack {
       let fn = assistantFunctions.get(route.entry);
       if (!fn) {
         fn = build(route.name, route.entry, `${route.method} ${route.path}`);
-        if (accessOf(route.name).serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.api.apiEndpoint);
+        if (accessOf(route.name).serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.origin);
         assistantFunctions.set(route.entry, fn);
       }
       this.api.addRoutes({
@@ -299,17 +322,73 @@ export class ApiStack extends Stack {
     });
 
     this.createAlarms();
+    this.alarmTopic = alarmNotification ? this.alarmNotifications(alarmNotification) : undefined;
 
-    this.baseUrl = `${this.api.apiEndpoint}${API_BASE_PATH}`;
+    this.baseUrl = `${this.origin}${API_BASE_PATH}`;
     new CfnOutput(this, 'ApiBaseUrl', { value: this.baseUrl, description: 'base_url of the API (ends in /api/v1)' });
     new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduleGroup.scheduleGroupName });
-    new CfnOutput(this, 'McpUrl', { value: `${this.api.apiEndpoint}/mcp`, description: 'The assistant server: the one URL an MCP client needs' });
+    new CfnOutput(this, 'McpUrl', { value: `${this.origin}/mcp`, description: 'The assistant server: the one URL an MCP client needs' });
     new CfnOutput(this, 'SettingsUrl', { value: `${settingsOrigin}/settings`, description: 'The settings web app: sign up, make API keys, connect accounts' });
     // Register these with the X and LinkedIn developer apps (README: Deploying to AWS).
     new CfnOutput(this, 'XRedirectUrl', { value: `${settingsOrigin}/settings/connect/x/callback`, description: 'Callback URL of the X app (OAuth 2.0)' });
     new CfnOutput(this, 'LinkedInRedirectUrl', { value: `${settingsOrigin}/settings/connect/linkedin/callback`, description: 'Redirect URL of the LinkedIn app' });
-    new CfnOutput(this, 'SettingsUserPoolId', { value: this.settingsSignIn.userPool.userPoolId });
-    new CfnOutput(this, 'SettingsSignInDomain', { value: this.settingsSignIn.domain.baseUrl(), description: 'Cognito managed login' });
+    if (this.alarmTopic) new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Every alarm notifies this SNS topic' });
+  }
+
+  /**
+   * The API, the settings app and the assistant server on the operator's domain, so their URLs and
+   * the OAuth redirect URLs registered at X, LinkedIn and with assistants survive a redeploy. The
+   * certificate must be in this stack's region (a regional endpoint). With a hosted zone the alias
+   * record is written here; without one, the operator points a CNAME at CustomDomainTarget.
+   */
+  private customDomain(setting: CustomDomainSetting): DomainMappingOptions {
+    const certificateRegion = setting.certificateArn.split(':')[3];
+    if (!Token.isUnresolved(this.region) && certificateRegion !== this.region) {
+      throw new DeploySettingError(
+        `context ${SETTINGS.certificateArn} is in ${certificateRegion}; the HTTP API's custom domain needs a certificate in its own region, ${this.region}`,
+      );
+    }
+    const domainName = new DomainName(this, 'CustomDomain', {
+      domainName: setting.domainName,
+      certificate: Certificate.fromCertificateArn(this, 'CustomDomainCertificate', setting.certificateArn),
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    if (setting.hostedZone) {
+      new ARecord(this, 'CustomDomainRecord', {
+        zone: HostedZone.fromHostedZoneAttributes(this, 'HostedZone', { hostedZoneId: setting.hostedZone.id, zoneName: setting.hostedZone.name }),
+        recordName: setting.domainName,
+        target: RecordTarget.fromAlias(new ApiGatewayv2DomainProperties(domainName.regionalDomainName, domainName.regionalHostedZoneId)),
+      });
+    }
+    new CfnOutput(this, 'CustomDomainTarget', {
+      value: domainName.regionalDomainName,
+      description: setting.hostedZone ? `Where the alias record of ${setting.domainName} points` : `Point a CNAME record for ${setting.domainName} here`,
+    });
+    return { domainName };
+  }
+
+  /** Every alarm notifies one SNS topic: a new one with the operator's e-mail subscribed, or theirs. */
+  private alarmNotifications(setting: AlarmNotificationSetting): ITopic {
+    let topic: ITopic;
+    if ('email' in setting) {
+      const created = new Topic(this, 'AlarmTopic', { displayName: 'Social publishing API alarms', enforceSSL: true });
+      created.addSubscription(new EmailSubscription(setting.email));
+      Validations.of(created).acknowledge({
+        id: 'AwsSolutions-SNS2',
+        reason:
+          'Alarm notifications carry only alarm names and metric values. CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key for it costs $1 a month.',
+      });
+      topic = created;
+    } else {
+      const topicRegion = setting.topicArn.split(':')[3];
+      if (!Token.isUnresolved(this.region) && topicRegion !== this.region) {
+        throw new DeploySettingError(`context ${SETTINGS.alarmTopicArn} is in ${topicRegion}; CloudWatch alarms notify only topics in their own region, ${this.region}`);
+      }
+      topic = Topic.fromTopicArn(this, 'AlarmTopic', setting.topicArn);
+    }
+    const action = new SnsAction(topic);
+    for (const alarm of this.alarms) alarm.addAlarmAction(action);
+    return topic;
   }
 
   private queueWithDeadLetterQueue(id: string, consumerTimeout: Duration): Queue {
@@ -359,27 +438,27 @@ export class ApiStack extends Stack {
       ['SchedulerDlq', this.schedulerDeadLetterQueue],
     ];
     for (const [name, queue] of deadLetterQueues) {
-      new Alarm(this, `${name}Depth`, {
+      this.alarms.push(new Alarm(this, `${name}Depth`, {
         alarmDescription: `Messages in ${name}: posts that could not be processed; inspect and redrive`,
         metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+      }));
     }
     for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name]) {
       const fn = this.functions.get(name)!;
-      new Alarm(this, `${name}Errors`, {
+      this.alarms.push(new Alarm(this, `${name}Errors`, {
         alarmDescription: `${name} failed (an invocation error, not a post that failed on its platform)`,
         metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+      }));
     }
-    new Alarm(this, 'PublishLag', {
+    this.alarms.push(new Alarm(this, 'PublishLag', {
       alarmDescription: `Posts go out late: p99 of (publishedAt - scheduledFor) above ${PUBLISH_LAG_ALARM_MS} ms for 15 minutes`,
       metric: new Metric({
         namespace: METRICS_NAMESPACE,
@@ -392,15 +471,15 @@ export class ApiStack extends Stack {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    new Alarm(this, 'Api5xx', {
+    }));
+    this.alarms.push(new Alarm(this, 'Api5xx', {
       alarmDescription: 'The API answered 5xx (internal_error) to callers',
       metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
       threshold: 5,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    }));
   }
 }
 

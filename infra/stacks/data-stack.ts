@@ -1,7 +1,12 @@
 /**
  * Everything that holds state the service cannot rebuild: the tables, the media library and its
- * CDN, the key that encrypts platform tokens, and the secrets. Kept apart from the functions so
- * that redeploying, or even destroying, the API stack never touches customer data.
+ * CDN, the key that encrypts platform tokens, the secrets, and the settings app's user pool (its
+ * id is every settings user's issuer). Kept apart from the functions so that redeploying, or even
+ * destroying, the API stack never touches customer data or sign-in identities.
+ *
+ * What is kept when the stack goes is kept with RetainExceptOnCreate: a failed first create rolls
+ * back to nothing (there is no data yet), while a delete or a replacement keeps it. Deletion
+ * protection (tables, pool) is a setting, off for the first deploy (deploy-settings.ts).
  */
 import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
@@ -12,8 +17,10 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { SettingsUserPool } from '../constructs/settings-sign-in.js';
 import { TABLES } from '../../lib/store/tables.js';
 import type { TableDefinition } from '../../lib/store/tables.js';
+import { deletionProtectionSetting, signInDomainPrefixSetting } from './deploy-settings.js';
 
 /** The logical names of lib/store/tables.ts TABLES (checked at synthesis: a new table must be named here). */
 export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions', 'oauth'] as const;
@@ -41,9 +48,12 @@ export class DataStack extends Stack {
   readonly tokenKey: Key;
   readonly cursorSigningKey: Secret;
   readonly platformCredentials: Secret;
+  /** The settings app's Cognito user pool and its managed login domain (the app client is in the API stack). */
+  readonly settingsUsers: SettingsUserPool;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
+    const deletionProtection = deletionProtectionSetting(this);
 
     const tables: Partial<Record<TableName, Table>> = {};
     const definitions: Partial<Record<TableName, TableDefinition>> = {};
@@ -58,9 +68,9 @@ export class DataStack extends Stack {
         encryption: TableEncryption.DEFAULT,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         ...(definition.ttlAttribute ? { timeToLiveAttribute: definition.ttlAttribute } : {}),
-        deletionProtection: definition.holdsCustomerData,
+        deletionProtection: definition.holdsCustomerData && deletionProtection,
         // Idempotency records are 24-hour replay memory, not customer data: they go with the stack.
-        removalPolicy: definition.holdsCustomerData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        removalPolicy: definition.holdsCustomerData ? KEEP : RemovalPolicy.DESTROY,
       });
       for (const index of definition.indexes) {
         table.addGlobalSecondaryIndex({
@@ -91,7 +101,7 @@ export class DataStack extends Stack {
       enforceSSL: true,
       objectOwnership: ObjectOwnership.OBJECT_WRITER,
       lifecycleRules: [{ expiration: Duration.days(90) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: KEEP,
     });
     Validations.of(accessLogs).acknowledge({
       id: 'AwsSolutions-S1',
@@ -106,7 +116,7 @@ export class DataStack extends Stack {
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'media-bucket/',
       versioned: false,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: KEEP,
     });
 
     this.mediaBucketArnExportName = `${this.stackName}-MediaBucketArn`;
@@ -149,7 +159,7 @@ export class DataStack extends Stack {
       description: 'Encrypts platform access and refresh tokens; the account id is bound in as encryption context',
       enableKeyRotation: true,
       // Without it no stored token can be decrypted again.
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: KEEP,
     });
 
     this.cursorSigningKey = new Secret(this, 'CursorSigningKey', {
@@ -175,6 +185,11 @@ export class DataStack extends Stack {
       reason: 'Issued by the platforms’ developer consoles and can only be rotated there; the operator puts each new value in (README).',
     });
 
+    this.settingsUsers = new SettingsUserPool(this, 'SettingsUserPool', {
+      ...optional('domainPrefix', signInDomainPrefixSetting(this)),
+      deletionProtection,
+    });
+
     new CfnOutput(this, 'MediaDomain', { value: this.mediaDistribution.distributionDomainName, description: 'Domain of hosted media URLs' });
     new CfnOutput(this, 'MediaBaseUrl', { value: this.mediaBaseUrl, description: 'MEDIA_BASE_URL for the admin CLI' });
     new CfnOutput(this, 'MediaBucketName', { value: this.mediaBucket.bucketName, description: 'MEDIA_BUCKET for the admin CLI' });
@@ -183,7 +198,19 @@ export class DataStack extends Stack {
       value: this.platformCredentials.secretArn,
       description: 'Put the X / LinkedIn app credentials here (README)',
     });
+    new CfnOutput(this, 'SettingsUserPoolId', { value: this.settingsUsers.userPool.userPoolId });
+    new CfnOutput(this, 'SettingsSignInDomain', { value: this.settingsUsers.domain.baseUrl(), description: 'Cognito managed login' });
   }
+}
+
+/**
+ * What holds customer data is kept on delete and on replacement, not when its own first create
+ * fails: CloudFormation's RetainExceptOnCreate, so a failed first deploy leaves nothing behind.
+ */
+const KEEP = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 export function tableId(name: string): string {

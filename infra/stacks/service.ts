@@ -8,9 +8,11 @@ import type { App, Environment } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './api-stack.js';
 import { DataStack } from './data-stack.js';
+import { checkRegion } from './deploy-settings.js';
 
-export const DATA_STACK_NAME = 'SocialPublishingData';
-export const API_STACK_NAME = 'SocialPublishingApi';
+import { API_STACK_NAME, DATA_STACK_NAME } from './stack-names.js';
+
+export { API_STACK_NAME, DATA_STACK_NAME };
 
 export interface ServiceOptions {
   /** Unset: an environment-agnostic template (synthesizes with no AWS account and no network). */
@@ -23,6 +25,8 @@ export interface Service {
 }
 
 export function buildService(app: App, options: ServiceOptions = {}): Service {
+  // Before anything is built: a region the stacks cannot work in fails here, with the reason.
+  checkRegion(options.env?.region);
   const env = options.env && (options.env.account || options.env.region) ? { env: options.env } : {};
   const data = new DataStack(app, DATA_STACK_NAME, {
     ...env,

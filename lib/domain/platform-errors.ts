@@ -38,6 +38,23 @@ export class PlatformRefusedError extends PlatformError {
   }
 }
 
+/**
+ * The platform no longer serves the API version the service calls it with (LinkedIn: 426
+ * NONEXISTENT_VERSION about a year after the version's month). A refusal, final for the post:
+ * nothing was created, and nothing will be until the operator moves the version (`setting` says
+ * where). Every other refusal handling (deletions, lookups) applies as for any refusal.
+ */
+export class PlatformVersionRetiredError extends PlatformRefusedError {
+  readonly version: string;
+  readonly setting: string;
+  constructor(message: string, options: PlatformErrorOptions & { version: string; setting: string }) {
+    super(message, options);
+    this.name = 'PlatformVersionRetiredError';
+    this.version = options.version;
+    this.setting = options.setting;
+  }
+}
+
 /** The access token is invalid, expired or revoked (401), or a refresh grant was refused. Final until the user reconnects. */
 export class PlatformAuthError extends PlatformError {
   readonly code = 'platform_auth';

@@ -114,6 +114,14 @@ export const ADVICE = {
     `Reconnect the ${platformName(platform)} account and check it before posting again: the post may already be live.`,
   accountGone: () => 'The account is no longer connected: reconnect it, then create the post again.',
   mediaGone: () => 'An attached media file is no longer in the media library: upload it again and create the post again.',
+  /**
+   * For the operator: the platform retired the API version this deployment calls it with. When an
+   * earlier attempt's outcome was unknown, the post may be live: check rather than create again.
+   */
+  versionRetired: (platform: PublishablePlatform, version: string, setting: string, mayBeLive = false) =>
+    `${platformName(platform)} no longer serves API version ${version}, so no post to it can go out: the operator must move ${setting} to a current version and redeploy; then ${
+      mayBeLive ? `check the ${platformName(platform)} account before posting again, as an earlier attempt may be live` : 'create the post again'
+    }.`,
 } as const;
 
 const TOO_LONG = /too long|exceeded the maximum|length/i;

@@ -25,12 +25,13 @@ import {
   type PlatformTimeouts,
 } from './http.js';
 import { escapeLittleText, unescapeLittleText } from './linkedin-text.js';
+import { LINKEDIN_API_VERSION, retiredVersionError } from './linkedin-version.js';
 
 export interface LinkedinClientConfig extends PlatformTimeouts {
   baseUrl: string;
   /** Where /oauth/v2/accessToken lives (www.linkedin.com for the real API). */
   oauthBaseUrl: string;
-  /** LinkedIn-Version header, YYYYMM. */
+  /** LinkedIn-Version header, YYYYMM (linkedin-version.ts). */
   apiVersion: string;
   clientCredentials: () => Promise<ClientCredentials>;
   /** Wait between polls of a processing video. */
@@ -78,6 +79,8 @@ export class LinkedinClient implements PlatformPublisher {
   }
 
   private errorFor(answer: { status: number; headers: Headers; text: string }, call: PlatformCall): Error {
+    const retired = retiredVersionError(answer, call, this.config.apiVersion);
+    if (retired) return retired;
     const said = platformMessage(parseJson(answer.text));
     if (said !== null && DUPLICATE_URN.test(said) && answer.status >= 400 && answer.status < 500) {
       return new PlatformDuplicateError(redact(said, call.secrets), { platform: 'linkedin', status: answer.status });
@@ -332,7 +335,7 @@ export function linkedinClientFromEnv(): LinkedinClient {
   return new LinkedinClient({
     baseUrl,
     oauthBaseUrl,
-    apiVersion: optionalEnv(ENV.linkedinApiVersion, '202611'),
+    apiVersion: optionalEnv(ENV.linkedinApiVersion, LINKEDIN_API_VERSION),
     clientCredentials: () => platformClientCredentials('linkedin'),
   });
 }

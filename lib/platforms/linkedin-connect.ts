@@ -14,6 +14,7 @@ import type { PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import { errorForAnswer, isRecord, parseJson, platformCall, platformFetch, readText, tokenEndpointError, tokensFrom, type PlatformTimeouts } from './http.js';
 import { cleanName } from './x-connect.js';
+import { LINKEDIN_API_VERSION, retiredVersionError } from './linkedin-version.js';
 
 export const LINKEDIN_MEMBER_SCOPES = ['openid', 'profile', 'w_member_social'] as const;
 export const LINKEDIN_PAGES_SCOPES = [...LINKEDIN_MEMBER_SCOPES, 'w_organization_social', 'r_organization_admin'] as const;
@@ -124,7 +125,10 @@ export class LinkedinConnector implements PlatformConnector {
     }
     const response = await platformFetch(`${this.apiBaseUrl}${path}`, { headers }, call);
     const text = await readText(response, call);
-    if (!response.ok) throw errorForAnswer({ status: response.status, headers: response.headers, text }, call);
+    if (!response.ok) {
+      const answer = { status: response.status, headers: response.headers, text };
+      throw (versioned ? retiredVersionError(answer, call, this.config.apiVersion) : null) ?? errorForAnswer(answer, call);
+    }
     return parseJson(text);
   }
 }
@@ -135,7 +139,7 @@ export function linkedinConnectorFromEnv(): LinkedinConnector {
     apiBaseUrl: configuredBase || 'https://api.linkedin.com',
     // The real OAuth host differs from the API host; a stand-in (the sandbox) serves both.
     oauthBaseUrl: optionalEnv(ENV.linkedinOauthBaseUrl, configuredBase || 'https://www.linkedin.com'),
-    apiVersion: optionalEnv(ENV.linkedinApiVersion, '202611'),
+    apiVersion: optionalEnv(ENV.linkedinApiVersion, LINKEDIN_API_VERSION),
     clientCredentials: () => platformClientCredentials('linkedin'),
   });
 }

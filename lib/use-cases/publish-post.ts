@@ -45,6 +45,7 @@ import {
   PlatformError,
   PlatformRateLimitedError,
   PlatformRefusedError,
+  PlatformVersionRetiredError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
 import {
@@ -328,6 +329,11 @@ export class PublishPost {
     }
     if (error instanceof PlatformDuplicateError) {
       return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.duplicate(platform) }, 'duplicate');
+    }
+    if (error instanceof PlatformVersionRetiredError) {
+      // Refused before anything was created; an earlier attempt whose outcome was unknown may still be live.
+      const advice = ADVICE.versionRetired(platform, error.version, error.setting, claim.uncertain);
+      return this.outcomes.fail(post, claim, { message: error.message, advice }, 'version_retired');
     }
     if (error instanceof PlatformRefusedError) {
       return this.outcomes.fail(post, claim, { message: error.message, advice: refusalAdvice(platform, error.message) }, 'refused');

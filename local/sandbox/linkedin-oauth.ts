@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { issueSandboxTokens, parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
 import { sendJson } from './common.js';
+import { inactiveVersionAnswer } from './linkedin.js';
 import {
   IdentityBook,
   consentPage,
@@ -164,6 +165,11 @@ export class LinkedinOAuthSandbox {
     const version = req.headers['linkedin-version'];
     if (typeof version !== 'string' || !/^\d{6}(\.\d{2})?$/.test(version)) {
       sendJson(res, 400, { status: 400, code: 'VERSION_MISSING', message: 'A version must be present. Please specify a version by adding the LinkedIn-Version header.' });
+      return false;
+    }
+    const inactive = inactiveVersionAnswer(version, new Date());
+    if (inactive) {
+      sendJson(res, 426, inactive);
       return false;
     }
     if (req.headers['x-restli-protocol-version'] !== '2.0.0') {

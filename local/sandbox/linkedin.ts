@@ -6,6 +6,9 @@
  * an unescaped reserved character cuts the stored text there, exactly the silent loss the adapter
  * must prevent, so a test can see it.
  *
+ * A version over 12 months old (or not yet released) is answered 426 NONEXISTENT_VERSION, as
+ * LinkedIn answers once it retires a version.
+ *
  * Behaviour per account (`accountBehaviour`): ok publishes; refuse 422 with LinkedIn's body;
  * expired 401 on every call and the refresh grant refused; flaky 503 once per post, then accepts.
  */
@@ -96,6 +99,22 @@ export function storedCommentary(commentary: string): string {
   return unescapeLittleText(commentary.slice(0, cut));
 }
 
+/** How long LinkedIn serves a monthly version: at least a year, then 426 NONEXISTENT_VERSION. */
+export const LINKEDIN_VERSION_LIFETIME_MONTHS = 12;
+
+/**
+ * LinkedIn's answer to a well-formed LinkedIn-Version it does not serve: older than
+ * LINKEDIN_VERSION_LIFETIME_MONTHS months, or a month still to come. LinkedIn names the version
+ * as YYYYMMDD in its message ("Requested version 20240401 is not active"). Null when active.
+ */
+export function inactiveVersionAnswer(version: string, now: Date): Record<string, unknown> | null {
+  const year = Number(version.slice(0, 4));
+  const month = Number(version.slice(4, 6));
+  const age = now.getUTCFullYear() * 12 + now.getUTCMonth() - (year * 12 + (month - 1));
+  if (month >= 1 && month <= 12 && age >= 0 && age <= LINKEDIN_VERSION_LIFETIME_MONTHS) return null;
+  return { status: 426, code: 'NONEXISTENT_VERSION', message: `Requested version ${version.slice(0, 6)}01 is not active` };
+}
+
 export class LinkedinSandbox extends SandboxPlatform {
   private readonly assets = new Map<string, LinkedinAsset>();
 
@@ -137,6 +156,8 @@ export class LinkedinSandbox extends SandboxPlatform {
       if (typeof version !== 'string' || !/^\d{6}(\.\d{2})?$/.test(version)) {
         return sendJson(res, 400, error(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', { code: 'VERSION_MISSING' }));
       }
+      const inactive = inactiveVersionAnswer(version, new Date());
+      if (inactive) return sendJson(res, 426, inactive);
       if (req.headers['x-restli-protocol-version'] !== '2.0.0') {
         return sendJson(res, 400, error(400, 'X-Restli-Protocol-Version 2.0.0 is required for this API.', { code: 'ILLEGAL_ARGUMENT' }));
       }

@@ -28,6 +28,7 @@ import { postFixture } from '../support/post-fixture.js';
 import { postsBackdoor, startPostsStack, type PostsBackdoor } from '../support/posts.js';
 import { addMedia, connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
+import { LINKEDIN_API_VERSION } from '../../lib/platforms/linkedin-version.js';
 
 interface PostView {
   id: string;
@@ -255,7 +256,7 @@ async function unqueuedLinkedinPost(acct: Account, label: string) {
   const linkedin = new LinkedinClient({
     baseUrl: sandbox.linkedinBaseUrl,
     oauthBaseUrl: sandbox.linkedinBaseUrl,
-    apiVersion: '202611',
+    apiVersion: LINKEDIN_API_VERSION,
     clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.linkedin,
   });
   const publish = (beforeCreate: (sent: { mediaIds: string[] }) => Promise<void>) =>

@@ -24,7 +24,7 @@ import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js'
 import { buildHttpApiEvent, compileRoutes, matchRoute } from '../../local/api-gateway-event.js';
 import { sqsClientFor } from '../../local/messaging.js';
 import { toSqsEvent } from '../../local/queue-consumers.js';
-import { SANDBOX_CLIENT_ENV } from '../../local/sandbox/index.js';
+import { LOCAL_RUNTIME, LOCAL_STAND_INS, localFunctionEnvironment } from '../../local/function-environment.js';
 import { ENV } from '../../lib/config.js';
 import type { MediaItem } from '../../lib/domain/model.js';
 import { scheduleName } from '../../lib/dispatch/messages.js';
@@ -39,29 +39,6 @@ const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...S
 const SETTINGS = compileRoutes(SETTINGS_ROUTES);
 const ASSISTANT_ROUTING = compileRoutes(ASSISTANT_ROUTES);
 const ROUTES = compileRoutes(API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })));
-
-/** AWS-only variables and the local variables that stand in for them. */
-const LOCAL_STAND_INS: Record<string, readonly string[]> = {
-  [ENV.cursorSigningKeySecretId]: [ENV.cursorSigningKey],
-  [ENV.tokenKmsKeyId]: [ENV.localTokenKeyFile],
-  // The secret holds the platforms' OAuth clients; locally those of the sandbox, which also
-  // stands in for the platforms' hosts.
-  [ENV.platformCredentialsSecretId]: [...Object.keys(SANDBOX_CLIENT_ENV), ENV.xApiBaseUrl, ENV.linkedinApiBaseUrl],
-  // The S3 emulator answers path-style requests only.
-  [ENV.mediaBucket]: [ENV.mediaBucket, ENV.mediaForcePathStyle],
-};
-
-/** Not configuration: what Lambda gives every function (region, credentials) and the local endpoints. */
-const RUNTIME = [
-  'AWS_REGION',
-  'AWS_DEFAULT_REGION',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_ENDPOINT_URL_DYNAMODB',
-  'AWS_ENDPOINT_URL_SQS',
-  'AWS_ENDPOINT_URL_S3',
-  'AWS_ENDPOINT_URL_SCHEDULER',
-];
 
 interface FunctionHost {
   invoke<T>(event: unknown): Promise<T>;
@@ -113,19 +90,9 @@ let media: MediaItem;
 const environments = new Map<string, Record<string, unknown>>();
 const hosts = new Map<string, FunctionHost>();
 
-/** The local environment of a function: its template's variables (stand-ins for AWS-only ones), and the runtime's. */
+/** The local environment of a function (local/function-environment.ts), as `npm run sam-env` writes it too. */
 function localEnvironment(templateVariables: Record<string, unknown>): Record<string, string> {
-  const env: Record<string, string> = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-  const fromStack = (variable: string) => {
-    const value = stack.env[variable];
-    if (value === undefined) throw new Error(`The local stack sets no ${variable}: give it a stand-in in LOCAL_STAND_INS`);
-    env[variable] = value;
-  };
-  RUNTIME.forEach(fromStack);
-  for (const [variable, value] of Object.entries(templateVariables)) {
-    if (variable.startsWith('POWERTOOLS_') || variable === 'NODE_OPTIONS') env[variable] = String(value);
-    else (LOCAL_STAND_INS[variable] ?? [variable]).forEach(fromStack);
-  }
+  const env: Record<string, string> = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...localFunctionEnvironment(templateVariables, stack.env) };
   // EMF lines would only be noise here (the metrics are checked by template.test.ts).
   env.POWERTOOLS_METRICS_DISABLED = 'true';
   return env;
@@ -240,7 +207,7 @@ describe('every function, on its template environment alone', () => {
     for (const { name } of ENTRIES) {
       const template = Object.keys(environments.get(name) ?? {});
       const local = Object.keys(localEnvironment(environments.get(name) ?? {}));
-      const allowed = new Set([...RUNTIME, ...template, ...template.flatMap((v) => LOCAL_STAND_INS[v] ?? []), 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'POWERTOOLS_METRICS_DISABLED']);
+      const allowed = new Set([...LOCAL_RUNTIME, ...template, ...template.flatMap((v) => LOCAL_STAND_INS[v] ?? []), 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'POWERTOOLS_METRICS_DISABLED']);
       expect(local.filter((variable) => !allowed.has(variable)), name).toEqual([]);
     }
     // The anonymous function is the smallest: the counters table and nothing else of the service.

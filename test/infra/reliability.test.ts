@@ -1,6 +1,6 @@
 /**
  * Reliability settings of the deployed service (issue 10, item 13), read off the synthesized
- * templates: the publish worker has concurrency of its own, so API traffic cannot starve it; the
+ * templates: the publish worker may have concurrency of its own (a setting), so API traffic cannot starve it; the
  * workers may write only connected accounts' items of the directory, never API keys or users;
  * allowance counters live in a table with a TTL (the expiry itself: test/store/allowance-counter.test.ts).
  */
@@ -34,22 +34,31 @@ function grantsOf(name: string) {
 }
 
 describe('publish worker concurrency', () => {
-  it('is reserved for the publish worker alone, at least the maxConcurrency its queue may use', () => {
-    const mapping = Object.values(s.apiJson.Resources).find(
-      (resource) =>
-        resource.Type === 'AWS::Lambda::EventSourceMapping' &&
-        JSON.stringify(resource.Properties?.FunctionName).includes(logicalId(s.service.api.functions.get('PublishWorker')!)),
-    );
-    const maxConcurrency = (mapping?.Properties?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ?? 0;
-    expect(maxConcurrency).toBeGreaterThan(0);
-    const reserved = functionProperties(s, 'PublishWorker').ReservedConcurrentExecutions;
-    expect(reserved).toBeGreaterThanOrEqual(maxConcurrency);
-    for (const name of ALL_FUNCTIONS.filter((other) => other !== 'PublishWorker')) {
+  it('reserves nothing by default: a new account (quota 10, Lambda keeps 100 unreserved) could not create the stack', () => {
+    for (const name of ALL_FUNCTIONS) {
       expect(functionProperties(s, name).ReservedConcurrentExecutions, name).toBeUndefined();
     }
   });
 
-  it('is a deploy-time setting: 0 reserves nothing, a value below the queue maxConcurrency is refused', () => {
+  it('is a deploy-time setting: reserved for the publish worker alone, at least the maxConcurrency its queue may use', () => {
+    const reserved = synthesize({ bundle: false, context: { [PUBLISH_RESERVED_CONCURRENCY_CONTEXT]: '100' } });
+    try {
+      const mapping = Object.values(reserved.apiJson.Resources).find(
+        (resource) =>
+          resource.Type === 'AWS::Lambda::EventSourceMapping' &&
+          JSON.stringify(resource.Properties?.FunctionName).includes(logicalId(reserved.service.api.functions.get('PublishWorker')!)),
+      );
+      const maxConcurrency = (mapping?.Properties?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ?? 0;
+      expect(maxConcurrency).toBeGreaterThan(0);
+      const reservedConcurrency = functionProperties(reserved, 'PublishWorker').ReservedConcurrentExecutions as number;
+      expect(reservedConcurrency).toBe(100);
+      expect(reservedConcurrency).toBeGreaterThanOrEqual(maxConcurrency);
+      for (const name of ALL_FUNCTIONS.filter((other) => other !== 'PublishWorker')) {
+        expect(functionProperties(reserved, name).ReservedConcurrentExecutions, name).toBeUndefined();
+      }
+    } finally {
+      reserved.cleanup();
+    }
     const none = synthesize({ bundle: false, context: { [PUBLISH_RESERVED_CONCURRENCY_CONTEXT]: 0 } });
     try {
       expect(functionProperties(none, 'PublishWorker').ReservedConcurrentExecutions).toBeUndefined();

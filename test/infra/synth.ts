@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
-import type { CfnElement } from 'aws-cdk-lib';
+import type { CfnElement, Environment } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
@@ -41,16 +41,17 @@ export interface CfnTemplate {
 
 /**
  * `bundle: false` skips esbuild (template-only tests); the synthesized template is otherwise the
- * same. `context`: values as given with `cdk deploy -c key=value`, over cdk.json's.
+ * same. `context`: values as given with `cdk deploy -c key=value`, over cdk.json's. `env`: the
+ * account and region `cdk deploy` takes from your credentials (unset: environment-agnostic).
  */
-export function synthesize(options: { bundle: boolean; context?: Record<string, unknown> }): Synthesized {
+export function synthesize(options: { bundle: boolean; context?: Record<string, unknown>; env?: Environment }): Synthesized {
   const cdkJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
   const outdir = mkdtempSync(path.join(tmpdir(), 'cdk-test-'));
   const context: Record<string, unknown> = { ...(cdkJson.context ?? {}) };
   Object.assign(context, options.context ?? {});
   if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ outdir, context });
-  const service = buildService(app);
+  const service = buildService(app, options.env ? { env: options.env } : {});
   const assembly = app.synth();
   const data = Template.fromStack(service.data);
   const api = Template.fromStack(service.api);

@@ -328,8 +328,9 @@ describe('environment', () => {
     expect(issuer).toContain('cognito-idp.');
   });
 
-  it('has a Cognito user pool with e-mail sign-up and verification, and a public PKCE client redirecting only to the settings callback', () => {
-    const pools = resourcesOfType('AWS::Cognito::UserPool');
+  it('has a Cognito user pool (in the data stack) with e-mail sign-up and verification, and a public PKCE client (in the API stack) redirecting only to the settings callback', () => {
+    expect(resourcesOfType('AWS::Cognito::UserPool')).toHaveLength(0);
+    const pools = resourcesOfType('AWS::Cognito::UserPool', s.dataJson);
     expect(pools).toHaveLength(1);
     const pool = pools[0]![1].Properties as Record<string, unknown>;
     expect(pool.AutoVerifiedAttributes).toEqual(['email']);
@@ -342,7 +343,7 @@ describe('environment', () => {
     expect(client.AllowedOAuthFlows).toEqual(['code']);
     expect(client.AllowedOAuthScopes).toEqual(['openid', 'email']);
     expect(describeValue((client.CallbackURLs as unknown[])[0], s)).toContain('/settings/auth/callback');
-    expect(resourcesOfType('AWS::Cognito::UserPoolDomain')).toHaveLength(1);
+    expect(resourcesOfType('AWS::Cognito::UserPoolDomain', s.dataJson)).toHaveLength(1);
   });
 
   it('outputs the settings URL and the redirect URLs to register with X and LinkedIn', () => {
@@ -574,7 +575,8 @@ describe('tables', () => {
     }
     if (definition.holdsCustomerData) {
       expect(props.DeletionProtectionEnabled).toBe(true);
-      expect(resource.DeletionPolicy).toBe('Retain');
+      // Kept on delete and replacement, not when its own first create fails (test/infra/first-deploy.test.ts).
+      expect(resource.DeletionPolicy).toBe('RetainExceptOnCreate');
     } else {
       expect(props.DeletionProtectionEnabled).toBe(false);
       expect(resource.DeletionPolicy).toBe('Delete');
@@ -594,7 +596,7 @@ describe('media library', () => {
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
     });
-    expect(s.dataJson.Resources[bucketId]!.DeletionPolicy).toBe('Retain');
+    expect(s.dataJson.Resources[bucketId]!.DeletionPolicy).toBe('RetainExceptOnCreate');
     const policy = resourcesOfType('AWS::S3::BucketPolicy', s.dataJson).find(([, p]) => describeValue(p.Properties!.Bucket, s) === 'bucket:media');
     const statements = (policy![1].Properties!.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
     expect(statements.some((st) => st.Effect === 'Deny' && JSON.stringify(st.Condition).includes('"aws:SecureTransport":"false"'))).toBe(true);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
 import { PostJournal } from '../../local/sandbox/record.js';
+import { LINKEDIN_API_VERSION } from '../../lib/platforms/linkedin-version.js';
 import { startSandboxProcess, type SandboxProcess } from '../../local/sandbox/process.js';
 
 interface RecordBody {
@@ -69,7 +70,7 @@ describe('sandbox record', () => {
       headers: {
         Authorization: `Bearer ${linkedinToken}`,
         'Content-Type': 'application/json',
-        'LinkedIn-Version': '202511',
+        'LinkedIn-Version': LINKEDIN_API_VERSION,
         'X-Restli-Protocol-Version': '2.0.0',
       },
       body: JSON.stringify({

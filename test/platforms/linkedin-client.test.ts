@@ -14,6 +14,7 @@ import { LinkedinClient } from '../../lib/platforms/linkedin-client.js';
 import { bytesMediaSource } from '../../lib/platforms/media-source.js';
 import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../local/sandbox/index.js';
 import { caught, SandboxAccounts, type SandboxAccount } from '../support/platform-sandbox.js';
+import { LINKEDIN_API_VERSION } from '../../lib/platforms/linkedin-version.js';
 
 const accounts = new SandboxAccounts();
 let sandbox: SandboxPlatforms;
@@ -33,7 +34,7 @@ beforeAll(async () => {
   client = new LinkedinClient({
     baseUrl: sandbox.linkedinBaseUrl,
     oauthBaseUrl: sandbox.linkedinBaseUrl,
-    apiVersion: '202611',
+    apiVersion: LINKEDIN_API_VERSION,
     clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.linkedin,
     pollIntervalMs: 10,
   });
@@ -73,7 +74,7 @@ describe('LinkedIn adapter: publishing', () => {
       method: 'POST',
       headers: {
         Authorization: `Bearer ${accessToken}`,
-        'LinkedIn-Version': '202611',
+        'LinkedIn-Version': LINKEDIN_API_VERSION,
         'X-Restli-Protocol-Version': '2.0.0',
         'Content-Type': 'application/json',
       },
@@ -198,13 +199,13 @@ describe('LinkedIn sandbox: strict like LinkedIn', () => {
     expect(noVersion.status).toBe(400);
     const noRestli = await fetch(`${sandbox.linkedinBaseUrl}/rest/posts`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${accessToken}`, 'LinkedIn-Version': '202611', 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${accessToken}`, 'LinkedIn-Version': LINKEDIN_API_VERSION, 'Content-Type': 'application/json' },
       body: '{}',
     });
     expect(noRestli.status).toBe(400);
     const unknown = await fetch(`${sandbox.linkedinBaseUrl}/rest/posts`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${accessToken}`, 'LinkedIn-Version': '202611', 'X-Restli-Protocol-Version': '2.0.0', 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${accessToken}`, 'LinkedIn-Version': LINKEDIN_API_VERSION, 'X-Restli-Protocol-Version': '2.0.0', 'Content-Type': 'application/json' },
       body: JSON.stringify({ author: 'urn:li:person:a', text: 'hi' }),
     });
     expect(unknown.status).toBe(422);

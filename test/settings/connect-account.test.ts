@@ -20,6 +20,7 @@ import { Provisioning } from '../../lib/use-cases/admin/provisioning.js';
 import { ConnectAccount, type SettingsPrincipal } from '../../lib/use-cases/settings/connect-account.js';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatforms } from '../../local/sandbox/index.js';
+import { LINKEDIN_API_VERSION } from '../../lib/platforms/linkedin-version.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
 const raw = dynamoDbClientFor(dynamodbEndpoint);
@@ -41,7 +42,7 @@ beforeAll(async () => {
   connect = new ConnectAccount({
     connectors: {
       x: new XConnector({ apiBaseUrl: sandbox.xBaseUrl, authorizeUrl: `${sandbox.xBaseUrl}/i/oauth2/authorize`, clientCredentials: credentials('x') }),
-      linkedin: new LinkedinConnector({ apiBaseUrl: sandbox.linkedinBaseUrl, oauthBaseUrl: sandbox.linkedinBaseUrl, apiVersion: '202611', clientCredentials: credentials('linkedin') }),
+      linkedin: new LinkedinConnector({ apiBaseUrl: sandbox.linkedinBaseUrl, oauthBaseUrl: sandbox.linkedinBaseUrl, apiVersion: LINKEDIN_API_VERSION, clientCredentials: credentials('linkedin') }),
     },
     attempts: new DynamoDbConnectAttemptStore({ tableName: sessionsTable, client }),
     connections: new DynamoDbAccountConnectionStore({ tableName, client }),

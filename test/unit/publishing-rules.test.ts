@@ -65,6 +65,8 @@ describe('advice: one sentence each', () => {
       ADVICE.reconnectAndCheck('x'),
       ADVICE.accountGone(),
       ADVICE.mediaGone(),
+      ADVICE.versionRetired('linkedin', '202510', 'LINKEDIN_API_VERSION in lib/platforms/linkedin-version.ts'),
+      ADVICE.versionRetired('linkedin', '202510', 'LINKEDIN_API_VERSION in lib/platforms/linkedin-version.ts', true),
     ];
     for (const text of texts) {
       expect(text).toMatch(/^[A-Z][^]*\.$/);
