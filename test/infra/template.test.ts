@@ -34,7 +34,7 @@ const ALL_FUNCTIONS = [
 ];
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
-const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts] as string[];
+const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts, ENV.xClientId, ENV.linkedinClientId] as string[];
 
 /**
  * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
@@ -58,6 +58,7 @@ const EXPECTED: Record<string, string[]> = {
   PublishWorker: [
     'table:directory:readWrite',
     'table:posts:readWrite',
+    'table:counters:readWrite',
     'consume:publish',
     'send:publish',
     'send:deletion',
@@ -116,7 +117,8 @@ const EXPECTED: Record<string, string[]> = {
   OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
   // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
   SettingsAccounts: ['table:sessions:read', 'table:directory:read'],
-  SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read', 'secret:platform'],
+  // Only builds the authorize URL: the client ids (plain values), never the secret with the client secrets.
+  SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   SettingsConnectLinkedinCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   // The media library: presigning needs PutObject (S3 checks the signer's right when the browser posts).
@@ -360,12 +362,11 @@ describe('environment', () => {
   });
 
   it('holds no secret value: only secret ARNs, never the value variables', () => {
+    // The platforms' client ids are no secret (every authorize URL shows them): test/infra/least-privilege.test.ts.
     const valueVariables = [
       ENV.cursorSigningKey,
       ENV.platformCredentials,
-      ENV.xClientId,
       ENV.xClientSecret,
-      ENV.linkedinClientId,
       ENV.linkedinClientSecret,
       ENV.localTokenKeyFile,
     ];
