@@ -156,9 +156,10 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsStatic: { tables: {} },
   // Lists keys (byOwner) and their last use (counters).
   SettingsKeys: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
-  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey] } },
+  // The key, and the count of active keys on the user's profile (the cap, in the same transaction).
+  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
   SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
-  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey] } },
+  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
   // Lists workspaces (owner's partition) and accounts (byOwner).
   SettingsWorkspaces: { ...SIGNED_IN },
   // The workspace's two items and the user's list of workspaces (the cap).

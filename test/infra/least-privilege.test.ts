@@ -30,8 +30,9 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   PlatformDeletionWorker: ['ACCOUNT#'],
   // First sign-in: the identity, the user's profile and first workspace (both items).
   SettingsAuthCallback: ['IDENTITY#', 'USER#', 'WORKSPACE#'],
-  SettingsCreateKey: ['KEY#'],
-  SettingsRevokeKey: ['KEY#'],
+  // The key, and the count of active keys on the user's profile (the cap).
+  SettingsCreateKey: ['KEY#', 'USER#'],
+  SettingsRevokeKey: ['KEY#', 'USER#'],
   // The workspace's two items (USER#/WORKSPACE# and WORKSPACE#) and the profile's workspace list.
   SettingsCreateWorkspace: ['USER#', 'WORKSPACE#'],
   SettingsRenameWorkspace: ['USER#', 'WORKSPACE#'],
