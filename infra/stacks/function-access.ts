@@ -206,19 +206,27 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   },
   // Lists the library (byOwner); thumbnails come from the media URL's origin.
   SettingsMedia: { ...SIGNED_IN, mediaBaseUrl: true },
-  // Signs a POST policy for one new object (PutObject is what S3 checks against the signer).
+  // Signs a POST policy for one new object under incoming/ (PutObject there is what S3 checks
+  // against the signer); reads what the user stores (the quota) off the profile.
   SettingsMediaUpload: { ...SIGNED_IN, mediaObjects: 'presignUpload' },
   SettingsMediaUploaded: SIGNED_IN,
-  // HEADs and reads the upload (type, MP4 duration), deletes a refused one, writes the item; an
-  // upload that never arrived must read as missing (404), not refused (403): `existence`.
+  // HEADs and reads the upload (type, MP4 duration), deletes a refused one, moves a checked one
+  // out of incoming/ (copy, delete), writes the item with its bytes added to the profile's total
+  // (the quota); an upload that never arrived must read as missing (404), not refused (403): `existence`.
   SettingsMediaRegister: {
     ...SIGNED_IN,
     tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.media] },
-    mediaObjects: ['read', 'delete', 'existence'],
+    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    mediaObjects: ['read', 'delete', 'existence', 'moveIn'],
     mediaBaseUrl: true,
   },
-  SettingsMediaDelete: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.media] }, mediaObjects: 'delete' },
+  // Deletes the object and the item, its bytes taken off the profile's total.
+  SettingsMediaDelete: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    mediaObjects: 'delete',
+  },
 };
 
 export function accessOf(name: string): FunctionAccess {

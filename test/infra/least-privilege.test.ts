@@ -40,8 +40,9 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   SettingsDisconnectAccount: ['ACCOUNT#', 'CONNECTION#'],
   SettingsConnectXCallback: ['ACCOUNT#', 'CONNECTION#'],
   SettingsConnectLinkedinCallback: ['ACCOUNT#', 'CONNECTION#'],
-  SettingsMediaRegister: ['MEDIA#'],
-  SettingsMediaDelete: ['MEDIA#'],
+  // The library item, and the bytes the user stores on the profile (the quota).
+  SettingsMediaRegister: ['MEDIA#', 'USER#'],
+  SettingsMediaDelete: ['MEDIA#', 'USER#'],
 };
 
 function grantsOf(name: string) {

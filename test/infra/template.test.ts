@@ -121,11 +121,12 @@ const EXPECTED: Record<string, string[]> = {
   SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   SettingsConnectLinkedinCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
-  // The media library: presigning needs PutObject (S3 checks the signer's right when the browser posts).
+  // The media library: presigning needs PutObject (S3 checks the signer's right when the browser
+  // posts), under incoming/ only; registering moves a checked upload out of it (copy: PutObject).
   SettingsMedia: ['table:sessions:read', 'table:directory:read'],
   SettingsMediaUpload: ['table:sessions:read', 'table:directory:read', 'objects:media:presign'],
   SettingsMediaUploaded: ['table:sessions:read', 'table:directory:read'],
-  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDelete', 'bucket:media:existence'],
+  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   SettingsMediaDelete: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:delete'],
 };
 
@@ -173,7 +174,8 @@ function capabilitiesOf(name: string): string[] {
     else if (resource === 'key:tokens' && same(['kms:Decrypt', 'kms:Encrypt'])) capabilities.push('kms:encryptDecrypt');
     else if (resource === 'key:tokens' && same(['kms:Encrypt'])) capabilities.push('kms:encrypt');
     else if (resource === 'bucket:media/*' && same(['s3:GetObject'])) capabilities.push('objects:media');
-    else if (resource === 'bucket:media/*' && same(['s3:PutObject'])) capabilities.push('objects:media:presign');
+    else if (resource === 'bucket:media/incoming/*' && same(['s3:PutObject'])) capabilities.push('objects:media:presign');
+    else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject', 's3:PutObject'])) capabilities.push('objects:media:readDeleteMoveIn');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject'])) capabilities.push('objects:media:readDelete');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject'])) capabilities.push('objects:media:delete');
     else if (resource === 'bucket:media' && same(['s3:ListBucket'])) capabilities.push('bucket:media:existence');
