@@ -95,4 +95,22 @@ describe('API keys', () => {
     expect(again.map((answer) => answer.status).sort()).toEqual([201, 303]);
     expect(await activeKeys(user.userId)).toBe(before + MAX_ACTIVE_API_KEYS);
   }, 60_000);
+
+  it('the admin CLI\'s revoke of a counted key frees its place too, once', async () => {
+    const user = await provisionUser({ workspaces: 1 });
+    const record = (index: number) => ({
+      id: `capkey${String(index).padStart(10, '0')}`,
+      userId: user.userId,
+      secretHash: 'x'.repeat(64),
+      scopes: [],
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+    });
+    for (let index = 0; index < MAX_ACTIVE_API_KEYS; index++) expect(await keys().putApiKeyWithinCap(record(index), MAX_ACTIVE_API_KEYS)).toBe(true);
+    expect(await keys().putApiKeyWithinCap(record(100), MAX_ACTIVE_API_KEYS)).toBe(false);
+    await keys().revokeApiKey(record(0).id, new Date().toISOString());
+    await keys().revokeApiKey(record(0).id, new Date().toISOString());
+    expect(await keys().putApiKeyWithinCap(record(101), MAX_ACTIVE_API_KEYS)).toBe(true);
+    expect(await keys().putApiKeyWithinCap(record(102), MAX_ACTIVE_API_KEYS)).toBe(false);
+  });
 });
