@@ -20,6 +20,12 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   GetPost: 275_000, // 264.7 kB
   // DynamoDB, and the media bucket through signed requests (lib/store/s3-signed-requests.ts, no S3 client).
   SettingsMedia: 260_000, // 250.3 kB
+  // The same, and the storage quota's transactions (TransactWrite on the profile).
+  SettingsMediaUpload: 261_000, // 253.5 kB
+  SettingsMediaRegister: 260_000, // 252.5 kB (and CopyObject)
+  SettingsMediaDelete: 260_000, // 252.5 kB
+  // DynamoDB only; the workspace cap's condition took it 8 bytes past 250 kB.
+  SettingsRenameWorkspace: 258_000, // 250.0 kB
   // DynamoDB and openid-client (oauth4webapi, 20 kB).
   SettingsSignIn: 270_000, // 260.4 kB
   SettingsAuthCallback: 270_000, // 260.9 kB

@@ -15,6 +15,9 @@ export const LOCAL_STAND_INS: Readonly<Record<string, readonly string[]>> = {
   // The secret holds the platforms' OAuth clients; locally those of the sandbox, which also
   // stands in for the platforms' hosts.
   [ENV.platformCredentialsSecretId]: [...Object.keys(SANDBOX_CLIENT_ENV), ENV.xApiBaseUrl, ENV.linkedinApiBaseUrl],
+  // The client ids alone (the start of a connect): the sandbox's, and its hosts.
+  [ENV.xClientId]: [ENV.xClientId, ENV.xApiBaseUrl],
+  [ENV.linkedinClientId]: [ENV.linkedinClientId, ENV.linkedinApiBaseUrl],
   // The S3 emulator answers path-style requests only.
   [ENV.mediaBucket]: [ENV.mediaBucket, ENV.mediaForcePathStyle],
 };

@@ -18,6 +18,7 @@ import {
   type HttpResponseParts,
   type RouteDefinition,
 } from './api-gateway-event.js';
+import { INCOMING_PREFIX, MEDIA_RESPONSE_HEADERS } from '../lib/domain/media-library.js';
 import { listenOnLoopback } from './free-port.js';
 import { entryExists, lambdaContext, loadHandler } from './lambda-runtime.js';
 import { s3ClientFor } from './messaging.js';
@@ -137,7 +138,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     } catch {
       key = '';
     }
-    if (key === '') return notFound(response);
+    // Uploads not registered (yet) are never served: on AWS the bucket policy refuses them to the CDN.
+    if (key === '' || key.startsWith(INCOMING_PREFIX)) return notFound(response);
     try {
       const input = { Bucket: options.media.bucket, Key: key };
       if (request.method === 'HEAD') {
@@ -227,6 +229,8 @@ function notFound(response: ServerResponse): void {
 
 function mediaHeaders(contentType: string | undefined, length: number | undefined, etag: string | undefined): Record<string, string | number> {
   return {
+    // What the CDN's response headers policy adds on AWS (infra/stacks/data-stack.ts).
+    ...MEDIA_RESPONSE_HEADERS,
     'content-type': contentType ?? 'application/octet-stream',
     ...(length === undefined ? {} : { 'content-length': length }),
     ...(etag === undefined ? {} : { etag }),

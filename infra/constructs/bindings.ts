@@ -18,6 +18,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { TableDefinition } from '../../lib/store/tables.js';
 import { ENV } from '../../lib/config.js';
+import { INCOMING_PREFIX } from '../../lib/domain/media-library.js';
 
 export type TableAccess = 'read' | 'readWrite';
 
@@ -174,12 +175,19 @@ export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOption
  * and 403 to any other, which the code could not tell from a real refusal; so a function that asks
  * whether an upload arrived gets s3:ListBucket on the bucket itself (its code lists nothing).
  */
-export type BucketAccess = 'read' | 'presignUpload' | 'delete' | 'existence';
+export type BucketAccess = 'read' | 'presignUpload' | 'delete' | 'existence' | 'moveIn';
 
-const OBJECT_ACTIONS: Record<Exclude<BucketAccess, 'existence'>, string> = {
-  read: 's3:GetObject',
-  presignUpload: 's3:PutObject',
-  delete: 's3:DeleteObject',
+/**
+ * Each object access, its action and the keys it applies to. A presigned POST can only ever write
+ * under the incoming prefix (lib/domain/media-library.ts INCOMING_PREFIX): the browser's upload
+ * cannot land where media is served, whatever the policy says. `moveIn`: registering copies a
+ * checked upload to its served key (CopyObject is a PutObject of the target).
+ */
+const OBJECT_ACTIONS: Record<Exclude<BucketAccess, 'existence'>, { action: string; keys: string }> = {
+  read: { action: 's3:GetObject', keys: '*' },
+  presignUpload: { action: 's3:PutObject', keys: `${INCOMING_PREFIX}*` },
+  delete: { action: 's3:DeleteObject', keys: '*' },
+  moveIn: { action: 's3:PutObject', keys: '*' },
 };
 
 /**
@@ -197,14 +205,22 @@ export function bindBucket(fn: LambdaFunction, shared: SharedBucket, envVar: str
   setEnv(fn, envVar, shared.bucket.bucketName);
   const accesses = typeof access === 'string' ? [access] : [...access];
   if (accesses.includes('existence')) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [shared.bucket.bucketArn] }));
-  const actions = accesses.flatMap((entry) => (entry === 'existence' ? [] : [OBJECT_ACTIONS[entry]]));
-  if (actions.length === 0) return;
-  fn.addToRolePolicy(new PolicyStatement({ actions, resources: [shared.bucket.arnForObjects('*')] }));
-  acknowledgeWildcardResource(
-    fn,
-    `${shared.arnExportName}/*`,
-    `Media object keys are per media item and unknown at deploy time; the grant is ${actions.join(', ')} on the media bucket only.`,
-  );
+  const byKeys = new Map<string, string[]>();
+  for (const entry of accesses) {
+    if (entry === 'existence') continue;
+    const { action, keys } = OBJECT_ACTIONS[entry];
+    const actions = byKeys.get(keys) ?? [];
+    if (!actions.includes(action)) actions.push(action);
+    byKeys.set(keys, actions);
+  }
+  for (const [keys, actions] of byKeys) {
+    fn.addToRolePolicy(new PolicyStatement({ actions, resources: [shared.bucket.arnForObjects(keys)] }));
+    acknowledgeWildcardResource(
+      fn,
+      `${shared.arnExportName}/${keys}`,
+      `Media object keys are per media item and unknown at deploy time; the grant is ${actions.join(', ')} on ${keys === '*' ? 'the media bucket' : `the ${keys} keys of the media bucket`} only.`,
+    );
+  }
 }
 
 /** Plain configuration that is neither a resource nor a secret (the media base URL). */

@@ -121,6 +121,24 @@ function publishReservedConcurrency(scope: Construct, maxConcurrency: number): n
 }
 
 /**
+ * The platforms' OAuth client ids, deploy-time settings (`npx cdk deploy -c xClientId=... -c
+ * linkedinClientId=...`): the function that starts a connect builds authorize URLs with them and
+ * reads no secret. Not secrets (every authorize URL shows them); the client secrets stay in the
+ * platform credentials secret, read by the callbacks and the workers. Unset, connecting answers
+ * that the platform is not configured, as before the secret is filled.
+ */
+export const PLATFORM_CLIENT_ID_CONTEXT = { x: 'xClientId', linkedin: 'linkedinClientId' } as const;
+
+function platformClientId(scope: Construct, platform: keyof typeof PLATFORM_CLIENT_ID_CONTEXT): string {
+  const raw: unknown = scope.node.tryGetContext(PLATFORM_CLIENT_ID_CONTEXT[platform]);
+  if (raw === undefined) return '';
+  if (typeof raw !== 'string' || !/^[\w.~-]{1,200}$/.test(raw)) {
+    throw new Error(`${PLATFORM_CLIENT_ID_CONTEXT[platform]} must be the app's OAuth 2.0 client id (letters, digits, - _ . ~); got ${String(raw)}`);
+  }
+  return raw;
+}
+
+/**
  * The publish worker's lag metric (lib/worker-metrics.ts: publishedAt - scheduledFor, in ms),
  * and the p99 that raises the alarm: the contract's target is 1 s.
  */
@@ -424,6 +442,10 @@ export class ApiStack extends Stack {
     }
     if (access.cursorSigningKey) bindSecret(fn, data.cursorSigningKey, ENV.cursorSigningKeySecretId);
     if (access.platformCredentials) bindSecret(fn, data.platformCredentials, ENV.platformCredentialsSecretId);
+    if (access.platformClientIds) {
+      bindValue(fn, ENV.xClientId, platformClientId(this, 'x'));
+      bindValue(fn, ENV.linkedinClientId, platformClientId(this, 'linkedin'));
+    }
     if (access.tokenKey) {
       bindKey(fn, data.tokenKey, { envVar: ENV.tokenKmsKeyId, access: access.tokenKey, encryptionContextKey: TOKEN_CONTEXT_KEY });
     }

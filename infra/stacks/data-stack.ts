@@ -10,14 +10,16 @@
  */
 import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
-import { AllowedMethods, CachePolicy, Distribution, HttpVersion, PriceClass, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import { AllowedMethods, CachePolicy, Distribution, HttpVersion, PriceClass, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { SettingsUserPool } from '../constructs/settings-sign-in.js';
+import { INCOMING_EXPIRY_DAYS, INCOMING_PREFIX, MEDIA_CONTENT_SECURITY_POLICY } from '../../lib/domain/media-library.js';
 import { TABLES } from '../../lib/store/tables.js';
 import type { TableDefinition } from '../../lib/store/tables.js';
 import { deletionProtectionSetting, signInDomainPrefixSetting } from './deploy-settings.js';
@@ -117,6 +119,11 @@ export class DataStack extends Stack {
       serverAccessLogsPrefix: 'media-bucket/',
       versioned: false,
       removalPolicy: KEEP,
+      // Browser uploads land under incoming/ and are moved out when registered: what is left
+      // there was never registered (abandoned, or refused and not yet deleted) and goes.
+      lifecycleRules: [
+        { id: 'ExpireUnregisteredUploads', prefix: INCOMING_PREFIX, expiration: Duration.days(INCOMING_EXPIRY_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
     });
 
     this.mediaBucketArnExportName = `${this.stackName}-MediaBucketArn`;
@@ -124,6 +131,15 @@ export class DataStack extends Stack {
 
     // The bucket is private; CloudFront reads it through origin access control (the bucket policy
     // names this distribution only) and serves it over HTTPS only.
+    // Every media answer: no type sniffing, and a file opened on its own runs and reaches nothing
+    // (the local /media route sends the same, lib/domain/media-library.ts MEDIA_RESPONSE_HEADERS).
+    const mediaHeaders = new ResponseHeadersPolicy(this, 'MediaResponseHeaders', {
+      comment: 'Hosted media: nosniff and a sandboxing CSP',
+      securityHeadersBehavior: {
+        contentTypeOptions: { override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: MEDIA_CONTENT_SECURITY_POLICY, override: true },
+      },
+    });
     this.mediaDistribution = new Distribution(this, 'MediaCdn', {
       comment: 'Hosted media of the social publishing API',
       defaultBehavior: {
@@ -131,6 +147,7 @@ export class DataStack extends Stack {
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: mediaHeaders,
         compress: true,
       },
       httpVersion: HttpVersion.HTTP2_AND_3,
@@ -140,6 +157,16 @@ export class DataStack extends Stack {
       logFilePrefix: 'media-cdn/',
     });
     this.mediaBaseUrl = `https://${this.mediaDistribution.distributionDomainName}`;
+    // The CDN reads the whole bucket (origin access control) but never an upload not registered yet.
+    this.mediaBucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'NeverServeUnregisteredUploads',
+        effect: Effect.DENY,
+        principals: [new ServicePrincipal('cloudfront.amazonaws.com')],
+        actions: ['s3:GetObject'],
+        resources: [this.mediaBucket.arnForObjects(`${INCOMING_PREFIX}*`)],
+      }),
+    );
     Validations.of(this.mediaDistribution).acknowledge({
       id: 'AwsSolutions-CFR1',
       reason: 'Media is posted to public social networks and fetched worldwide; a geo restriction would break it.',

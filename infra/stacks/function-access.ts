@@ -14,7 +14,7 @@
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
-import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
+import { ACCOUNT_KEY_PREFIX, ALLOWANCE_KEY_PREFIX, DIRECTORY_KEY_PREFIXES as KEYS } from '../../lib/store/tables.js';
 import type { BucketAccess, KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
@@ -32,8 +32,13 @@ export interface FunctionAccess {
   scheduler?: readonly SchedulerAction[];
   /** The secret that signs list cursors. */
   cursorSigningKey?: boolean;
-  /** The secret with the platforms' OAuth client ids and secrets (token refresh). */
+  /** The secret with the platforms' OAuth client ids and secrets (token refresh, code exchange). */
   platformCredentials?: boolean;
+  /**
+   * The platforms' OAuth client ids alone, as plain values (every authorize URL shows them): for a
+   * function that only builds authorize URLs and must not read the client secrets.
+   */
+  platformClientIds?: boolean;
   /** The KMS key of the platform tokens. */
   tokenKey?: KeyAccess;
   /** Media objects: read (to upload them to a platform, to check an upload), presign uploads, delete. */
@@ -96,11 +101,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   OAuthToken: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
   // ones, marks tokenHealth), uploads media from the bucket, re-delays transient failures on the
-  // publish queue, and queues deletion when the post was deleted while it was being sent.
-  // Directory writes: only the account's own items (tokens, tokenHealth), never keys or users.
+  // publish queue, and queues deletion when the post was deleted while it was being sent; gives
+  // the allowance unit of a post deleted before it went out back (counters).
+  // Directory writes: only the account's own items (tokens, tokenHealth), never keys or users;
+  // counter writes: only allowance counters, never rate limits.
   PublishWorker: {
-    tables: { directory: 'readWrite', posts: 'readWrite' },
-    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
+    tables: { directory: 'readWrite', posts: 'readWrite', counters: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX], counters: [ALLOWANCE_KEY_PREFIX] },
     sendsTo: ['publish', 'deletion'],
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
@@ -137,22 +144,34 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsSignIn: { tables: { sessions: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
   // Takes the transaction, exchanges the code, finds or creates the user (identity, profile,
   // first workspace in one transaction), writes the session.
-  SettingsAuthCallback: { tables: { sessions: 'readWrite', directory: 'readWrite' }, settingsBaseUrl: true, oidcClient: true, freePlan: true },
+  SettingsAuthCallback: {
+    tables: { sessions: 'readWrite', directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.identity, KEYS.user, KEYS.workspace] },
+    settingsBaseUrl: true,
+    oidcClient: true,
+    freePlan: true,
+  },
   SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' } },
   // Serves web/static, copied beside the bundle: no data at all.
   SettingsStatic: { tables: {} },
   // Lists keys (byOwner) and their last use (counters).
   SettingsKeys: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
-  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  // The key, and the count of active keys on the user's profile (the cap, in the same transaction).
+  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
   SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
-  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
   // Lists workspaces (owner's partition) and accounts (byOwner).
   SettingsWorkspaces: { ...SIGNED_IN },
-  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
-  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  // The workspace's two items and the user's list of workspaces (the cap).
+  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.user, KEYS.workspace] } },
+  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.user, KEYS.workspace] } },
   SettingsDisconnectAccountConfirm: { ...SIGNED_IN },
   // Deletes the account and its CREDENTIALS item (tokens) in one transaction.
-  SettingsDisconnectAccount: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' } },
+  SettingsDisconnectAccount: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+  },
   // The API's list use case: posts (byUser / byUserStatus) and the cursor signing key.
   SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
   // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
@@ -167,21 +186,47 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // Lists workspaces and accounts (byOwner).
   SettingsAccounts: SIGNED_IN,
   // Checks the workspace or account, stores the connect attempt (sessions) and builds the
-  // platform's authorize URL with the app's client id.
-  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, platformCredentials: true },
+  // platform's authorize URL with the app's client id: the ids alone, never the client secrets.
+  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, platformClientIds: true },
   // Takes the attempt, exchanges the code (client secret), encrypts the tokens for the account and
   // writes account, credentials and connection guard.
-  SettingsConnectXCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
-  SettingsConnectLinkedinCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
+  SettingsConnectXCallback: {
+    ...SIGNED_IN,
+    tables: { sessions: 'readWrite', directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    platformCredentials: true,
+    tokenKey: 'encrypt',
+  },
+  SettingsConnectLinkedinCallback: {
+    ...SIGNED_IN,
+    tables: { sessions: 'readWrite', directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    platformCredentials: true,
+    tokenKey: 'encrypt',
+  },
   // Lists the library (byOwner); thumbnails come from the media URL's origin.
   SettingsMedia: { ...SIGNED_IN, mediaBaseUrl: true },
-  // Signs a POST policy for one new object (PutObject is what S3 checks against the signer).
+  // Signs a POST policy for one new object under incoming/ (PutObject there is what S3 checks
+  // against the signer); reads what the user stores (the quota) off the profile.
   SettingsMediaUpload: { ...SIGNED_IN, mediaObjects: 'presignUpload' },
   SettingsMediaUploaded: SIGNED_IN,
-  // HEADs and reads the upload (type, MP4 duration), deletes a refused one, writes the item; an
-  // upload that never arrived must read as missing (404), not refused (403): `existence`.
-  SettingsMediaRegister: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, mediaObjects: ['read', 'delete', 'existence'], mediaBaseUrl: true },
-  SettingsMediaDelete: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, mediaObjects: 'delete' },
+  // HEADs and reads the upload (type, MP4 duration), deletes a refused one, moves a checked one
+  // out of incoming/ (copy, delete), writes the item with its bytes added to the profile's total
+  // (the quota); an upload that never arrived must read as missing (404), not refused (403): `existence`.
+  SettingsMediaRegister: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    mediaObjects: ['read', 'delete', 'existence', 'moveIn'],
+    mediaBaseUrl: true,
+  },
+  // Deletes the object and the item, its bytes taken off the profile's total.
+  SettingsMediaDelete: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    mediaObjects: 'delete',
+  },
 };
 
 export function accessOf(name: string): FunctionAccess {

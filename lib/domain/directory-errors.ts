@@ -31,6 +31,19 @@ export class DirectoryRecordExistsError extends Error {
   }
 }
 
+/** A create would take the user past a cap (workspaces per user); checked by the write's own condition. */
+export class DirectoryLimitError extends Error {
+  readonly code = 'limit_reached';
+  constructor(
+    readonly kind: DirectoryRecordKind,
+    readonly limit: number,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`At most ${limit} ${kind.replace('_', ' ')}s per user`, { cause: options.cause });
+    this.name = 'DirectoryLimitError';
+  }
+}
+
 /** An admin input is out of range or malformed; `param` names the offending input. */
 export class ProvisioningInputError extends Error {
   readonly code = 'invalid_input';

@@ -57,6 +57,26 @@ export function mediaObjectKey(userId: string, mediaId: string, fileName: string
   return `${userId}/${mediaId}/${safeFileName(fileName)}`;
 }
 
+/**
+ * Where a browser upload lands: under this prefix, which is never served (the CDN's bucket policy
+ * and the local /media route refuse it) and expires after INCOMING_EXPIRY_DAYS (an S3 lifecycle
+ * rule). Registering the upload checks it there and moves it to its served key; an upload never
+ * registered is never public and does not stay.
+ */
+export const INCOMING_PREFIX = 'incoming/';
+export const INCOMING_EXPIRY_DAYS = 1;
+
+export function incomingObjectKey(userId: string, mediaId: string, fileName: string): string {
+  return `${INCOMING_PREFIX}${mediaObjectKey(userId, mediaId, fileName)}`;
+}
+
+/**
+ * Bytes of media one customer may keep in the library (registered files; an upload under way
+ * counts once registered). Checked when an upload is signed (the POST policy's size bound is what
+ * is left) and again, atomically, when it is registered. Two gigabytes: four of the largest videos.
+ */
+export const MEDIA_STORAGE_QUOTA_BYTES = 2 * 1000 * 1000 * 1000;
+
 export function mediaUrl(baseUrl: string, objectKey: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${objectKey}`;
 }
@@ -69,3 +89,15 @@ export function mediaIdFromUrl(url: string, baseUrl: string): string | null {
   if (parts.length !== 3 || parts.some((part) => part === '')) return null;
   return parts[1] ?? null;
 }
+
+/**
+ * Headers of every media answer (the CDN's response headers policy on AWS, the local /media
+ * route): a browser must not guess another type than the one stored (an "image" that is HTML),
+ * and a file opened on its own runs nothing and reaches nothing (sandbox: no script, no
+ * same-origin). Images and videos embedded elsewhere are unaffected.
+ */
+export const MEDIA_CONTENT_SECURITY_POLICY = "default-src 'none'; sandbox";
+export const MEDIA_RESPONSE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': MEDIA_CONTENT_SECURITY_POLICY,
+} as const;

@@ -4,6 +4,9 @@
  * Secrets Manager secret named by PLATFORM_CREDENTIALS_SECRET_ID, whose value is JSON:
  * `{"x": {"clientId", "clientSecret"}, "linkedin": {"clientId", "clientSecret"}}`.
  * Read lazily, at the first refresh, so a worker that never refreshes never needs them.
+ *
+ * The client id alone (an authorize URL) comes from X_CLIENT_ID / LINKEDIN_CLIENT_ID: on AWS the
+ * function that starts a connect has those and not the secret (infra/stacks/function-access.ts).
  */
 import { ENV } from '../config.js';
 import type { PublishablePlatform } from '../domain/model.js';
@@ -46,4 +49,16 @@ export async function platformClientCredentials(platform: PublishablePlatform): 
     }
   }
   throw new PlatformCredentialsMissingError(platform);
+}
+
+/**
+ * The app's client id on the platform, for an authorize URL: the plain variable when set (the
+ * start of a connect on AWS reads no secret), the credentials otherwise (local inline JSON).
+ */
+export async function platformClientId(platform: PublishablePlatform): Promise<string> {
+  const clientId = process.env[ENV_NAMES[platform].id];
+  if (clientId) return clientId;
+  // Bound but empty: the deployment was given no client id for this platform.
+  if (clientId === '') throw new PlatformCredentialsMissingError(platform);
+  return (await platformClientCredentials(platform)).clientId;
 }

@@ -11,7 +11,7 @@ import { ENV, optionalEnv } from '../config.js';
 import { PlatformRefusedError } from '../domain/platform-errors.js';
 import type { ConnectKind, PlatformConnector, PlatformIdentity } from '../use-cases/ports/connect.js';
 import type { PlatformTokens } from '../use-cases/ports/platform-publisher.js';
-import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
+import { platformClientCredentials, platformClientId, type ClientCredentials } from './client-credentials.js';
 import { errorForAnswer, isRecord, parseJson, platformCall, platformFetch, readText, tokenEndpointError, tokensFrom, type PlatformTimeouts } from './http.js';
 import { cleanName } from './x-connect.js';
 import { LINKEDIN_API_VERSION, retiredVersionError } from './linkedin-version.js';
@@ -31,6 +31,8 @@ export interface LinkedinConnectConfig extends PlatformTimeouts {
   oauthBaseUrl: string;
   apiVersion: string;
   clientCredentials: () => Promise<ClientCredentials>;
+  /** The client id alone (authorize URLs); from clientCredentials when not given. */
+  clientId?: () => Promise<string>;
 }
 
 export class LinkedinConnector implements PlatformConnector {
@@ -49,7 +51,7 @@ export class LinkedinConnector implements PlatformConnector {
   }
 
   async authorizeUrl(input: { kind: ConnectKind; state: string; codeChallenge: string; redirectUri: string }): Promise<string> {
-    const { clientId } = await this.config.clientCredentials();
+    const clientId = this.config.clientId ? await this.config.clientId() : (await this.config.clientCredentials()).clientId;
     const scopes = input.kind === 'linkedin_pages' ? LINKEDIN_PAGES_SCOPES : LINKEDIN_MEMBER_SCOPES;
     const url = new URL(`${this.oauthBaseUrl}/oauth/v2/authorization`);
     url.search = new URLSearchParams({
@@ -141,5 +143,6 @@ export function linkedinConnectorFromEnv(): LinkedinConnector {
     oauthBaseUrl: optionalEnv(ENV.linkedinOauthBaseUrl, configuredBase || 'https://www.linkedin.com'),
     apiVersion: optionalEnv(ENV.linkedinApiVersion, LINKEDIN_API_VERSION),
     clientCredentials: () => platformClientCredentials('linkedin'),
+    clientId: () => platformClientId('linkedin'),
   });
 }

@@ -9,7 +9,7 @@ import { ENV, optionalEnv } from '../config.js';
 import type { ConnectKind, PlatformConnector, PlatformIdentity } from '../use-cases/ports/connect.js';
 import type { PlatformTokens } from '../use-cases/ports/platform-publisher.js';
 import { PlatformRefusedError } from '../domain/platform-errors.js';
-import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
+import { platformClientCredentials, platformClientId, type ClientCredentials } from './client-credentials.js';
 import { errorForAnswer, isRecord, parseJson, platformCall, platformFetch, readText, tokenEndpointError, tokensFrom, type PlatformTimeouts } from './http.js';
 
 /** platforms.md: posting needs these; without offline.access there is no refresh token and the connection dies after 2 hours. */
@@ -21,6 +21,8 @@ export interface XConnectConfig extends PlatformTimeouts {
   /** https://x.com/i/oauth2/authorize, or the sandbox's. */
   authorizeUrl: string;
   clientCredentials: () => Promise<ClientCredentials>;
+  /** The client id alone (authorize URLs); from clientCredentials when not given. */
+  clientId?: () => Promise<string>;
 }
 
 const USER_ID = /^\d{1,19}$/;
@@ -46,7 +48,7 @@ export class XConnector implements PlatformConnector {
   }
 
   async authorizeUrl(input: { kind: ConnectKind; state: string; codeChallenge: string; redirectUri: string }): Promise<string> {
-    const { clientId } = await this.config.clientCredentials();
+    const clientId = this.config.clientId ? await this.config.clientId() : (await this.config.clientCredentials()).clientId;
     const url = new URL(this.config.authorizeUrl);
     url.search = new URLSearchParams({
       response_type: 'code',
@@ -103,5 +105,5 @@ export function xConnectorFromEnv(): XConnector {
   const configuredApi = optionalEnv(ENV.xApiBaseUrl, '');
   // A stand-in (the sandbox) serves the authorize page beside the API, as LinkedIn's OAuth host does.
   const authorizeUrl = optionalEnv(ENV.xAuthorizeUrl, configuredApi ? `${configuredApi.replace(/\/+$/, '')}/i/oauth2/authorize` : 'https://x.com/i/oauth2/authorize');
-  return new XConnector({ apiBaseUrl, authorizeUrl, clientCredentials: () => platformClientCredentials('x') });
+  return new XConnector({ apiBaseUrl, authorizeUrl, clientCredentials: () => platformClientCredentials('x'), clientId: () => platformClientId('x') });
 }

@@ -13,7 +13,7 @@ import { DirectoryRecordExistsError, DirectoryRecordNotFoundError, type Director
 import { DependencyError } from '../domain/errors.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { ACCOUNT_KEY_PREFIX, DIRECTORY_TABLE } from './tables.js';
+import { DIRECTORY_KEY_PREFIXES as P, DIRECTORY_TABLE } from './tables.js';
 
 export type Item = Record<string, unknown>;
 export type Key = { pk: string; sk: string };
@@ -24,17 +24,17 @@ const BATCH_GET_LIMIT = 100;
 const BATCH_GET_ATTEMPTS = 8;
 
 export const directoryKeys = {
-  user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
-  userWorkspace: (userId: string, workspaceId: string): Key => ({ pk: `USER#${userId}`, sk: `WORKSPACE#${workspaceId}` }),
-  workspace: (workspaceId: string): Key => ({ pk: `WORKSPACE#${workspaceId}`, sk: 'WORKSPACE' }),
-  // The prefix is also the workers' IAM write condition (dynamodb:LeadingKeys).
-  account: (accountId: string): Key => ({ pk: `${ACCOUNT_KEY_PREFIX}${accountId}`, sk: 'ACCOUNT' }),
-  credentials: (accountId: string): Key => ({ pk: `${ACCOUNT_KEY_PREFIX}${accountId}`, sk: 'CREDENTIALS' }),
-  apiKey: (keyId: string): Key => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
-  media: (mediaId: string): Key => ({ pk: `MEDIA#${mediaId}`, sk: 'MEDIA' }),
+  // The prefixes are also the IAM write conditions of the functions that write the directory (dynamodb:LeadingKeys).
+  user: (userId: string): Key => ({ pk: `${P.user}${userId}`, sk: 'PROFILE' }),
+  userWorkspace: (userId: string, workspaceId: string): Key => ({ pk: `${P.user}${userId}`, sk: `WORKSPACE#${workspaceId}` }),
+  workspace: (workspaceId: string): Key => ({ pk: `${P.workspace}${workspaceId}`, sk: 'WORKSPACE' }),
+  account: (accountId: string): Key => ({ pk: `${P.account}${accountId}`, sk: 'ACCOUNT' }),
+  credentials: (accountId: string): Key => ({ pk: `${P.account}${accountId}`, sk: 'CREDENTIALS' }),
+  apiKey: (keyId: string): Key => ({ pk: `${P.apiKey}${keyId}`, sk: 'KEY' }),
+  media: (mediaId: string): Key => ({ pk: `${P.media}${mediaId}`, sk: 'MEDIA' }),
   /** The guard of one platform identity connected in a workspace (settings connect: no duplicates). */
   connection: (input: { workspaceId: string; platform: string; accountType: string; platformUserId: string }): Key => ({
-    pk: `CONNECTION#${input.workspaceId}#${input.platform}#${input.accountType}#${input.platformUserId}`,
+    pk: `${P.connection}${input.workspaceId}#${input.platform}#${input.accountType}#${input.platformUserId}`,
     sk: 'CONNECTION',
   }),
 };

@@ -3,15 +3,23 @@
  * secret's hash is stored. The item also carries the byOwner keys gsi1pk KEYS#<userId>, so the
  * settings keys page lists and counts a user's keys with one Query; revoking from settings is
  * conditioned on the owner. A key's last use lives in the counters table (dynamodb-key-use-store.ts).
+ *
+ * The cap on a user's active keys (settings) is a count on the user's profile item,
+ * `activeApiKeys`, changed in the same transaction as the key: creating adds one under the
+ * condition that the count is below the cap, so concurrent creations can never pass it together;
+ * revoking a counted key (`counted`, set by that creation) takes one off, once. Keys made before
+ * the cap, or by the admin CLI, are not counted.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
+import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import { SCOPES, type ApiKeyRecord } from '../domain/model.js';
 import type { ApiKeyAdmin, ApiKeyReader } from '../use-cases/ports/api-keys.js';
 import type { ApiKeyStore, ApiKeySummary } from '../use-cases/settings/ports.js';
 import { countQuery } from './count-query.js';
-import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, withoutUndefined, type DirectoryTableOptions, type Item } from './directory-table.js';
 import { nullableString } from './item-schema.js';
 
 function optionalString(value: unknown): string | null {
@@ -28,6 +36,13 @@ const API_KEY_ITEM = v.object({
 });
 
 const BY_OWNER_INDEX = 'byOwner';
+
+/** A transaction retried on TransactionConflict (another write held the profile item): each retry means one of them went through. */
+const CAP_TRANSACTION_ATTEMPTS = 8;
+
+function cancellationCodes(error: TransactionCanceledException): (string | undefined)[] {
+  return (error.CancellationReasons ?? []).map((reason) => reason.Code);
+}
 
 /** The byOwner partition of a user's keys (never USER#..., which is the accounts' partition there). */
 export function apiKeyOwnerIndexKeys(key: Pick<ApiKeyRecord, 'userId' | 'createdAt' | 'id'>): { gsi1pk: string; gsi1sk: string } {
@@ -52,7 +67,11 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
   }
 
   async putApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.table.putNew('api_key', key.id, {
+    await this.table.putNew('api_key', key.id, this.keyItem(key));
+  }
+
+  private keyItem(key: ApiKeyRecord): Item {
+    return withoutUndefined({
       ...directoryKeys.apiKey(key.id),
       // The settings keys page lists a user's keys with one Query on byOwner.
       ...apiKeyOwnerIndexKeys(key),
@@ -67,7 +86,97 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
     });
   }
 
+  /**
+   * Settings' create: the key, and one more on the profile's count of active keys, in one
+   * transaction whose condition is the cap. False (nothing written) when `max` keys are active.
+   */
+  async putApiKeyWithinCap(key: ApiKeyRecord, max: number): Promise<boolean> {
+    const item = { ...this.keyItem(key), counted: true };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.table.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Update: {
+                  TableName: this.table.name,
+                  Key: directoryKeys.user(key.userId),
+                  UpdateExpression: 'SET activeApiKeys = if_not_exists(activeApiKeys, :zero) + :one',
+                  ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(activeApiKeys) OR activeApiKeys < :max)',
+                  ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': max },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const codes = cancellationCodes(error);
+        if (codes[0] === 'ConditionalCheckFailed') throw new DirectoryRecordExistsError('api_key', key.id, { cause: error });
+        if (codes[1] === 'ConditionalCheckFailed') {
+          // The profile answered: its count is at the cap. No profile at all: no such user.
+          if (error.CancellationReasons?.[1]?.Item) return false;
+          throw new DirectoryRecordNotFoundError('user', key.userId, { cause: error });
+        }
+        if (!codes.includes('TransactionConflict') || attempt >= CAP_TRANSACTION_ATTEMPTS) throw error;
+        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+      }
+    }
+  }
+
+  /**
+   * Revokes a key counted against the cap and frees its place (one off the profile's count), in
+   * one transaction conditioned on the key being live, so a place is freed once however often the
+   * key is revoked. False when the key is not such a key (absent, another user's, not counted,
+   * already revoked).
+   */
+  private async revokeCounted(userId: string, keyId: string, revokedAt: string): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.table.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table.name,
+                  Key: directoryKeys.apiKey(keyId),
+                  UpdateExpression: 'SET revokedAt = :revokedAt',
+                  ConditionExpression: 'attribute_exists(pk) AND userId = :userId AND counted = :true AND attribute_not_exists(revokedAt)',
+                  ExpressionAttributeValues: { ':revokedAt': revokedAt, ':userId': userId, ':true': true },
+                },
+              },
+              {
+                Update: {
+                  TableName: this.table.name,
+                  Key: directoryKeys.user(userId),
+                  UpdateExpression: 'ADD activeApiKeys :minusOne',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':minusOne': -1 },
+                },
+              },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const codes = cancellationCodes(error);
+        if (codes[0] === 'ConditionalCheckFailed' || codes[1] === 'ConditionalCheckFailed') return false;
+        if (!codes.includes('TransactionConflict') || attempt >= CAP_TRANSACTION_ATTEMPTS) throw error;
+        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+      }
+    }
+  }
+
   async revokeApiKey(keyId: string, revokedAt: string): Promise<string> {
+    // A key counted against its owner's cap frees its place (the admin CLI's revoke too).
+    const current = await this.table.getItem(directoryKeys.apiKey(keyId), true);
+    if (current?.counted === true && typeof current.userId === 'string' && current.revokedAt === undefined) {
+      if (await this.revokeCounted(current.userId, keyId, revokedAt)) return revokedAt;
+    }
     try {
       const out = await this.table.client.send(
         new UpdateCommand({
@@ -123,6 +232,7 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
   }
 
   async revokeOwnedApiKey(userId: string, keyId: string, revokedAt: string): Promise<boolean> {
+    if (await this.revokeCounted(userId, keyId, revokedAt)) return true;
     try {
       await this.table.client.send(
         new UpdateCommand({

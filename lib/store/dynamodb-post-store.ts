@@ -185,8 +185,9 @@ export class DynamoDbPostStore implements PostStore {
     // that is done, so the sweeper brings it back if its message is lost (post-item.ts): a
     // scheduled one keeps its entry until the worker has settled it, a published one gets its
     // deletion's entry in this very write (the queue message DeletePost sends next may never go,
-    // or go down with its queue).
-    const keepDue = post.status === 'scheduled' && options.deleteFromPlatform;
+    // or go down with its queue). A scheduled one keeps it without deleteFromPlatform too: if its
+    // create turns out not to have gone out, settling it gives its allowance unit back.
+    const keepDue = post.status === 'scheduled';
     const pendingSince = post.status === 'published' && options.deleteFromPlatform && post.platformPostId !== null
       ? platformDeletionPendingSince({ deletedAt: options.now.toISOString(), publishedAt: post.publishedAt })
       : null;

@@ -28,8 +28,8 @@
  * within seconds; a worker that outlived its lease can neither send nor write an outcome other
  * than a published one (whose platform id is a fact worth keeping, whoever learnt it).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
@@ -38,12 +38,13 @@ import type { Post, PostError } from '../domain/model.js';
 import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
 import { nextDueAt } from '../domain/publishing.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
+import { allowanceCounterUpdate } from './allowance-counter.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { duePartitionKey, dueSortKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
 import { SentMarkers } from './sent-markers.js';
-import { POSTS_TABLE } from './tables.js';
+import { COUNTERS_TABLE, POSTS_TABLE } from './tables.js';
 
 /** The worker's bookkeeping attributes; each absent until first written (a value of another type reads as absent). */
 const bookkeepingString = v.fallback(v.nullable(v.string()), null);
@@ -80,16 +81,23 @@ async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
 
 export interface DynamoDbPublishStateOptions {
   postsTable?: string;
+  /** Where a unit is given back (recordNeverSent); read from COUNTERS_TABLE at that first use by default, so the sweeper needs no such variable. */
+  countersTable?: string;
   client?: DynamoDBDocumentClient;
 }
+
+/** A refund's transaction retried on TransactionConflict (another request held the counter); each retry means one of them went through. */
+const REFUND_ATTEMPTS = 8;
 
 export class DynamoDbPublishState implements PublishStateStore {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
   private readonly sentMarkers: SentMarkers;
+  private readonly countersTableOption: string | undefined;
 
   constructor(options: DynamoDbPublishStateOptions = {}) {
     this.table = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
+    this.countersTableOption = options.countersTable;
     this.client = options.client ?? documentClient;
     this.sentMarkers = new SentMarkers(this.client, this.table);
   }
@@ -125,10 +133,11 @@ export class DynamoDbPublishState implements PublishStateStore {
           Key: { id: postId },
           UpdateExpression: 'SET claimToken = :token, claimUntil = :until, firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD publishAttempts :one REMOVE retryAt',
           // ISO times written by toISOString compare as strings in time order. A deleted post is
-          // claimed only to settle an earlier create that may be live and must come down.
+          // claimed only to settle an earlier create that may be live: found, it comes down when
+          // deleteFromPlatform asked; not there, its unit is given back (recordNeverSent).
           ConditionExpression:
             '#status = :scheduled AND scheduledFor <= :dueBy ' +
-            'AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
+            'AND (attribute_not_exists(deletedAt) OR attribute_exists(platformCreateSentAt)) ' +
             'AND (attribute_not_exists(retryAt) OR retryAt <= :dueBy) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -138,7 +147,6 @@ export class DynamoDbPublishState implements PublishStateStore {
             ':dueBy': (input.dueBy ?? input.now).toISOString(),
             ':one': 1,
             ':scheduled': 'scheduled',
-            ':true': true,
           },
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -228,6 +236,47 @@ export class DynamoDbPublishState implements PublishStateStore {
     return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now, token === undefined ? {} : { claimToken: token });
   }
 
+  /**
+   * A post deleted while it was being sent whose create certainly did not go out (refused, or not
+   * found by the lookup of an unknown outcome): recorded failed with `error`, out of every index,
+   * and its allowance unit given back, in one transaction. Like a cancellation, it never reached
+   * anyone (decisions.md "Plan allowance"). Exactly once: the condition (still scheduled, deleted,
+   * held by `token`) holds for one write only, and the same write drops allowanceCycle.
+   */
+  async recordNeverSent(post: Post, error: PostError, now: Date, token: string): Promise<boolean> {
+    const cycle = post.allowanceCycle;
+    const update = {
+      TableName: this.table,
+      Key: { id: post.id },
+      UpdateExpression: 'SET #status = :failed, updatedAt = :now, #error = :error REMOVE duePk, dueSk, allowanceCycle',
+      ConditionExpression: `#status = :scheduled AND attribute_exists(deletedAt) AND claimToken = :token${cycle === null ? '' : ' AND allowanceCycle = :cycle'}`,
+      ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+      ExpressionAttributeValues: {
+        ':failed': 'failed',
+        ':scheduled': 'scheduled',
+        ':now': now.toISOString(),
+        ':error': { message: error.message, advice: error.advice },
+        ':token': token,
+        ...(cycle === null ? {} : { ':cycle': cycle }),
+      },
+    };
+    // A draft spent nothing; nor did a post whose unit was given back already.
+    if (cycle === null) return this.updateIf(post.id, update);
+    const countersTable = this.countersTableOption ?? requireEnv(COUNTERS_TABLE.envVar);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: allowanceCounterUpdate(countersTable, post.userId, cycle, -1) }] }));
+        return true;
+      } catch (failure) {
+        if (!(failure instanceof TransactionCanceledException)) throw failure;
+        const codes = (failure.CancellationReasons ?? []).map((reason) => reason.Code);
+        if (codes[0] === 'ConditionalCheckFailed') return false;
+        if (!codes.includes('TransactionConflict') || attempt >= REFUND_ATTEMPTS) throw failure;
+        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+      }
+    }
+  }
+
   async listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]> {
     const found: PostForPublishing[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -279,11 +328,11 @@ export class DynamoDbPublishState implements PublishStateStore {
       UpdateExpression: 'SET sweptAt = :now',
       // A claim that ran out after the last sweep is a worker that died since: put back at once.
       ConditionExpression:
-        '#status = :scheduled AND (attribute_not_exists(deletedAt) OR (deleteFromPlatformRequested = :true AND attribute_exists(platformCreateSentAt))) ' +
+        '#status = :scheduled AND (attribute_not_exists(deletedAt) OR attribute_exists(platformCreateSentAt)) ' +
         'AND (attribute_not_exists(sweptAt) OR sweptAt < :before OR sweptAt < claimUntil) ' +
         'AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled', ':true': true },
+      ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled' },
     });
   }
 

@@ -7,7 +7,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
+import { DirectoryLimitError, DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import type { Workspace } from '../domain/model.js';
 import type { WorkspaceAdmin, WorkspaceReader } from '../use-cases/ports/workspaces.js';
 import type { WorkspaceStore } from '../use-cases/settings/ports.js';
@@ -30,9 +30,11 @@ export class DynamoDbWorkspaceStore implements WorkspaceReader, WorkspaceAdmin, 
   /**
    * The workspace item, its by-id twin and the owner's workspaceIds change in one transaction:
    * auth and create read workspaceIds off the user, so a workspace must never exist without
-   * being listed there (nor the other way round). The user must exist.
+   * being listed there (nor the other way round). The user must exist. With `max`, the user may
+   * list at most that many (DirectoryLimitError otherwise, nothing written).
    */
-  async putWorkspace(workspace: Workspace): Promise<void> {
+  async putWorkspace(workspace: Workspace, options: { max?: number } = {}): Promise<void> {
+    const max = options.max;
     const attributes = { type: 'workspace', id: workspace.id, userId: workspace.userId, name: workspace.name, createdAt: workspace.createdAt };
     const tableName = this.table.name;
     try {
@@ -58,8 +60,10 @@ export class DynamoDbWorkspaceStore implements WorkspaceReader, WorkspaceAdmin, 
                 TableName: tableName,
                 Key: directoryKeys.user(workspace.userId),
                 UpdateExpression: 'SET workspaceIds = list_append(if_not_exists(workspaceIds, :none), :added)',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':none': [], ':added': [workspace.id] },
+                // The cap is this write's condition, so concurrent creations can never pass it together.
+                ConditionExpression: max === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND (attribute_not_exists(workspaceIds) OR size(workspaceIds) < :max)',
+                ExpressionAttributeValues: { ':none': [], ':added': [workspace.id], ...(max === undefined ? {} : { ':max': max }) },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
           ],
@@ -69,6 +73,8 @@ export class DynamoDbWorkspaceStore implements WorkspaceReader, WorkspaceAdmin, 
       if (error instanceof TransactionCanceledException) {
         const reasons = error.CancellationReasons ?? [];
         if (reasons[2]?.Code === 'ConditionalCheckFailed') {
+          // The profile answered: its list is at the cap. No profile at all: no such user.
+          if (reasons[2].Item) throw new DirectoryLimitError('workspace', max ?? 0, { cause: error });
           throw new DirectoryRecordNotFoundError('user', workspace.userId, { cause: error });
         }
         if (reasons[0]?.Code === 'ConditionalCheckFailed' || reasons[1]?.Code === 'ConditionalCheckFailed') {

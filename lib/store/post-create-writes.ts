@@ -18,6 +18,7 @@ import { DependencyError } from '../domain/errors.js';
 import type { IdempotencyLock } from '../domain/idempotency-record.js';
 import type { Post, PostError } from '../domain/model.js';
 import type { NewPostsResult, NewPostsWrite, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
+import { ALLOWANCE_UPDATE, allowanceCounterKey } from './allowance-counter.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { idempotencyCompletionUpdate, idempotencyRecordDelete, idempotencyResponseUpdate } from './dynamodb-idempotency-store.js';
@@ -30,12 +31,7 @@ export const MAX_TRANSACTION_ATTEMPTS = 12;
 /** An allowance counter: `used` units of the cycle (only ever changed by ADD, so absent means none). */
 const ALLOWANCE_COUNTER = v.object({ used: v.optional(v.number(), 0) });
 
-export function allowanceCounterKey(userId: string, cycle: string): { pk: string } {
-  return { pk: `ALLOWANCE#${userId}#${cycle}` };
-}
-
-/** Spends (or gives back) units, and gives a new counter its expiry (lib/domain/allowance.ts). */
-export const ALLOWANCE_UPDATE = 'ADD used :units SET expiresAt = if_not_exists(expiresAt, :expiresAt)';
+export { ALLOWANCE_UPDATE, allowanceCounterKey } from './allowance-counter.js';
 
 /** The request's lock on its idempotency key was lost (it ran past the lock's expiry): nothing was written. */
 export class IdempotencyLockLostError extends Error {

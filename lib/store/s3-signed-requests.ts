@@ -87,6 +87,19 @@ export function mediaObjectUrl(bucket: MediaBucket, objectKey: string, awsRegion
   return new URL(`${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}/${key}`);
 }
 
+/**
+ * CopyObject within the bucket: `to` becomes a copy of `from` (its content type and metadata too).
+ * S3 may answer 200 and still fail the copy (an <Error> in the body): read as a transient 500, so
+ * it is tried again. A function of its own, so only the bundles that copy carry it.
+ */
+export function copyObject(s3: S3SignedRequests, from: string, to: string): Promise<void> {
+  const source = `/${encodeSegment(s3.bucket.name)}/${from.split('/').map(encodeSegment).join('/')}`;
+  return s3.send('PUT', to, { headers: { 'x-amz-copy-source': source }, accept: [200] }, async (response) => {
+    const body = await response.text();
+    if (!body.includes('CopyObjectResult')) throw new S3RequestError(500, /<Code>([^<]{1,100})<\/Code>/.exec(body)?.[1] ?? 'CopyFailed');
+  });
+}
+
 /** ISO 8601 to the second, as SigV4 and POST policies write times. */
 function iso8601(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -151,7 +164,7 @@ export class S3SignedRequests {
    * failures, of the request or of reading the body, are tried again.
    */
   async send<T>(
-    method: 'GET' | 'HEAD' | 'DELETE',
+    method: 'GET' | 'HEAD' | 'DELETE' | 'PUT',
     objectKey: string,
     request: { headers?: Record<string, string>; accept: readonly number[] },
     take: (response: Response) => Promise<T>,
@@ -197,7 +210,8 @@ export class S3SignedRequests {
     });
     // fetch sets Host itself from the URL: the same value that was signed.
     const { host: _host, ...sent } = signed.headers;
-    return fetch(url, { method, headers: sent, signal: AbortSignal.timeout(this.options.timeoutMs) });
+    // A PUT here carries no payload (CopyObject): an empty body, so it is sent with Content-Length 0.
+    return fetch(url, { method, headers: sent, ...(method === 'PUT' ? { body: '' } : {}), signal: AbortSignal.timeout(this.options.timeoutMs) });
   }
 
   /** The region and the credentials a signature made now would use. */

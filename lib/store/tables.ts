@@ -73,6 +73,25 @@ import { ENV } from '../config.js';
 export const ACCOUNT_KEY_PREFIX = 'ACCOUNT#';
 
 /**
+ * The partition key prefixes of the directory's items, by kind (the layout above). Each function
+ * that writes the directory may write only the kinds it needs (IAM dynamodb:LeadingKeys, the
+ * `writableKeyPrefixes` of infra/stacks/function-access.ts), so a settings page that makes API keys
+ * cannot rewrite an account's tokens, nor the publish worker a user's plan.
+ */
+export const DIRECTORY_KEY_PREFIXES = {
+  user: 'USER#',
+  workspace: 'WORKSPACE#',
+  account: ACCOUNT_KEY_PREFIX,
+  apiKey: 'KEY#',
+  media: 'MEDIA#',
+  connection: 'CONNECTION#',
+  identity: 'IDENTITY#',
+} as const;
+
+/** The prefix of the plan allowance's counters in the counters table (`ALLOWANCE#<userId>#<YYYY-MM>`). */
+export const ALLOWANCE_KEY_PREFIX = 'ALLOWANCE#';
+
+/**
  * What an index copies besides its keys and the table's key. Changing it on a deployed table
  * means recreating the index (README, "Deploying to AWS").
  */

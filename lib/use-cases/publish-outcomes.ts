@@ -96,6 +96,19 @@ export class PublishOutcomes {
     return { outcome: 'failed', post: stored, error };
   }
 
+  /**
+   * The post was deleted while it was being sent and its create certainly did not go out (refused,
+   * or an unknown outcome the lookup did not find): recorded as never sent, and its allowance unit
+   * given back in the same write, as for any post cancelled before it went out.
+   */
+  async neverSent(post: Post, claim: PublishClaim, kind: string): Promise<PublishOutcome> {
+    if (!(await this.deps.state.recordNeverSent(post, DELETED_BEFORE_SENT, this.deps.clock.now(), claim.token))) {
+      return { outcome: 'skipped', reason: 'the claim was lost before the outcome was recorded' };
+    }
+    this.deps.metrics.failed(kind);
+    return { outcome: 'skipped', reason: 'post deleted before it was sent' };
+  }
+
   async retryOrFail(
     post: Post,
     claim: PublishClaim,
@@ -123,8 +136,9 @@ export class PublishOutcomes {
     const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt, uncertain: input.uncertain, failed: input.failed ?? false });
     if (!released) {
       // Nothing went out and the post was deleted meanwhile (with or without deleteFromPlatform):
-      // recorded, so it leaves the due index; no claim or sweep would take it up again.
-      if (!input.uncertain && (await this.deps.state.recordFailed(post, DELETED_BEFORE_SENT, this.deps.clock.now(), claim.token))) {
+      // recorded, so it leaves the due index (no claim or sweep would take it up again), and its
+      // unit given back.
+      if (!input.uncertain && (await this.deps.state.recordNeverSent(post, DELETED_BEFORE_SENT, this.deps.clock.now(), claim.token))) {
         return { outcome: 'skipped', reason: 'post deleted before it was sent' };
       }
       return { outcome: 'skipped', reason: 'post changed while it was being sent' };

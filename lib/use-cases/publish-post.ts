@@ -70,7 +70,7 @@ import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
 import type { CreatesInFlight } from './creates-in-flight.js';
 import { holdingLease, leaseEnd, type PublishLease } from './publish-lease.js';
-import { DELETED_BEFORE_SENT, PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
+import { PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
 
 export type { PublishLog, PublishMetrics, PublishOutcome } from './publish-outcomes.js';
 
@@ -215,9 +215,8 @@ export class PublishPost {
       if (claim.uncertain) {
         const live = await this.lookUp(post, claim, platformAccount, accessToken);
         if (live) return await this.outcomes.published(post, live);
-        if (post.deletedAt !== null) {
-          return this.outcomes.fail(post, claim, DELETED_BEFORE_SENT, 'deleted');
-        }
+        // Deleted while its outcome was unknown, and nothing went out: never sent, its unit back.
+        if (post.deletedAt !== null) return this.outcomes.neverSent(post, claim, 'deleted');
         // Looked up: the earlier create left nothing live, so sending now is not a blind resend.
       }
       const media = await this.mediaOf(post);
@@ -314,9 +313,8 @@ export class PublishPost {
     if (!current) return { outcome: 'skipped', reason: 'post cancelled before it was sent' };
     if (current.state.claimToken !== claim.token) return { outcome: 'skipped', reason: 'another worker took the post over' };
     if (current.post.deletedAt !== null) {
-      // Never sent, and hidden from every read: recorded so nothing comes back for it.
-      await this.deps.state.recordFailed(current.post, DELETED_BEFORE_SENT, this.deps.clock.now(), claim.token);
-      return { outcome: 'skipped', reason: 'post deleted before it was sent' };
+      // Never sent, and hidden from every read: recorded so nothing comes back for it, its unit back.
+      return this.outcomes.neverSent(current.post, claim, 'deleted');
     }
     return this.outcomes.requeueRetry(post, claim, this.deps.clock.now(), { kind: 'lease_lost', uncertain: false, lastSaid: 'the lease ran out before the create was sent' });
   }

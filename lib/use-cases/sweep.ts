@@ -128,8 +128,9 @@ export class Sweep {
 
   private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date) {
     if (post.status !== 'scheduled') return null;
-    // A deleted post is only brought back to settle a create that may be live and must come down.
-    if (post.deletedAt !== null && !(post.deleteFromPlatformRequested && state.platformCreateSentAt !== null)) return null;
+    // A deleted post is only brought back to settle a create that may be live: to take it down
+    // (deleteFromPlatform), or to give its unit back when nothing went out.
+    if (post.deletedAt !== null && state.platformCreateSentAt === null) return null;
     if (state.claimUntil !== null && Date.parse(state.claimUntil) > now.getTime()) return null;
     // An expired claim is a worker that stopped mid-send: its post is due again now, also when it
     // was swept a moment before that worker claimed it.

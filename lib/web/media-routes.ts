@@ -3,6 +3,7 @@
  * functions/settings/. A MediaLibraryError becomes a 400 page with its message and a way back.
  */
 import { ENV, requireEnv } from '../config.js';
+import { INCOMING_PREFIX } from '../domain/media-library.js';
 import { describeLimit, uploadRule } from '../domain/media-upload-rules.js';
 import { MediaLibraryError } from '../use-cases/settings/media-library.js';
 import { mediaImageOrigin, mediaLibraryUseCase, mediaUploadOrigin } from './connect-dependencies.js';
@@ -60,7 +61,8 @@ export async function prepareUploadRoute(request: WebRequest, signedIn: SignedIn
 
 export async function uploadedRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
   const key = request.query.key ?? '';
-  if (!key.startsWith(`${signedIn.user.id}/`) || key.length > 400) {
+  // Uploads land under the incoming prefix (lib/domain/media-library.ts), the caller's own folder in it.
+  if (!key.startsWith(`${INCOMING_PREFIX}${signedIn.user.id}/`) || key.length > 400) {
     return { kind: 'page', status: 400, title: 'Media library', body: html`<p class="notice error" role="alert">That upload is not one of yours.</p><p><a class="button" href="/settings/media">Back to the media library</a></p>` };
   }
   return { kind: 'page', title: 'Upload received', body: uploadedPage({ objectKey: key, csrfToken: signedIn.session.csrfToken }) };

@@ -21,7 +21,7 @@ export function manageWorkspaces(): ManageWorkspaces {
 export function manageApiKeys(): ManageApiKeys {
   let uses: DynamoDbKeyUseStore | undefined;
   const keys = new DynamoDbApiKeyStore(directoryTable());
-  apiKeys ??= new ManageApiKeys({ keys, uses: () => (uses ??= new DynamoDbKeyUseStore()), writer: keys, clock: webClock });
+  apiKeys ??= new ManageApiKeys({ keys, uses: () => (uses ??= new DynamoDbKeyUseStore()), clock: webClock });
   return apiKeys;
 }
 

@@ -34,7 +34,7 @@ const ALL_FUNCTIONS = [
 ];
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
-const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts] as string[];
+const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts, ENV.xClientId, ENV.linkedinClientId] as string[];
 
 /**
  * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
@@ -58,6 +58,7 @@ const EXPECTED: Record<string, string[]> = {
   PublishWorker: [
     'table:directory:readWrite',
     'table:posts:readWrite',
+    'table:counters:readWrite',
     'consume:publish',
     'send:publish',
     'send:deletion',
@@ -116,14 +117,16 @@ const EXPECTED: Record<string, string[]> = {
   OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
   // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
   SettingsAccounts: ['table:sessions:read', 'table:directory:read'],
-  SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read', 'secret:platform'],
+  // Only builds the authorize URL: the client ids (plain values), never the secret with the client secrets.
+  SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   SettingsConnectLinkedinCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
-  // The media library: presigning needs PutObject (S3 checks the signer's right when the browser posts).
+  // The media library: presigning needs PutObject (S3 checks the signer's right when the browser
+  // posts), under incoming/ only; registering moves a checked upload out of it (copy: PutObject).
   SettingsMedia: ['table:sessions:read', 'table:directory:read'],
   SettingsMediaUpload: ['table:sessions:read', 'table:directory:read', 'objects:media:presign'],
   SettingsMediaUploaded: ['table:sessions:read', 'table:directory:read'],
-  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDelete', 'bucket:media:existence'],
+  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   SettingsMediaDelete: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:delete'],
 };
 
@@ -171,7 +174,8 @@ function capabilitiesOf(name: string): string[] {
     else if (resource === 'key:tokens' && same(['kms:Decrypt', 'kms:Encrypt'])) capabilities.push('kms:encryptDecrypt');
     else if (resource === 'key:tokens' && same(['kms:Encrypt'])) capabilities.push('kms:encrypt');
     else if (resource === 'bucket:media/*' && same(['s3:GetObject'])) capabilities.push('objects:media');
-    else if (resource === 'bucket:media/*' && same(['s3:PutObject'])) capabilities.push('objects:media:presign');
+    else if (resource === 'bucket:media/incoming/*' && same(['s3:PutObject'])) capabilities.push('objects:media:presign');
+    else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject', 's3:PutObject'])) capabilities.push('objects:media:readDeleteMoveIn');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject'])) capabilities.push('objects:media:readDelete');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject'])) capabilities.push('objects:media:delete');
     else if (resource === 'bucket:media' && same(['s3:ListBucket'])) capabilities.push('bucket:media:existence');
@@ -361,12 +365,11 @@ describe('environment', () => {
   });
 
   it('holds no secret value: only secret ARNs, never the value variables', () => {
+    // The platforms' client ids are no secret (every authorize URL shows them): test/infra/least-privilege.test.ts.
     const valueVariables = [
       ENV.cursorSigningKey,
       ENV.platformCredentials,
-      ENV.xClientId,
       ENV.xClientSecret,
-      ENV.linkedinClientId,
       ENV.linkedinClientSecret,
       ENV.localTokenKeyFile,
     ];

@@ -4,9 +4,11 @@
  * DynamoDB Local: prepare -> the browser's multipart POST -> register -> list -> delete, and every
  * way an upload can be refused (by the policy, or when registering).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { ENV, requireEnv } from '../../lib/config.js';
-import { mediaIdFromUrl } from '../../lib/domain/media-library.js';
+import { MEDIA_STORAGE_QUOTA_BYTES, mediaIdFromUrl } from '../../lib/domain/media-library.js';
 import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
 import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
 import { MediaLibrary } from '../../lib/use-cases/settings/media-library.js';
@@ -43,18 +45,23 @@ function mp4(seconds: number): Buffer {
 }
 
 describe('uploading to the media library', () => {
-  it('a presigned POST puts the image under the user prefix, and registering makes the URL POST /posts takes', async () => {
+  it('a presigned POST puts the image under the incoming prefix, never served; registering moves it out and makes the URL POST /posts takes', async () => {
     const user = await provisionUser();
     const prepared = await library.prepare(user.userId, { fileName: 'Holiday photo.PNG', contentType: 'image/png', sizeBytes: PNG.byteLength });
-    expect(prepared.objectKey).toBe(`${user.userId}/${prepared.mediaId}/Holiday-photo.PNG`);
+    expect(prepared.objectKey).toBe(`incoming/${user.userId}/${prepared.mediaId}/Holiday-photo.PNG`);
     expect(prepared.upload.fields.key).toBe(prepared.objectKey);
     expect(prepared.upload.fields['Content-Type']).toBe('image/png');
     const posted = await browserPost(prepared.upload, PNG);
     expect(posted.status).toBe(204);
+    // Uploaded but not registered: not served (on AWS the bucket policy refuses it to the CDN).
+    expect((await fetch(`${requireEnv(ENV.mediaBaseUrl)}/${prepared.objectKey}`)).status).toBe(404);
 
     const item = await library.register(user.userId, prepared.objectKey);
     expect(item).toMatchObject({ id: prepared.mediaId, userId: user.userId, contentType: 'image/png', sizeBytes: PNG.byteLength, durationSeconds: null });
-    expect(item.url).toBe(`${requireEnv(ENV.mediaBaseUrl)}/${prepared.objectKey}`);
+    expect(item.objectKey).toBe(`${user.userId}/${prepared.mediaId}/Holiday-photo.PNG`);
+    expect(item.url).toBe(`${requireEnv(ENV.mediaBaseUrl)}/${item.objectKey}`);
+    // Moved, not copied: nothing is left under incoming/.
+    expect(await storage.head(prepared.objectKey)).toBeNull();
     expect(mediaIdFromUrl(item.url, requireEnv(ENV.mediaBaseUrl))).toBe(item.id);
     // Registering again (a reload) keeps the one item.
     expect(await library.register(user.userId, prepared.objectKey)).toEqual(item);
@@ -63,6 +70,10 @@ describe('uploading to the media library', () => {
     const served = await fetch(item.url);
     expect(served.status).toBe(200);
     expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+    // Never sniffed as another type, and inert when opened on its own (the CDN's headers on AWS).
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(served.headers.get('content-type')).toBe('image/png');
   });
 
   it('reads an MP4 duration from its moov box at the end of the file', async () => {
@@ -113,6 +124,8 @@ describe('uploading to the media library', () => {
     await browserPost(prepared.upload, PNG);
     await expect(library.register(other.userId, prepared.objectKey)).rejects.toMatchObject({ code: 'upload_not_found' });
     await expect(library.register(owner.userId, `${owner.userId}/../${prepared.mediaId}/a.png`)).rejects.toMatchObject({ code: 'upload_not_found' });
+    // Only an upload under incoming/ is registered, never a served key.
+    await expect(library.register(owner.userId, prepared.objectKey.slice('incoming/'.length))).rejects.toMatchObject({ code: 'upload_not_found' });
     const item = await library.register(owner.userId, prepared.objectKey);
     expect(await library.list(other.userId)).toEqual([]);
     await expect(library.remove(other.userId, item.id)).rejects.toMatchObject({ code: 'media_not_found' });
@@ -128,7 +141,7 @@ describe('uploading from a plain HTML form', () => {
     const user = await provisionUser();
     const back = 'http://127.0.0.1:9/settings/media/uploaded';
     const prepared = await library.prepare(user.userId, { contentType: 'image/jpeg', successRedirect: back });
-    expect(prepared.objectKey).toBe(`${user.userId}/${prepared.mediaId}/image.jpg`);
+    expect(prepared.objectKey).toBe(`incoming/${user.userId}/${prepared.mediaId}/image.jpg`);
     const form = new FormData();
     for (const [name, value] of Object.entries(prepared.upload.fields)) form.append(name, value);
     form.append('file', new Blob([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3])]), 'photo.jpg');
@@ -138,5 +151,57 @@ describe('uploading from a plain HTML form', () => {
     expect(`${location.origin}${location.pathname}`).toBe(back);
     expect(location.searchParams.get('key')).toBe(prepared.objectKey);
     expect(await library.register(user.userId, location.searchParams.get('key') ?? '')).toMatchObject({ contentType: 'image/jpeg', sizeBytes: 7 });
+  });
+});
+
+describe('the storage quota (issue 19 item 7)', () => {
+  const directory = () => DynamoDBDocumentClient.from(dynamoDbClientFor(inject('localAws').dynamodbEndpoint));
+  async function setStoredBytes(userId: string, bytes: number): Promise<void> {
+    await directory().send(
+      new UpdateCommand({ TableName: stack.tables.directory, Key: { pk: `USER#${userId}`, sk: 'PROFILE' }, UpdateExpression: 'SET mediaBytes = :bytes', ExpressionAttributeValues: { ':bytes': bytes } }),
+    );
+  }
+
+  it('counts registered bytes and gives them back on delete', async () => {
+    const user = await provisionUser();
+    const store = new DynamoDbMediaLibraryStore();
+    const prepared = await library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: PNG.byteLength });
+    await browserPost(prepared.upload, PNG);
+    const item = await library.register(user.userId, prepared.objectKey);
+    expect(await store.storedBytes(user.userId)).toBe(PNG.byteLength);
+    await library.remove(user.userId, item.id);
+    await library.remove(user.userId, item.id).catch(() => undefined);
+    expect(await store.storedBytes(user.userId)).toBe(0);
+  });
+
+  it('is checked when signing: a declared size that does not fit is refused, and the policy bounds an undeclared one by what is left', async () => {
+    const user = await provisionUser();
+    await setStoredBytes(user.userId, MEDIA_STORAGE_QUOTA_BYTES - 10);
+    await expect(library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: PNG.byteLength })).rejects.toMatchObject({ code: 'media_quota_exceeded' });
+    const prepared = await library.prepare(user.userId, { contentType: 'image/png' });
+    expect((await browserPost(prepared.upload, PNG)).status).toBe(400);
+    await setStoredBytes(user.userId, MEDIA_STORAGE_QUOTA_BYTES);
+    await expect(library.prepare(user.userId, { contentType: 'image/png' })).rejects.toMatchObject({ code: 'media_quota_exceeded' });
+  });
+
+  it('is checked again, atomically, when registering: of two uploads racing for the last room, one is registered, the other refused and deleted', async () => {
+    const user = await provisionUser();
+    const [first, second] = [
+      await library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: PNG.byteLength }),
+      await library.prepare(user.userId, { fileName: 'b.png', contentType: 'image/png', sizeBytes: PNG.byteLength }),
+    ];
+    await browserPost(first!.upload, PNG);
+    await browserPost(second!.upload, PNG);
+    // Room for one of them only, taken after both were signed.
+    await setStoredBytes(user.userId, MEDIA_STORAGE_QUOTA_BYTES - PNG.byteLength);
+    const results = await Promise.allSettled([library.register(user.userId, first!.objectKey), library.register(user.userId, second!.objectKey)]);
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((result) => result.status === 'rejected');
+    expect(refused?.status === 'rejected' ? refused.reason : null).toMatchObject({ code: 'media_quota_exceeded' });
+    expect(await new DynamoDbMediaLibraryStore().storedBytes(user.userId)).toBe(MEDIA_STORAGE_QUOTA_BYTES);
+    expect(await library.list(user.userId)).toHaveLength(1);
+    for (const prepared of [first!, second!]) {
+      expect(await storage.head(prepared.objectKey)).toBeNull();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Post } from '../../lib/domain/model.js';
 import { newId } from '../../lib/domain/ids.js';
 import type { ClaimResult } from '../../lib/domain/publish-state.js';
-import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
+import { allowanceCounterKey, DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { DynamoDbPublishState } from '../../lib/store/dynamodb-publish-state.js';
 import { futureInstant } from '../support/clock.js';
 import { postFixture } from '../support/post-fixture.js';
@@ -23,7 +23,7 @@ const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const postsTable = sharedTables.posts ?? '';
 const posts = new DynamoDbPostStore({ client, postsTable, countersTable: sharedTables.counters ?? '', idempotencyTable: sharedTables.idempotency ?? '' });
-const state = new DynamoDbPublishState({ client, postsTable });
+const state = new DynamoDbPublishState({ client, postsTable, countersTable: sharedTables.counters ?? '' });
 
 afterAll(() => raw.destroy());
 
@@ -44,6 +44,11 @@ function claimAt(postId: string, now: Date, token: string = randomUUID(), dueBy?
 
 async function rawItem(id: string): Promise<Record<string, unknown> | undefined> {
   return (await client.send(new GetCommand({ TableName: postsTable, Key: { id }, ConsistentRead: true }))).Item;
+}
+
+async function allowanceUsed(userId: string, cycle: string): Promise<number> {
+  const item = (await client.send(new GetCommand({ TableName: sharedTables.counters ?? '', Key: allowanceCounterKey(userId, cycle), ConsistentRead: true }))).Item;
+  return Number(item?.used ?? 0);
 }
 
 function notClaimed(result: ClaimResult) {
@@ -295,36 +300,51 @@ describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
     expect(third.claim).toMatchObject({ uncertain: true, platformCreateSentAt: retryAt.toISOString(), sentMediaIds: ['333'] });
   });
 
-  it('a post deleted after its marker is not released as certain (no claim or sweep would take it up again); its holder records it never sent, out of the due index', async () => {
-    const post = await stored();
+  it('a post deleted after its marker is not released as certain (no claim or sweep would take it up again); its holder records it never sent, out of the due index, its unit back once', async () => {
+    const cycle = DUE.toISOString().slice(0, 7);
+    const post = await stored({ allowanceCycle: cycle });
+    expect(await allowanceUsed(post.userId, cycle)).toBe(1);
     if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
     expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
     expect(await posts.softDeletePost((await posts.getPost(post.id)) as Post, { deleteFromPlatform: true, now: DUE })).not.toBeNull();
     const retryAt = new Date(DUE.getTime() + 5_000);
     expect(await state.releaseForRetry(post.id, 'token-1', { retryAt, uncertain: false, failed: true })).toBe(false);
-    expect(await state.recordFailed(post, { message: 'never sent', advice: 'none' }, retryAt, 'token-2')).toBeNull();
-    expect(await state.recordFailed(post, { message: 'never sent', advice: 'none' }, retryAt, 'token-1')).toMatchObject({ status: 'failed', deletedAt: DUE.toISOString() });
+    const error = { message: 'never sent', advice: 'none' };
+    expect(await state.recordNeverSent(post, error, retryAt, 'token-2')).toBe(false);
+    expect(await allowanceUsed(post.userId, cycle)).toBe(1);
+    expect(await state.recordNeverSent(post, error, retryAt, 'token-1')).toBe(true);
+    expect(await rawItem(post.id)).toMatchObject({ status: 'failed', error, deletedAt: DUE.toISOString() });
     expect(await rawItem(post.id)).not.toHaveProperty('duePk');
+    expect(await rawItem(post.id)).not.toHaveProperty('allowanceCycle');
+    expect(await allowanceUsed(post.userId, cycle)).toBe(0);
+    // Exactly once: the same holder again (a retried call) gives nothing back a second time.
+    expect(await state.recordNeverSent(post, error, retryAt, 'token-1')).toBe(false);
+    expect(await allowanceUsed(post.userId, cycle)).toBe(0);
   });
 
-  it('a deleted post is claimed again only to settle a create that may be live and must come down', async () => {
-    const [kept, removed] = [await stored(), await stored()];
-    for (const post of [kept, removed]) {
+  it('a deleted post is claimed again only to settle a create that may be live (to take it down, or to give its unit back), with or without deleteFromPlatform', async () => {
+    const [withDeletion, withoutDeletion, neverSent] = [await stored(), await stored(), await stored()];
+    for (const post of [withDeletion, withoutDeletion]) {
       if (!(await claimAt(post.id, DUE, 'token-1')).claimed) throw new Error('not claimed');
       expect(await state.markCreateSending(post.id, 'token-1', DUE)).toBe(true);
       expect(await state.releaseForRetry(post.id, 'token-1', { retryAt: DUE, uncertain: true, failed: true })).toBe(true);
     }
     const asStored = async (id: string) => (await posts.getPost(id)) as Post;
-    expect(await posts.softDeletePost(await asStored(kept.id), { deleteFromPlatform: false, now: DUE })).not.toBeNull();
-    expect(await posts.softDeletePost(await asStored(removed.id), { deleteFromPlatform: true, now: DUE })).not.toBeNull();
+    expect(await posts.softDeletePost(await asStored(withDeletion.id), { deleteFromPlatform: true, now: DUE })).not.toBeNull();
+    expect(await posts.softDeletePost(await asStored(withoutDeletion.id), { deleteFromPlatform: false, now: DUE })).not.toBeNull();
+    // Deleted with no create sent: nothing to settle.
+    await client.send(
+      new UpdateCommand({ TableName: postsTable, Key: { id: neverSent.id }, UpdateExpression: 'SET deletedAt = :now', ExpressionAttributeValues: { ':now': DUE.toISOString() } }),
+    );
     const later = new Date(DUE.getTime() + 1_000);
-    expect(notClaimed(await claimAt(kept.id, later))?.post.deletedAt).toBe(DUE.toISOString());
-    const settle = await claimAt(removed.id, later, 'token-2');
-    if (!settle.claimed) throw new Error('not claimed');
-    expect(settle.claim.uncertain).toBe(true);
-    expect(settle.post.deletedAt).toBe(DUE.toISOString());
-    // It stays in the due index until settled, so a lost message is swept back.
-    expect(await rawItem(removed.id)).toHaveProperty('duePk');
-    expect(await rawItem(kept.id)).not.toHaveProperty('duePk');
+    expect(notClaimed(await claimAt(neverSent.id, later))?.post.deletedAt).toBe(DUE.toISOString());
+    for (const post of [withDeletion, withoutDeletion]) {
+      const settle = await claimAt(post.id, later, 'token-2');
+      if (!settle.claimed) throw new Error('not claimed');
+      expect(settle.claim.uncertain).toBe(true);
+      expect(settle.post.deletedAt).toBe(DUE.toISOString());
+      // It stays in the due index until settled, so a lost message is swept back.
+      expect(await rawItem(post.id)).toHaveProperty('duePk');
+    }
   });
 });

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
@@ -151,16 +151,22 @@ it('a worker that died mid-send (its short lease ran out) is replaced at the nex
   expect(await messagesFor(post.id)).toBe(2);
 });
 
-it('a deleted post is swept back only while a create that may be live must still come down', async () => {
+it('a deleted post is swept back only while a create that may be live must still be settled (taken down, or its unit given back)', async () => {
   const userId = newId('usr');
   const base = new Date(NOW.getTime() + 120_000);
-  const [mustComeDown, leftAlone] = [0, 1].map(() =>
+  const [mustComeDown, mayBeRefunded, leftAlone] = [0, 1, 2].map(() =>
     postFixture({ id: newId('post'), userId, createdAt: base.toISOString(), scheduledFor: new Date(base.getTime() - 20_000).toISOString() }),
   );
-  for (const post of [mustComeDown, leftAlone]) {
+  for (const post of [mustComeDown, mayBeRefunded, leftAlone]) {
     if (!post) throw new Error('no post');
     await posts.createPosts({ userId, posts: [post], allowanceLimit: 100, idempotency: null, response: () => null });
     expect((await state.claim(post.id, { token: 't', now: base, leaseUntil: new Date(base.getTime() + 1_000) })).claimed).toBe(true);
+    if (post === leftAlone) {
+      // Its create never went: released as certain, then deleted (as a store write; DELETE would remove it).
+      expect(await state.releaseForRetry(post.id, 't', { retryAt: base, uncertain: false, failed: true })).toBe(true);
+      await client.send(new UpdateCommand({ TableName: postsTable, Key: { id: post.id }, UpdateExpression: 'SET deletedAt = :now', ExpressionAttributeValues: { ':now': base.toISOString() } }));
+      continue;
+    }
     expect(await state.markCreateSending(post.id, 't', base)).toBe(true);
     expect(await state.releaseForRetry(post.id, 't', { retryAt: base, uncertain: true, failed: true })).toBe(true);
     const stored = await posts.getPost(post.id);
@@ -170,6 +176,7 @@ it('a deleted post is swept back only while a create that may be live must still
   const sweep = sweeper({ now: () => new Date(base.getTime() + 30_000) });
   await sweep.execute({ lookAhead: false });
   expect(await messagesFor(mustComeDown?.id ?? '')).toBe(1);
+  expect(await messagesFor(mayBeRefunded?.id ?? '')).toBe(1);
   expect(await messagesFor(leftAlone?.id ?? '')).toBe(0);
 });
 

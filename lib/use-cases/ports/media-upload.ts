@@ -19,13 +19,21 @@ export interface MediaUploadStorage {
   head(objectKey: string): Promise<{ sizeBytes: number; contentType: string } | null>;
   /** Bytes [start, end) of the object. */
   read(objectKey: string, start: number, end: number): Promise<Uint8Array>;
+  /** The object moves to `to` (copied, then deleted at `from`). */
+  move(from: string, to: string): Promise<void>;
   /** Deleting an object that is gone succeeds. */
   remove(objectKey: string): Promise<void>;
 }
 
 export interface MediaLibraryStore {
-  /** False when the item exists already (registering an upload twice keeps the first record). */
-  add(item: MediaItem): Promise<boolean>;
+  /**
+   * The item, and its bytes added to what the owner stores (the profile's count), in one write
+   * conditioned on the total staying within `quotaBytes`. 'exists' when the item exists already
+   * (registering an upload twice keeps the first record), 'over_quota' when it would not fit.
+   */
+  add(item: MediaItem, quotaBytes: number): Promise<'added' | 'exists' | 'over_quota'>;
+  /** Bytes the user's library holds (registered files counted since the quota began). */
+  storedBytes(userId: string): Promise<number>;
   get(mediaId: string): Promise<MediaItem | null>;
   /** The user's files, newest first: one Query on the byOwner index. */
   list(userId: string, limit: number): Promise<MediaItem[]>;

@@ -30,6 +30,12 @@ export interface PublishStateStore {
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null>;
   /** The post did not go out; only while `token` still holds the claim (a worker whose lease was taken over writes nothing). */
   recordFailed(post: Post, error: PostError, now: Date, token: string): Promise<Post | null>;
+  /**
+   * A post deleted while it was being sent whose create certainly did not go out: recorded failed
+   * with `error` and its allowance unit given back, together and at most once, only while `token`
+   * holds the claim. False when that no longer holds (nothing written).
+   */
+  recordNeverSent(post: Post, error: PostError, now: Date, token: string): Promise<boolean>;
   /** Sweeper: Query byDue of one shard for posts due in [dueFrom, dueTo). */
   listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]>;
   /** Sweeper: conditional stamp so a post is put back at most once per interval. False when it changed meanwhile. */

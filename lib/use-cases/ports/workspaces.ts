@@ -7,5 +7,6 @@ export interface WorkspaceReader {
 
 /** Writes of the account-settings stand-in: a workspace and its link on the user. */
 export interface WorkspaceAdmin {
-  putWorkspace(workspace: Workspace): Promise<void>;
+  /** With `max`: refused (DirectoryLimitError, nothing written) when the user has that many already, checked in the write. */
+  putWorkspace(workspace: Workspace, options?: { max?: number }): Promise<void>;
 }

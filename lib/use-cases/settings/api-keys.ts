@@ -7,7 +7,6 @@
 import { API_KEY_ID_LENGTH, generateApiKey } from '../../domain/api-key.js';
 import { SCOPES, type ApiKeyRecord } from '../../domain/model.js';
 import type { Caller } from '../../domain/caller.js';
-import type { ApiKeyAdmin } from '../ports/api-keys.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKeyStore, ApiKeySummary, ApiKeyUseReader } from './ports.js';
 
@@ -23,12 +22,27 @@ export class ApiKeyNotFoundError extends Error {
   }
 }
 
+/**
+ * Active keys a user may have at once (settings): enough for a key per server and environment, few
+ * enough that a script gone wrong cannot fill the directory. Revoking a key frees its place.
+ */
+export const MAX_ACTIVE_API_KEYS = 25;
+
+/** The cap of active keys is reached: the page says so, nothing was created. */
+export class ApiKeyLimitError extends Error {
+  readonly code = 'api_key_limit_reached';
+  constructor() {
+    super(`You can have at most ${MAX_ACTIVE_API_KEYS} active API keys. Revoke one you no longer use to make another.`);
+    this.name = 'ApiKeyLimitError';
+  }
+}
+
 const KEY_ID = new RegExp(`^[0-9A-Za-z]{${API_KEY_ID_LENGTH}}$`);
 
 export class ManageApiKeys {
   constructor(
     /** `uses` is built on first use: creating and revoking need no access to the counters table. */
-    private readonly deps: { keys: ApiKeyStore; uses: () => ApiKeyUseReader; writer: Pick<ApiKeyAdmin, 'putApiKey'>; clock: Clock },
+    private readonly deps: { keys: ApiKeyStore; uses: () => ApiKeyUseReader; clock: Clock },
   ) {}
 
   async list(caller: Caller): Promise<ApiKeyRow[]> {
@@ -48,7 +62,8 @@ export class ManageApiKeys {
       createdAt: this.deps.clock.now().toISOString(),
       revokedAt: null,
     };
-    await this.deps.writer.putApiKey(record);
+    // The cap is the write's own condition: concurrent creations can never pass it together.
+    if (!(await this.deps.keys.putApiKeyWithinCap(record, MAX_ACTIVE_API_KEYS))) throw new ApiKeyLimitError();
     return { id: record.id, key: generated.key, createdAt: record.createdAt };
   }
 

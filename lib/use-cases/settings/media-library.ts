@@ -1,22 +1,26 @@
 /**
  * The media library in settings: upload straight to the media bucket, register, list, delete.
  *
- * prepare   checks the type and size the browser declares against UPLOAD_RULES and returns a
- *           presigned POST for one new object `<userId>/<mediaId>/<safe name>` (10 minutes; the
- *           policy pins the key and content type and bounds the size, so S3 itself refuses
- *           anything else).
- * register  after the browser's POST: the key must be under the caller's own prefix, and the
- *           object S3 holds is checked again (size, declared type, first bytes of that type; an
- *           MP4's duration read from its moov box), then the library item is written. The item's
- *           URL is exactly what POST /api/v1/posts accepts in `media` (lib/domain/media-library.ts).
- *           Registering the same upload twice returns the first item. A file that fails a check
- *           is deleted, so nothing unchecked stays in the bucket.
+ * prepare   checks the type and size the browser declares against UPLOAD_RULES and the customer's
+ *           storage quota, and returns a presigned POST for one new object
+ *           `incoming/<userId>/<mediaId>/<safe name>` (10 minutes; the policy pins the key and
+ *           content type and bounds the size by the type's limit and what is left of the quota,
+ *           so S3 itself refuses anything else). The incoming prefix is never served and expires
+ *           (lib/domain/media-library.ts INCOMING_PREFIX).
+ * register  after the browser's POST: the key must be under the caller's own incoming prefix, and
+ *           the object S3 holds is checked there (size, declared type, first bytes of that type;
+ *           an MP4's duration read from its moov box), moved to its served key
+ *           `<userId>/<mediaId>/<name>`, and the library item written with its bytes added to the
+ *           customer's total, conditioned on the quota. The item's URL is exactly what
+ *           POST /api/v1/posts accepts in `media` (lib/domain/media-library.ts). Registering the
+ *           same upload twice returns the first item. A file that fails a check (or the quota) is
+ *           deleted, so nothing unchecked is ever served.
  * list      the caller's files, newest first.
- * remove    the caller's file: object, then item. A scheduled post that uses it fails when due
- *           (the publish worker reports media missing).
+ * remove    the caller's file: object, then item (its bytes given back). A scheduled post that
+ *           uses it fails when due (the publish worker reports media missing).
  */
 import { MAX_VIDEO_SECONDS, SNIFF_BYTES, describeLimit, readMoovBox, uploadRule, UPLOAD_RULES } from '../../domain/media-upload-rules.js';
-import { mediaObjectKey, mediaUrl, safeFileName } from '../../domain/media-library.js';
+import { incomingObjectKey, INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl, safeFileName } from '../../domain/media-library.js';
 import type { MediaItem } from '../../domain/model.js';
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
 import { newId } from '../../domain/ids.js';
@@ -27,7 +31,22 @@ export const UPLOAD_EXPIRES_SECONDS = 600;
 /** The library page shows this many newest files. */
 export const MEDIA_LIST_LIMIT = 200;
 
-export type MediaLibraryErrorCode = 'media_type_unsupported' | 'media_too_large' | 'media_empty' | 'upload_not_found' | 'upload_invalid' | 'media_not_found';
+export type MediaLibraryErrorCode =
+  | 'media_type_unsupported'
+  | 'media_too_large'
+  | 'media_empty'
+  | 'media_quota_exceeded'
+  | 'upload_not_found'
+  | 'upload_invalid'
+  | 'media_not_found';
+
+function quotaExceeded(usedBytes: number): MediaLibraryError {
+  const gb = (bytes: number) => `${(bytes / 1e9).toFixed(bytes % 1e9 === 0 ? 0 : 2)} GB`;
+  return new MediaLibraryError(
+    'media_quota_exceeded',
+    `Your media library is full: it holds ${gb(usedBytes)} of ${gb(MEDIA_STORAGE_QUOTA_BYTES)}. Delete files you no longer need to upload more.`,
+  );
+}
 
 export class MediaLibraryError extends Error {
   constructor(
@@ -72,37 +91,52 @@ export class MediaLibrary {
       if (!Number.isInteger(input.sizeBytes) || input.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
       if (input.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${describeLimit(rule)}.`);
     }
+    // What is left of the quota bounds the upload (the POST policy), besides the type's limit.
+    const used = await this.deps.library.storedBytes(userId);
+    const room = MEDIA_STORAGE_QUOTA_BYTES - used;
+    if (room <= 0 || (input.sizeBytes !== undefined && input.sizeBytes > room)) throw quotaExceeded(used);
     const mediaId = newId('med');
     const fileName = input.fileName?.trim() ? input.fileName.slice(0, 300) : `${rule.kind}.${rule.contentType.split('/')[1] === 'jpeg' ? 'jpg' : rule.contentType.split('/')[1]}`;
-    const objectKey = mediaObjectKey(userId, mediaId, fileName);
+    const objectKey = incomingObjectKey(userId, mediaId, fileName);
     const upload = await this.deps.storage.presignUpload({
       objectKey,
       contentType: rule.contentType,
-      maxBytes: rule.maxBytes,
+      maxBytes: Math.min(rule.maxBytes, room),
       expiresSeconds: UPLOAD_EXPIRES_SECONDS,
       ...(input.successRedirect !== undefined ? { successRedirect: input.successRedirect } : {}),
     });
     return { mediaId, objectKey, upload };
   }
 
-  async register(userId: string, objectKey: string): Promise<MediaItem> {
+  /** `uploadKey`: the incoming key the upload was posted to (prepare's objectKey). */
+  async register(userId: string, uploadKey: string): Promise<MediaItem> {
+    const notYours = () => new MediaLibraryError('upload_not_found', 'That upload is not one of yours. Upload the file again.');
+    if (!uploadKey.startsWith(INCOMING_PREFIX)) throw notYours();
+    const objectKey = uploadKey.slice(INCOMING_PREFIX.length);
     const parts = objectKey.split('/');
     const [owner, mediaId, name] = parts;
-    if (parts.length !== 3 || owner !== userId || !mediaId || !MEDIA_ID.test(mediaId) || !name || safeFileName(name) !== name) {
-      throw new MediaLibraryError('upload_not_found', 'That upload is not one of yours. Upload the file again.');
-    }
+    if (parts.length !== 3 || owner !== userId || !mediaId || !MEDIA_ID.test(mediaId) || !name || safeFileName(name) !== name) throw notYours();
     const existing = await this.deps.library.get(mediaId);
     if (existing) {
-      if (existing.userId !== userId) throw new MediaLibraryError('upload_not_found', 'That upload is not one of yours. Upload the file again.');
+      if (existing.userId !== userId) throw notYours();
       return existing;
     }
-    const head = await this.deps.storage.head(objectKey);
+    const head = await this.deps.storage.head(uploadKey);
     if (!head) throw new MediaLibraryError('upload_not_found', 'The upload did not arrive (it may have been refused as too large or of the wrong type). Upload the file again.');
-    const item = await this.check(objectKey, head).catch(async (error: unknown) => {
-      // Whatever failed the checks must not stay in the bucket under a guessable name.
-      await this.deps.storage.remove(objectKey);
-      throw error;
-    });
+    const item = await this.check(uploadKey, head)
+      .then(async (checked) => {
+        // Checked before the move, so no copy is made of a file that would not fit; the add below is the atomic check.
+        const used = await this.deps.library.storedBytes(userId);
+        if (used + head.sizeBytes > MEDIA_STORAGE_QUOTA_BYTES) throw quotaExceeded(used);
+        return checked;
+      })
+      .catch(async (error: unknown) => {
+        // Whatever failed the checks must not stay in the bucket (nor wait for the lifecycle rule).
+        await this.deps.storage.remove(uploadKey);
+        throw error;
+      });
+    // Served only from here on: the checked file moves out of the incoming prefix.
+    await this.deps.storage.move(uploadKey, objectKey);
     const record: MediaItem = {
       id: mediaId,
       userId,
@@ -113,7 +147,13 @@ export class MediaLibrary {
       objectKey,
       createdAt: this.clock.now().toISOString(),
     };
-    if (!(await this.deps.library.add(record))) {
+    const added = await this.deps.library.add(record, MEDIA_STORAGE_QUOTA_BYTES);
+    if (added === 'over_quota') {
+      // A concurrent registration took the room meanwhile.
+      await this.deps.storage.remove(objectKey);
+      throw quotaExceeded(await this.deps.library.storedBytes(userId));
+    }
+    if (added === 'exists') {
       const raced = await this.deps.library.get(mediaId);
       if (raced && raced.userId === userId) return raced;
     }

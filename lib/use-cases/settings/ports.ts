@@ -7,7 +7,7 @@
  * Every read and write that names a record by id also names the user it must belong to, so a
  * store answers "not found" for another user's record exactly as the API does for a key.
  */
-import type { User, Workspace } from '../../domain/model.js';
+import type { ApiKeyRecord, User, Workspace } from '../../domain/model.js';
 
 /** A signed-in browser. Keyed in the store by the SHA-256 of the cookie's session id. */
 export interface SessionRecord {
@@ -71,7 +71,12 @@ export interface ApiKeyStore {
   listApiKeys(userId: string): Promise<ApiKeySummary[]>;
   /** Keys not revoked; one Query with Select COUNT. */
   countActiveApiKeys(userId: string): Promise<number>;
-  /** False when the key does not exist or is not this user's (nothing changes then). */
+  /**
+   * The key and one more on the owner's count of active keys, in one conditional write: false
+   * (nothing written) when `max` keys are active already, however many creations race.
+   */
+  putApiKeyWithinCap(key: ApiKeyRecord, max: number): Promise<boolean>;
+  /** False when the key does not exist or is not this user's (nothing changes then). A counted key frees its place once. */
   revokeOwnedApiKey(userId: string, keyId: string, revokedAt: string): Promise<boolean>;
 }
 

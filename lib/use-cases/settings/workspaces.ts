@@ -6,6 +6,7 @@
  * Connecting and reconnecting accounts live beside this (the platforms' OAuth flows).
  */
 import type { Account, Workspace } from '../../domain/model.js';
+import { DirectoryLimitError } from '../../domain/directory-errors.js';
 import { newId } from '../../domain/ids.js';
 import type { Caller } from '../../domain/caller.js';
 import type { AccountReader } from '../ports/accounts.js';
@@ -74,9 +75,16 @@ export class ManageWorkspaces {
 
   async create(caller: Caller, rawName: string | undefined): Promise<Workspace> {
     const name = workspaceName(rawName);
-    if (caller.user.workspaceIds.length >= MAX_WORKSPACES) throw new SettingsInputError(`You can have at most ${MAX_WORKSPACES} workspaces.`);
+    const tooMany = new SettingsInputError(`You can have at most ${MAX_WORKSPACES} workspaces.`);
+    // The caller's copy of the user saves a write in the common case; the write's condition is the check.
+    if (caller.user.workspaceIds.length >= MAX_WORKSPACES) throw tooMany;
     const workspace: Workspace = { id: newId('ws'), userId: caller.userId, name, createdAt: this.deps.clock.now().toISOString() };
-    await this.deps.writer.putWorkspace(workspace);
+    try {
+      await this.deps.writer.putWorkspace(workspace, { max: MAX_WORKSPACES });
+    } catch (error) {
+      if (error instanceof DirectoryLimitError) throw tooMany;
+      throw error;
+    }
     return workspace;
   }
 

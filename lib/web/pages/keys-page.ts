@@ -1,5 +1,5 @@
 /** API keys: the list with its create form, the one-time display of a new key, and the revoke confirmation. */
-import type { ApiKeyRow } from '../../use-cases/settings/api-keys.js';
+import { MAX_ACTIVE_API_KEYS, type ApiKeyRow } from '../../use-cases/settings/api-keys.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
 import { csrfField } from './layout.js';
@@ -8,7 +8,8 @@ function status(key: ApiKeyRow): Html {
   return key.revokedAt ? html`<span class="badge muted">Revoked ${formatTime(key.revokedAt)}</span>` : html`<span class="badge ok">Active</span>`;
 }
 
-export function keysPage(keys: readonly ApiKeyRow[], csrfToken: string, notice?: string): Html {
+/** `notice`: what was just done; `error`: why what was asked was not done. */
+export function keysPage(keys: readonly ApiKeyRow[], csrfToken: string, notice?: string, error?: string): Html {
   const rows = keys.map(
     (key) => html`<tr>
   <td data-label="Key"><code>ak_${key.id}_…</code></td>
@@ -18,10 +19,11 @@ export function keysPage(keys: readonly ApiKeyRow[], csrfToken: string, notice?:
   <td>${key.revokedAt ? '' : html`<a class="button danger" href="/settings/keys/${key.id}/revoke">Revoke…</a>`}</td>
 </tr>`,
   );
-  return html`${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
+  return html`${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}${error ? html`<p class="notice error" role="alert">${error}</p>` : ''}
 <section class="card">
   <h2>Create a key</h2>
   <p>Keys are for your servers. Each key carries all four scopes (read, write, publish, media) and is shown once.</p>
+  <p class="muted">You can have up to ${MAX_ACTIVE_API_KEYS} active keys; revoking a key frees its place.</p>
   <form method="post" action="/settings/keys">${csrfField(csrfToken)}<button type="submit" class="primary">Create API key</button></form>
 </section>
 <h2>Your keys</h2>
