@@ -86,7 +86,7 @@ describe('the API reference at /docs', () => {
     const page = await browser.newPage({ viewport: PHONE });
     await page.goto(`${stack.origin}/docs`);
     await page.getByRole('heading', { name: /Social Publishing API/ }).first().waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     await page.close();
   });
 });
