@@ -55,13 +55,14 @@ function readForm(request: IncomingMessage): Promise<URLSearchParams> {
   });
 }
 
-function sendPage(response: ServerResponse, status: number, view: InteractionView, formTargets: string): void {
-  const body = interactionPage(view);
+function sendPage(response: ServerResponse, status: number, view: InteractionView, formTargets: string, iconOrigin: string | undefined): void {
+  const body = interactionPage(view, iconOrigin);
   response.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     // form-action also covers the redirects after a POST: the provider sends the browser back to the app.
-    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+    // img-src: the settings app's favicon.
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; img-src ${formTargets}; form-action 'self' ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   });
@@ -118,7 +119,8 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
   // Set once the server listens (the issuer names its port); requests before that get 503.
   const ready: { provider?: InstanceType<OidcProviderModule['Provider']> } = {};
   const formTargets = [...new Set(options.redirectUris.map((uri) => new URL(uri).origin))].join(' ');
-  const page = (response: ServerResponse, status: number, view: InteractionView): void => sendPage(response, status, view, formTargets);
+  const iconOrigin = options.redirectUris[0] ? new URL(options.redirectUris[0]).origin : undefined;
+  const page = (response: ServerResponse, status: number, view: InteractionView): void => sendPage(response, status, view, formTargets, iconOrigin);
 
   async function interaction(request: IncomingMessage, response: ServerResponse, uid: string, action: string): Promise<void> {
     const provider = ready.provider;
