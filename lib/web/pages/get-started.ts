@@ -21,10 +21,13 @@ export function serviceAddresses(origin: string): ServiceAddresses {
   return { apiBaseUrl: `${base}${API_BASE_PATH}`, referenceUrl: `${base}${API_REFERENCE_PATH}`, mcpUrl: `${base}/mcp` };
 }
 
-/** A value to copy: read-only, selectable, with a copy button once the script runs. */
-export function copyable(id: string, label: string, value: string): Html {
+/** A value to copy: read-only, selectable, with a copy button once the script runs; a long one wraps (a phone shows it whole). */
+export function copyable(id: string, label: string, value: string, options: { long?: boolean } = {}): Html {
+  const field = options.long
+    ? html`<textarea id="${id}" class="code-value" rows="3" readonly spellcheck="false">${value}</textarea>`
+    : html`<input type="text" id="${id}" class="code-value" value="${value}" readonly spellcheck="false">`;
   return html`<div class="copyable"><label for="${id}">${label}</label>
-<div class="copy-row"><input type="text" id="${id}" class="code-value" value="${value}" readonly spellcheck="false"><button type="button" data-copy-target="${id}" hidden>Copy</button></div>
+<div class="copy-row">${field}<button type="button" data-copy-target="${id}" hidden>Copy</button></div>
 <span id="${id}-status" class="muted" role="status" aria-live="polite"></span></div>`;
 }
 
@@ -40,7 +43,7 @@ export function apiAccessCard(addresses: ServiceAddresses, key?: string): Html {
   return html`<section class="card" aria-labelledby="api-access-title">
 <h2 id="api-access-title">Call the API</h2>
 ${copyable('api-base-url', 'API base URL', addresses.apiBaseUrl)}
-${copyable('curl-line', key ? 'Try your key: list your connected accounts' : 'Try it: list your connected accounts', curlLine(addresses, key))}
+${copyable('curl-line', key ? 'Try your key: list your connected accounts' : 'Try it: list your connected accounts', curlLine(addresses, key), { long: true })}
 ${key ? '' : html`<p class="muted">Set <code>API_KEY</code> to one of your keys first: <code>export API_KEY=ak_…</code></p>`}
 <p><a href="${addresses.referenceUrl}">API reference</a>: every operation, its fields and its errors.</p>
 </section>`;
