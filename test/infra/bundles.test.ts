@@ -49,13 +49,15 @@ function bundleDirectory(name: string): string {
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
   // DynamoDB only; the function's own code is what passes 250 kB.
-  SettingsOverview: 260_000, // 250.1 kB
+  SettingsOverview: 260_000, // 253.9 kB (with the media library's one-item Query for the path to a first post)
   SettingsAssistantConsentAnswer: 265_000, // 253.9 kB
   SettingsAssistantConsent: 265_000, // 255.6 kB
   ListAccounts: 270_000, // 257.7 kB
   GetPost: 275_000, // 264.7 kB
   // DynamoDB, and the media bucket through signed requests (lib/store/s3-signed-requests.ts, no S3 client).
-  SettingsMedia: 260_000, // 250.3 kB
+  SettingsMedia: 260_000, // 250.8 kB
+  // The same, and the page that chooses the file for the one-step upload.
+  SettingsMediaUpload: 258_000, // 250.6 kB
   // DynamoDB and openid-client (oauth4webapi, 20 kB).
   SettingsSignIn: 270_000, // 260.4 kB
   SettingsAuthCallback: 270_000, // 260.9 kB
