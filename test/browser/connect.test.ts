@@ -53,7 +53,8 @@ async function consent(page: Page, identity: string, decision: 'Authorize app' |
 }
 
 describe('connecting accounts and the media library in a browser', () => {
-  it('connects X and LinkedIn pages (refusing once), uploads an image, publishes with it, and reconnects', async () => {
+  // Four consent round trips, an upload and a publish: more than the default 30 s on a busy machine.
+  it('connects X and LinkedIn pages (refusing once), uploads an image, publishes with it, and reconnects', { timeout: 90_000 }, async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
@@ -120,6 +121,7 @@ describe('connecting accounts and the media library in a browser', () => {
     expect(await page.getByRole('alert').innerText()).toMatch(/^“notes\.txt” is not a kind of file that can be posted\. You can upload a JPEG image up to 5 MB, /);
     expect(await mainText(page)).not.toContain('text/plain');
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: PNG_1X1 });
+    expect(await page.locator('#upload-status').textContent()).toBe(''); // the refusal was of the last file
     await screenshot(page, 'media-upload');
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.waitForURL(`${stack.origin}/settings/media?notice=added`);

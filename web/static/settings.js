@@ -13,6 +13,8 @@ function oneStepUpload(form) {
   const say = (text) => {
     status.textContent = text;
   };
+  // A new choice starts afresh: the last file's refusal no longer applies.
+  input.addEventListener('change', () => say(''));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     say('');
