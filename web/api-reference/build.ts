@@ -105,6 +105,8 @@ export function buildApiReference(openapiPath = join(REPO_ROOT, 'openapi.yaml'),
       writeFileSync(join(work, `${name}.gz`), gzipSync(body, { level: 9 }));
     }
     writeFileSync(join(work, STAMP), stamp);
+    // Another process may have put the same build in place meanwhile: keep it (a reader may be using it).
+    if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return outDir;
     rmSync(outDir, { recursive: true, force: true });
     try {
       renameSync(work, outDir);
