@@ -2,8 +2,9 @@
  * Workspaces and Posts in a real browser, signed in as a user made by the admin provisioning (as
  * the local demo user is: a login at the local OpenID provider linked to the existing user):
  * rename and create workspaces, follow their link to the Accounts page (the one place for
- * accounts) and read each account's tokenHealth and what it means, disconnect an account; see posts published, failed (with the platform's message and advice) and scheduled,
- * filter by status, cancel a scheduled post. Another user's workspace, account and post ids are
+ * accounts) and read each account's tokenHealth and what it means, disconnect an account; see
+ * posts published, failed (with the platform's message and advice) and scheduled, filter by
+ * status, cancel a scheduled post. Another user's workspace, account and post ids are
  * refused. Screenshots go to docs/screenshots.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
