@@ -74,9 +74,9 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsMediaDelete', method: 'POST', path: '/settings/media/delete', entry: 'functions/settings/media-delete.ts' },
 ];
 
-/** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, the settings pages, the assistant server. */
+/** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, the settings pages, the assistant server, the API reference. */
 export function httpRoutes(): Array<{ name: string; method: string; path: string; entry: string }> {
-  return [...API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })), ...SETTINGS_ROUTES, ...ASSISTANT_ROUTES];
+  return [...API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })), ...SETTINGS_ROUTES, ...ASSISTANT_ROUTES, ...REFERENCE_ROUTES];
 }
 
 
@@ -118,6 +118,16 @@ export const ASSISTANT_ROUTES: readonly ServiceRoute[] = [
   { name: 'OAuthRegister', method: 'POST', path: '/oauth/register', entry: 'functions/oauth/register.ts' },
   { name: 'OAuthAuthorize', method: 'GET', path: '/oauth/authorize', entry: 'functions/oauth/authorize.ts' },
   { name: 'OAuthToken', method: 'POST', path: '/oauth/token', entry: 'functions/oauth/token.ts' },
+];
+
+/**
+ * The API reference: openapi.yaml rendered by Redoc (web/api-reference/build.ts), a page and its
+ * files, public like the contract itself. One function serves both routes (its files are copied
+ * beside its bundle at synth).
+ */
+export const REFERENCE_ROUTES: readonly ServiceRoute[] = [
+  { name: 'ApiReference', method: 'GET', path: '/docs', entry: 'functions/api-reference.ts' },
+  { name: 'ApiReferenceFile', method: 'GET', path: '/docs/{file}', entry: 'functions/api-reference.ts' },
 ];
 
 /**

@@ -6,6 +6,8 @@
  * The first start with an empty DATA_DIR seeds a demo user and prints its API key, the only time
  * the key is ever shown (only its hash is stored).
  */
+// First: the switches for runtime notices must be set before any AWS SDK client exists.
+import './runtime-notices.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -39,25 +41,32 @@ async function ensureDemoLogin(demo: DemoRecord, stack: LocalStack): Promise<Dem
   return { email, password, issuer: stack.oidc.issuer };
 }
 
-function demoLoginLines(login: DemoRecord['login'], stack: LocalStack): string[] {
-  if (!login) return [];
-  return ['', `Settings: ${stack.settingsUrl}`, `  Sign up there, or sign in as the demo user: ${login.email} / ${login.password}`];
+/** What the banner shows under the settings address: how to get in. */
+function signInLine(login: DemoRecord['login']): string {
+  return login ? `                 sign in as ${login.email} / ${login.password}, or sign up there` : '                 sign up there';
+}
+
+interface DemoLines {
+  signIn: string;
+  /** Below the addresses: the key (first start only) and how to use or make one. */
+  key: string[];
 }
 
 const DEMO_FILE = 'demo.json';
 
-async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[]> {
+async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<DemoLines> {
   const demoFile = join(dataDir, DEMO_FILE);
   if (existsSync(demoFile)) {
     const demo = JSON.parse(await readFile(demoFile, 'utf8')) as DemoRecord;
     const login = await ensureDemoLogin(demo, stack);
     if (login !== demo.login) await writeFile(demoFile, `${JSON.stringify({ ...demo, login }, null, 2)}\n`, { mode: 0o600 });
-    return [
-      ...demoLoginLines(login, stack).slice(1),
-      '',
-      `Demo user: ${demo.userId} (its API key was shown at the first start and is not stored).`,
-      `A new key:  npm run --silent admin -- key create --user ${demo.userId}`,
-    ];
+    return {
+      signIn: signInLine(login),
+      key: [
+        `The demo user's API key was shown at the first start and is not stored. A new key: Settings, API keys,`,
+        `or npm run --silent admin -- key create --user ${demo.userId}`,
+      ],
+    };
   }
   // Imported only now: these modules are shared with the handlers and read configuration that
   // the stack has just put in the environment.
@@ -79,21 +88,20 @@ async function seedDemoOnce(dataDir: string, stack: LocalStack): Promise<string[
   record.login = await ensureDemoLogin(record, stack);
   // Written after the seed succeeded, so a failed first start seeds again next time.
   await writeFile(demoFile, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  return [
-    ...demoLoginLines(record.login, stack).slice(1),
-    '',
-    `Demo user ${seed.userId} with accounts on linkedin, x and instagram.`,
-    `Demo API key (shown only now, keep it): ${seed.apiKey}`,
-    '',
-    'Try it:',
-    `  curl -s -H "Authorization: Bearer ${seed.apiKey}" ${stack.baseUrl}/accounts`,
-  ];
+  return {
+    signIn: signInLine(record.login),
+    key: [
+      `The demo user's API key (shown only now, keep it): ${seed.apiKey}`,
+      `  curl -s -H "Authorization: Bearer ${seed.apiKey}" ${stack.baseUrl}/accounts`,
+    ],
+  };
 }
 
 async function main(): Promise<void> {
   const port = numberEnv('PORT', 3000);
   const dataDir = resolve(optionalEnv('DATA_DIR', '.data'));
-  console.log(`Starting the local stack (data in ${dataDir}) ...`);
+  // Nothing is printed before the banner: a line there would sit above it for the seconds the
+  // start takes, and what goes wrong is printed as an error anyway.
   // The sandbox platforms run as a process of their own, their record under DATA_DIR/sandbox.
   // The provider's address is part of every identity it issues: a fixed port keeps sign-ins valid across restarts.
   // PORT=0 (any free port) gives the provider any free port too.
@@ -118,7 +126,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 
-  let demoLines: string[];
+  let demoLines: DemoLines;
   try {
     demoLines = await seedDemoOnce(dataDir, stack);
   } catch (error) {
@@ -127,17 +135,17 @@ async function main(): Promise<void> {
   }
   console.log(
     [
-      '',
       'Social publishing API (local stack) is running.',
+      '',
       `  Settings:      ${stack.settingsUrl}`,
+      demoLines.signIn,
       `  API base URL:  ${stack.baseUrl}`,
-      `  MCP server:    ${stack.origin}/mcp   (add this URL to an MCP client; it signs you in through the browser)`,
-      `  Media:         ${stack.mediaBaseUrl}`,
-      `  Data:          ${dataDir}`,
-      ...(stack.sandboxOrigin ? [`  Sandbox record (what X and LinkedIn hold): ${stack.sandboxOrigin}/sandbox/record`] : []),
+      `  API reference: ${stack.origin}/docs`,
+      `  MCP server:    ${stack.origin}/mcp   (add it to an MCP client; it signs you in through the browser)`,
       '',
-      ...demoLines,
+      ...demoLines.key,
       '',
+      `Data in ${dataDir}.${stack.sandboxOrigin ? ` What X and LinkedIn received: ${stack.sandboxOrigin}/sandbox/record` : ''}`,
       'Press Ctrl+C to stop.',
     ].join('\n'),
   );

@@ -19,7 +19,8 @@ button{font:inherit;margin-top:1.25rem;width:100%;padding:.6rem;border-radius:6p
 :focus-visible{outline:3px solid #ffb300;outline-offset:2px}.error{background:#fdeceb;border-left:4px solid #b3261e;padding:.6rem .8rem;border-radius:4px}
 .switch{margin-top:1rem;font-size:.9rem}.hint{color:#5b6478;font-size:.85rem;margin:.25rem 0 0}`;
 
-export function interactionPage(view: InteractionView): string {
+/** `iconOrigin`: the settings app's origin, whose favicon the page shows. */
+export function interactionPage(view: InteractionView, iconOrigin?: string): string {
   const signUp = view.mode === 'sign-up';
   const title = signUp ? 'Create your account' : 'Sign in';
   const uid = encodeURIComponent(view.uid);
@@ -34,6 +35,6 @@ ${signUp ? `<p class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} c
 </form>
 <p class="switch">${signUp ? `Already have an account? <a href="/interaction/${uid}/sign-in">Sign in</a>` : `New here? <a href="/interaction/${uid}/sign-up">Create an account</a>`}</p>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Local sign-in</title><style>${STYLE}</style></head>
-<body><main><h1>${title}</h1><p class="sub">Local OpenID provider of the development stack (Cognito on AWS)</p>${error}${form}</main></body></html>`;
+<title>${title} · Social Publishing</title>${iconOrigin ? `<link rel="icon" href="${escapeHtml(iconOrigin)}/settings/static/favicon.svg" type="image/svg+xml">` : ''}<style>${STYLE}</style></head>
+<body><main><h1>${title}</h1><p class="sub">${signUp ? 'One account for your API keys, connected accounts and posts.' : 'Social Publishing: your API keys, connected accounts and posts.'}</p>${error}${form}</main></body></html>`;
 }

@@ -8,13 +8,15 @@
  * - Accounts: e-mail + password in DATA_DIR (local/oidc-accounts.ts: scrypt, failures limited).
  * - Every sign-in asks for the password (the login prompt is always requested), so signing out
  *   of settings and in again can switch person, as a shared machine needs.
- * - Signing keys are generated at each start; grants and sessions live in memory (the package's
- *   development adapter): a restart signs everyone out of the provider, not out of settings.
+ * - Signing keys are generated at each start; grants and sessions live in memory
+ *   (local/oidc-memory-adapter.ts): a restart signs everyone out of the provider, not out of settings.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type * as OidcProviderExports from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { listenOnLoopback } from './free-port.js';
+import { memoryAdapter } from './oidc-memory-adapter.js';
 import { AccountInputError, LocalAccounts, type LocalAccount } from './oidc-accounts.js';
 import { interactionPage, type InteractionView } from './oidc-pages.js';
 
@@ -53,21 +55,51 @@ function readForm(request: IncomingMessage): Promise<URLSearchParams> {
   });
 }
 
-function sendPage(response: ServerResponse, status: number, view: InteractionView, formTargets: string): void {
-  const body = interactionPage(view);
+function sendPage(response: ServerResponse, status: number, view: InteractionView, formTargets: string, iconOrigin: string | undefined): void {
+  const body = interactionPage(view, iconOrigin);
   response.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     // form-action also covers the redirects after a POST: the provider sends the browser back to the app.
-    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+    // img-src: the settings app's favicon.
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; img-src ${formTargets}; form-action 'self' ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   });
   response.end(body);
 }
 
+type OidcProviderModule = typeof OidcProviderExports;
+
+/** What oidc-provider prints when it is imported on a Node release older than 22 (it has no switch for it). */
+const UNSUPPORTED_RUNTIME_NOTICE = 'oidc-provider WARNING: Unsupported runtime.';
+let loadingProvider: Promise<OidcProviderModule> | undefined;
+
+/**
+ * oidc-provider, imported without its "Unsupported runtime. Use Node.js v22" notice: this is a
+ * development stand-in for Cognito, and the stack supports Node 20 (package.json engines; the
+ * provider's tests here pass on it). The notice is a console.warn at import time with no
+ * documented switch, so exactly that one line is held back, only while the module loads; any
+ * other warning, from it or from anything else, still prints.
+ */
+function loadOidcProvider(): Promise<OidcProviderModule> {
+  loadingProvider ??= (async () => {
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes(UNSUPPORTED_RUNTIME_NOTICE)) return;
+      warn.apply(console, args);
+    };
+    try {
+      return await import('oidc-provider');
+    } finally {
+      console.warn = warn;
+    }
+  })();
+  return loadingProvider;
+}
+
 /** The login prompt is requested on every authorization, even with a provider session. */
-function alwaysAskPolicy(): ReturnType<typeof interactionPolicy.base> {
+function alwaysAskPolicy({ interactionPolicy }: OidcProviderModule): ReturnType<OidcProviderModule['interactionPolicy']['base']> {
   const policy = interactionPolicy.base();
   const login = policy.get('login');
   login?.checks.add(
@@ -81,12 +113,14 @@ function alwaysAskPolicy(): ReturnType<typeof interactionPolicy.base> {
 }
 
 export async function startLocalOidcProvider(options: LocalOidcProviderOptions): Promise<LocalOidcProvider> {
+  const oidcProvider = await loadOidcProvider();
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[oidc] ${message}`, error ?? ''));
   const accounts = await LocalAccounts.open(options.accountsFile);
   // Set once the server listens (the issuer names its port); requests before that get 503.
-  const ready: { provider?: Provider } = {};
+  const ready: { provider?: InstanceType<OidcProviderModule['Provider']> } = {};
   const formTargets = [...new Set(options.redirectUris.map((uri) => new URL(uri).origin))].join(' ');
-  const page = (response: ServerResponse, status: number, view: InteractionView): void => sendPage(response, status, view, formTargets);
+  const iconOrigin = options.redirectUris[0] ? new URL(options.redirectUris[0]).origin : undefined;
+  const page = (response: ServerResponse, status: number, view: InteractionView): void => sendPage(response, status, view, formTargets, iconOrigin);
 
   async function interaction(request: IncomingMessage, response: ServerResponse, uid: string, action: string): Promise<void> {
     const provider = ready.provider;
@@ -160,8 +194,9 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
       if (!account) return undefined;
       return { accountId: id, claims: () => ({ sub: id, email: account.email, email_verified: true }) };
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy: alwaysAskPolicy() },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy: alwaysAskPolicy(oidcProvider) },
     features: { devInteractions: { enabled: false } },
+    adapter: memoryAdapter(),
     // The settings app is first-party: no consent screen for the scopes it asks.
     loadExistingGrant: async (ctx) => {
       const client = ctx.oidc.client;
@@ -185,7 +220,7 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
       ctx.body = interactionPage({ uid: '', mode: 'sign-in', error: `${out.error}: ${out.error_description ?? ''}`, expired: true });
     },
   };
-  const provider = new Provider(issuer, configuration);
+  const provider = new oidcProvider.Provider(issuer, configuration);
   ready.provider = provider;
   // Errors reach the browser through renderError; the log gets the server-side ones only.
   provider.on('server_error', (_ctx: unknown, error: unknown) => log('server error', error));

@@ -161,12 +161,17 @@ async function withinTimeout(invocation: Promise<unknown>, timeoutMs: number): P
 export function startQueueConsumers(options: ConsumerOptions): Runner {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[consumers] ${message}`, error ?? ''));
   const sqs = sqsClientFor(options.sqsEndpoint);
-  const abort = new AbortController();
+  // One controller per poller, not one for all: every long poll in flight holds an abort listener
+  // on its signal until it returns, so a shared signal carried one per poller (102 with the
+  // catalogue's consumers) and Node warned of a listener leak (MaxListenersExceededWarning).
+  const controllers: AbortController[] = [];
   const pollers = options.pollersPerQueue ?? 4;
   const wait = options.waitTimeSeconds ?? 1;
   const timeoutMs = options.functionTimeoutMs ?? 30_000;
 
   async function poll(consumer: ConsumerDefinition): Promise<void> {
+    const abort = new AbortController();
+    controllers.push(abort);
     while (!abort.signal.aborted) {
       let messages: Message[];
       try {
@@ -217,7 +222,7 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
   return {
     stop: () => {
       stopping ??= (async () => {
-        abort.abort();
+        for (const controller of controllers) controller.abort();
         await Promise.allSettled(running);
         sqs.destroy();
       })();

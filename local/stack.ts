@@ -10,6 +10,7 @@
  *   KMS, Secrets Manager     → key files in DATA_DIR/keys (LOCAL_TOKEN_KEY_FILE, CURSOR_SIGNING_KEY)
  *   X, LinkedIn              → sandbox platforms (local/sandbox)
  *   Cognito (settings sign-in) → oidc-provider.ts (an OpenID provider, accounts in DATA_DIR)
+ *   API reference (/docs)    → built from openapi.yaml at start (web/api-reference/build.ts), as at synth
  *
  * The handlers get their whole configuration from environment variables, set here before any
  * handler module is imported; the AWS SDK finds each emulator through AWS_ENDPOINT_URL_<SERVICE>,
@@ -43,6 +44,7 @@ import { ensureBucket, ensureQueues, mirrorMediaToDisk, startFauxqsServer, type 
 import { availableConsumers, startQueueConsumers, startSweeper, type Runner } from './queue-consumers.js';
 import { startSchedulerStandIn, type SchedulerStandIn } from './scheduler-stand-in.js';
 import { startS3BrowserUpload } from './s3-browser-upload.js';
+import { buildApiReference } from '../web/api-reference/build.js';
 import type { SandboxPlatforms } from './sandbox/index.js';
 
 export type Log = (message: string, error?: unknown) => void;
@@ -292,6 +294,8 @@ export async function startStackServices(options: StackServicesOptions): Promise
       }
     }
 
+    // /docs renders openapi.yaml as it is now (rebuilt only when it changed since the last build).
+    buildApiReference();
     const api: ApiServer = await startApiServer({
       routes: httpRoutes(),
       defaultRoute: DEFAULT_ROUTE,

@@ -10,6 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { dynamoDbClientFor, ensureTables, startDynamoDbLocal, tableNames, type DynamoDbLocal, type TableNames } from '../local/dynamodb-local.js';
 import { startFauxqsServer, type Fauxqs } from '../local/messaging.js';
 import type { StackEndpoints } from '../local/stack.js';
+import { buildApiReference } from '../web/api-reference/build.js';
 
 export interface LocalAws extends StackEndpoints {
   /** Unprefixed tables for store-level tests that run no stack (no sweeper reads them). */
@@ -30,6 +31,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await dynamo?.stop();
   };
   try {
+    // Built once here, before the test files' stacks each check it is current (local/stack.ts).
+    buildApiReference();
     dynamo = await startDynamoDbLocal({ dataDir: null });
     fauxqs = await startFauxqsServer();
     const sharedTables = tableNames();

@@ -11,6 +11,6 @@ export const handler = signedInHandler(async (request, signedIn) => {
   } catch (error) {
     if (!(error instanceof SettingsInputError)) throw error;
     const workspaces = await manageWorkspaces().list(signedIn.caller);
-    return { kind: 'page', status: 400, title: 'Workspaces and accounts', body: workspacesPage(workspaces, signedIn.session.csrfToken, { text: error.message, error: true }) };
+    return { kind: 'page', status: 400, title: 'Workspaces', body: workspacesPage(workspaces, signedIn.session.csrfToken, { text: error.message, error: true }) };
   }
 });

@@ -4,5 +4,5 @@ import { signedInHandler } from '../../lib/web/web-handler.js';
 
 export const handler = signedInHandler(async (request, signedIn) => {
   await orNotFound('account', () => manageWorkspaces().disconnect(signedIn.caller, request.pathParameters.id ?? ''));
-  return { kind: 'redirect', location: '/settings/workspaces?done=disconnected' };
+  return { kind: 'redirect', location: '/settings/accounts?notice=disconnected' };
 });

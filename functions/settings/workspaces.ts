@@ -13,7 +13,7 @@ export const handler = signedInHandler(async (request, signedIn) => {
   const notice = NOTICES[request.query.done ?? ''];
   return {
     kind: 'page',
-    title: 'Workspaces and accounts',
+    title: 'Workspaces',
     body: workspacesPage(await manageWorkspaces().list(signedIn.caller), signedIn.session.csrfToken, notice ? { text: notice } : undefined),
   };
 });

@@ -5,6 +5,7 @@
  * schedule lost with the group is made up for by the sweeper, which sends every due post it finds
  * in the byDue index.
  */
+import * as path from 'node:path';
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -32,6 +33,7 @@ import {
   API_BASE_PATH,
   API_ROUTES,
   ASSISTANT_ROUTES,
+  REFERENCE_ROUTES,
   DEFAULT_ROUTE,
   MAX_RECEIVE_COUNT,
   consumingOf,
@@ -51,9 +53,10 @@ import {
   bindValue,
 } from '../constructs/bindings.js';
 import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bindings.js';
-import { METRICS_NAMESPACE, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
+import { METRICS_NAMESPACE, REPO_ROOT, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
 import { SettingsSignIn } from '../constructs/settings-sign-in.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
+import { API_REFERENCE_DIR, buildApiReference } from '../../web/api-reference/build.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { alarmNotificationSetting, customDomainSetting, DeploySettingError, SETTINGS } from './deploy-settings.js';
 import type { AlarmNotificationSetting, CustomDomainSetting } from './deploy-settings.js';
@@ -80,9 +83,13 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
   RouteNotFound: { timeout: Duration.seconds(10), memorySize: 256 },
 };
 
-/** Files copied beside a function's bundle: the settings stylesheet and script for the static route. */
+/**
+ * Files copied beside a function's bundle: the settings stylesheet and script for the static
+ * route, the API reference built from openapi.yaml at synth (web/api-reference/build.ts).
+ */
 const STATIC_FILES: Record<string, { from: string; to: string }> = {
   SettingsStatic: { from: 'web/static', to: 'static' },
+  ApiReference: { from: path.relative(REPO_ROOT, API_REFERENCE_DIR), to: 'api-reference' },
 };
 
 /**
@@ -310,6 +317,17 @@ export class ApiStack extends Stack {
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+      });
+    }
+    // The API reference: one function for the page and its files, built from openapi.yaml now, so
+    // what is deployed describes the API deployed with it.
+    buildApiReference();
+    const referenceFunction = build(REFERENCE_ROUTES[0]!.name, REFERENCE_ROUTES[0]!.entry, 'GET /docs: the API reference (Redoc, from openapi.yaml)');
+    for (const route of REFERENCE_ROUTES) {
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, referenceFunction),
       });
     }
     // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,

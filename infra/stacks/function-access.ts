@@ -90,6 +90,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     mediaBaseUrl: true,
     serviceOrigin: true,
   },
+  // The API reference (/docs): files built at synth and copied beside the bundle, no data at all.
+  ApiReference: { tables: {} },
   // Static documents built from the origin alone.
   ProtectedResourceMetadata: { tables: {}, serviceOrigin: true },
   AuthorizationServerMetadata: { tables: {}, serviceOrigin: true },

@@ -4,11 +4,10 @@
  */
 import { ENV, requireEnv } from '../config.js';
 import { INCOMING_PREFIX } from '../domain/media-library.js';
-import { describeLimit, uploadRule } from '../domain/media-upload-rules.js';
 import { MediaLibraryError } from '../use-cases/settings/media-library.js';
 import { mediaImageOrigin, mediaLibraryUseCase, mediaUploadOrigin } from './connect-dependencies.js';
 import { html } from './html.js';
-import { MEDIA_NOTICES, mediaPage, uploadedPage, uploadFormPage } from './pages/media-page.js';
+import { chooseFilePage, MEDIA_NOTICES, mediaPage, uploadedPage, uploadFormPage } from './pages/media-page.js';
 import type { WebHandlerOptions } from './web-handler.js';
 import type { SignedIn, WebRequest, WebResult } from './web-request.js';
 
@@ -49,13 +48,27 @@ export async function mediaRoute(request: WebRequest, signedIn: SignedIn): Promi
   return { kind: 'page', title: 'Media library', body: mediaPage({ items, csrfToken: signedIn.session.csrfToken, notice: MEDIA_NOTICES[request.query.notice ?? ''] ?? null }) };
 }
 
+/** Sizes a browser may declare: a whole number of bytes, no more digits than the largest file could have. */
+const SIZE_BYTES = /^[0-9]{1,12}$/;
+
+/**
+ * No type yet (the media page's button): the page to choose the file. A type (from the file, with
+ * its name and size, when the script runs; from the list without it): the presigned POST.
+ */
 export async function prepareUploadRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
   return orMediaError(async () => {
-    const contentType = request.form.contentType ?? '';
+    const contentType = request.form.contentType;
+    if (contentType === undefined) return { kind: 'page', title: 'Upload a file', body: chooseFilePage({ csrfToken: signedIn.session.csrfToken }) };
     const successRedirect = `${requireEnv(ENV.settingsBaseUrl).replace(/\/+$/, '')}/settings/media/uploaded`;
-    const prepared = await mediaLibraryUseCase().prepare(signedIn.user.id, { contentType, successRedirect });
-    const rule = uploadRule(contentType);
-    return { kind: 'page', title: 'Upload a file', body: uploadFormPage({ upload: prepared.upload, contentType, limit: rule ? describeLimit(rule) : contentType }) };
+    const fileName = request.form.fileName;
+    const sizeBytes = request.form.sizeBytes;
+    const prepared = await mediaLibraryUseCase().prepare(signedIn.user.id, {
+      contentType,
+      successRedirect,
+      ...(fileName ? { fileName } : {}),
+      ...(sizeBytes !== undefined ? { sizeBytes: SIZE_BYTES.test(sizeBytes) ? Number(sizeBytes) : -1 } : {}),
+    });
+    return { kind: 'page', title: 'Upload a file', body: uploadFormPage({ upload: prepared.upload, contentType }) };
   });
 }
 

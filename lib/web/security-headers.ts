@@ -37,3 +37,35 @@ export function securityHeaders(options: SecurityHeaderOptions = {}): Record<str
     Pragma: 'no-cache',
   };
 }
+
+/**
+ * The API reference at /docs (web/api-reference/build.ts: Redoc, rendered from openapi.yaml) runs
+ * under the same rules with three additions, each as narrow as Redoc allows:
+ *
+ * - style-src also allows one hash, that of the empty string: Redoc's styled-components adds
+ *   empty <style> elements and fills them through the CSSOM (insertRule), which CSP does not
+ *   govern. A <style> with any content, injected or not, still does not apply.
+ * - font-src 'self' data: Redoc's icon font is a data: URL inside its stylesheet.
+ * - form-action 'none': the page has no form.
+ * No inline script runs (its scripts are files from /docs), nothing loads from another origin
+ * (Redoc's logo from its CDN is refused and the page shows without it), connect-src 'self' keeps
+ * "Try it" requests on this API.
+ */
+export const EMPTY_STYLE_HASH = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='";
+
+export function apiReferenceSecurityHeaders(): Record<string, string> {
+  return {
+    ...securityHeaders(),
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      "script-src 'self'",
+      `style-src 'self' ${EMPTY_STYLE_HASH}`,
+      "img-src 'self' data:",
+      "font-src 'self' data:",
+      "connect-src 'self'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+  };
+}

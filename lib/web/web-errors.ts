@@ -11,5 +11,5 @@ export class WebError extends Error {
 }
 
 /** Another user's record answers exactly like one that does not exist. */
-export const notFound = (what: string): WebError => new WebError(404, 'not_found', `No such ${what} in your account.`);
+export const notFound = (what: string): WebError => new WebError(404, 'not_found', `We could not find that ${what}. It may have been removed, or it belongs to someone else.`);
 export const badRequest = (message: string): WebError => new WebError(400, 'bad_request', message);

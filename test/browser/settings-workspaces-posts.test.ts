@@ -1,9 +1,10 @@
 /**
  * Workspaces and Posts in a real browser, signed in as a user made by the admin provisioning (as
  * the local demo user is: a login at the local OpenID provider linked to the existing user):
- * rename and create workspaces, read each account's tokenHealth and what it means, disconnect an
- * account; see posts published, failed (with the platform's message and advice) and scheduled,
- * filter by status, cancel a scheduled post. Another user's workspace, account and post ids are
+ * rename and create workspaces, follow their link to the Accounts page (the one place for
+ * accounts) and read each account's tokenHealth and what it means, disconnect an account; see
+ * posts published, failed (with the platform's message and advice) and scheduled, filter by
+ * status, cancel a scheduled post. Another user's workspace, account and post ids are
  * refused. Screenshots go to docs/screenshots.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -77,11 +78,9 @@ describe('workspaces and posts in a browser', () => {
   it('shows each account’s tokenHealth with its meaning, renames and creates workspaces, disconnects an account', async () => {
     const { context, page } = await signedInAsOwner();
     const main = page.locator('main');
+    // Accounts are named here and managed in one place, the Accounts page, which this links to.
     expect(await main.innerText()).toContain('Owner on X');
-    const old = page.locator('tr', { hasText: 'Old X account' });
-    expect(await old.innerText()).toContain('needs_reauth');
-    expect(await old.innerText()).toContain('posts to this account fail until you reconnect it');
-    expect(await page.locator('tr', { hasText: 'Owner on LinkedIn' }).innerText()).toContain('healthy');
+    expect(await page.getByRole('link', { name: 'Connect or manage accounts' }).first().getAttribute('href')).toMatch(/^\/settings\/accounts#ws-/);
     await screenshot(page, 'workspaces');
 
     await page.getByLabel('Name', { exact: true }).first().fill('Marketing <team>');
@@ -102,10 +101,16 @@ describe('workspaces and posts in a browser', () => {
     const accounts = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
     expect(((await accounts.json()) as { accounts: unknown[] }).accounts).toHaveLength(4);
 
+    await page.getByRole('link', { name: 'Connect or manage accounts' }).first().click();
+    await page.waitForURL(/\/settings\/accounts/);
+    const old = page.locator('tr', { hasText: 'Old X account' });
+    expect(await old.innerText()).toContain('Needs reconnecting');
+    expect(await old.innerText()).toContain('posts fail until you reconnect');
+    expect(await page.locator('tr', { hasText: 'Owner on LinkedIn' }).innerText()).toContain('Healthy');
     await page.locator('tr', { hasText: 'Owner Photos' }).getByRole('link', { name: 'Disconnect…' }).click();
     await screenshot(page, 'account-disconnect');
     await page.getByRole('button', { name: 'Disconnect account' }).click();
-    await page.waitForURL(/done=disconnected/);
+    await page.waitForURL(/\/settings\/accounts\?notice=disconnected/);
     expect(await main.innerText()).not.toContain('Owner Photos');
     const after = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
     expect(((await after.json()) as { accounts: { name: string }[] }).accounts.map((a) => a.name).sort()).toEqual(['Old X account', 'Owner on LinkedIn', 'Owner on X']);

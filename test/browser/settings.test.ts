@@ -1,13 +1,17 @@
 /**
  * What a new customer does in the settings app, in a real browser against the local stack and its
- * OpenID provider: sign up, see the Overview, make a key and call GET /accounts with it, revoke it
+ * OpenID provider: sign up, see the Overview's path to a first post, make a key and run the curl
+ * line its page shows, see the first step done, read how to add an assistant, revoke it
  * and get 401 api_key_revoked, sign out (and the old session is dead), sign in again. Plus the
  * refusals: a POST without the CSRF token, another user's key id, a sign-in callback replayed.
  * Screenshots of each page go to docs/screenshots (the README shows them).
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP, launchChromium, PHONE, screenshot, signIn, signUp } from '../support/browser.js';
+import { accessibilityViolations, overflowWidth } from '../support/axe.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -25,6 +29,24 @@ afterAll(async () => {
 });
 
 const PASSWORD = 'correct horse battery staple';
+
+/** The page passes axe (WCAG 2 A and AA) and is no wider than its viewport. */
+async function expectAccessible(page: Page, what: string): Promise<void> {
+  expect(await accessibilityViolations(page), what).toEqual([]);
+  expect(await overflowWidth(page), `${what} is wider than the screen`).toBe(0);
+}
+
+/** The Overview's path to a first post: each step's title and whether it is done. */
+async function pathSteps(page: Page): Promise<Array<[string, string]>> {
+  const items = await page.locator('ol.path li').all();
+  return Promise.all(items.map(async (item) => [await item.locator('strong').innerText(), await item.locator('.badge').innerText()] as [string, string]));
+}
+
+/** Runs a shell line exactly as a page shows it (the curl line "works as shown"). */
+async function runAsShown(line: string): Promise<string> {
+  const { stdout } = await promisify(execFile)('sh', ['-c', line], { timeout: 10_000 });
+  return stdout;
+}
 
 async function newUser(email: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport });
@@ -55,6 +77,21 @@ describe('settings in a browser', () => {
     const { context, page } = await newUser('ada@example.com');
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeDefined();
     expect(await page.locator('main').innerText()).toContain('100 posts per month');
+    // A new user sees the way to a first post, nothing done yet, each step with its link.
+    expect(await pathSteps(page)).toEqual([
+      ['Make an API key', 'To do'],
+      ['Connect an account', 'To do'],
+      ['Upload media', 'To do'],
+      ['Send a first post', 'To do'],
+    ]);
+    expect(await page.locator('main').innerText()).toContain('0 of 4 steps done');
+    const links = await page.locator('ol.path a').evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+    expect(links).toEqual(['/settings/keys', '/settings/accounts', '/settings/media', '/docs#/posts/createposts']);
+    // How to call the API: the base URL, the reference, a curl line for the reader's own key.
+    expect(await page.getByLabel('API base URL').inputValue()).toBe(stack.baseUrl);
+    expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe(`${stack.origin}/docs`);
+    expect(await page.getByLabel(/^Try it/).inputValue()).toBe(`curl -s -H "Authorization: Bearer $API_KEY" ${stack.baseUrl}/accounts`);
+    await expectAccessible(page, 'Overview');
     await screenshot(page, 'overview');
 
     // Security headers on every page.
@@ -68,7 +105,27 @@ describe('settings in a browser', () => {
     const key = await createKey(page);
     expect(page.url()).not.toContain(key.slice(3, 19) + '_');
     expect(await page.locator('.notice.warn').innerText()).toContain('shown only this once');
+    // The new key's page: the curl line with the key in it works exactly as shown.
+    const curl = await page.getByLabel(/^Try your key/).inputValue();
+    expect(curl).toBe(`curl -s -H "Authorization: Bearer ${key}" ${stack.baseUrl}/accounts`);
+    expect(JSON.parse(await runAsShown(curl))).toEqual({ object: 'list', accounts: [] });
+    expect(await page.getByLabel('API base URL').inputValue()).toBe(stack.baseUrl);
+    expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe(`${stack.origin}/docs`);
+    await expectAccessible(page, 'the new key');
     await screenshot(page, 'key-created');
+
+    // Back on the Overview, the first step is done.
+    await page.goto(`${stack.origin}/settings`);
+    expect((await pathSteps(page))[0]).toEqual(['Make an API key', 'Done']);
+    expect(await page.locator('main').innerText()).toContain('1 of 4 steps done');
+
+    // The Assistants page says how to add one: the MCP URL to copy and the clients that take it.
+    await page.goto(`${stack.origin}/settings/assistants`);
+    expect(await page.getByLabel('MCP server URL').inputValue()).toBe(`${stack.origin}/mcp`);
+    expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
+    for (const client of ['Claude', 'ChatGPT', 'VS Code', 'Cursor', 'mcp-remote']) expect(await page.locator('main').innerText()).toContain(client);
+    await expectAccessible(page, 'Assistants');
+    await screenshot(page, 'assistants-add');
 
     const accounts = await fetch(`${stack.baseUrl}/accounts`, { headers: { authorization: `Bearer ${key}` } });
     expect(accounts.status).toBe(200);
@@ -151,9 +208,15 @@ describe('settings in a browser', () => {
 
   it('works on a phone-sized screen', async () => {
     const { context, page } = await newUser('phone@example.com', PHONE);
+    await expectAccessible(page, 'Overview on a phone');
     await screenshot(page, 'overview-phone');
     await createKey(page);
+    await expectAccessible(page, 'the new key on a phone');
     await screenshot(page, 'key-created-phone');
+    for (const path of ['/settings/keys', '/settings/workspaces', '/settings/accounts', '/settings/media', '/settings/posts', '/settings/assistants']) {
+      await page.goto(`${stack.origin}${path}`);
+      await expectAccessible(page, `${path} on a phone`);
+    }
     await context.close();
   });
 

@@ -13,7 +13,8 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_REFERENCE_DIR, API_REFERENCE_FILES } from '../../web/api-reference/build.js';
 import { build } from 'esbuild';
 import { FUNCTIONS as BENCH_FUNCTIONS } from '../../bench/phases/cold.js';
 import { BUNDLE_CEILINGS as OVER_BUDGET, DEFAULT_BUNDLE_CEILING_BYTES, bundleCeilingBytes } from '../../bench/bundle-ceilings.js';
@@ -31,7 +32,7 @@ afterAll(() => s?.cleanup());
 
 // The assistant server's routes share entries (the MCP entry serves three routes): one function per entry.
 const ASSISTANT_ENTRIES = ASSISTANT_ROUTES.filter((route, index) => ASSISTANT_ROUTES.findIndex((other) => other.entry === route.entry) === index);
-const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES].map(({ name, entry }) => ({ name, entry }));
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES, REFERENCE_ROUTES[0]!].map(({ name, entry }) => ({ name, entry }));
 
 function bundleDirectory(name: string): string {
   const fn = s.service.api.functions.get(name)!;
@@ -168,6 +169,13 @@ describe('bundles', () => {
     const dir = bundleDirectory('SettingsStatic');
     for (const file of ['settings.css', 'settings.js']) {
       expect(readFileSync(path.join(dir, 'static', file), 'utf8')).toBe(readFileSync(path.join('web/static', file), 'utf8'));
+    }
+  });
+
+  it('ApiReference: carries the reference built from openapi.yaml beside its bundle, where its handler looks', () => {
+    const dir = bundleDirectory('ApiReference');
+    for (const file of API_REFERENCE_FILES) {
+      expect(readFileSync(path.join(dir, 'api-reference', file), 'utf8')).toBe(readFileSync(path.join(API_REFERENCE_DIR, file), 'utf8'));
     }
   });
 

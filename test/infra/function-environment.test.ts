@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
 import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
 import { buildHttpApiEvent, compileRoutes, matchRoute } from '../../local/api-gateway-event.js';
@@ -35,7 +35,7 @@ import { logicalId, synthesize } from './synth.js';
 
 // The assistant server: one function per entry (the MCP entry also serves GET and DELETE).
 const ASSISTANT_ENTRIES = ASSISTANT_ROUTES.filter((route, index) => ASSISTANT_ROUTES.findIndex((other) => other.entry === route.entry) === index);
-const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES].map(({ name, entry }) => ({ name, entry }));
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES, REFERENCE_ROUTES[0]!].map(({ name, entry }) => ({ name, entry }));
 const SETTINGS = compileRoutes(SETTINGS_ROUTES);
 const ASSISTANT_ROUTING = compileRoutes(ASSISTANT_ROUTES);
 const ROUTES = compileRoutes(API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })));
@@ -440,6 +440,22 @@ describe('every settings function, on its template environment alone', () => {
 
   it('SettingsAuthCallback refuses a callback without its sign-in', async () => {
     expect((await web('GET', '/settings/auth/callback?code=x&state=y')).statusCode).toBe(400);
+  });
+
+  it('ApiReference serves the reference page and its script with no variable at all', async () => {
+    const routing = compileRoutes(REFERENCE_ROUTES);
+    for (const [path, type] of [['/docs', 'text/html'], ['/docs/reference.js', 'text/javascript']] as const) {
+      const match = matchRoute(routing, 'GET', path);
+      if (!match) throw new Error(`No reference route for ${path}`);
+      const event = buildHttpApiEvent(
+        { method: 'GET', url: path, rawHeaders: ['host', 'api.example', 'accept-encoding', 'gzip'], body: null, sourceIp: '203.0.113.9', localPort: 443, httpVersion: '1.1', requestId: randomUUID(), now: new Date() },
+        match,
+      );
+      const result = await host('ApiReference').invoke<APIGatewayProxyStructuredResultV2>(event);
+      expect(result.statusCode, host('ApiReference').output()).toBe(200);
+      expect(String(result.headers?.['Content-Type'])).toContain(type);
+      expect(result.headers?.['Content-Encoding']).toBe('gzip');
+    }
   });
 
   it('SettingsOverview, SettingsKeys and SettingsStatic answer pages', async () => {

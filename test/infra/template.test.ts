@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
-import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
 import { PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT, PUBLISH_MAX_CONCURRENCY_CONTEXT } from '../../infra/stacks/publish-throughput.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
@@ -31,6 +31,8 @@ const ALL_FUNCTIONS = [
   DEFAULT_ROUTE.name,
   ...SETTINGS_ROUTES.map((r) => r.name),
   ...ASSISTANT_FUNCTIONS,
+  // One function serves the API reference's page and files.
+  REFERENCE_ROUTES[0]!.name,
 ];
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
@@ -111,6 +113,7 @@ const EXPECTED: Record<string, string[]> = {
     'secret:cursor',
   ],
   ProtectedResourceMetadata: [],
+  ApiReference: [],
   AuthorizationServerMetadata: [],
   OAuthRegister: ['table:oauth:readWrite', 'table:counters:readWrite'],
   OAuthAuthorize: ['table:oauth:readWrite'],
@@ -409,8 +412,11 @@ describe('HTTP API', () => {
     for (const route of ASSISTANT_ROUTES) {
       expect(byKey.get(`${route.method} ${route.path}`), route.name).toBe(`function:${ASSISTANT_FUNCTION_OF_ENTRY.get(route.entry)}`);
     }
-    expect(routes).toHaveLength(API_ROUTES.length + SETTINGS_ROUTES.length + 1 + ASSISTANT_ROUTES.length);
-    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + SETTINGS_ROUTES.length + 1 + ASSISTANT_FUNCTIONS.length);
+    for (const route of REFERENCE_ROUTES) {
+      expect(byKey.get(`${route.method} ${route.path}`), route.name).toBe(`function:${REFERENCE_ROUTES[0]!.name}`);
+    }
+    expect(routes).toHaveLength(API_ROUTES.length + SETTINGS_ROUTES.length + 1 + ASSISTANT_ROUTES.length + REFERENCE_ROUTES.length);
+    expect(new Set(byKey.values()).size).toBe(API_ROUTES.length + SETTINGS_ROUTES.length + 1 + ASSISTANT_FUNCTIONS.length + 1);
   });
 
   it('outputs the MCP server URL', () => {

@@ -1,12 +1,13 @@
 /**
- * `npm start` as a user runs it, twice on one data directory: the first start seeds the demo user
- * and prints a curl line that works as printed; everything written (DynamoDB data, media files,
+ * `npm start` as a user runs it, twice on one data directory: each start prints its banner first,
+ * no warning at all and each address once; the first start seeds the demo user and prints a curl
+ * line that works as printed; everything written (DynamoDB data, media files,
  * pending schedules) is still there after a restart; SIGTERM and SIGINT both stop it cleanly and
  * leave no DynamoDB Local JVM behind. Other processes reach the running stack through
  * DATA_DIR/stack.json, as the admin CLI does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +34,29 @@ interface Started {
   exited: Promise<number | null>;
 }
 
+/**
+ * The start script run as npm runs it (`sh -c <scripts.start>`), without npm itself around it:
+ * npm's own lines (`> social-publishing-api@0.1.0 start`, notices about the machine's npm config)
+ * are not ours to keep quiet, everything after them is.
+ */
+const START_SCRIPT = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const BANNER = 'Social publishing API (local stack) is running.';
+
+/** Nothing before the banner, no warning of any kind (Node's, the AWS SDK's, oidc-provider's), the settings address once. */
+function expectQuiet(output: string): void {
+  expect(output.startsWith(`${BANNER}\n`), `printed before the banner:\n${output}`).toBe(true);
+  expect(output).not.toMatch(/warn/i);
+  expect(output.match(/Settings:/g)).toHaveLength(1);
+}
+
 async function npmStart(dir: string): Promise<Started> {
-  const child = spawn('npm', ['start'], {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dir };
+  // As in a newcomer's shell: no switch of ours set beforehand, no Node options from the test runner.
+  delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+  delete env.NODE_OPTIONS;
+  const child = spawn('sh', ['-c', START_SCRIPT], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', DATA_DIR: dir },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(child);
@@ -84,6 +104,8 @@ async function stopWith(run: Started, signal: NodeJS.Signals, dir: string): Prom
   await expect.poll(() => processesMentioning(join(dir, 'dynamodb')), { timeout: 10_000 }).toEqual([]);
   await expect.poll(() => processesMentioning(`local/sandbox/main.ts ${join(dir, 'sandbox')}`), { timeout: 10_000 }).toEqual([]);
   expect(existsSync(join(dir, 'stack.json'))).toBe(false);
+  // Nor any warning while it ran (a listener leak shows only once the consumers poll).
+  expect(run.output()).not.toMatch(/warn/i);
 }
 
 function curlOf(output: string): { key: string; url: string } {
@@ -98,6 +120,7 @@ describe('npm start', () => {
 
     // First start: the printed curl line works as printed.
     const first = await npmStart(dataDir);
+    expectQuiet(first.output());
     const { key, url } = curlOf(first.output());
     const accounts = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
     expect(accounts.status).toBe(200);
@@ -141,6 +164,7 @@ describe('npm start', () => {
 
     // Second start: no new demo, the same data.
     const second = await npmStart(dataDir);
+    expectQuiet(second.output());
     expect(second.output()).toContain('was shown at the first start');
     expect(second.output()).not.toContain(key);
     const info2 = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as StackInfo;

@@ -103,8 +103,15 @@ describe('uploading to the media library', () => {
 
   it('refuses an unsupported or oversized declaration before presigning', async () => {
     const user = await provisionUser();
-    await expect(library.prepare(user.userId, { fileName: 'a.svg', contentType: 'image/svg+xml', sizeBytes: 10 })).rejects.toMatchObject({ code: 'media_type_unsupported' });
-    await expect(library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: 6 * 1024 * 1024 })).rejects.toMatchObject({ code: 'media_too_large' });
+    // Each refusal in a person's words: kinds of files, never MIME types.
+    await expect(library.prepare(user.userId, { fileName: 'a.svg', contentType: 'image/svg+xml', sizeBytes: 10 })).rejects.toMatchObject({
+      code: 'media_type_unsupported',
+      message: 'This kind of file cannot be posted. You can upload a JPEG image up to 5 MB, a PNG image up to 5 MB, a WebP image up to 5 MB, a GIF image up to 15 MB or an MP4 video up to 500 MB.',
+    });
+    await expect(library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: 6 * 1024 * 1024 })).rejects.toMatchObject({
+      code: 'media_too_large',
+      message: 'The file is too large: a PNG image up to 5 MB is accepted.',
+    });
     await expect(library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: 0 })).rejects.toMatchObject({ code: 'media_empty' });
   });
 
@@ -112,7 +119,7 @@ describe('uploading to the media library', () => {
     const user = await provisionUser();
     const prepared = await library.prepare(user.userId, { fileName: 'fake.png', contentType: 'image/png', sizeBytes: 20 });
     expect((await browserPost(prepared.upload, Buffer.from('<script>alert(1)</script>'))).status).toBe(204);
-    await expect(library.register(user.userId, prepared.objectKey)).rejects.toMatchObject({ code: 'upload_invalid' });
+    await expect(library.register(user.userId, prepared.objectKey)).rejects.toMatchObject({ code: 'upload_invalid', message: expect.stringMatching(/^The file is not really a PNG image: /) });
     expect(await storage.head(prepared.objectKey)).toBeNull();
     expect(await library.list(user.userId)).toEqual([]);
   });

@@ -1,6 +1,61 @@
 // Settings pages: the only script. Copy buttons (data-copy-target names the element whose text to
-// copy) and a confirmation for forms marked data-confirm. Pages work without it.
+// copy), the one-step media upload (form[data-one-step]) and the upload's last step. Pages work
+// without it.
+
+/** The media upload in one step: the type comes from the chosen file (lib/web/pages/media-page.ts chooseFilePage). */
+function oneStepUpload(form) {
+  const input = form.querySelector('input[type="file"]');
+  const status = form.querySelector('#upload-status');
+  const types = [...form.querySelectorAll('select[name="contentType"] option')].map((option) => option.value);
+  for (const part of form.querySelectorAll('[data-with-script]')) part.hidden = false;
+  for (const part of form.querySelectorAll('[data-without-script]')) part.remove();
+  input.required = true;
+  const say = (text) => {
+    status.textContent = text;
+  };
+  // A new choice starts afresh: the last file's refusal no longer applies.
+  input.addEventListener('change', () => say(''));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    say('');
+    const file = input.files[0];
+    if (!file) return say('Choose a file first.');
+    if (!types.includes(file.type)) return say(`“${file.name}” is not a kind of file that can be posted. ${document.getElementById('accepted').textContent}`);
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      // The presigned POST for this file's type, name and size (the server checks all three).
+      const body = new URLSearchParams({ _csrf: form.elements._csrf.value, contentType: file.type, fileName: file.name, sizeBytes: String(file.size) });
+      const response = await fetch(form.action, { method: 'POST', body, credentials: 'same-origin' });
+      const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+      const upload = page.querySelector('form.upload-form');
+      if (!response.ok || !upload) {
+        say(page.querySelector('.notice.error')?.textContent ?? 'The upload could not start. Try again in a moment.');
+        return;
+      }
+      // The storage form: its fields first, the file last (storage reads the fields before the file).
+      const send = document.createElement('form');
+      send.method = 'post';
+      send.action = upload.getAttribute('action');
+      send.enctype = 'multipart/form-data';
+      send.hidden = true;
+      for (const field of upload.querySelectorAll('input[type="hidden"]')) send.append(field.cloneNode());
+      input.name = 'file';
+      send.append(input);
+      document.body.append(send);
+      say('');
+      status.classList.remove('error');
+      send.submit();
+    } catch {
+      say('The upload could not start. Check your connection and try again.');
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
 document.addEventListener('DOMContentLoaded', () => {
+  for (const form of document.querySelectorAll('form[data-one-step]')) oneStepUpload(form);
   // After an upload the file is added to the library at once (the button is there without scripts).
   for (const form of document.querySelectorAll('form[data-autosubmit]')) form.requestSubmit();
   for (const button of document.querySelectorAll('button[data-copy-target]')) {

@@ -67,7 +67,28 @@ export interface MediaLibraryDeps {
 }
 
 const MEDIA_ID = /^med_[0-9A-Za-z]{20}$/;
-const ACCEPTED = UPLOAD_RULES.map(describeLimit).join(', ');
+
+/** Each accepted type in a person's words: errors name kinds of files, never MIME types. */
+export const UPLOAD_TYPE_WORDS: Readonly<Record<string, string>> = {
+  'image/jpeg': 'a JPEG image',
+  'image/png': 'a PNG image',
+  'image/webp': 'a WebP image',
+  'image/gif': 'a GIF image',
+  'video/mp4': 'an MP4 video',
+};
+
+function wordsFor(contentType: string): string {
+  return UPLOAD_TYPE_WORDS[contentType] ?? 'this kind of file';
+}
+
+/** "a JPEG image up to 5 MB": describeLimit's size with the type in words. */
+export function limitInWords(contentType: string): string {
+  const rule = uploadRule(contentType);
+  return rule ? `${wordsFor(rule.contentType)} up to ${describeLimit(rule).replace(`${rule.contentType} up to `, '')}` : wordsFor(contentType);
+}
+
+export const ACCEPTED_IN_WORDS = `${UPLOAD_RULES.map((rule) => limitInWords(rule.contentType)).slice(0, -1).join(', ')} or ${limitInWords(UPLOAD_RULES[UPLOAD_RULES.length - 1]?.contentType ?? '')}`;
+const ACCEPTED = ACCEPTED_IN_WORDS;
 
 export class MediaLibrary {
   private readonly clock: Clock;
@@ -86,10 +107,10 @@ export class MediaLibrary {
     input: { contentType: string; fileName?: string; sizeBytes?: number; successRedirect?: string },
   ): Promise<{ mediaId: string; objectKey: string; upload: PresignedUpload }> {
     const rule = uploadRule(input.contentType);
-    if (!rule) throw new MediaLibraryError('media_type_unsupported', `This file type cannot be posted. Accepted: ${ACCEPTED}.`);
+    if (!rule) throw new MediaLibraryError('media_type_unsupported', `This kind of file cannot be posted. You can upload ${ACCEPTED}.`);
     if (input.sizeBytes !== undefined) {
       if (!Number.isInteger(input.sizeBytes) || input.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
-      if (input.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${describeLimit(rule)}.`);
+      if (input.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${limitInWords(rule.contentType)} is accepted.`);
     }
     // What is left of the quota bounds the upload (the POST policy), besides the type's limit.
     const used = await this.deps.library.storedBytes(userId);
@@ -175,11 +196,11 @@ export class MediaLibrary {
 
   private async check(objectKey: string, head: { sizeBytes: number; contentType: string }): Promise<{ contentType: string; durationSeconds: number | null }> {
     const rule = uploadRule(head.contentType);
-    if (!rule) throw new MediaLibraryError('media_type_unsupported', `This file type cannot be posted. Accepted: ${ACCEPTED}.`);
+    if (!rule) throw new MediaLibraryError('media_type_unsupported', `This kind of file cannot be posted. You can upload ${ACCEPTED}.`);
     if (head.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
-    if (head.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${describeLimit(rule)}.`);
+    if (head.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${limitInWords(rule.contentType)} is accepted.`);
     const first = await this.deps.storage.read(objectKey, 0, Math.min(SNIFF_BYTES, head.sizeBytes));
-    if (!rule.matches(first)) throw new MediaLibraryError('upload_invalid', `The file is not a real ${rule.contentType} file.`);
+    if (!rule.matches(first)) throw new MediaLibraryError('upload_invalid', `The file is not really ${wordsFor(rule.contentType)}: its contents are of another kind. Export it again, or choose another file.`);
     if (rule.kind !== 'video') return { contentType: rule.contentType, durationSeconds: null };
     const moov = await readMoovBox((start, end) => this.deps.storage.read(objectKey, start, end), head.sizeBytes);
     const duration = moov ? mp4DurationSeconds(moov) : null;

@@ -1,13 +1,15 @@
 /**
  * The Overview page's figures: the plan (allowance per month, subscription state), how much of
  * this cycle's allowance is used and when the cycle resets (decisions.md: calendar month, UTC),
- * and how many keys, accounts and posts the user has. Each count is one Query with Select COUNT
- * on an index the service already has (no Scan); posts are counted up to POSTS_COUNT_CAP so a
- * large history costs a bounded read.
+ * and how many keys, accounts and posts the user has, and whether the media library holds a file
+ * (the Overview's path to a first post). Each count is one Query with Select COUNT on an index the
+ * service already has (no Scan); posts are counted up to POSTS_COUNT_CAP so a large history costs
+ * a bounded read; media is one Query for one item.
  */
 import { allowanceCycle } from '../../domain/allowance.js';
 import type { Caller } from '../../domain/caller.js';
 import type { Clock } from '../ports/clock.js';
+import type { MediaLibraryStore } from '../ports/media-upload.js';
 import type { AccountStore, ApiKeyStore, PostCounter } from './ports.js';
 
 export const POSTS_COUNT_CAP = 1000;
@@ -23,6 +25,8 @@ export interface Overview {
   accounts: number;
   workspaces: number;
   posts: { count: number; capped: boolean };
+  /** At least one file in the media library. */
+  hasMedia: boolean;
 }
 
 export function nextCycleStart(now: Date): Date {
@@ -30,15 +34,16 @@ export function nextCycleStart(now: Date): Date {
 }
 
 export class GetOverview {
-  constructor(private readonly deps: { keys: ApiKeyStore; accounts: AccountStore; posts: PostCounter; clock: Clock }) {}
+  constructor(private readonly deps: { keys: ApiKeyStore; accounts: AccountStore; posts: PostCounter; media: Pick<MediaLibraryStore, 'list'>; clock: Clock }) {}
 
   async execute(caller: Caller): Promise<Overview> {
     const now = this.deps.clock.now();
-    const [allowanceUsed, activeKeys, accounts, posts] = await Promise.all([
+    const [allowanceUsed, activeKeys, accounts, posts, media] = await Promise.all([
       this.deps.posts.allowanceUsed(caller.userId, allowanceCycle(now)),
       this.deps.keys.countActiveApiKeys(caller.userId),
       this.deps.accounts.countAccounts(caller.userId),
       this.deps.posts.countPosts(caller.userId, POSTS_COUNT_CAP),
+      this.deps.media.list(caller.userId, 1),
     ]);
     return {
       email: caller.user.email,
@@ -50,6 +55,7 @@ export class GetOverview {
       accounts,
       workspaces: caller.user.workspaceIds.length,
       posts,
+      hasMedia: media.length > 0,
     };
   }
 }

@@ -64,7 +64,7 @@ export function accountsPage(input: { workspaces: WorkspaceAccounts[]; csrfToken
 <h2 id="ws-${workspace.id}">${workspace.name} <span class="muted">(<code>${workspace.id}</code>)</span></h2>
 ${
   accounts.length === 0
-    ? html`<p class="muted">No account connected to this workspace yet.</p>`
+    ? html`<p class="muted">No account connected to this workspace yet: connect one with a button below.</p>`
     : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Account</th><th>Platform</th><th>Connection</th><th>Id (for <code>accounts</code>)</th><th>Actions</th></tr></thead>
 <tbody>${accounts.map((account) => accountRow(account, csrf))}</tbody></table></div>`
 }
@@ -78,5 +78,5 @@ ${connectButton(csrf, workspace.id, 'linkedin_pages', 'Connect LinkedIn pages yo
 </section>`,
   );
   return html`${input.notice ? html`<p class="notice ok" role="status">${input.notice}</p>` : ''}
-${input.workspaces.length === 0 ? html`<p class="notice">You have no workspace yet.</p>` : sections}`;
+${input.workspaces.length === 0 ? html`<p class="notice">You have no workspace yet. <a href="/settings/workspaces">Create one</a> to connect accounts to it.</p>` : sections}`;
 }

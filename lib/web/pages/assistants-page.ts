@@ -8,6 +8,7 @@ import type { Grant, PendingAuthorization } from '../../oauth/model.js';
 import { SCOPE_DESCRIPTIONS, type McpScope } from '../../oauth/scopes.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
+import { copyable } from './get-started.js';
 import { csrfField } from './layout.js';
 
 /** Where a redirect URI sends the browser, as the person should read it (the host, or the app's scheme). */
@@ -48,7 +49,29 @@ export function consentPage(pending: PendingAuthorization, csrfToken: string): H
 </section>`;
 }
 
-export function assistantsPage(grants: readonly Grant[], csrfToken: string, notice?: string): Html {
+/**
+ * How to add an assistant: the one URL, and where each client takes it. Claude's and ChatGPT's
+ * connectors are called from their vendors' servers, so they need the service on a public https
+ * address (deployed), never 127.0.0.1; the clients on the person's own machine reach either.
+ */
+function addAssistant(mcpUrl: string): Html {
+  const local = /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(mcpUrl);
+  return html`<section class="card" aria-labelledby="add-assistant-title">
+<h2 id="add-assistant-title">Add an assistant</h2>
+<p>Give your MCP client this one address. It signs you in here through your browser and asks what it may do; it needs no API key.</p>
+${copyable('mcp-url', 'MCP server URL', mcpUrl)}
+<ul class="clients">
+<li><strong>Claude</strong> (claude.ai, Claude Desktop): Settings, Connectors, <em>Add custom connector</em>, paste the URL. <strong>Claude Code</strong>: <code>claude mcp add --transport http social-publishing ${mcpUrl}</code></li>
+<li><strong>ChatGPT</strong>: Settings, Apps &amp; Connectors, Advanced settings, turn on Developer mode, then <em>Create</em> a connector with the URL and OAuth.</li>
+<li><strong>VS Code</strong>: the command <em>MCP: Add Server</em>, HTTP, paste the URL (or <code>"type": "http", "url"</code> in <code>.vscode/mcp.json</code>).</li>
+<li><strong>Cursor</strong>: <code>"url"</code> of a server under <code>mcpServers</code> in <code>~/.cursor/mcp.json</code>.</li>
+<li><strong>A client that only runs local servers</strong>: the command <code>npx mcp-remote ${mcpUrl}</code> bridges it.</li>
+</ul>
+${local ? html`<p class="notice">This address is on your own machine: Claude Code, VS Code, Cursor and mcp-remote reach it; Claude's and ChatGPT's connectors run on their servers and need the service deployed at a public https address.</p>` : ''}
+</section>`;
+}
+
+export function assistantsPage(grants: readonly Grant[], csrfToken: string, notice?: string, mcpUrl?: string): Html {
   const rows = grants.map(
     (grant) => html`<tr>
   <td data-label="Assistant"><strong>${grant.clientName}</strong>${grant.clientUri ? html`<br><span class="muted">${grant.clientUri}</span>` : ''}</td>
@@ -61,8 +84,10 @@ export function assistantsPage(grants: readonly Grant[], csrfToken: string, noti
 </tr>`,
   );
   return html`${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
+${mcpUrl ? addAssistant(mcpUrl) : ''}
+<h2>Your assistants</h2>
 <p>Assistants (MCP clients such as Claude or ChatGPT) you allowed to use your account. Revoking one stops it at once; it has to ask you again.</p>
 ${grants.length === 0
-  ? html`<p class="muted">No assistant has access.</p>`
+  ? html`<p class="muted">No assistant has access yet. <a href="#add-assistant-title">Add one</a> with the URL above.</p>`
   : html`<div class="table-wrap"><table class="stack"><thead><tr><th scope="col">Assistant</th><th scope="col">May</th><th scope="col">Allowed</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`}`;
 }

@@ -2,6 +2,7 @@
 import { MAX_ACTIVE_API_KEYS, type ApiKeyRow } from '../../use-cases/settings/api-keys.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
+import { apiAccessCard, type ServiceAddresses } from './get-started.js';
 import { csrfField } from './layout.js';
 
 function status(key: ApiKeyRow): Html {
@@ -28,12 +29,12 @@ export function keysPage(keys: readonly ApiKeyRow[], csrfToken: string, notice?:
 </section>
 <h2>Your keys</h2>
 ${keys.length === 0
-  ? html`<p class="muted">No keys yet.</p>`
+  ? html`<p class="muted">No keys yet: <strong>Create API key</strong> above makes your first.</p>`
   : html`<div class="table-wrap"><table class="stack"><thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`}
 <p class="muted">"Last used" is recorded at most once an hour per key, so it can be up to an hour behind.</p>`;
 }
 
-export function newKeyPage(created: { id: string; key: string }): Html {
+export function newKeyPage(created: { id: string; key: string }, addresses: ServiceAddresses): Html {
   return html`<div class="notice warn" role="alert"><strong>Copy this key now.</strong> It is shown only this once: we keep only a hash of it and cannot show it again. Store it where your server reads its secrets, never in code or a URL.</div>
 <section class="card">
   <label for="new-key">Your new API key</label>
@@ -41,6 +42,7 @@ export function newKeyPage(created: { id: string; key: string }): Html {
   <div class="actions"><button type="button" class="primary" data-copy-target="new-key" hidden>Copy key</button><span id="new-key-status" role="status" aria-live="polite"></span></div>
   <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>. Its public id is <code>${created.id}</code>.</p>
 </section>
+${apiAccessCard(addresses, created.key)}
 <p><a class="button" href="/settings/keys">Done, back to keys</a></p>`;
 }
 

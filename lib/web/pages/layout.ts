@@ -54,6 +54,7 @@ export function layout(input: LayoutInput): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${input.title} · Social Publishing settings</title>
+<link rel="icon" href="/settings/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/settings/static/settings.css">
 <script src="/settings/static/settings.js" defer></script>
 </head>

@@ -1,10 +1,12 @@
 /**
- * The media library: upload (choose the type, then the file, which goes straight to the media
- * bucket with a presigned POST), and the files with a thumbnail (images through their media URL;
+ * The media library: upload (choose the file: its type comes from the file, and it goes straight
+ * to the media bucket with a presigned POST), and the files with a thumbnail (images through their media URL;
  * videos a placeholder), the URL to put in `media` with a copy button, and Delete behind a
- * disclosure. Works without JavaScript; the script adds copy buttons and sends the last step on.
+ * disclosure. Works without JavaScript (the type is then chosen in a list before the file); the
+ * script reads the type from the file, asks for the presigned POST and sends the file on.
  */
-import { UPLOAD_RULES, describeLimit } from '../../domain/media-upload-rules.js';
+import { UPLOAD_RULES } from '../../domain/media-upload-rules.js';
+import { ACCEPTED_IN_WORDS, limitInWords } from '../../use-cases/settings/media-library.js';
 import type { MediaItem } from '../../domain/model.js';
 import type { PresignedUpload } from '../../use-cases/ports/media-upload.js';
 import { html, type Html } from '../html.js';
@@ -50,25 +52,42 @@ function row(item: MediaItem, csrf: string, index: number): Html {
 export function mediaPage(input: { items: MediaItem[]; csrfToken: string; notice: string | null }): Html {
   return html`${input.notice ? html`<p class="notice ok" role="status">${input.notice}</p>` : ''}
 <section class="card" aria-labelledby="upload-title"><h2 id="upload-title">Upload a file</h2>
-<form method="post" action="/settings/media/upload" class="inline-form">${csrfField(input.csrfToken)}
-<div><label for="contentType">Type of file</label><select id="contentType" name="contentType">
-${UPLOAD_RULES.map((rule) => html`<option value="${rule.contentType}">${TYPE_LABELS[rule.contentType] ?? rule.contentType} (${describeLimit(rule).replace(`${rule.contentType} `, '')})</option>`)}
-</select></div><button type="submit" class="primary">Choose the file…</button></form>
-<p class="muted">Files go straight to storage; a video’s length is read from the file. X takes videos up to 140 s, LinkedIn up to 30 minutes.</p></section>
+<form method="post" action="/settings/media/upload">${csrfField(input.csrfToken)}<button type="submit" class="primary">Upload a file…</button></form>
+<p class="muted">You can upload ${ACCEPTED_IN_WORDS}. Files go straight to storage; a video’s length is read from the file. X takes videos up to 140 s, LinkedIn up to 30 minutes.</p></section>
 ${
   input.items.length === 0
-    ? html`<p class="muted">Your library is empty.</p>`
+    ? html`<p class="muted">Your library is empty: <strong>Upload a file…</strong> above adds your first.</p>`
     : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Preview</th><th>URL (for <code>media</code>)</th><th>File</th><th>Actions</th></tr></thead>
 <tbody>${input.items.map((item, index) => row(item, input.csrfToken, index))}</tbody></table></div>`
 }`;
 }
 
-/** Step 2: the form that posts the file straight to the media bucket (the file field must come last). */
-export function uploadFormPage(input: { upload: PresignedUpload; contentType: string; limit: string }): Html {
+/**
+ * Choose the file. With the script, the type comes from the file: it asks POST /settings/media/upload
+ * for a presigned POST of that type (name and size included, so a wrong one is refused before any
+ * byte is sent) and posts the file to storage. Without it, the list says the type and the next
+ * page (uploadFormPage) takes the file.
+ */
+export function chooseFilePage(input: { csrfToken: string }): Html {
+  return html`<section class="card"><h2>Choose the file</h2>
+<form method="post" action="/settings/media/upload" class="upload-one-step" data-one-step>${csrfField(input.csrfToken)}
+<div data-with-script hidden><label for="file">File</label>
+<input type="file" id="file" accept="${UPLOAD_RULES.map((rule) => rule.contentType).join(',')}" aria-describedby="accepted"></div>
+<div data-without-script><label for="contentType">Type of file</label><select id="contentType" name="contentType">
+${UPLOAD_RULES.map((rule) => html`<option value="${rule.contentType}">${TYPE_LABELS[rule.contentType] ?? rule.contentType}</option>`)}
+</select><p class="muted">Then choose the file on the next page.</p></div>
+<p class="muted" id="accepted">You can upload ${ACCEPTED_IN_WORDS}.</p>
+<p class="notice error upload-status" id="upload-status" role="alert"></p>
+<p><button type="submit" class="primary">Upload</button> <a href="/settings/media">Cancel</a></p>
+</form></section>`;
+}
+
+/** Without the script: the form that posts the file of the chosen type straight to the media bucket (the file field must come last). */
+export function uploadFormPage(input: { upload: PresignedUpload; contentType: string }): Html {
   return html`<section class="card"><h2>Choose the ${TYPE_LABELS[input.contentType] ?? input.contentType}</h2>
 <form method="post" action="${input.upload.url}" enctype="multipart/form-data" class="upload-form">
 ${Object.entries(input.upload.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<label for="file">File (${input.limit})</label>
+<label for="file">File (${limitInWords(input.contentType)})</label>
 <input type="file" id="file" name="file" accept="${input.contentType}" required>
 <p><button type="submit" class="primary">Upload</button> <a href="/settings/media">Cancel</a></p>
 </form><p class="muted">This form is valid for 10 minutes.</p></section>`;

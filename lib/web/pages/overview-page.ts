@@ -1,12 +1,56 @@
-/** The Overview: plan and allowance, then a card per section with its count and where to go. */
+/**
+ * The Overview: where a new user is on the way to a first post (make a key, connect an account,
+ * upload media, send a post: each done or not, each with its link), how to call the API, then the
+ * plan and allowance and a card per section with its count and where to go.
+ */
 import type { Overview } from '../../use-cases/settings/overview.js';
 import { html, type Html } from '../html.js';
 import { formatCount, formatDate } from './format.js';
+import { apiAccessCard, API_REFERENCE_PATH, type ServiceAddresses } from './get-started.js';
 
-export function overviewPage(overview: Overview): Html {
+interface Step {
+  done: boolean;
+  title: string;
+  href: string;
+  action: string;
+  hint: string;
+}
+
+function steps(overview: Overview): Step[] {
+  return [
+    { done: overview.activeKeys > 0, title: 'Make an API key', href: '/settings/keys', action: 'API keys', hint: 'Your server sends it with every request.' },
+    { done: overview.accounts > 0, title: 'Connect an account', href: '/settings/accounts', action: 'Connected accounts', hint: 'X or LinkedIn: where your posts go.' },
+    { done: overview.hasMedia, title: 'Upload media', href: '/settings/media', action: 'Media library', hint: 'Optional: images and videos for your posts.' },
+    {
+      done: overview.posts.count > 0,
+      title: 'Send a first post',
+      href: `${API_REFERENCE_PATH}#/posts/createposts`,
+      action: 'How to create a post',
+      hint: 'POST /posts with your key; its outcome shows under Posts.',
+    },
+  ];
+}
+
+function path(overview: Overview): Html {
+  const all = steps(overview);
+  const done = all.filter((step) => step.done).length;
+  return html`<section class="card" aria-labelledby="path-title">
+<h2 id="path-title">Your first post</h2>
+<p class="muted">${done} of ${all.length} steps done.</p>
+<ol class="path">${all.map(
+    (step) => html`<li class="${step.done ? 'done' : 'todo'}">
+<span class="badge ${step.done ? 'ok' : 'muted'}">${step.done ? 'Done' : 'To do'}</span>
+<span class="step"><strong>${step.title}</strong> <span class="muted">${step.hint}</span><br><a href="${step.href}">${step.action}</a></span></li>`,
+  )}</ol>
+</section>`;
+}
+
+export function overviewPage(overview: Overview, addresses: ServiceAddresses): Html {
   const percent = overview.monthlyPostAllowance === 0 ? 100 : Math.min(100, Math.round((overview.allowanceUsed / overview.monthlyPostAllowance) * 100));
   const posts = overview.posts.capped ? `${formatCount(overview.posts.count)}+` : formatCount(overview.posts.count);
-  return html`<section class="card plan" aria-labelledby="plan-title">
+  return html`${path(overview)}
+${apiAccessCard(addresses)}
+<section class="card plan" aria-labelledby="plan-title">
   <h2 id="plan-title">Plan</h2>
   <p>${overview.active ? html`<span class="badge ok">Active</span>` : html`<span class="badge bad">Inactive</span>`}
      ${formatCount(overview.monthlyPostAllowance)} posts per month</p>
@@ -16,7 +60,7 @@ export function overviewPage(overview: Overview): Html {
 </section>
 <div class="cards">
   <section class="card"><h2>API keys</h2><p class="figure">${formatCount(overview.activeKeys)}</p><p>active</p><a href="/settings/keys">Manage keys</a></section>
-  <section class="card"><h2>Accounts</h2><p class="figure">${formatCount(overview.accounts)}</p><p>connected in ${formatCount(overview.workspaces)} workspace${overview.workspaces === 1 ? '' : 's'}</p><a href="/settings/workspaces">Workspaces and accounts</a></section>
+  <section class="card"><h2>Accounts</h2><p class="figure">${formatCount(overview.accounts)}</p><p>connected in ${formatCount(overview.workspaces)} workspace${overview.workspaces === 1 ? '' : 's'}</p><a href="/settings/accounts">Connect and manage accounts</a></section>
   <section class="card"><h2>Posts</h2><p class="figure">${posts}</p><p>in total</p><a href="/settings/posts">See posts</a></section>
 </div>`;
 }

@@ -56,7 +56,7 @@ export function postsPage(input: PostsPageInput): Html {
   return html`${input.notice ? html`<p class="notice ${input.notice.error ? 'error' : 'ok'}" role="${input.notice.error ? 'alert' : 'status'}">${input.notice.text}</p>` : ''}
 <nav class="filters" aria-label="Filter by status">${filter(null, 'All')}${POST_STATUSES.map((status) => filter(status, status[0]!.toUpperCase() + status.slice(1)))}</nav>
 ${input.posts.length === 0
-  ? html`<p class="muted">No posts${input.status ? html` with status ${input.status}` : ''} yet. Posts are created through the API (<code>POST /api/v1/posts</code>) with a key from API keys.</p>`
+  ? html`<p class="muted">No posts${input.status ? html` with status ${input.status}` : ''} yet. Posts are created through the API (<a href="/docs#/posts/createposts"><code>POST /api/v1/posts</code></a>) with a key from <a href="/settings/keys">API keys</a>.</p>`
   : html`<div class="table-wrap"><table class="stack"><thead><tr><th scope="col">Post</th><th scope="col">Account</th><th scope="col">Status</th><th scope="col">When</th><th scope="col">Campaign</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${input.posts.map((post) => postRow(post, input.accounts.get(post.accountId), input.csrfToken))}</tbody></table></div>`}
 ${next ? html`<p><a class="button" href="${next}">Older posts</a></p>` : ''}`;
