@@ -71,7 +71,9 @@ export interface CreatePostsOutcome {
 
 export const SCHEDULE_FAILED_ERROR: PostError = {
   message: 'The post was created but could not be queued for publishing.',
-  advice: 'Create the post again; this one will not go out.',
+  advice: 'Retry the post (POST /posts/{id}/retry) or create it again; as it is, it will not go out.',
+  // Nothing was queued, so nothing can have gone out (its allowance unit was given back).
+  retryable: true,
 };
 
 export interface CreatePostsDeps {
