@@ -6,7 +6,7 @@
 export interface ApiRoute {
   /** CDK construct id and log name. */
   name: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under /api/v1, in API Gateway's template form. */
   path: string;
   /** Module, relative to the repository root, whose `handler` export serves the route. */
@@ -18,6 +18,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'ListPosts', method: 'GET', path: '/posts', entry: 'functions/list-posts.ts' },
   { name: 'GetPost', method: 'GET', path: '/posts/{id}', entry: 'functions/get-post.ts' },
   { name: 'DeletePost', method: 'DELETE', path: '/posts/{id}', entry: 'functions/delete-post.ts' },
+  // The post lifecycle (beyond-v1.md): change, send a draft, send a failed post again, preview a create.
+  { name: 'UpdatePost', method: 'PATCH', path: '/posts/{id}', entry: 'functions/update-post.ts' },
+  { name: 'PublishDraft', method: 'POST', path: '/posts/{id}/publish', entry: 'functions/publish-draft.ts' },
+  { name: 'RetryPost', method: 'POST', path: '/posts/{id}/retry', entry: 'functions/retry-post.ts' },
+  { name: 'PreviewPosts', method: 'POST', path: '/posts/preview', entry: 'functions/preview-posts.ts' },
   { name: 'ListAccounts', method: 'GET', path: '/accounts', entry: 'functions/list-accounts.ts' },
 ];
 

@@ -71,6 +71,30 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     scheduler: ['delete'],
   },
   ListAccounts: { tables: { ...REQUEST_PATH } },
+  // The post lifecycle (lib/use-cases/update-post.ts, publish-draft.ts, retry-post.ts): reads the
+  // account and media (directory), writes the post with its idempotency record (and, to publish or
+  // retry, the allowance counter: REQUEST_PATH's counters), then makes it due. A PATCH that moves
+  // the time deletes the old schedule before it creates the new one.
+  UpdatePost: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    sendsTo: ['publish'],
+    scheduler: ['create', 'delete'],
+    mediaBaseUrl: true,
+  },
+  PublishDraft: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    sendsTo: ['publish'],
+    scheduler: ['create'],
+    mediaBaseUrl: true,
+  },
+  RetryPost: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    sendsTo: ['publish'],
+    scheduler: ['create'],
+    mediaBaseUrl: true,
+  },
+  // Writes nothing: reads the accounts, workspaces and media a create would check.
+  PreviewPosts: { tables: { ...REQUEST_PATH }, mediaBaseUrl: true },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
   // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the

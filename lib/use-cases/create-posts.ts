@@ -267,7 +267,7 @@ function batchOf(campaignId: string, targets: Target[], writtenIds: ReadonlySet<
  * No target accepted: 400 whose code is the first target's reason (no_targets_accepted when it has
  * none), with every post_result beside the error.
  */
-function noTargetAccepted(posts: PostResult[]): ApiError {
+export function noTargetAccepted(posts: PostResult[]): ApiError {
   const first = posts[0];
   const reason = first?.reason ?? null;
   const message =
