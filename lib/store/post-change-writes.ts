@@ -105,6 +105,8 @@ export class DynamoDbPostChanges implements PostChangeStore {
     if (write.spend !== null) {
       const cycle = write.after.allowanceCycle;
       if (cycle === null) throw new Error('A change that spends a unit names the cycle it spends');
+      // A plan without units: the counter's condition would pass on a counter not written yet.
+      if (write.spend.allowanceLimit < 1) return { outcome: 'over_allowance' };
       counterIndex = items.length;
       items.push({
         Update: {
