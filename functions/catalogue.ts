@@ -61,6 +61,8 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account.ts' },
   { name: 'SettingsPosts', method: 'GET', path: '/settings/posts', entry: 'functions/settings/posts.ts' },
   { name: 'SettingsCancelPost', method: 'POST', path: '/settings/posts/{id}/cancel', entry: 'functions/settings/cancel-post.ts' },
+  { name: 'SettingsSendPost', method: 'POST', path: '/settings/posts/{id}/send', entry: 'functions/settings/send-post.ts' },
+  { name: 'SettingsRetryPost', method: 'POST', path: '/settings/posts/{id}/retry', entry: 'functions/settings/retry-post.ts' },
   // The assistant server's consent and grants (lib/oauth): pages of the settings app.
   { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
   { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },

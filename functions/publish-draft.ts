@@ -4,7 +4,6 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV, requireEnv } from '../lib/config.js';
 import { PublishDispatcher, publishDispatcherConfigFromEnv } from '../lib/dispatch/publish-dispatcher.js';
 import { apiHandler } from '../lib/http/api-handler.js';
 import { authenticatedPipeline } from '../lib/http/api-pipeline.js';
@@ -13,7 +12,6 @@ import { DirectoryTable } from '../lib/store/directory-table.js';
 import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../lib/store/dynamodb-idempotency-store.js';
 import { DynamoDbMediaStore } from '../lib/store/dynamodb-media-store.js';
-import { DynamoDbWorkspaceStore } from '../lib/store/dynamodb-workspace-store.js';
 import { DynamoDbPostChanges } from '../lib/store/post-change-writes.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
@@ -31,11 +29,9 @@ export const handler = apiHandler({ scope: 'publish' }, () => {
     changes: new DynamoDbPostChanges(),
     idempotency: new DynamoDbIdempotencyStore(),
     accounts: new DynamoDbAccountStore(directory),
-    workspaces: new DynamoDbWorkspaceStore(directory),
     media: new DynamoDbMediaStore(directory),
     dispatcher: new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv()),
     clock: systemClock,
-    mediaBaseUrl: requireEnv(ENV.mediaBaseUrl),
   });
   return {
     pipeline: authenticatedPipeline(directory),

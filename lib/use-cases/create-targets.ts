@@ -76,7 +76,7 @@ async function workspaceOf(deps: TargetReads, caller: Caller, requested: string 
 }
 
 /** The caller's library items behind the media URLs, in request order; media_not_hosted otherwise. */
-async function hostedMedia(deps: TargetReads, caller: Caller, urls: string[]): Promise<MediaItem[]> {
+async function hostedMedia(deps: Pick<TargetReads, 'media' | 'mediaBaseUrl'>, caller: Caller, urls: string[]): Promise<MediaItem[]> {
   if (urls.length === 0) return [];
   const ids = urls.map((url) => mediaIdFromUrl(url, deps.mediaBaseUrl));
   const notHosted = (index: number): never => {
@@ -97,6 +97,9 @@ async function hostedMedia(deps: TargetReads, caller: Caller, urls: string[]): P
   });
 }
 
+/** What decideStoredTarget reads: the media base URL only for a change of media (PATCH). */
+export type StoredTargetReads = Pick<TargetReads, 'accounts' | 'media'> & { mediaBaseUrl?: string };
+
 /**
  * The per-target rules of a create applied to one stored post as a change would leave it (PATCH,
  * and publish and retry, which send it as it is): the caller's media for `media` when given
@@ -106,13 +109,15 @@ async function hostedMedia(deps: TargetReads, caller: Caller, urls: string[]): P
  * (null when it is not changed). Reads only.
  */
 export async function decideStoredTarget(
-  deps: TargetReads,
+  deps: StoredTargetReads,
   caller: Caller,
   post: Post,
   change: { text: string | null; media: string[] | null; options: PlatformOptions | null },
 ): Promise<{ media: MediaItem[] | null }> {
   if (change.options !== null) checkOptionPlatforms(change.options, new Set([post.platform]));
-  const media = change.media === null ? null : await hostedMedia(deps, caller, change.media);
+  const { mediaBaseUrl } = deps;
+  if (change.media !== null && mediaBaseUrl === undefined) throw new Error('Changing media needs the media base URL');
+  const media = change.media === null || mediaBaseUrl === undefined ? null : await hostedMedia({ media: deps.media, mediaBaseUrl }, caller, change.media);
   const [account, stored] = await Promise.all([
     deps.accounts.getAccount(post.accountId),
     media === null && post.mediaIds.length > 0 ? deps.media.getMediaItems(post.mediaIds) : Promise.resolve(new Map<string, MediaItem>()),

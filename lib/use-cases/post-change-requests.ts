@@ -65,3 +65,13 @@ export async function idempotentChange(
 export function keptChanging(code: 'post_not_editable' | 'post_not_retryable'): ApiError {
   return new ApiError(code, 'The post kept changing while this request ran; read it again and decide.', { param: 'id' });
 }
+
+/**
+ * The idempotency store of callers that never send an Idempotency-Key: the settings buttons, whose
+ * second click is refused by the change's own condition (409). Asked to claim a key, it refuses:
+ * such a caller was built wrong.
+ */
+export const WITHOUT_IDEMPOTENCY_KEYS: IdempotencyStore = {
+  claim: () => Promise.reject(new Error('This caller sends no Idempotency-Key')),
+  release: () => Promise.resolve(),
+};

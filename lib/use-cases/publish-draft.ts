@@ -20,11 +20,11 @@ import type { Clock } from './ports/clock.js';
 import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { PostChangeStore } from './ports/post-change-store.js';
-import { decideStoredTarget, type TargetReads } from './create-targets.js';
+import { decideStoredTarget, type StoredTargetReads } from './create-targets.js';
 import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 
-export interface SendPostDeps extends TargetReads {
+export interface SendPostDeps extends StoredTargetReads {
   changes: PostChangeStore;
   idempotency: IdempotencyStore;
   dispatcher: Pick<PostDispatcher, 'dispatch'>;
