@@ -13,13 +13,14 @@
 import { allowanceCycle } from '../domain/allowance.js';
 import { ApiError } from '../domain/errors.js';
 import { notPublishableReason, parseSendBody, sendAgain } from '../domain/post-changes.js';
-import { postView } from '../domain/views/post-view.js';
+import { postView, type PostView } from '../domain/views/post-view.js';
+import type { Post } from '../domain/model.js';
 import { logger } from '../observability.js';
 import type { Caller } from '../domain/caller.js';
 import type { Clock } from './ports/clock.js';
 import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
-import type { PostChangeStore } from './ports/post-change-store.js';
+import type { PostChangeStore, PostForChange } from './ports/post-change-store.js';
 import { decideStoredTarget, type StoredTargetReads } from './create-targets.js';
 import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
@@ -48,16 +49,8 @@ export class PublishDraft {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
     return idempotentChange(this.deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/publish`, body, idempotencyKey, now }, async (lock, progress) => {
-      const { scheduledFor } = parseSendBody(body, now);
       for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
-        const read = await this.deps.changes.getPostForChange(postId);
-        const post = visiblePost(read?.post ?? null, caller.userId);
-        if (!read || !post) throw postNotFound();
-        const reason = notPublishableReason(post);
-        if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
-        await decideStoredTarget(this.deps, caller, post, { text: null, media: null, options: null });
-        const at = this.deps.clock.now();
-        const after = sendAgain(post, scheduledFor ?? at, allowanceCycle(at), at);
+        const { read, after } = await this.plan(caller, postId, body, now);
         const response = { status: 200, body: postView(after) };
         const result = await this.deps.changes.changePost({
           before: read,
@@ -74,5 +67,23 @@ export class PublishDraft {
       }
       throw keptChanging('post_not_editable');
     });
+  }
+
+  /** The post as publishing would leave it, every check made, nothing written or spent (the assistant's publish_draft without confirm). */
+  async preview(caller: Caller, postId: string, body: Record<string, unknown> | null): Promise<PostView> {
+    if (!isPostId(postId)) throw postNotFound();
+    return postView((await this.plan(caller, postId, body, this.deps.clock.now())).after);
+  }
+
+  private async plan(caller: Caller, postId: string, body: Record<string, unknown> | null, now: Date): Promise<{ read: PostForChange; after: Post }> {
+    const { scheduledFor } = parseSendBody(body, now);
+    const read = await this.deps.changes.getPostForChange(postId);
+    const post = visiblePost(read?.post ?? null, caller.userId);
+    if (!read || !post) throw postNotFound();
+    const reason = notPublishableReason(post);
+    if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
+    await decideStoredTarget(this.deps, caller, post, { text: null, media: null, options: null });
+    const at = this.deps.clock.now();
+    return { read, after: sendAgain(post, scheduledFor ?? at, allowanceCycle(at), at) };
   }
 }

@@ -16,7 +16,9 @@
 import { allowanceCycle } from '../domain/allowance.js';
 import { ApiError } from '../domain/errors.js';
 import { notRetryableReason, parseSendBody, sendAgain } from '../domain/post-changes.js';
-import { postView } from '../domain/views/post-view.js';
+import { postView, type PostView } from '../domain/views/post-view.js';
+import type { Post } from '../domain/model.js';
+import type { PostForChange } from './ports/post-change-store.js';
 import type { Caller } from '../domain/caller.js';
 import { decideStoredTarget } from './create-targets.js';
 import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
@@ -30,21 +32,13 @@ export class RetryPost {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
     return idempotentChange(this.deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/retry`, body, idempotencyKey, now }, async (lock, progress) => {
-      const { scheduledFor } = parseSendBody(body, now);
       for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
-        const read = await this.deps.changes.getPostForChange(postId);
-        const post = visiblePost(read?.post ?? null, caller.userId);
-        if (!read || !post) throw postNotFound();
-        const reason = notRetryableReason(post);
-        if (reason !== null) throw new ApiError('post_not_retryable', reason, { param: 'id' });
-        await decideStoredTarget(this.deps, caller, post, { text: null, media: null, options: null });
-        const at = this.deps.clock.now();
-        const after = sendAgain(post, scheduledFor ?? at, post.allowanceCycle ?? allowanceCycle(at), at);
+        const { read, after, spendsUnit } = await this.plan(caller, postId, body, now);
         const response = { status: 200, body: postView(after) };
         const result = await this.deps.changes.changePost({
           before: read,
           after,
-          spend: post.allowanceCycle === null ? { allowanceLimit: caller.user.monthlyPostAllowance } : null,
+          spend: spendsUnit ? { allowanceLimit: caller.user.monthlyPostAllowance } : null,
           resetPublishState: true,
           idempotency: lock ? { lock, response } : null,
         });
@@ -56,5 +50,25 @@ export class RetryPost {
       }
       throw keptChanging('post_not_retryable');
     });
+  }
+
+  /** The post as a retry would leave it, and whether it spends a unit; nothing written (the assistant's retry_post without confirm). */
+  async preview(caller: Caller, postId: string, body: Record<string, unknown> | null): Promise<{ post: PostView; allowanceUnits: number }> {
+    if (!isPostId(postId)) throw postNotFound();
+    const { after, spendsUnit } = await this.plan(caller, postId, body, this.deps.clock.now());
+    return { post: postView(after), allowanceUnits: spendsUnit ? 1 : 0 };
+  }
+
+  private async plan(caller: Caller, postId: string, body: Record<string, unknown> | null, now: Date): Promise<{ read: PostForChange; after: Post; spendsUnit: boolean }> {
+    const { scheduledFor } = parseSendBody(body, now);
+    const read = await this.deps.changes.getPostForChange(postId);
+    const post = visiblePost(read?.post ?? null, caller.userId);
+    if (!read || !post) throw postNotFound();
+    const reason = notRetryableReason(post);
+    if (reason !== null) throw new ApiError('post_not_retryable', reason, { param: 'id' });
+    await decideStoredTarget(this.deps, caller, post, { text: null, media: null, options: null });
+    const at = this.deps.clock.now();
+    // A unit given back when the post could not be queued (schedule_failed) is spent again.
+    return { read, after: sendAgain(post, scheduledFor ?? at, post.allowanceCycle ?? allowanceCycle(at), at), spendsUnit: post.allowanceCycle === null };
   }
 }

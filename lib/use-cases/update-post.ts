@@ -15,13 +15,14 @@
 import { ApiError } from '../domain/errors.js';
 import { applyUpdate, notEditableReason, parseUpdatePostBody } from '../domain/post-changes.js';
 import { requireScope } from '../domain/scopes.js';
-import { postView } from '../domain/views/post-view.js';
+import { postView, type PostView } from '../domain/views/post-view.js';
+import type { Post } from '../domain/model.js';
 import { logger } from '../observability.js';
 import type { Caller } from '../domain/caller.js';
 import type { Clock } from './ports/clock.js';
 import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
-import type { PostChangeStore } from './ports/post-change-store.js';
+import type { PostChangeStore, PostForChange } from './ports/post-change-store.js';
 import { decideStoredTarget, type TargetReads } from './create-targets.js';
 import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
@@ -40,16 +41,8 @@ export class UpdatePost {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
     return idempotentChange(this.deps.idempotency, caller, { method: 'PATCH', path: `/posts/${postId}`, body, idempotencyKey, now }, async (lock, progress) => {
-      const request = parseUpdatePostBody(body, now);
       for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
-        const read = await this.deps.changes.getPostForChange(postId);
-        const post = visiblePost(read?.post ?? null, caller.userId);
-        if (!read || !post) throw postNotFound();
-        if (post.status === 'scheduled') requireScope(caller, 'publish');
-        const reason = notEditableReason(post, read.progress);
-        if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
-        const { media } = await decideStoredTarget(this.deps, caller, post, request);
-        const after = applyUpdate(post, request, media, this.deps.clock.now());
+        const { read, after } = await this.plan(caller, postId, body, now);
         const response = { status: 200, body: postView(after) };
         const result = await this.deps.changes.changePost({
           before: read,
@@ -60,7 +53,7 @@ export class UpdatePost {
         });
         if (result.outcome !== 'applied') continue;
         progress.remembered = lock !== null;
-        if (after.status === 'scheduled' && after.scheduledFor !== post.scheduledFor) {
+        if (after.status === 'scheduled' && after.scheduledFor !== read.post.scheduledFor) {
           const moved = await this.deps.dispatcher.reschedule({ postId, scheduledFor: after.scheduledFor }, this.deps.clock.now());
           // The change stands: the sweeper puts back a post whose time came with no message on its way.
           if (!moved) logger.warn('A post whose time moved could not be rescheduled; the sweeper will put it back', { postId });
@@ -69,5 +62,24 @@ export class UpdatePost {
       }
       throw keptChanging('post_not_editable');
     });
+  }
+
+  /** The post as the change would leave it, every check made, nothing written (the assistant's update_post without confirm). */
+  async preview(caller: Caller, postId: string, body: Record<string, unknown>): Promise<PostView> {
+    if (!isPostId(postId)) throw postNotFound();
+    return postView((await this.plan(caller, postId, body, this.deps.clock.now())).after);
+  }
+
+  /** Every step but the write: the body, the post (404), whether it can change (409), the target rules (400). */
+  private async plan(caller: Caller, postId: string, body: Record<string, unknown>, now: Date): Promise<{ read: PostForChange; after: Post }> {
+    const request = parseUpdatePostBody(body, now);
+    const read = await this.deps.changes.getPostForChange(postId);
+    const post = visiblePost(read?.post ?? null, caller.userId);
+    if (!read || !post) throw postNotFound();
+    if (post.status === 'scheduled') requireScope(caller, 'publish');
+    const reason = notEditableReason(post, read.progress);
+    if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
+    const { media } = await decideStoredTarget(this.deps, caller, post, request);
+    return { read, after: applyUpdate(post, request, media, this.deps.clock.now()) };
   }
 }
