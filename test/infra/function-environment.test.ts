@@ -533,6 +533,19 @@ describe('every settings function, on its template environment alone', () => {
     expect((await web('POST', `/settings/posts/${postId}/cancel`, { _csrf: csrf })).statusCode).toBe(303);
   });
 
+  it('SettingsSendPost sends a draft later; SettingsRetryPost refuses a post that did not fail, saying why', async () => {
+    const created = await call<{ posts: { id: string }[] }>('POST', '/posts', {
+      key: user.apiKey,
+      body: { accounts: [user.accounts[0]!.id], text: `Send me ${randomUUID()}`, draft: true, workspaceId: user.workspaceIds[0] },
+    });
+    const postId = created.body.posts[0]!.id;
+    expect((await web('POST', `/settings/posts/${postId}/send`, { _csrf: csrf })).statusCode).toBe(303);
+    const sent = await call<{ status: string }>('GET', `/posts/${postId}`, { key: user.apiKey });
+    expect(sent.body.status).toBe('scheduled');
+    const refused = await web('POST', `/settings/posts/${postId}/retry`, { _csrf: csrf });
+    expect([refused.statusCode, refused.body]).toEqual([400, expect.stringContaining('Only a failed post is retried')]);
+  });
+
   it('SettingsDisconnectAccountConfirm and SettingsDisconnectAccount disconnect an account', async () => {
     const accountId = user.accounts[0]!.id;
     expect((await web('GET', `/settings/accounts/${accountId}/disconnect`)).statusCode).toBe(200);
