@@ -6,7 +6,7 @@
 export interface ApiRoute {
   /** CDK construct id and log name. */
   name: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under /api/v1, in API Gateway's template form. */
   path: string;
   /** Module, relative to the repository root, whose `handler` export serves the route. */
@@ -18,6 +18,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'ListPosts', method: 'GET', path: '/posts', entry: 'functions/list-posts.ts' },
   { name: 'GetPost', method: 'GET', path: '/posts/{id}', entry: 'functions/get-post.ts' },
   { name: 'DeletePost', method: 'DELETE', path: '/posts/{id}', entry: 'functions/delete-post.ts' },
+  // The post lifecycle (beyond-v1.md): change, send a draft, send a failed post again, preview a create.
+  { name: 'UpdatePost', method: 'PATCH', path: '/posts/{id}', entry: 'functions/update-post.ts' },
+  { name: 'PublishDraft', method: 'POST', path: '/posts/{id}/publish', entry: 'functions/publish-draft.ts' },
+  { name: 'RetryPost', method: 'POST', path: '/posts/{id}/retry', entry: 'functions/retry-post.ts' },
+  { name: 'PreviewPosts', method: 'POST', path: '/posts/preview', entry: 'functions/preview-posts.ts' },
   { name: 'ListAccounts', method: 'GET', path: '/accounts', entry: 'functions/list-accounts.ts' },
 ];
 
@@ -56,6 +61,8 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account.ts' },
   { name: 'SettingsPosts', method: 'GET', path: '/settings/posts', entry: 'functions/settings/posts.ts' },
   { name: 'SettingsCancelPost', method: 'POST', path: '/settings/posts/{id}/cancel', entry: 'functions/settings/cancel-post.ts' },
+  { name: 'SettingsSendPost', method: 'POST', path: '/settings/posts/{id}/send', entry: 'functions/settings/send-post.ts' },
+  { name: 'SettingsRetryPost', method: 'POST', path: '/settings/posts/{id}/retry', entry: 'functions/settings/retry-post.ts' },
   // The assistant server's consent and grants (lib/oauth): pages of the settings app.
   { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
   { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },

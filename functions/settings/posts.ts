@@ -13,6 +13,13 @@ import { directoryTable } from '../../lib/web/web-dependencies.js';
 import { signedInHandler } from '../../lib/web/web-handler.js';
 import { badRequest } from '../../lib/web/web-errors.js';
 
+/** What the Cancel, Send now and Retry buttons say once done (they redirect here with `done`). */
+const DONE_NOTICES: Readonly<Record<string, string>> = {
+  cancelled: 'Post cancelled: it will not go out, and its allowance unit is back.',
+  sent: 'Post sent: it goes out now.',
+  retried: 'Post sent again: it goes out now under the same id.',
+};
+
 let listPosts: ListPosts | undefined;
 let accounts: DynamoDbAccountStore | undefined;
 
@@ -31,7 +38,9 @@ export const handler = signedInHandler(async (request, signedIn) => {
   }
   accounts ??= new DynamoDbAccountStore(directoryTable());
   const byId = await accounts.getAccounts([...new Set(list.posts.map((post) => post.accountId))]);
-  const cancelled = request.query.done === 'cancelled';
+  // Own keys only: `done=constructor` must not find Object's.
+  const done = request.query.done ?? '';
+  const notice = Object.hasOwn(DONE_NOTICES, done) ? DONE_NOTICES[done] : undefined;
   return {
     kind: 'page',
     title: 'Posts',
@@ -41,7 +50,7 @@ export const handler = signedInHandler(async (request, signedIn) => {
       status: raw.status ?? null,
       nextCursor: list.nextCursor,
       csrfToken: signedIn.session.csrfToken,
-      ...(cancelled ? { notice: { text: 'Post cancelled: it will not go out, and its allowance unit is back.' } } : {}),
+      ...(notice ? { notice: { text: notice } } : {}),
     }),
   };
 });

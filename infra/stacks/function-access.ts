@@ -76,6 +76,29 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     scheduler: ['delete'],
   },
   ListAccounts: { tables: { ...REQUEST_PATH } },
+  // The post lifecycle (lib/use-cases/update-post.ts, publish-draft.ts, retry-post.ts): reads the
+  // account and media (directory), writes the post with its idempotency record (and, to publish or
+  // retry, the allowance counter: REQUEST_PATH's counters), then makes it due. A PATCH that moves
+  // the time deletes the old schedule before it creates the new one; only it may change media, so
+  // only it knows the media URL prefix.
+  UpdatePost: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    sendsTo: ['publish'],
+    scheduler: ['create', 'delete'],
+    mediaBaseUrl: true,
+  },
+  PublishDraft: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    sendsTo: ['publish'],
+    scheduler: ['create'],
+  },
+  RetryPost: {
+    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    sendsTo: ['publish'],
+    scheduler: ['create'],
+  },
+  // Writes nothing: reads the accounts, workspaces and media a create would check.
+  PreviewPosts: { tables: { ...REQUEST_PATH }, mediaBaseUrl: true },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
   // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the
@@ -178,6 +201,11 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
   // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
   SettingsCancelPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['deletion'], scheduler: ['delete'] },
+  // The API's publish and retry use cases, as PublishDraft and RetryPost without Idempotency-Key
+  // (no idempotency table): the account and media (directory), the post and the allowance unit
+  // (counters), then the publish queue or a schedule.
+  SettingsSendPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['publish'], scheduler: ['create'] },
+  SettingsRetryPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['publish'], scheduler: ['create'] },
   // The assistant server's consent: reads the request (and a registered client), binds it to the
   // person, answers it with a code (oauth); the issuer in the answer is the service origin.
   SettingsAssistantConsent: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },

@@ -106,6 +106,25 @@ export class PublishDispatcher implements PostDispatcher {
     return this.canceller.cancel(postId);
   }
 
+  /**
+   * Delete, then create: the stand-in has no UpdateSchedule, and a schedule of the old time must
+   * not be left behind (it would make CreateSchedule's ConflictException look like a retried
+   * create of this very schedule). A failed delete leaves the old schedule and reports false;
+   * so does a failed dispatch. Either way nothing goes out early or twice: a message of the old
+   * time is put back by the worker until the post's own time, and a post whose message is lost is
+   * put back by the sweeper once it is late.
+   */
+  async reschedule(request: DueRequest, now: Date): Promise<boolean> {
+    try {
+      await this.canceller.cancel(request.postId);
+    } catch (error) {
+      logger.warn('Could not delete the schedule of a post whose time moved', { postId: request.postId, error: error as Error });
+      return false;
+    }
+    const { failed } = await this.dispatch([request], now);
+    return failed.length === 0;
+  }
+
   private async sendToQueue(entries: { request: DueRequest; delaySeconds: number }[]): Promise<string[]> {
     const chunks: (typeof entries)[] = [];
     for (let start = 0; start < entries.length; start += SEND_BATCH_SIZE) chunks.push(entries.slice(start, start + SEND_BATCH_SIZE));
@@ -166,8 +185,9 @@ export class PublishDispatcher implements PostDispatcher {
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
-          // Same token on a retry of the same post: Scheduler treats the retry as the same request.
-          ClientToken: request.postId,
+          // Same token on a retry of the same post and time: Scheduler treats the retry as the same
+          // request. A post whose time moved (PATCH) or that is retried gets a schedule of its own.
+          ClientToken: `${request.postId}-${Math.floor(Date.parse(request.scheduledFor) / 1000)}`,
           Target: {
             Arn: this.config.publishQueueArn,
             RoleArn: this.config.schedulerRoleArn,

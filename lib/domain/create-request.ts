@@ -283,7 +283,8 @@ function checkTexts(value: unknown, accounts: string[]): Map<string, string> {
   return texts;
 }
 
-function checkMedia(value: unknown): string[] {
+/** Also a PATCH's field rule (lib/domain/post-changes.ts): one rule in one place. */
+export function checkMedia(value: unknown): string[] {
   if (value === undefined) return [];
   const issue = firstIssue(stringArray, value);
   if (issue) {
@@ -302,7 +303,8 @@ function checkMedia(value: unknown): string[] {
   return [...media];
 }
 
-function checkScheduledFor(value: unknown, now: Date): Date | null {
+/** Also a PATCH's field rule (lib/domain/post-changes.ts): one rule in one place. */
+export function checkScheduledFor(value: unknown, now: Date): Date | null {
   if (value === undefined) return null;
   const millis = typeof value === 'string' ? parseZonedDateTime(value) : null;
   if (millis === null) {
@@ -328,7 +330,8 @@ function checkScheduledFor(value: unknown, now: Date): Date | null {
   return new Date(millis);
 }
 
-function checkOptions(value: unknown): PlatformOptions {
+/** Also a PATCH's field rule (lib/domain/post-changes.ts): one rule in one place. */
+export function checkOptions(value: unknown): PlatformOptions {
   if (value === undefined) return {};
   if (!isJsonObject(value)) {
     fail('invalid_option', `options must be an object keyed by platform; got ${describeJson(value)}.`, 'options');

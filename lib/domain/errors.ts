@@ -43,6 +43,9 @@ export const ERROR_CODES = {
   invalid_idempotency_key: { type: 'invalid_request_error', status: 400 },
   post_not_found: { type: 'invalid_request_error', status: 404 },
   idempotency_in_flight: { type: 'invalid_request_error', status: 409 },
+  // beyond-v1.md "The post lifecycle": PATCH or publish of a post past the point of change, retry of one that may be live.
+  post_not_editable: { type: 'invalid_request_error', status: 409 },
+  post_not_retryable: { type: 'invalid_request_error', status: 409 },
   idempotency_key_reused: { type: 'invalid_request_error', status: 422 },
   rate_limit_burst: { type: 'rate_limit_error', status: 429 },
   rate_limit_daily: { type: 'rate_limit_error', status: 429 },

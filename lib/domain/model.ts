@@ -110,6 +110,12 @@ export interface MediaItem {
 export interface PostError {
   message: string;
   advice: string;
+  /**
+   * True only when the platform certainly holds no such post and sending it again can help
+   * (decided by isRetryableFailure in lib/domain/publishing.ts): POST /posts/{id}/retry takes only
+   * these. Absent on errors recorded before the field existed: read as false.
+   */
+  retryable?: boolean;
 }
 
 export interface Post {

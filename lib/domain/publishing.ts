@@ -124,6 +124,27 @@ export const ADVICE = {
     }.`,
 } as const;
 
+/**
+ * The kinds of failure that retrying cannot help, whatever else is known: the platform refused the
+ * content (or an identical post is live), a media file is gone, the post was deleted.
+ */
+const CONTENT_FAILURES = new Set(['refused', 'duplicate', 'media_gone', 'deleted']);
+/** The kinds that mean an earlier create may be live: the platform did not, or could not, say. */
+const MAY_BE_LIVE_FAILURES = new Set(['ambiguous', 'ambiguous_gave_up', 'ambiguous_unknown']);
+
+/**
+ * A failed post's `error.retryable` (beyond-v1.md "The post lifecycle"): true only when the
+ * platform certainly holds no such post (refused before anything was created: the connection, the
+ * token; retries ran out on 429s or 5xx with no create in doubt), so a retry under the same id
+ * cannot post it twice; false when a create may be live (`mayBeLive`: an answer never came) or
+ * when retrying cannot help (the content was refused). `kind` is the worker's failure kind
+ * (lib/use-cases/publish-post.ts: `refused`, `auth`, `unavailable_gave_up`, ...).
+ */
+export function isRetryableFailure(kind: string, mayBeLive: boolean): boolean {
+  if (mayBeLive || CONTENT_FAILURES.has(kind) || MAY_BE_LIVE_FAILURES.has(kind)) return false;
+  return true;
+}
+
 const TOO_LONG = /too long|exceeded the maximum|length/i;
 
 /** The advice for a refusal: shortening when the platform said the text was too long. */

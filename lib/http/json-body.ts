@@ -68,3 +68,9 @@ export function jsonBody(): HttpMiddleware {
 function invalidBody(message: string): ApiError {
   return new ApiError('invalid_body', message);
 }
+
+/** An optional JSON object body (publish, retry): none, or only white space, is null; anything else as parseJsonObject. */
+export async function optionalJsonObject(rawBody: string | null, contentType: string | undefined): Promise<Record<string, unknown> | null> {
+  if (rawBody === null || rawBody.trim() === '') return null;
+  return parseJsonObject(rawBody, contentType);
+}

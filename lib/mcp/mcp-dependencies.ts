@@ -1,7 +1,7 @@
 /**
  * The use cases behind the MCP tools, built once per cold start from the same adapters the API's
  * functions build (functions/create-posts.ts, list-posts.ts, get-post.ts, delete-post.ts,
- * list-accounts.ts), so a tool and its API route run the very same code on the very same stores.
+ * list-accounts.ts, update-post.ts, publish-draft.ts, retry-post.ts), so a tool and its API route run the very same code on the very same stores.
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -27,6 +27,10 @@ import { ListAccounts } from '../use-cases/list-accounts.js';
 import { ListPosts } from '../use-cases/list-posts.js';
 import { systemClock } from '../use-cases/ports/clock.js';
 import { PreviewPosts } from '../use-cases/preview-posts.js';
+import { PublishDraft } from '../use-cases/publish-draft.js';
+import { RetryPost } from '../use-cases/retry-post.js';
+import { UpdatePost } from '../use-cases/update-post.js';
+import { DynamoDbPostChanges } from '../store/post-change-writes.js';
 import type { McpEndpointDeps } from './mcp-endpoint.js';
 
 /**
@@ -53,6 +57,9 @@ export function mcpDependencies(): McpEndpointDeps {
   const counting = requestCounting();
   const urls = oauthUrls();
   const reads = { accounts, workspaces, media: new DynamoDbMediaStore(directory), mediaBaseUrl: requireEnv(ENV.mediaBaseUrl) };
+  const idempotency = new DynamoDbIdempotencyStore();
+  const dispatcher = new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv());
+  const lifecycle = { ...reads, changes: new DynamoDbPostChanges(), idempotency, dispatcher, clock: systemClock };
   deps = {
     tokens: tokenService(new DynamoDbUserStore(directory)),
     limiter: counting.rateLimiter,
@@ -66,10 +73,13 @@ export function mcpDependencies(): McpEndpointDeps {
       createPosts: new CreatePosts({
         ...reads,
         posts,
-        idempotency: new DynamoDbIdempotencyStore(),
-        dispatcher: new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv()),
+        idempotency,
+        dispatcher,
         clock: systemClock,
       }),
+      updatePost: new UpdatePost(lifecycle),
+      publishDraft: new PublishDraft(lifecycle),
+      retryPost: new RetryPost(lifecycle),
       previewPosts: new PreviewPosts({ ...reads, clock: systemClock }),
       deletePost: new DeletePost({
         posts,

@@ -35,7 +35,9 @@ export const postShape = z.object({
   publishedAt: timestamp.nullable(),
   publishedUrl: z.string().nullable(),
   platformPostId: z.string().nullable(),
-  error: z.object({ message: z.string(), advice: z.string() }).nullable(),
+  error: z
+    .object({ message: z.string(), advice: z.string(), retryable: z.boolean().optional().describe('true: retry_post can send it again safely') })
+    .nullable(),
   createdAt: timestamp,
   updatedAt: timestamp,
   settingsUrl: z.string().describe('Where the person sees this post in settings (and cancels it while scheduled)'),
@@ -102,6 +104,7 @@ export const createPostsOutput = {
   mode: z.enum(['preview', 'created']),
   preview: z
     .object({
+      campaignId: z.string().nullable(),
       draft: z.boolean(),
       publishAt: z.string().nullable(),
       targets: z.array(previewLine),
@@ -137,4 +140,36 @@ export const listMediaOutput = {
       createdAt: timestamp,
     }),
   ),
+};
+
+const confirmField = z
+  .boolean()
+  .optional()
+  .describe('Omit (or false) to get a preview that changes nothing; true to do it after the person agreed to the preview');
+const changeKey = z
+  .string()
+  .describe('A fresh unique key per intended change (e.g. a UUID); send the SAME key when retrying, so the change is never made twice');
+
+export const updatePostInput = {
+  id: z.string().describe('A draft, or a scheduled post not yet being sent'),
+  text: z.string().optional(),
+  media: z.array(z.string()).optional().describe('Replaces the media: URLs from list_media; [] removes them'),
+  scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; moves a scheduled post'),
+  options: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Per-platform options, as in create_posts'),
+  idempotencyKey: changeKey,
+  confirm: confirmField,
+};
+
+export const sendPostInput = {
+  id: z.string(),
+  scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; omit to send now'),
+  idempotencyKey: changeKey,
+  confirm: confirmField,
+};
+
+export const postChangeOutput = {
+  mode: z.enum(['preview', 'done']),
+  post: postShape.describe('In a preview: the post as it would be; once done: as it is now'),
+  allowanceUnits: z.number().optional().describe('Plan allowance units it spends (publish_draft: 1; retry_post: usually 0)'),
+  replayed: z.boolean().optional().describe('true when this idempotency key had already made this change: nothing new was done'),
 };

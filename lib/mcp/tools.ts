@@ -9,6 +9,8 @@
  * create_posts is the one that acts, and it is built not to surprise: without `confirm: true` it
  * only previews (PreviewPosts writes nothing); with it, it creates through CreatePosts with the
  * caller's idempotency key, so a retried call replays the first answer instead of posting again.
+ * update_post, publish_draft and retry_post (the post lifecycle) act the same way: a preview that
+ * changes nothing (the use case's every check, no write), then the change with confirm: true.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -18,12 +20,16 @@ import { requireScope } from '../domain/scopes.js';
 import type { PostView } from '../domain/views/post-view.js';
 import { logger } from '../observability.js';
 import type { Caller } from '../domain/caller.js';
+import type { Scope } from '../domain/model.js';
 import type { CreatePosts, PostBatch } from '../use-cases/create-posts.js';
 import type { DeletePost } from '../use-cases/delete-post.js';
 import type { GetPost } from '../use-cases/get-post.js';
 import { parseListAccountsQuery, type ListAccounts } from '../use-cases/list-accounts.js';
 import { parseListPostsQuery, type ListPosts } from '../use-cases/list-posts.js';
 import type { PreviewPosts } from '../use-cases/preview-posts.js';
+import type { PublishDraft } from '../use-cases/publish-draft.js';
+import type { RetryPost } from '../use-cases/retry-post.js';
+import type { UpdatePost } from '../use-cases/update-post.js';
 import { adviceFor } from './tool-errors.js';
 import * as schema from './tool-schemas.js';
 
@@ -34,6 +40,9 @@ export interface McpToolDeps {
   createPosts: CreatePosts;
   previewPosts: PreviewPosts;
   deletePost: DeletePost;
+  updatePost: UpdatePost;
+  publishDraft: PublishDraft;
+  retryPost: RetryPost;
   /** The caller's media library, newest first. */
   listMedia: (userId: string) => Promise<MediaItem[]>;
   /** Where a person sees (and can cancel) a post in settings. */
@@ -69,7 +78,7 @@ function asQuery(record: Record<string, unknown>): Record<string, string> {
 }
 
 export function registerTools(server: McpServer, caller: Caller, deps: McpToolDeps): void {
-  const run = async (scope: 'read' | 'write' | null, action: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+  const run = async (scope: Scope | null, action: () => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
       if (!caller.user.active) throw new ApiError('subscription_inactive', 'The account behind this assistant has no active subscription.');
       if (scope) requireScope(caller, scope);
@@ -187,6 +196,81 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       run('write', async () => {
         const deleted = await deps.deletePost.execute(caller, id, { deleteFromPlatform: deleteFromPlatform === true });
         return ok({ ...deleted }, `Post ${deleted.id} deleted${deleted.platformDeletionQueuedFor.length > 0 ? '; deletion from the platform is queued' : ''}.`);
+      }),
+  );
+
+  /** The three lifecycle tools' answer: the post as it would be (preview) or is (done), with its settings link. */
+  const changed = (mode: 'preview' | 'done', post: PostView, summary: string, extra: Record<string, unknown> = {}): CallToolResult =>
+    ok({ mode, post: withLink(post), ...extra }, summary);
+  const replayedOf = (headers: Record<string, string> | undefined) => headers?.['Idempotent-Replayed'] === 'true';
+  const previewNote = (tool: string, key: string) => `To do it, call ${tool} again with the same arguments, confirm: true and idempotencyKey "${key}".`;
+
+  server.registerTool(
+    'update_post',
+    {
+      title: 'Change a draft or a scheduled post (preview first)',
+      description:
+        'Changes text, media, scheduledFor or options of a draft, or of a scheduled post not yet being sent. Without confirm it only PREVIEWS the post as it would be; call again with confirm: true and the SAME idempotencyKey after the person agrees.',
+      inputSchema: schema.updatePostInput,
+      outputSchema: schema.postChangeOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ id, idempotencyKey, confirm, ...fields }) =>
+      run('write', async () => {
+        const body = defined(fields);
+        if (confirm !== true) {
+          const post = await deps.updatePost.preview(caller, id, body);
+          return changed('preview', post, `PREVIEW ONLY, nothing was changed. The post would read: ${JSON.stringify(post.text)}, ${post.status} for ${post.scheduledFor}. ${previewNote('update_post', idempotencyKey)}`);
+        }
+        const outcome = await deps.updatePost.execute(caller, id, body, idempotencyKey);
+        const post = outcome.body as PostView;
+        return changed('done', post, `${replayedOf(outcome.headers) ? 'Already changed earlier with this idempotencyKey. ' : ''}Post ${post.id} changed; it is ${post.status} for ${post.scheduledFor}.`, { replayed: replayedOf(outcome.headers) });
+      }),
+  );
+
+  server.registerTool(
+    'publish_draft',
+    {
+      title: 'Send a draft (preview first)',
+      description:
+        'Sends a draft now, or at scheduledFor; it spends one unit of the plan allowance. Without confirm it only PREVIEWS; call again with confirm: true and the SAME idempotencyKey after the person agrees.',
+      inputSchema: schema.sendPostInput,
+      outputSchema: schema.postChangeOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ id, idempotencyKey, confirm, ...fields }) =>
+      run('publish', async () => {
+        const body = Object.keys(defined(fields)).length === 0 ? null : defined(fields);
+        if (confirm !== true) {
+          const post = await deps.publishDraft.preview(caller, id, body);
+          return changed('preview', post, `PREVIEW ONLY, nothing was sent. The draft would be published at ${post.scheduledFor}, spending 1 allowance unit. ${previewNote('publish_draft', idempotencyKey)}`, { allowanceUnits: 1 });
+        }
+        const outcome = await deps.publishDraft.execute(caller, id, body, idempotencyKey);
+        const post = outcome.body as PostView;
+        return changed('done', post, `${replayedOf(outcome.headers) ? 'Already sent earlier with this idempotencyKey. ' : ''}Draft ${post.id} is scheduled for ${post.scheduledFor}; poll it with get_post.`, { allowanceUnits: 1, replayed: replayedOf(outcome.headers) });
+      }),
+  );
+
+  server.registerTool(
+    'retry_post',
+    {
+      title: 'Send a failed post again (preview first)',
+      description:
+        'Sends a failed post again under the same id, only when its error.retryable is true (the platform certainly holds no such post). Without confirm it only PREVIEWS; call again with confirm: true and the SAME idempotencyKey after the person agrees.',
+      inputSchema: schema.sendPostInput,
+      outputSchema: schema.postChangeOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ id, idempotencyKey, confirm, ...fields }) =>
+      run('publish', async () => {
+        const body = Object.keys(defined(fields)).length === 0 ? null : defined(fields);
+        if (confirm !== true) {
+          const { post, allowanceUnits } = await deps.retryPost.preview(caller, id, body);
+          return changed('preview', post, `PREVIEW ONLY, nothing was sent. The post would go out again at ${post.scheduledFor}, spending ${allowanceUnits} allowance unit(s). ${previewNote('retry_post', idempotencyKey)}`, { allowanceUnits });
+        }
+        const outcome = await deps.retryPost.execute(caller, id, body, idempotencyKey);
+        const post = outcome.body as PostView;
+        return changed('done', post, `${replayedOf(outcome.headers) ? 'Already retried earlier with this idempotencyKey. ' : ''}Post ${post.id} goes out again at ${post.scheduledFor}; poll it with get_post.`, { replayed: replayedOf(outcome.headers) });
       }),
   );
 

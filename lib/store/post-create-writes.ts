@@ -22,7 +22,7 @@ import { ALLOWANCE_UPDATE, allowanceCounterKey } from './allowance-counter.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { idempotencyCompletionUpdate, idempotencyRecordDelete, idempotencyResponseUpdate } from './dynamodb-idempotency-store.js';
-import { postToItem, statusPartitionKey } from './post-item.js';
+import { errorToItem, postToItem, statusPartitionKey } from './post-item.js';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
 
 /** Each failed attempt means another request spent units or held the counter: bounded by the concurrency. */
@@ -225,7 +225,7 @@ export class PostCreateWrites {
         ':failed': 'failed',
         ':scheduled': 'scheduled',
         ':statusPk': statusPartitionKey(post.userId, 'failed'),
-        ':error': { message: error.message, advice: error.advice },
+        ':error': errorToItem(error),
         ':updatedAt': updatedAt,
       },
     };

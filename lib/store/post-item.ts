@@ -29,7 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { POST_STATUSES, PUBLISHABLE_PLATFORMS, type Post } from '../domain/model.js';
+import { POST_STATUSES, PUBLISHABLE_PLATFORMS, type Post, type PostError } from '../domain/model.js';
 import { nullableString, readItem, stringList } from './item-schema.js';
 import { DUE_SHARDS } from './tables.js';
 
@@ -89,6 +89,11 @@ export function indexAttributes(post: Post): PostIndexAttributes {
   return attributes;
 }
 
+/** A post's error as stored (`retryable` only when decided). */
+export function errorToItem(error: PostError): Record<string, unknown> {
+  return { message: error.message, advice: error.advice, ...(error.retryable === undefined ? {} : { retryable: error.retryable }) };
+}
+
 export function postToItem(post: Post): PostItem {
   const item: PostItem = {
     id: post.id,
@@ -111,7 +116,7 @@ export function postToItem(post: Post): PostItem {
   if (post.publishedAt !== null) item.publishedAt = post.publishedAt;
   if (post.publishedUrl !== null) item.publishedUrl = post.publishedUrl;
   if (post.platformPostId !== null) item.platformPostId = post.platformPostId;
-  if (post.error !== null) item.error = { message: post.error.message, advice: post.error.advice };
+  if (post.error !== null) item.error = errorToItem(post.error);
   if (post.deletedAt !== null) item.deletedAt = post.deletedAt;
   if (post.allowanceCycle !== null) item.allowanceCycle = post.allowanceCycle;
   if (post.inFlightSince !== undefined && post.inFlightSince !== null) item.inFlightSince = post.inFlightSince;
@@ -139,7 +144,13 @@ const POST_ITEM = v.object({
   publishedAt: nullableString,
   publishedUrl: nullableString,
   platformPostId: nullableString,
-  error: v.nullish(v.object({ message: v.string(), advice: v.string() }), null),
+  error: v.nullish(
+    v.pipe(
+      v.object({ message: v.string(), advice: v.string(), retryable: v.optional(v.boolean()) }),
+      v.transform((error): PostError => (error.retryable === undefined ? { message: error.message, advice: error.advice } : error)),
+    ),
+    null,
+  ),
   createdAt: v.string(),
   updatedAt: v.string(),
   deletedAt: nullableString,

@@ -6,7 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Post, PostError } from '../domain/model.js';
-import { itemToPost, platformDeletionDueKeys, statusPartitionKey } from './post-item.js';
+import { errorToItem, itemToPost, platformDeletionDueKeys, statusPartitionKey } from './post-item.js';
 
 /** The deletion's due entry as expression values; it becomes pending when the post is published (deletedAt is earlier). */
 function platformDeletionDueKeyValues(postId: string, publishedAt: string): Record<string, string> {
@@ -37,7 +37,7 @@ export async function recordPostOutcome(
   const claimCheck = options.claimToken === undefined ? '' : ' AND claimToken = :claimToken';
   const { status, ...rest } = outcome;
   const fields: Record<string, unknown> =
-    'error' in rest ? { error: { message: rest.error.message, advice: rest.error.advice } } : { ...rest };
+    'error' in rest ? { error: errorToItem(rest.error) } : { ...rest };
   const set = Object.keys(fields).map((name) => `#f_${name} = :f_${name}`);
   const names: Record<string, string> = { '#status': 'status', ...Object.fromEntries(Object.keys(fields).map((name) => [`#f_${name}`, name])) };
   const values: Record<string, unknown> = {

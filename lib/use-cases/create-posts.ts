@@ -71,7 +71,9 @@ export interface CreatePostsOutcome {
 
 export const SCHEDULE_FAILED_ERROR: PostError = {
   message: 'The post was created but could not be queued for publishing.',
-  advice: 'Create the post again; this one will not go out.',
+  advice: 'Retry the post (POST /posts/{id}/retry) or create it again; as it is, it will not go out.',
+  // Nothing was queued, so nothing can have gone out (its allowance unit was given back).
+  retryable: true,
 };
 
 export interface CreatePostsDeps {
@@ -265,7 +267,7 @@ function batchOf(campaignId: string, targets: Target[], writtenIds: ReadonlySet<
  * No target accepted: 400 whose code is the first target's reason (no_targets_accepted when it has
  * none), with every post_result beside the error.
  */
-function noTargetAccepted(posts: PostResult[]): ApiError {
+export function noTargetAccepted(posts: PostResult[]): ApiError {
   const first = posts[0];
   const reason = first?.reason ?? null;
   const message =

@@ -4,10 +4,10 @@
  * the body rules, the workspace, options against the platforms of the resolved accounts, the
  * caller's media, then one verdict per target. Reads only; writes nothing.
  */
-import { checkOptionPlatforms, parseCreatePostsBody, type CreatePostsRequest } from '../domain/create-request.js';
-import { ApiError } from '../domain/errors.js';
+import { checkOptionPlatforms, parseCreatePostsBody, type CreatePostsRequest, type PlatformOptions } from '../domain/create-request.js';
+import { ApiError, type RejectionReason } from '../domain/errors.js';
 import { mediaIdFromUrl } from '../domain/media-library.js';
-import type { MediaItem } from '../domain/model.js';
+import type { MediaItem, Post } from '../domain/model.js';
 import { evaluateTarget, resolvesTo, type TargetVerdict } from '../domain/target-rules.js';
 import type { Caller } from '../domain/caller.js';
 import type { AccountReader } from './ports/accounts.js';
@@ -76,7 +76,7 @@ async function workspaceOf(deps: TargetReads, caller: Caller, requested: string 
 }
 
 /** The caller's library items behind the media URLs, in request order; media_not_hosted otherwise. */
-async function hostedMedia(deps: TargetReads, caller: Caller, urls: string[]): Promise<MediaItem[]> {
+async function hostedMedia(deps: Pick<TargetReads, 'media' | 'mediaBaseUrl'>, caller: Caller, urls: string[]): Promise<MediaItem[]> {
   if (urls.length === 0) return [];
   const ids = urls.map((url) => mediaIdFromUrl(url, deps.mediaBaseUrl));
   const notHosted = (index: number): never => {
@@ -95,4 +95,49 @@ async function hostedMedia(deps: TargetReads, caller: Caller, urls: string[]): P
     if (!item || item.userId !== caller.userId || item.url !== url) return notHosted(index);
     return item;
   });
+}
+
+/** What decideStoredTarget reads: the media base URL only for a change of media (PATCH). */
+export type StoredTargetReads = Pick<TargetReads, 'accounts' | 'media'> & { mediaBaseUrl?: string };
+
+/**
+ * The per-target rules of a create applied to one stored post as a change would leave it (PATCH,
+ * and publish and retry, which send it as it is): the caller's media for `media` when given
+ * (media_not_hosted otherwise), options only for the post's own platform, then the post's
+ * account and content through evaluateTarget. A rejection is the 400 a create that accepted
+ * nothing gives, with the target's reason as its code. Returns the media items of a new `media`
+ * (null when it is not changed). Reads only.
+ */
+export async function decideStoredTarget(
+  deps: StoredTargetReads,
+  caller: Caller,
+  post: Post,
+  change: { text: string | null; media: string[] | null; options: PlatformOptions | null },
+): Promise<{ media: MediaItem[] | null }> {
+  if (change.options !== null) checkOptionPlatforms(change.options, new Set([post.platform]));
+  const { mediaBaseUrl } = deps;
+  if (change.media !== null && mediaBaseUrl === undefined) throw new Error('Changing media needs the media base URL');
+  const media = change.media === null || mediaBaseUrl === undefined ? null : await hostedMedia({ media: deps.media, mediaBaseUrl }, caller, change.media);
+  const [account, stored] = await Promise.all([
+    deps.accounts.getAccount(post.accountId),
+    media === null && post.mediaIds.length > 0 ? deps.media.getMediaItems(post.mediaIds) : Promise.resolve(new Map<string, MediaItem>()),
+  ]);
+  // A stored file removed from the library since is left to the worker (failed, media_gone), as for any post.
+  const items = media ?? post.mediaIds.flatMap((id) => stored.get(id) ?? []);
+  const verdict = evaluateTarget({
+    accountId: post.accountId,
+    account: account ?? undefined,
+    userId: caller.userId,
+    workspaceId: post.workspaceId,
+    text: change.text ?? post.text,
+    media: items,
+  });
+  if (!verdict.accepted) throw new ApiError(verdict.reason, verdict.message, { status: 400, param: paramOf(verdict.reason) });
+  return { media };
+}
+
+function paramOf(reason: RejectionReason): string {
+  if (reason === 'text_empty' || reason === 'text_too_long') return 'text';
+  if (reason === 'unsupported_media' || reason === 'video_too_long' || reason === 'media_required') return 'media';
+  return 'accountId';
 }

@@ -6,7 +6,8 @@
  * allowance itself is decided only when the posts are written, so the preview says how many
  * units a confirmed create would spend rather than promising them.
  */
-import { ApiError } from '../domain/errors.js';
+import { ApiError, type RejectionReason } from '../domain/errors.js';
+import { noTargetAccepted, type PostBatch, type PostResult } from './create-posts.js';
 import { PLATFORM_RULES, isPublishablePlatform } from '../domain/target-rules.js';
 import { requireScope } from '../domain/scopes.js';
 import type { Caller } from '../domain/caller.js';
@@ -19,7 +20,7 @@ export interface PreviewLine {
   /** Handle of the account, when it resolved. */
   handle: string | null;
   verdict: 'accepted' | 'rejected';
-  reason: string | null;
+  reason: RejectionReason | null;
   message: string | null;
   text: string;
   /** The text's length as the platform counts it (X: weighted characters; LinkedIn: UTF-16 units). */
@@ -28,6 +29,8 @@ export interface PreviewLine {
 }
 
 export interface PostsPreview {
+  /** The request's campaignId; null when a create would generate one. */
+  campaignId: string | null;
   draft: boolean;
   /** ISO time the posts would go out (now when not scheduled); null for drafts. */
   publishAt: string | null;
@@ -41,9 +44,13 @@ export interface PostsPreview {
 export class PreviewPosts {
   constructor(private readonly deps: TargetReads & { clock: Clock }) {}
 
-  async execute(caller: Caller, body: unknown): Promise<PostsPreview> {
+  /**
+   * `scope`: `as_create` (the assistant's create_posts: the scope the create would need) or
+   * `write` (POST /posts/preview, beyond-v1.md: writing nothing, it needs no more than write).
+   */
+  async execute(caller: Caller, body: unknown, scope: 'as_create' | 'write' = 'as_create'): Promise<PostsPreview> {
     const isDraft = typeof body === 'object' && body !== null && (body as { draft?: unknown }).draft === true;
-    requireScope(caller, isDraft ? 'write' : 'publish');
+    requireScope(caller, isDraft || scope === 'write' ? 'write' : 'publish');
     const now = this.deps.clock.now();
     const { request, decisions } = await decideTargets(this.deps, caller, body, now);
     const targets = decisions.map(({ verdict, text }): PreviewLine => {
@@ -64,6 +71,7 @@ export class PreviewPosts {
     const accepted = targets.filter((line) => line.verdict === 'accepted').length;
     if (targets.length === 0) throw new ApiError('accounts_required', 'accounts must list at least one account id.', { param: 'accounts' });
     return {
+      campaignId: request.campaignId,
       draft: request.draft,
       publishAt: request.draft ? null : (request.scheduledFor ?? now).toISOString(),
       targets,
@@ -72,4 +80,27 @@ export class PreviewPosts {
       allowanceUnits: request.draft ? 0 : accepted,
     };
   }
+}
+
+/** A preview batch (POST /posts/preview): a create's post_batch with `id: null` everywhere, and no campaign id made up. */
+export interface PreviewBatch extends Omit<PostBatch, 'campaignId'> {
+  campaignId: string | null;
+}
+
+/**
+ * The post_batch a create would answer (POST /posts/preview): each target `accepted` or `rejected`
+ * with its reason, no ids; when no target would be accepted, the 400 a create gives.
+ */
+export function previewBatch(preview: PostsPreview): PreviewBatch {
+  const posts: PostResult[] = preview.targets.map((line) => ({
+    object: 'post_result',
+    id: null,
+    accountId: line.accountId,
+    platform: line.platform,
+    status: line.verdict,
+    reason: line.reason,
+    message: line.message,
+  }));
+  if (preview.accepted === 0) throw noTargetAccepted(posts);
+  return { object: 'post_batch', campaignId: preview.campaignId, posts };
 }

@@ -5,7 +5,7 @@
  * published one: a platform id in hand is the truth about the post whoever learnt it.
  */
 import type { Post, PostError } from '../domain/model.js';
-import { nextRetry, queueDelaySeconds } from '../domain/publishing.js';
+import { isRetryableFailure, nextRetry, queueDelaySeconds } from '../domain/publishing.js';
 import type { PublishClaim } from '../domain/publish-state.js';
 import type { Clock } from './ports/clock.js';
 import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
@@ -32,7 +32,7 @@ export type PublishOutcome =
   | { outcome: 'skipped'; reason: string };
 
 /** The outcome of a post deleted while it was being sent, when its create certainly did not go out. */
-export const DELETED_BEFORE_SENT: PostError = { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.' };
+export const DELETED_BEFORE_SENT: PostError = { message: 'The post was deleted before it went out.', advice: 'Nothing to do: the post never went out.', retryable: false };
 
 export interface PublishOutcomesDeps {
   state: PublishStateStore;
@@ -88,7 +88,12 @@ export class PublishOutcomes {
     return { outcome: 'published', post: stored };
   }
 
-  async fail(post: Post, claim: PublishClaim, error: PostError, kind: string): Promise<PublishOutcome> {
+  /**
+   * `mayBeLive`: a create of this or an earlier attempt may have gone out (by default: the claim
+   * found one unsettled). Decides the error's `retryable` (isRetryableFailure).
+   */
+  async fail(post: Post, claim: PublishClaim, failure: Omit<PostError, 'retryable'>, kind: string, mayBeLive = claim.uncertain): Promise<PublishOutcome> {
+    const error: PostError = { ...failure, retryable: isRetryableFailure(kind, mayBeLive) };
     const stored = await this.deps.state.recordFailed(post, error, this.deps.clock.now(), claim.token);
     // Refused: another worker took the post over (this one outlived its lease), and it decides.
     if (!stored) return { outcome: 'skipped', reason: 'the claim was lost before the outcome was recorded' };
@@ -122,7 +127,7 @@ export class PublishOutcomes {
       notBefore: input.notBefore ?? null,
       minDelayMs: input.minDelayMs ?? 0,
     });
-    if (!decision.retry) return this.fail(post, claim, input.giveUp, `${input.kind}_gave_up`);
+    if (!decision.retry) return this.fail(post, claim, input.giveUp, `${input.kind}_gave_up`, input.uncertain);
     return this.requeueRetry(post, claim, decision.at, { ...input, failed: true });
   }
 

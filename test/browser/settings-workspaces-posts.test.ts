@@ -4,14 +4,15 @@
  * rename and create workspaces, follow their link to the Accounts page (the one place for
  * accounts) and read each account's tokenHealth and what it means, disconnect an account; see
  * posts published, failed (with the platform's message and advice) and scheduled, filter by
- * status, cancel a scheduled post. Another user's workspace, account and post ids are
+ * status, cancel a scheduled post, send a draft now and retry a retryable failure. Another user's
+ * workspace, account and post ids are
  * refused. Screenshots go to docs/screenshots.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbIdentityStore } from '../../lib/store/dynamodb-identity-store.js';
 import { DESKTOP, launchChromium, PHONE, screenshot, signIn, signUp } from '../support/browser.js';
-import { provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -146,6 +147,43 @@ describe('workspaces and posts in a browser', () => {
     expect(await main.innerText()).toContain('Post cancelled');
     const gone = await fetch(`${stack.baseUrl}/posts/${scheduled}`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
     expect(gone.status).toBe(404);
+    await context.close();
+  });
+
+  it('sends a draft now and retries a retryable failure from their buttons; each goes out once', async () => {
+    const workspaceId = owner.workspaceIds[0]!;
+    const [x] = owner.accounts;
+    // The sandbox says its token is bad: failed before anything was created, so retryable.
+    const flaky = await connectAccount(workspaceId, { platform: 'x', handle: '@owner_retry', name: 'Owner to retry', sandbox: 'expired' });
+    const draft = await createPost({ workspaceId, accounts: [x!.id], text: 'A draft to send now', draft: true });
+    const failing = await createPost({ workspaceId, accounts: [flaky.id], text: 'Fails, then retried' });
+    await waitForStatus(failing, 'failed');
+
+    const { context, page } = await signedInAsOwner();
+    await page.goto(`${stack.origin}/settings/posts`);
+    const main = page.locator('main');
+    const draftRow = page.locator(`tr[id="${draft}"]`);
+    const failedRow = page.locator(`tr[id="${failing}"]`);
+    expect(await draftRow.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    expect(await failedRow.getByRole('button', { name: 'Send now' }).count()).toBe(0);
+
+    // Still disconnected: the retry is refused with the reason, and the post stays failed.
+    await failedRow.getByRole('button', { name: 'Retry' }).click();
+    expect(await main.innerText()).toMatch(/reconnect the account/);
+    await page.goto(`${stack.origin}/settings/posts`);
+
+    await draftRow.getByRole('button', { name: 'Send now' }).click();
+    await page.waitForURL(/done=sent/);
+    expect(await main.innerText()).toContain('Post sent');
+    await waitForStatus(draft, 'published');
+
+    await updateAccount(flaky.id, { sandbox: 'ok', tokenHealth: 'healthy' });
+    await page.locator(`tr[id="${failing}"]`).getByRole('button', { name: 'Retry' }).click();
+    await page.waitForURL(/done=retried/);
+    expect(await main.innerText()).toContain('Post sent again');
+    await waitForStatus(failing, 'published');
+    expect(stack.sandbox?.x.listPosts(flaky.id).map((live) => live.text)).toEqual(['Fails, then retried']);
+    expect(stack.sandbox?.x.listPosts(x!.id).filter((live) => live.text === 'A draft to send now')).toHaveLength(1);
     await context.close();
   });
 

@@ -93,6 +93,8 @@ describe('PublishDispatcher', () => {
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
+      // The post and its time: a retried create is the same request, a moved post a new one.
+      ClientToken: `${postId(1)}-${Math.floor(Date.parse(scheduledFor) / 1000)}`,
       Target: {
         Arn: queues.publish.arn,
         RoleArn: 'arn:aws:iam::000000000000:role/scheduler',
@@ -137,5 +139,26 @@ describe('PublishDispatcher', () => {
     ]);
     schedulerMock.on(DeleteScheduleCommand).rejects(new ValidationException({ message: 'bad', Message: 'bad', $metadata: {} }));
     await expect(dispatcher().cancel(postId(8))).rejects.toThrow('bad');
+  });
+
+  it('reschedule deletes the old schedule before it creates the one of the new time; a failed delete creates nothing', async () => {
+    schedulerMock.on(DeleteScheduleCommand).resolves({}).on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn' });
+    const moved = at(7200);
+    expect(await dispatcher().reschedule({ postId: postId(9), scheduledFor: moved }, NOW)).toBe(true);
+    expect(schedulerMock.calls().map((call) => call.args[0].constructor.name)).toEqual(['DeleteScheduleCommand', 'CreateScheduleCommand']);
+    expect(JSON.parse(schedulerMock.commandCalls(CreateScheduleCommand)[0]?.args[0].input.Target?.Input ?? '')).toMatchObject({ scheduledFor: moved });
+
+    // Moved within 15 minutes (here: due now): the old schedule goes, and a message carries the new time.
+    schedulerMock.reset();
+    schedulerMock.on(DeleteScheduleCommand).rejects(new ResourceNotFoundException({ message: 'gone', Message: 'gone', $metadata: {} }));
+    expect(await dispatcher().reschedule({ postId: postId(10), scheduledFor: at(0) }, NOW)).toBe(true);
+    expect((await receiveAll()).map((message) => parsePublishMessage(message.body))).toEqual([{ kind: 'publish', postId: postId(10), scheduledFor: at(0) }]);
+
+    // The old schedule could not be deleted: creating one of the same name would look like a
+    // retried create and be taken as done, so nothing is created and the caller hears false.
+    schedulerMock.reset();
+    schedulerMock.on(DeleteScheduleCommand).rejects(new ValidationException({ message: 'bad', Message: 'bad', $metadata: {} }));
+    expect(await dispatcher().reschedule({ postId: postId(11), scheduledFor: moved }, NOW)).toBe(false);
+    expect(schedulerMock.commandCalls(CreateScheduleCommand)).toHaveLength(0);
   });
 });

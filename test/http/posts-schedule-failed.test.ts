@@ -59,7 +59,7 @@ describe('schedule_failed', () => {
     for (const result of body.posts) {
       const view = await api.get<{ status: string; error: { message: string; advice: string } | null }>(`/posts/${result.id ?? ''}`);
       expect(view.body.status).toBe('failed');
-      expect(view.body.error).toEqual({ message: expect.any(String), advice: expect.any(String) });
+      expect(view.body.error).toEqual({ message: expect.any(String), advice: expect.any(String), retryable: true });
     }
     expect(await backdoor.allowanceUsed(user.userId)).toBe(0);
 

@@ -248,6 +248,28 @@ describe('every function, on its template environment alone', () => {
     expect(stack.scheduler.list().map((schedule) => schedule.Name)).toContain(scheduleName(ids.later));
   }, 60_000);
 
+  it('UpdatePost, PublishDraft, RetryPost and PreviewPosts: a moved post gets a new schedule, a draft goes out, a post not failed is refused, a preview writes nothing', async () => {
+    const moved = new Date(Date.now() + 3 * 3600_000).toISOString();
+    const patched = await call<{ scheduledFor: string }>('PATCH', `/posts/${ids.later}`, { key: user.apiKey, body: { scheduledFor: moved, media: [media.url] }, idempotencyKey: 'patch-1' });
+    expect([patched.status, patched.body.scheduledFor]).toEqual([200, moved]);
+    const schedule = stack.scheduler.list().find((entry) => entry.Name === scheduleName(ids.later ?? ''));
+    expect(JSON.parse(schedule?.Target.Input ?? '{}')).toMatchObject({ scheduledFor: moved });
+
+    const draft = await call<{ posts: { id: string }[] }>('POST', '/posts', { key: user.apiKey, body: { accounts: [account().id], text: `Draft ${randomUUID()}`, draft: true } });
+    const draftId = draft.body.posts[0]!.id;
+    const sent = await call<{ status: string }>('POST', `/posts/${draftId}/publish`, { key: user.apiKey, body: { scheduledFor: moved }, idempotencyKey: 'publish-1' });
+    expect([sent.status, sent.body.status]).toEqual([200, 'scheduled']);
+    expect(stack.scheduler.list().map((entry) => entry.Name)).toContain(scheduleName(draftId));
+
+    const retried = await call<{ error: { code: string } }>('POST', `/posts/${draftId}/retry`, { key: user.apiKey, idempotencyKey: 'retry-1' });
+    expect([retried.status, retried.body.error.code]).toEqual([409, 'post_not_retryable']);
+
+    const preview = await call<{ posts: { id: string | null; status: string }[] }>('POST', '/posts/preview', { key: user.apiKey, body: { accounts: [account().id], text: 'Only a preview', media: [media.url] } });
+    expect([preview.status, preview.body.posts.map((p) => [p.id, p.status])]).toEqual([200, [[null, 'accepted']]]);
+    // Cancelled again, so the tests below find the posts they expect.
+    expect((await call('DELETE', `/posts/${draftId}`, { key: user.apiKey })).status).toBe(200);
+  }, 60_000);
+
   it('GetPost and ListPosts read posts; ListPosts signs and follows its cursor', async () => {
     const one = await call<{ id: string; status: string }>('GET', `/posts/${ids.now}`, { key: user.apiKey });
     expect([one.status, one.body.id]).toEqual([200, ids.now]);
@@ -492,6 +514,19 @@ describe('every settings function, on its template environment alone', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(postId);
     expect((await web('POST', `/settings/posts/${postId}/cancel`, { _csrf: csrf })).statusCode).toBe(303);
+  });
+
+  it('SettingsSendPost sends a draft later; SettingsRetryPost refuses a post that did not fail, saying why', async () => {
+    const created = await call<{ posts: { id: string }[] }>('POST', '/posts', {
+      key: user.apiKey,
+      body: { accounts: [user.accounts[0]!.id], text: `Send me ${randomUUID()}`, draft: true, workspaceId: user.workspaceIds[0] },
+    });
+    const postId = created.body.posts[0]!.id;
+    expect((await web('POST', `/settings/posts/${postId}/send`, { _csrf: csrf })).statusCode).toBe(303);
+    const sent = await call<{ status: string }>('GET', `/posts/${postId}`, { key: user.apiKey });
+    expect(sent.body.status).toBe('scheduled');
+    const refused = await web('POST', `/settings/posts/${postId}/retry`, { _csrf: csrf });
+    expect([refused.statusCode, refused.body]).toEqual([400, expect.stringContaining('Only a failed post is retried')]);
   });
 
   it('SettingsDisconnectAccountConfirm and SettingsDisconnectAccount disconnect an account', async () => {

@@ -55,6 +55,21 @@ const EXPECTED: Record<string, string[]> = {
   ListPosts: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read', 'secret:cursor'],
   GetPost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read'],
   DeletePost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:readWrite', 'send:deletion', 'scheduler:delete'],
+  // The post lifecycle: a change of the post with its idempotency record (and allowance unit), then
+  // making it due; only a PATCH deletes a schedule (its time moved). The preview writes nothing.
+  UpdatePost: [
+    'table:directory:read',
+    'table:counters:readWrite',
+    'table:posts:readWrite',
+    'table:idempotency:readWrite',
+    'send:publish',
+    'scheduler:create',
+    'scheduler:delete',
+    'passRole:scheduler',
+  ],
+  PublishDraft: ['table:directory:read', 'table:counters:readWrite', 'table:posts:readWrite', 'table:idempotency:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  RetryPost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:readWrite', 'table:idempotency:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  PreviewPosts: ['table:directory:read', 'table:counters:readWrite'],
   ListAccounts: ['table:directory:read', 'table:counters:readWrite'],
   RouteNotFound: ['table:counters:readWrite'],
   PublishWorker: [
@@ -93,6 +108,9 @@ const EXPECTED: Record<string, string[]> = {
   SettingsDisconnectAccount: ['table:sessions:read', 'table:directory:readWrite'],
   SettingsPosts: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
   SettingsCancelPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
+  // The API's publish and retry without Idempotency-Key: no idempotency table.
+  SettingsSendPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  SettingsRetryPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
   SettingsAssistantConsent: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
   SettingsAssistantConsentAnswer: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
   SettingsAssistants: ['table:sessions:read', 'table:directory:read', 'table:oauth:read'],
@@ -362,7 +380,7 @@ describe('environment', () => {
 
   it('gives the media base URL (the CDN domain) to the functions that check or make media URLs', () => {
     const withUrl = ALL_FUNCTIONS.filter((name) => ENV.mediaBaseUrl in environmentOf(name));
-    expect(withUrl).toEqual(['CreatePosts', 'SettingsMedia', 'SettingsMediaRegister', 'Mcp']);
+    expect(withUrl).toEqual(['CreatePosts', 'UpdatePost', 'PreviewPosts', 'SettingsMedia', 'SettingsMediaRegister', 'Mcp']);
     const value = environmentOf('CreatePosts')[ENV.mediaBaseUrl] as { 'Fn::Join': [string, unknown[]] };
     expect(value['Fn::Join'][1][0]).toBe('https://');
   });

@@ -101,10 +101,10 @@ describe('discovery and sign-in', () => {
 });
 
 describe('tools', () => {
-  it('lists six tools with input and output schemas and annotations', async () => {
+  it('lists nine tools with input and output schemas and annotations', async () => {
     const { tools } = await assistant.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    expect([...byName.keys()].sort()).toEqual(['create_posts', 'delete_post', 'get_post', 'list_accounts', 'list_media', 'list_posts']);
+    expect([...byName.keys()].sort()).toEqual(['create_posts', 'delete_post', 'get_post', 'list_accounts', 'list_media', 'list_posts', 'publish_draft', 'retry_post', 'update_post']);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -113,6 +113,10 @@ describe('tools', () => {
     expect(byName.get('create_posts')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
     expect(byName.get('delete_post')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(byName.get('create_posts')?.inputSchema.required).toEqual(expect.arrayContaining(['accounts', 'idempotencyKey']));
+    for (const name of ['update_post', 'publish_draft', 'retry_post']) {
+      expect(byName.get(name)?.inputSchema.required, name).toEqual(expect.arrayContaining(['id', 'idempotencyKey']));
+      expect(byName.get(name)?.annotations, name).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+    }
   });
 
   it('list_accounts returns the person\'s accounts, as GET /accounts does', async () => {
@@ -197,6 +201,44 @@ describe('tools', () => {
     const deleted = await call(assistant.client, 'delete_post', { id });
     expect(deleted.structuredContent).toEqual({ object: 'post_deleted', id, softDeleted: false, platformDeletionQueuedFor: [] });
     expect((await call(assistant.client, 'get_post', { id })).isError).toBe(true);
+  });
+
+  it('update_post previews without changing anything, then changes the post with confirm; the same key replays', async () => {
+    const scheduledFor = new Date(Date.now() + 3600_000).toISOString();
+    const created = await call(assistant.client, 'create_posts', { accounts: [user.accounts[0]?.id], text: 'Before', scheduledFor, idempotencyKey: 'upd-create-1', confirm: true });
+    const id = (created.structuredContent?.posts as { id: string }[])[0]?.id ?? '';
+    const later = new Date(Date.now() + 2 * 3600_000).toISOString();
+    const preview = await call(assistant.client, 'update_post', { id, text: 'After', scheduledFor: later, idempotencyKey: 'upd-1' });
+    expect(preview.isError).toBeFalsy();
+    expect(preview.content[0]?.text).toMatch(/^PREVIEW ONLY, nothing was changed/);
+    expect(preview.structuredContent).toMatchObject({ mode: 'preview', post: { id, text: 'After', scheduledFor: later } });
+    expect((await call(assistant.client, 'get_post', { id })).structuredContent?.post).toMatchObject({ text: 'Before', scheduledFor });
+
+    const done = await call(assistant.client, 'update_post', { id, text: 'After', scheduledFor: later, idempotencyKey: 'upd-1', confirm: true });
+    expect(done.structuredContent).toMatchObject({ mode: 'done', replayed: false, post: { id, text: 'After', scheduledFor: later } });
+    const again = await call(assistant.client, 'update_post', { id, text: 'After', scheduledFor: later, idempotencyKey: 'upd-1', confirm: true });
+    expect(again.structuredContent).toMatchObject({ mode: 'done', replayed: true });
+    const tooLong = await call(assistant.client, 'update_post', { id, text: 'x'.repeat(300), idempotencyKey: 'upd-2' });
+    expect(tooLong.isError).toBe(true);
+    expect(tooLong.content[0]?.text).toMatch(/^text_too_long: /);
+  });
+
+  it('publish_draft previews (nothing spent), then sends the draft; retry_post refuses a post that did not fail', async () => {
+    const created = await call(assistant.client, 'create_posts', { accounts: [user.accounts[0]?.id], text: 'A draft from the assistant', draft: true, idempotencyKey: 'draft-1', confirm: true });
+    const id = (created.structuredContent?.posts as { id: string }[])[0]?.id ?? '';
+    const scheduledFor = new Date(Date.now() + 3600_000).toISOString();
+    const preview = await call(assistant.client, 'publish_draft', { id, scheduledFor, idempotencyKey: 'send-1' });
+    expect(preview.structuredContent).toMatchObject({ mode: 'preview', allowanceUnits: 1, post: { id, status: 'scheduled', scheduledFor } });
+    expect((await call(assistant.client, 'get_post', { id })).structuredContent?.post).toMatchObject({ status: 'draft' });
+
+    const sent = await call(assistant.client, 'publish_draft', { id, scheduledFor, idempotencyKey: 'send-1', confirm: true });
+    expect(sent.structuredContent).toMatchObject({ mode: 'done', post: { id, status: 'scheduled', scheduledFor } });
+    expect((await call(assistant.client, 'get_post', { id })).structuredContent?.post).toMatchObject({ status: 'scheduled' });
+
+    const retried = await call(assistant.client, 'retry_post', { id, idempotencyKey: 'retry-1' });
+    expect(retried.isError).toBe(true);
+    expect(retried.content[0]?.text).toMatch(/^post_not_retryable: Only a failed post is retried; this post is scheduled/);
+    await call(assistant.client, 'delete_post', { id });
   });
 
   it('list_media lists the person\'s library, newest first, and nobody else\'s', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADVICE, backoffMs, nextRetry, refusalAdvice, RETRY_WINDOW_MS, timingFor } from '../../lib/domain/publishing.js';
+import { ADVICE, backoffMs, isRetryableFailure, nextRetry, refusalAdvice, RETRY_WINDOW_MS, timingFor } from '../../lib/domain/publishing.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -72,5 +72,20 @@ describe('advice: one sentence each', () => {
       expect(text).toMatch(/^[A-Z][^]*\.$/);
       expect(text.replace(/\d+\.\d+Z/, '').split(/\.\s/)).toHaveLength(1);
     }
+  });
+});
+
+describe('isRetryableFailure: error.retryable of a failed post', () => {
+  it('true only when the platform certainly holds no such post and a retry can help', () => {
+    for (const kind of ['auth', 'refresh_failed', 'account_gone', 'rate_limited_gave_up', 'unavailable_gave_up', 'internal_gave_up']) {
+      expect(isRetryableFailure(kind, false), kind).toBe(true);
+    }
+  });
+  it('false when a create may be live (an answer never came), whatever the kind', () => {
+    for (const kind of ['auth', 'rate_limited_gave_up', 'unavailable_gave_up', 'internal_gave_up']) expect(isRetryableFailure(kind, true), kind).toBe(false);
+    for (const kind of ['ambiguous_gave_up', 'ambiguous_unknown', 'ambiguous']) expect(isRetryableFailure(kind, false), kind).toBe(false);
+  });
+  it('false when retrying cannot help: content refused, an identical post live, media gone, deleted', () => {
+    for (const kind of ['refused', 'duplicate', 'media_gone', 'deleted']) expect(isRetryableFailure(kind, false), kind).toBe(false);
   });
 });

@@ -15,7 +15,8 @@ export interface PostView {
   publishedAt: string | null;
   publishedUrl: string | null;
   platformPostId: string | null;
-  error: { message: string; advice: string } | null;
+  /** `retryable` (beyond-v1.md): an addition to v1's error; false when it was not decided. */
+  error: { message: string; advice: string; retryable: boolean } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -45,7 +46,7 @@ export function postView(post: Post): PostView {
     publishedAt: post.publishedAt === null ? null : utc(post.publishedAt),
     publishedUrl: post.publishedUrl,
     platformPostId: post.platformPostId,
-    error: post.error === null ? null : { message: post.error.message, advice: post.error.advice },
+    error: post.error === null ? null : { message: post.error.message, advice: post.error.advice, retryable: post.error.retryable === true },
     createdAt: utc(post.createdAt),
     updatedAt: utc(post.updatedAt),
   };

@@ -15,6 +15,12 @@ export interface PostDispatcher {
   dispatch(requests: readonly DueRequest[], now: Date): Promise<{ failed: string[] }>;
   /** Deletes the post's pending schedule, if it has one. Never throws for a schedule that is gone. */
   cancel(postId: string): Promise<void>;
+  /**
+   * Makes a post whose time moved (PATCH scheduledFor) due at its new time: its schedule is
+   * deleted, then it is dispatched again. False when that could not be done; a message or schedule
+   * for the old time is harmless either way (the worker's claim goes by the post's own time).
+   */
+  reschedule(request: DueRequest, now: Date): Promise<boolean>;
 }
 
 /** The deletion queue: the worker deletes the live post of a soft-deleted published post. */

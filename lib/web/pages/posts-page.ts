@@ -1,7 +1,8 @@
 /**
  * Posts: the caller's posts newest first (the API's list), filtered by status, each with its
  * account, campaign, schedule, a failed post's error message and advice, the link to the live
- * post, and a Cancel button on scheduled posts. Pages follow the API's signed cursor.
+ * post, a Cancel button on scheduled posts, Send now on drafts and Retry on failed posts whose
+ * error is retryable (POSTs with the CSRF token, like Cancel). Pages follow the API's signed cursor.
  */
 import type { Account } from '../../domain/model.js';
 import { POST_STATUSES } from '../../domain/model.js';
@@ -34,6 +35,10 @@ function postRow(post: PostView, account: Account | undefined, csrfToken: string
   <td><div class="actions">${live ? html`<a href="${live}" rel="noopener noreferrer" target="_blank">View live post</a>` : ''}
     ${post.status === 'scheduled'
       ? html`<form method="post" action="/settings/posts/${post.id}/cancel">${csrfField(csrfToken)}<button type="submit">Cancel</button></form>`
+      : ''}${post.status === 'draft'
+      ? html`<form method="post" action="/settings/posts/${post.id}/send">${csrfField(csrfToken)}<button type="submit">Send now</button></form>`
+      : ''}${post.status === 'failed' && post.error?.retryable === true
+      ? html`<form method="post" action="/settings/posts/${post.id}/retry">${csrfField(csrfToken)}<button type="submit">Retry</button></form>`
       : ''}</div></td>
 </tr>`;
 }

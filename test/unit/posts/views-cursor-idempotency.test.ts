@@ -34,10 +34,15 @@ describe('postView', () => {
       publishedAt: null,
       publishedUrl: null,
       platformPostId: null,
-      error: { message: 'm', advice: 'a' },
+      error: { message: 'm', advice: 'a', retryable: false },
       createdAt: '2026-11-21T09:00:00.000Z',
       updatedAt: '2026-11-21T09:00:00.000Z',
     });
+  });
+
+  it('shows error.retryable as decided, false when an older error has none', () => {
+    expect(postView({ ...basePost, status: 'failed', error: { message: 'm', advice: 'a', retryable: true } }).error).toEqual({ message: 'm', advice: 'a', retryable: true });
+    expect(postView({ ...basePost, status: 'failed', error: { message: 'm', advice: 'a' } }).error?.retryable).toBe(false);
   });
 });
 

@@ -1,0 +1,89 @@
+/**
+ * POST /posts/{id}/publish (beyond-v1.md "The post lifecycle", scope `publish`): a draft goes out,
+ * now or at `scheduledFor` in the body. It is checked by a create's target rules as it stands (the
+ * connection may have failed since it was saved), and spends one allowance unit in the same
+ * transaction that makes it scheduled (400 quota_exceeded when none is left), as a create does.
+ * Then it is made due (the dispatcher); a post whose message could not be sent is put back by the
+ * sweeper once it is late (its byDue entry is written with it), so the answer stays 200.
+ *
+ * Races: a DELETE of the draft and the publish are each conditional on the draft as read; one
+ * wins. Publish after the delete: 404. Delete after the publish: it cancels a scheduled post and
+ * gives the unit back (lib/domain/post-deletion.ts).
+ */
+import { allowanceCycle } from '../domain/allowance.js';
+import { ApiError } from '../domain/errors.js';
+import { notPublishableReason, parseSendBody, sendAgain } from '../domain/post-changes.js';
+import { postView, type PostView } from '../domain/views/post-view.js';
+import type { Post } from '../domain/model.js';
+import { logger } from '../observability.js';
+import type { Caller } from '../domain/caller.js';
+import type { Clock } from './ports/clock.js';
+import type { PostDispatcher } from './ports/dispatch.js';
+import type { IdempotencyStore } from './ports/idempotency-store.js';
+import type { PostChangeStore, PostForChange } from './ports/post-change-store.js';
+import { decideStoredTarget, type StoredTargetReads } from './create-targets.js';
+import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
+import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
+
+export interface SendPostDeps extends StoredTargetReads {
+  changes: PostChangeStore;
+  idempotency: IdempotencyStore;
+  dispatcher: Pick<PostDispatcher, 'dispatch'>;
+  clock: Clock;
+}
+
+export function quotaExceeded(): ApiError {
+  return new ApiError('quota_exceeded', "The plan's post allowance for this month is used up.", { status: 400, param: 'id' });
+}
+
+/** Makes a post that just became scheduled due; a failure is left to the sweeper (see above). */
+export async function dispatchChanged(dispatcher: Pick<PostDispatcher, 'dispatch'>, postId: string, scheduledFor: string, now: Date): Promise<void> {
+  const { failed } = await dispatcher.dispatch([{ postId, scheduledFor }], now);
+  if (failed.length > 0) logger.warn('A post could not be queued; the sweeper will put it back once it is due', { postId });
+}
+
+export class PublishDraft {
+  constructor(private readonly deps: SendPostDeps) {}
+
+  async execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<PostChangeOutcome> {
+    if (!isPostId(postId)) throw postNotFound();
+    const now = this.deps.clock.now();
+    return idempotentChange(this.deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/publish`, body, idempotencyKey, now }, async (lock, progress) => {
+      for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
+        const { read, after } = await this.plan(caller, postId, body, now);
+        const response = { status: 200, body: postView(after) };
+        const result = await this.deps.changes.changePost({
+          before: read,
+          after,
+          spend: { allowanceLimit: caller.user.monthlyPostAllowance },
+          resetPublishState: false,
+          idempotency: lock ? { lock, response } : null,
+        });
+        if (result.outcome === 'over_allowance') throw quotaExceeded();
+        if (result.outcome !== 'applied') continue;
+        progress.remembered = lock !== null;
+        await dispatchChanged(this.deps.dispatcher, postId, after.scheduledFor, this.deps.clock.now());
+        return response;
+      }
+      throw keptChanging('post_not_editable');
+    });
+  }
+
+  /** The post as publishing would leave it, every check made, nothing written or spent (the assistant's publish_draft without confirm). */
+  async preview(caller: Caller, postId: string, body: Record<string, unknown> | null): Promise<PostView> {
+    if (!isPostId(postId)) throw postNotFound();
+    return postView((await this.plan(caller, postId, body, this.deps.clock.now())).after);
+  }
+
+  private async plan(caller: Caller, postId: string, body: Record<string, unknown> | null, now: Date): Promise<{ read: PostForChange; after: Post }> {
+    const { scheduledFor } = parseSendBody(body, now);
+    const read = await this.deps.changes.getPostForChange(postId);
+    const post = visiblePost(read?.post ?? null, caller.userId);
+    if (!read || !post) throw postNotFound();
+    const reason = notPublishableReason(post);
+    if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
+    await decideStoredTarget(this.deps, caller, post, { text: null, media: null, options: null });
+    const at = this.deps.clock.now();
+    return { read, after: sendAgain(post, scheduledFor ?? at, allowanceCycle(at), at) };
+  }
+}
