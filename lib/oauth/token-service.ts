@@ -76,7 +76,7 @@ export class TokenService {
     if (grant.revokedAt !== null) throw new InvalidTokenError('Access was revoked in settings; sign in again to grant it anew.');
     const user: User | null = await this.deps.users.getUser(grant.userId);
     if (!user) throw new InvalidTokenError('The access token is unknown.');
-    return { userId: user.id, keyId: grant.grantId, scopes: [...record.scopes], user, grant };
+    return { userId: user.id, keyId: grant.grantId, scopes: [...record.scopes], user, credential: 'assistant_grant', grant };
   }
 
   private async redeemCode(form: Record<string, string>): Promise<TokenResponse> {
