@@ -1,7 +1,7 @@
 /**
  * GET /oauth/authorize: checks the assistant and its request, then sends the browser on to the
- * consent page in settings (which signs the person in first), or back to the assistant with an
- * error, or - when the assistant cannot be trusted with a redirect - shows an error page.
+ * consent page in settings (which signs the person in first); anything wrong with the assistant or
+ * its request is an error page, never a redirect (lib/oauth/authorization.ts).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { AuthorizationPageError } from '../../lib/oauth/errors.js';

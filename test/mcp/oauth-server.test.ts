@@ -1,6 +1,6 @@
 /**
  * The authorization server's edges over HTTP against the local stack: dynamic registration,
- * authorization requests that are refused (as a page, or back at the assistant), the token
+ * authorization requests that are refused (always as a page), the token
  * endpoint's checks, and Client ID Metadata Documents (served here on 127.0.0.1, which only the
  * local stack allows), including documents that must not be used.
  */
@@ -126,7 +126,7 @@ describe('authorization requests', () => {
     }
   });
 
-  it('sends errors back to the assistant, with its state and our issuer, once the redirect URI is trusted', async () => {
+  it('shows a page for a malformed request from a known client with its registered redirect URI: never a redirect (RFC 9700 4.11.2)', async () => {
     const { challenge } = pkce();
     const cases: [Record<string, string | undefined>, string][] = [
       [{ code_challenge_method: 'plain' }, 'invalid_request'],
@@ -135,15 +135,14 @@ describe('authorization requests', () => {
       [{ resource: 'https://other.example/mcp' }, 'invalid_target'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{ scope: 'admin' }, 'invalid_scope'],
+      [{ state: 'x'.repeat(1001) }, 'too long'],
     ];
     for (const [change, error] of cases) {
       const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, challenge, change)) });
-      expect(response.status).toBe(302);
-      const back = new URL(response.headers.location ?? '');
-      expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
-      expect(back.searchParams.get('error')).toBe(error);
-      expect(back.searchParams.get('state')).toBe('st-123');
-      expect(back.searchParams.get('iss')).toBe(stack.origin);
+      expect(response.status).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.text).toContain(error);
     }
   });
 
