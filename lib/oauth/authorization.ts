@@ -117,6 +117,7 @@ export class Authorization {
       resource: pending.resource,
       scopes: chosen,
       expiresAt: this.nowSeconds() + CODE_SECONDS,
+      redeemedGrantId: null,
     };
     if (!(await this.deps.grants.answerPendingAuthorization(pending.requestId, input.userId, record))) throw answeredAlready();
     return redirectWith(pending.redirectUri, { ...base, code });

@@ -57,7 +57,7 @@
  *
  * oauth       pk = CLIENT#<clientId>        an assistant registered by dynamic registration (RFC 7591)
  *                | REQUEST#<requestId>      an authorization request waiting for the person's consent (10 min)
- *                | CODE#<sha256(code)>      an authorization code, deleted by its one exchange (10 min)
+ *                | CODE#<sha256(code)>      an authorization code (10 min); its one exchange marks it used (redeemedGrantId) and keeps it a day, so a second exchange revokes that grant
  *                | GRANT#<grantId>          what a person let an assistant do (scopes), revocable in settings
  *                | TOKEN#<sha256(token)>    an access (1 h) or refresh (30 days) token of a grant
  *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<grantId>   the Assistants page (grants only)

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../../local/free-port.js';
 import { consentFlow } from '../support/direct-consent.js';
 import { sendFrom } from '../support/http.js';
-import { tokenRequest } from '../support/mcp-http.js';
+import { mcpCall, tokenRequest, toolsList } from '../support/mcp-http.js';
 import { provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -191,6 +191,24 @@ describe('token endpoint', () => {
     const again = await tokenRequest(stack.origin, form);
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a reused code revokes the grant it gave: its access and refresh tokens stop working (RFC 6749 4.1.2)', async () => {
+    const { verifier, challenge } = pkce();
+    const back = await authorizeAndConsent(goodRequest(clientId, challenge));
+    const form = { grant_type: 'authorization_code', code: back.searchParams.get('code') ?? '', code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId };
+    const first = await tokenRequest(stack.origin, form);
+    const tokens = first.body as { access_token: string; refresh_token: string };
+    expect((await mcpCall(stack.origin, tokens.access_token, toolsList)).status).toBe(200);
+
+    const reuse = await tokenRequest(stack.origin, form);
+    expect(reuse.status).toBe(400);
+    expect(reuse.body).toMatchObject({ error: 'invalid_grant' });
+    const refused = await mcpCall(stack.origin, tokens.access_token, toolsList);
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    const refresh = await tokenRequest(stack.origin, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    expect(refresh.body).toMatchObject({ error: 'invalid_grant' });
   });
 
   it('answers OAuth errors for other grant types and malformed requests', async () => {
