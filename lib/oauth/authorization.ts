@@ -17,7 +17,7 @@
  */
 import { randomToken } from '../domain/ids.js';
 import type { Clock } from '../use-cases/ports/clock.js';
-import { redirectUriRegistered } from './client-metadata.js';
+import { clientUriToShow, redirectUriRegistered } from './client-metadata.js';
 import type { ClientDirectory } from './clients.js';
 import { AuthorizationPageError, type OAuthErrorCode } from './errors.js';
 import type { ServiceUrls } from './metadata.js';
@@ -71,7 +71,8 @@ export class Authorization {
       userId: null,
       clientId: client.clientId,
       clientName: client.clientName,
-      clientUri: client.clientUri,
+      // What the consent page links, and the grant keeps for the Assistants page.
+      clientUri: clientUriToShow(client.clientId, client.clientUri),
       redirectUri,
       codeChallenge: challenge,
       resource: this.deps.urls.resource,

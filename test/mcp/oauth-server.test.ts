@@ -241,6 +241,25 @@ describe('client ID metadata documents', () => {
     expect(token.body).toMatchObject({ token_type: 'Bearer', scope: 'read' });
   });
 
+  it('keeps a client_uri for the consent page only on the client id\'s own origin', async () => {
+    const { challenge } = pkce();
+    const shown = async (clientId: string): Promise<string | null> => {
+      const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, challenge)) });
+      expect(response.status).toBe(302);
+      const requestId = new URL(response.headers.location ?? '', stack.origin).searchParams.get('request') ?? '';
+      return (await consentFlow(stack.origin).show(requestId, user.userId)).clientUri;
+    };
+    const document = (path: string, clientUri: string) => {
+      const clientId = `${documentsOrigin}${path}`;
+      served.set(path, [200, 'application/json', JSON.stringify({ client_id: clientId, client_name: 'Claude', client_uri: clientUri, redirect_uris: [REDIRECT] })]);
+      return clientId;
+    };
+    expect(await shown(document('/uri/own.json', `${documentsOrigin}/about`))).toBe(`${documentsOrigin}/about`);
+    expect(await shown(document('/uri/foreign.json', 'https://claude.ai'))).toBeNull();
+    const registered = String((await register({ client_name: 'Claude', client_uri: 'https://claude.ai', redirect_uris: [REDIRECT] })).body.client_id);
+    expect(await shown(registered)).toBeNull();
+  });
+
   it.each([
     ['a document naming another client_id', '/bad/other-id.json', 200, 'application/json', JSON.stringify({ client_id: 'https://else.example/c.json', redirect_uris: [REDIRECT] })],
     ['a document too large', '/bad/large.json', 200, 'application/json', JSON.stringify({ pad: 'x'.repeat(6000) })],
