@@ -46,6 +46,7 @@ import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bi
 import { METRICS_NAMESPACE, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
 import { SettingsSignIn } from '../constructs/settings-sign-in.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
+import { SIGNED_OUT_PATH } from '../../lib/web/oidc-relying-party.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { accessOf } from './function-access.js';
 import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
@@ -234,7 +235,7 @@ export class ApiStack extends Stack {
     const settingsOrigin = this.api.apiEndpoint;
     this.settingsSignIn = new SettingsSignIn(this, 'SettingsUserPool', {
       callbackUrl: `${settingsOrigin}/settings/auth/callback`,
-      signedOutUrl: `${settingsOrigin}/settings`,
+      signedOutUrl: `${settingsOrigin}${SIGNED_OUT_PATH}`,
       // Unique per region across all of AWS: `cdk deploy -c signInDomainPrefix=<yours>` (README).
       domainPrefix: props.signInDomainPrefix ?? (this.node.tryGetContext('signInDomainPrefix') as string | undefined) ?? 'social-publishing-settings',
     });
@@ -244,6 +245,10 @@ export class ApiStack extends Stack {
       if (access.settingsBaseUrl) bindValue(fn, ENV.settingsBaseUrl, settingsOrigin);
       if (access.oidcClient) {
         bindValue(fn, ENV.oidcIssuerUrl, this.settingsSignIn.issuerUrl);
+        bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
+      }
+      if (access.oidcLogout) {
+        bindValue(fn, ENV.oidcLogoutUrl, `${this.settingsSignIn.domain.baseUrl()}/logout`);
         bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
       }
       if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));

@@ -44,6 +44,8 @@ export interface FunctionAccess {
   settingsBaseUrl?: boolean;
   /** Settings sign-in: the OpenID issuer (Cognito user pool) and the app client id. */
   oidcClient?: boolean;
+  /** Settings sign-out: the Cognito domain's /logout endpoint and the app client id. */
+  oidcLogout?: boolean;
   /** The free plan's monthly allowance, given at a user's first sign-in. */
   freePlan?: boolean;
   /** Knows the service's public origin (the assistant server's resource, issuer and metadata URLs). */
@@ -138,7 +140,8 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // Takes the transaction, exchanges the code, finds or creates the user (identity, profile,
   // first workspace in one transaction), writes the session.
   SettingsAuthCallback: { tables: { sessions: 'readWrite', directory: 'readWrite' }, settingsBaseUrl: true, oidcClient: true, freePlan: true },
-  SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' } },
+  // Deletes the session, then sends the browser through Cognito's /logout (its managed-login session ends too).
+  SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, oidcLogout: true },
   // Serves web/static, copied beside the bundle: no data at all.
   SettingsStatic: { tables: {} },
   // Lists keys (byOwner) and their last use (counters).

@@ -49,7 +49,7 @@ function respond(result: WebResult, state: WebState | undefined, options: WebHan
     // 303: after a POST the browser GETs the next page, so a reload never posts twice.
     return { statusCode: 303, headers: { ...headers, Location: result.location }, cookies: result.cookies ?? [], body: '' };
   }
-  const signedIn = state?.signedIn;
+  const signedIn = result.signedOut ? null : state?.signedIn;
   const page = layout({
     title: result.title,
     body: result.body,
@@ -58,7 +58,7 @@ function respond(result: WebResult, state: WebState | undefined, options: WebHan
   });
   return {
     statusCode: result.status ?? 200,
-    headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8' },
+    headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...(result.refreshTo ? { Refresh: `0; url=${result.refreshTo}` } : {}) },
     cookies: result.cookies ?? [],
     body: page.value,
   };
@@ -147,8 +147,14 @@ export function publicHandler(route: PublicRoute, options: WebHandlerOptions = {
   return pipeline(options, [], (state) => route(state.request));
 }
 
-export const signedOutPage = (message: string): WebResult => ({
+/**
+ * The answer to Sign out: rendered signed out (never with the session it just ended), and sending
+ * the browser on through the provider's logout by itself, with a link in case it does not.
+ */
+export const signedOutPage = (providerLogoutUrl: string): WebResult => ({
   kind: 'page',
   title: 'Signed out',
-  body: html`<p class="notice">${message}</p><p><a class="button primary" href="/settings/sign-in">Sign in</a></p>`,
+  signedOut: true,
+  refreshTo: providerLogoutUrl,
+  body: html`<p class="notice" role="status">You are signed out. Signing you out of the sign-in page too…</p><p><a class="button primary" href="${providerLogoutUrl}">Continue</a></p>`,
 });

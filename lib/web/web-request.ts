@@ -42,6 +42,13 @@ export type WebResult =
        * assistant, and browsers apply CSP form-action to a form's redirects too.
        */
       formActionOrigins?: string[];
+      /** The page ends the session it was asked with: it renders signed out (no header, no navigation). */
+      signedOut?: boolean;
+      /**
+       * Where the browser goes on by itself (a `Refresh` header, a navigation of its own: CSP
+       * form-action, which follows a form's redirects, does not apply), e.g. the provider's logout.
+       */
+      refreshTo?: string;
     }
   | { kind: 'redirect'; location: string; cookies?: string[] };
 

@@ -34,7 +34,7 @@ const ALL_FUNCTIONS = [
 ];
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
-const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts] as string[];
+const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.oidcLogoutUrl, ENV.freePlanMonthlyPosts] as string[];
 
 /**
  * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
@@ -318,11 +318,16 @@ describe('environment', () => {
     expect(actual).toEqual(expectedEnvironment(name));
   });
 
-  it('gives the settings origin to every signed-in page, and the OIDC client only to sign-in and its callback', () => {
+  it('gives the settings origin to every signed-in page, the OIDC client only to sign-in and its callback, and the logout endpoint only to sign-out', () => {
     const withVariable = (variable: string) => ALL_FUNCTIONS.filter((name) => variable in environmentOf(name));
     expect(withVariable(ENV.settingsBaseUrl)).toEqual(SETTINGS_ROUTES.map((r) => r.name).filter((name) => name !== 'SettingsStatic'));
     expect(withVariable(ENV.oidcIssuerUrl)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
-    expect(withVariable(ENV.oidcClientId)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
+    expect(withVariable(ENV.oidcClientId)).toEqual(['SettingsSignIn', 'SettingsAuthCallback', 'SettingsSignOut']);
+    expect(withVariable(ENV.oidcLogoutUrl)).toEqual(['SettingsSignOut']);
+    // Cognito's /logout on the user pool's own domain, sending back only to a registered sign-out URL.
+    expect(describeValue(environmentOf('SettingsSignOut')[ENV.oidcLogoutUrl], s)).toMatch(/\.auth\..*amazoncognito\.com\/logout$/);
+    const client = resourcesOfType('AWS::Cognito::UserPoolClient')[0]![1].Properties as Record<string, unknown>;
+    expect((client.LogoutURLs as unknown[]).map((url) => describeValue(url, s))).toEqual([expect.stringMatching(/\/settings$/)]);
     expect(withVariable(ENV.freePlanMonthlyPosts)).toEqual(['SettingsAuthCallback']);
     const issuer = describeValue(environmentOf('SettingsSignIn')[ENV.oidcIssuerUrl], s);
     expect(issuer).toContain('cognito-idp.');

@@ -120,4 +120,6 @@ export interface OidcRelyingParty {
   authorizationUrl(checks: AuthorizationChecks): Promise<string>;
   /** Exchanges the code of the callback URL, verifying state, PKCE and the ID token's nonce, issuer, audience and signature. */
   exchange(callbackUrl: URL, checks: AuthorizationChecks): Promise<OidcIdentity>;
+  /** Where the browser ends the provider's own session too, then comes back signed out. */
+  logoutUrl(): string;
 }

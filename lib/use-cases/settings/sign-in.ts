@@ -8,7 +8,8 @@
  *           (issuer + sub) finds its user, or its first sign-in creates the user on the free plan
  *           with a first workspace; a NEW random session id is issued (never one the browser
  *           brought, so a planted cookie cannot become a session).
- * signOut   deletes the server-side session: the cookie is worthless from then on.
+ * signOut   deletes the server-side session (the cookie is worthless from then on) and sends the
+ *           browser through the provider's logout, so the provider's session ends too.
  */
 import { hashCookieSecret, newCookieSecret, newCsrfToken } from '../../domain/session-secret.js';
 import type { User, Workspace } from '../../domain/model.js';
@@ -70,8 +71,14 @@ export class SignIn {
     return { sessionSecret, returnTo: login.returnTo, maxAgeSeconds: SESSION_SECONDS };
   }
 
-  async signOut(sessionKey: string): Promise<void> {
+  /**
+   * Ends our session, and answers where the browser goes next: the provider's logout, which ends
+   * its own session too (Cognito's managed-login cookie would otherwise sign the next person at
+   * this browser straight back in) and sends the browser back to settings, signed out.
+   */
+  async signOut(sessionKey: string): Promise<{ providerLogoutUrl: string }> {
     await this.deps.sessions.deleteSession(sessionKey);
+    return { providerLogoutUrl: this.deps.relyingParty.logoutUrl() };
   }
 
   /** The free plan: an active subscription with the configured allowance, and a first workspace. */
