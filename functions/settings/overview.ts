@@ -1,4 +1,4 @@
-/** GET /settings: the Overview (plan, allowance this cycle, counts of keys, accounts and posts). */
+/** GET /settings: the Overview (plan, allowance this cycle, counts of keys, accounts and posts; sign out of other browsers). */
 import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
 import { DynamoDbApiKeyStore } from '../../lib/store/dynamodb-api-key-store.js';
 import { DynamoDbPostCounter } from '../../lib/store/dynamodb-post-count.js';
@@ -9,7 +9,8 @@ import { signedInHandler } from '../../lib/web/web-handler.js';
 
 let overview: GetOverview | undefined;
 
-export const handler = signedInHandler(async (_request, signedIn) => {
+export const handler = signedInHandler(async (request, signedIn) => {
   overview ??= new GetOverview({ keys: new DynamoDbApiKeyStore(), accounts: new DynamoDbAccountStore(), posts: new DynamoDbPostCounter(), clock: webClock });
-  return { kind: 'page', title: 'Overview', body: overviewPage(await overview.execute(signedIn.caller)) };
+  const ended = /^\d{1,4}$/.test(request.query.otherSessionsEnded ?? '') ? Number(request.query.otherSessionsEnded) : null;
+  return { kind: 'page', title: 'Overview', body: overviewPage(await overview.execute(signedIn.caller), { csrfToken: signedIn.session.csrfToken, otherSessionsEnded: ended }) };
 });

@@ -14,7 +14,7 @@
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
-import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
+import { ACCOUNT_KEY_PREFIX, SESSION_KEY_PREFIX } from '../../lib/store/tables.js';
 import type { BucketAccess, KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
@@ -130,7 +130,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
  * Settings pages (lib/web): every signed-in page reads its session (sessions) and the user
  * (directory); each row adds what its use case touches.
  */
-const SIGNED_IN: FunctionAccess = { tables: { sessions: 'read', directory: 'read' }, settingsBaseUrl: true };
+// Every signed-in page slides its session's idle end (lib/domain/session-rules.ts): an update of
+// the session items only (SESSION#...), never the sign-ins or connects beside them.
+const SIGNED_IN: FunctionAccess = {
+  tables: { sessions: 'readWrite', directory: 'read' },
+  writableKeyPrefixes: { sessions: [SESSION_KEY_PREFIX] },
+  settingsBaseUrl: true,
+};
 
 export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Counts keys and accounts (byOwner), posts (byUser, capped) and reads the allowance counter.
@@ -171,11 +177,11 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsAccounts: SIGNED_IN,
   // Checks the workspace or account, stores the connect attempt (sessions) and builds the
   // platform's authorize URL with the app's client id.
-  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, platformCredentials: true },
+  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, writableKeyPrefixes: {}, platformCredentials: true },
   // Takes the attempt, exchanges the code (client secret), encrypts the tokens for the account and
   // writes account, credentials and connection guard.
-  SettingsConnectXCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
-  SettingsConnectLinkedinCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, platformCredentials: true, tokenKey: 'encrypt' },
+  SettingsConnectXCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, writableKeyPrefixes: {}, platformCredentials: true, tokenKey: 'encrypt' },
+  SettingsConnectLinkedinCallback: { ...SIGNED_IN, tables: { sessions: 'readWrite', directory: 'readWrite' }, writableKeyPrefixes: {}, platformCredentials: true, tokenKey: 'encrypt' },
   // Lists the library (byOwner); thumbnails come from the media URL's origin.
   SettingsMedia: { ...SIGNED_IN, mediaBaseUrl: true },
   // Signs a POST policy for one new object (PutObject is what S3 checks against the signer).

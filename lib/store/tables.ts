@@ -41,7 +41,9 @@
  *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
  *                  | ALLOWANCE#<userId>#<YYYY-MM>  a user's allowance spent in a month: used; TTL attribute expiresAt (all)
  *
- * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt
+ * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt (absolute),
+ *                                                       idleExpiresAt (sliding, 30 min)
+ *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<hash>  a user's sessions (keys only): "sign out of other browsers"
  *                | LOGIN#<sha256 of the login id>       a sign-in under way: OIDC state, nonce, PKCE verifier
  *                | CONNECT#<sha256 of the OAuth state>  an account connect under way: user, session hash,
  *                                                       workspace, PKCE verifier (dynamodb-connect-attempts.ts)
@@ -64,6 +66,9 @@
  *   TTL attribute expiresAt (epoch seconds; requests, codes, tokens). lib/store/dynamodb-oauth-*.ts
  */
 import { ENV } from '../config.js';
+
+/** The partition key prefix of a session item in the sessions table: what a signed-in page may write (its idle end). */
+export const SESSION_KEY_PREFIX = 'SESSION#';
 
 /**
  * The partition key prefix of a connected account's items in the directory (its ACCOUNT and
@@ -171,7 +176,8 @@ export const SESSIONS_TABLE: TableDefinition = {
   name: 'sessions',
   envVar: ENV.sessionsTable,
   partitionKey: 'pk',
-  indexes: [],
+  // "Sign out of every other browser" finds a user's sessions here: the keys are all it needs.
+  indexes: [{ indexName: 'byUser', partitionKey: 'userPk', sortKey: 'userSk', projection: { type: 'KEYS_ONLY' } }],
   ttlAttribute: 'expiresAt',
   // Sessions are short-lived and can be lost (everyone signs in again): no backups needed.
   holdsCustomerData: false,

@@ -98,7 +98,7 @@ describe('settings in a browser', () => {
     expect(await providerSession()).not.toEqual([]);
     const [answer] = await Promise.all([
       page.waitForResponse((response) => response.request().method() === 'POST' && response.url() === `${stack.origin}/settings/sign-out`),
-      page.getByRole('button', { name: 'Sign out' }).click(),
+      page.getByRole('button', { name: 'Sign out', exact: true }).click(),
     ]);
     // The answer renders signed out, never with the session it just ended (no e-mail, no navigation,
     // no Sign out button), and sends the browser on through the provider's logout (Cognito's contract).
