@@ -8,7 +8,7 @@
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, HttpApi, HttpMethod, HttpRoute, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -50,6 +50,27 @@ import { SIGNED_OUT_PATH } from '../../lib/web/oidc-relying-party.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { accessOf } from './function-access.js';
 import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
+
+/**
+ * The routes a caller reaches without an API key, token or session: sign-in, the authorization
+ * server's endpoints and its discovery documents. Each gets UNAUTHENTICATED_THROTTLE on the stage.
+ */
+export const UNAUTHENTICATED_ROUTES: readonly string[] = [
+  'SettingsSignIn',
+  'SettingsAuthCallback',
+  'OAuthAuthorize',
+  'OAuthRegister',
+  'OAuthToken',
+  'ProtectedResourceMetadata',
+  'ProtectedResourceMetadataRoot',
+  'AuthorizationServerMetadata',
+];
+/**
+ * Per route, for all callers together: a person's sign-in or an assistant's connection is a
+ * handful of requests, so 10 a second (600 a minute) is far above real use, and a flood on one
+ * route leaves the stage's 100 a second to everything else.
+ */
+export const UNAUTHENTICATED_THROTTLE = { rateLimit: 10, burstLimit: 20 };
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -216,7 +237,7 @@ export class ApiStack extends Stack {
     });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const throttle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
-    new HttpStage(this, 'DefaultStage', {
+    const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
@@ -276,6 +297,18 @@ export class ApiStack extends Stack {
         integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
       });
     }
+    // The routes anyone may call without a credential get a throttle of their own, so a flood on
+    // one of them is refused by the gateway before it spends the stage's shared limit (which every
+    // API key's and assistant's requests draw on). Each function also counts per client address.
+    // (CfnStage.routeSettings is raw JSON: CloudFormation's own property names.)
+    const stageResource = stage.node.defaultChild as CfnStage;
+    stageResource.routeSettings = Object.fromEntries(
+      [...SETTINGS_ROUTES, ...ASSISTANT_ROUTES]
+        .filter((route) => UNAUTHENTICATED_ROUTES.includes(route.name))
+        .map((route) => [`${route.method} ${route.path}`, { ThrottlingRateLimit: UNAUTHENTICATED_THROTTLE.rateLimit, ThrottlingBurstLimit: UNAUTHENTICATED_THROTTLE.burstLimit }]),
+    );
+    // Route settings name routes: the stage is (re)deployed only once they exist.
+    stage.node.addDependency(...this.api.node.children.filter((child) => child instanceof HttpRoute));
     // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,
     // carries the rate-limit headers and is counted per client address.
     Validations.of(this.api).acknowledge({

@@ -446,6 +446,34 @@ describe('HTTP API', () => {
     expect(props.AccessLogSettings.Format).not.toMatch(/header|authorization/i);
   });
 
+  it('gives every route reachable without a credential a throttle of its own, below the stage\'s shared one', () => {
+    const props = resourcesOfType('AWS::ApiGatewayV2::Stage')[0]![1].Properties as {
+      DefaultRouteSettings: { ThrottlingRateLimit: number };
+      RouteSettings?: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    };
+    const settings = props.RouteSettings ?? {};
+    expect(Object.keys(settings).sort()).toEqual(
+      [
+        'GET /settings/sign-in',
+        'GET /settings/auth/callback',
+        'GET /oauth/authorize',
+        'POST /oauth/register',
+        'POST /oauth/token',
+        'GET /.well-known/oauth-protected-resource/mcp',
+        'GET /.well-known/oauth-protected-resource',
+        'GET /.well-known/oauth-authorization-server',
+      ].sort(),
+    );
+    for (const throttle of Object.values(settings)) {
+      expect(throttle.ThrottlingRateLimit).toBeGreaterThan(0);
+      expect(throttle.ThrottlingRateLimit).toBeLessThan(props.DefaultRouteSettings.ThrottlingRateLimit);
+      expect(throttle.ThrottlingBurstLimit).toBeGreaterThanOrEqual(throttle.ThrottlingRateLimit);
+    }
+    // Each key names a route of the API.
+    const routeKeys = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, route]) => (route.Properties as { RouteKey: string }).RouteKey);
+    for (const key of Object.keys(settings)) expect(routeKeys).toContain(key);
+  });
+
   it('outputs the base URL ending in /api/v1', () => {
     const output = s.apiJson.Outputs?.ApiBaseUrl;
     expect(describeValue(output?.Value, s)).toMatch(/\/api\/v1$/);
