@@ -93,7 +93,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Stores a registered client; registrations are counted per client address.
   OAuthRegister: { tables: { oauth: 'readWrite', counters: 'readWrite' } },
   // Reads a registered client, stores the request waiting for consent.
-  OAuthAuthorize: { tables: { oauth: 'readWrite' }, serviceOrigin: true },
+  // Counts each request (and each metadata-document fetch) per client address before it stores anything.
+  OAuthAuthorize: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Redeems codes and rotates refresh tokens (oauth); token requests are counted per client address.
   OAuthToken: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
@@ -142,7 +143,7 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // Counts keys and accounts (byOwner), posts (byUser, capped) and reads the allowance counter.
   SettingsOverview: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read', counters: 'read' } },
   // Stores the sign-in transaction and sends the browser to the provider (discovery).
-  SettingsSignIn: { tables: { sessions: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
+  SettingsSignIn: { tables: { sessions: 'readWrite', counters: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
   // Takes the transaction, exchanges the code, finds or creates the user (identity, profile,
   // first workspace in one transaction), writes the session.
   SettingsAuthCallback: { tables: { sessions: 'readWrite', directory: 'readWrite' }, settingsBaseUrl: true, oidcClient: true, freePlan: true },

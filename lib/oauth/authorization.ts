@@ -42,7 +42,8 @@ export interface AuthorizationDeps {
 export class Authorization {
   constructor(private readonly deps: AuthorizationDeps) {}
 
-  async begin(query: Record<string, string>): Promise<AuthorizationOutcome> {
+  /** `callerAddress`: the browser's address, which any metadata-document fetch is counted against. */
+  async begin(query: Record<string, string>, callerAddress: string): Promise<AuthorizationOutcome> {
     // RFC 9700 4.11.2: anyone may register any https redirect URI, so a redirect from here is an
     // open redirector unless the request is also valid. Every malformed request is a page; only
     // the person's answer on the consent page goes back to the assistant (access_denied or a code).
@@ -59,7 +60,7 @@ export class Authorization {
     const scopes = parseScopeParameter(query.scope);
     if (scopes === null) throw refused('invalid_scope', `The assistant asked for an unknown scope; it may ask for some of: ${MCP_SCOPES.join(' ')}.`);
 
-    const client = await this.deps.clients.resolveForAuthorization(query.client_id);
+    const client = await this.deps.clients.resolveForAuthorization(query.client_id, callerAddress);
     const redirectUri = query.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
     if (redirectUri === undefined) throw new AuthorizationPageError('The assistant did not say where to send you back (redirect_uri is missing).');
     if (!redirectUriRegistered(client, redirectUri)) {

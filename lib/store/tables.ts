@@ -38,7 +38,9 @@
  *
  * counters    pk = RATE#KEY#<keyId>#<YYYY-MM-DD>   a key's one rate counter per UTC day: dayCount, and
  *                                                 the minute it counts (minuteId ISO minute, minuteCount)
- *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
+ *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  unauthenticated requests per address and minute (failed authentications,
+ *                                                 OAuth register/authorize/token, settings sign-in): requests
+ *                  | RATE#FETCH#<ip>#<YYYY-MM-DDTHH:MM> metadata-document fetches an address caused per minute: requests
  *                  | ALLOWANCE#<userId>#<YYYY-MM>  a user's allowance spent in a month: used; TTL attribute expiresAt (all)
  *
  * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt (absolute),

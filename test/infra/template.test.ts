@@ -75,7 +75,7 @@ const EXPECTED: Record<string, string[]> = {
   Sweeper: ['table:posts:readWrite', 'send:publish', 'send:deletion', 'attributes:publish'],
   // Settings pages: every signed-in page reads its session and the user.
   SettingsOverview: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
-  SettingsSignIn: ['table:sessions:readWrite'],
+  SettingsSignIn: ['table:sessions:readWrite', 'table:counters:readWrite'],
   SettingsAuthCallback: ['table:sessions:readWrite', 'table:directory:readWrite'],
   SettingsSignOut: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsStatic: [],
@@ -112,7 +112,7 @@ const EXPECTED: Record<string, string[]> = {
   ProtectedResourceMetadata: [],
   AuthorizationServerMetadata: [],
   OAuthRegister: ['table:oauth:readWrite', 'table:counters:readWrite'],
-  OAuthAuthorize: ['table:oauth:readWrite'],
+  OAuthAuthorize: ['table:oauth:readWrite', 'table:counters:readWrite'],
   OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
   // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
   SettingsAccounts: ['table:sessions:readWrite', 'table:directory:read'],

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../../local/free-port.js';
 import { consentFlow } from '../support/direct-consent.js';
-import { sendFrom } from '../support/http.js';
+import { freshSourceAddress, sendFrom } from '../support/http.js';
 import { mcpCall, tokenRequest, toolsList } from '../support/mcp-http.js';
 import { provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -219,12 +219,14 @@ describe('token endpoint', () => {
   });
 });
 
+// Each fetch of a metadata document counts against the caller's address (METADATA_FETCHES_PER_MINUTE):
+// these requests come from addresses of their own.
 describe('client ID metadata documents', () => {
   it('uses the document at the client_id URL: its name is what the person is shown, and its code exchanges', async () => {
     const clientId = `${documentsOrigin}/assistant/client.json`;
     served.set('/assistant/client.json', [200, 'application/json', JSON.stringify({ client_id: clientId, client_name: 'Doc Assistant', redirect_uris: [REDIRECT] })]);
     const { verifier, challenge } = pkce();
-    const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, challenge)) });
+    const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, challenge)) });
     expect(response.status).toBe(302);
     const requestId = new URL(response.headers.location ?? '', stack.origin).searchParams.get('request') ?? '';
     const flow = consentFlow(stack.origin);
@@ -244,7 +246,7 @@ describe('client ID metadata documents', () => {
   it('keeps a client_uri for the consent page only on the client id\'s own origin', async () => {
     const { challenge } = pkce();
     const shown = async (clientId: string): Promise<string | null> => {
-      const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, challenge)) });
+      const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, challenge)) });
       expect(response.status).toBe(302);
       const requestId = new URL(response.headers.location ?? '', stack.origin).searchParams.get('request') ?? '';
       return (await consentFlow(stack.origin).show(requestId, user.userId)).clientUri;
@@ -269,14 +271,14 @@ describe('client ID metadata documents', () => {
   ])('refuses %s with a page', async (_label, path, status, type, body) => {
     if (status !== 0) served.set(path, [status, type, body]);
     const clientId = `${documentsOrigin}${path}`;
-    const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
+    const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
     expect(response.status).toBe(400);
     expect(response.headers.location).toBeUndefined();
   });
 
   it('never fetches from private addresses, even over https', async () => {
     for (const clientId of ['https://10.0.0.1/client.json', 'https://169.254.169.254/latest/meta-data.json', 'https://[::1]/c.json']) {
-      const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
+      const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
       expect(response.status).toBe(400);
       expect(response.text).toContain('not a public address');
     }
