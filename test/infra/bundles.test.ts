@@ -48,17 +48,23 @@ function bundleDirectory(name: string): string {
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
   // DynamoDB only; the function's own code is what passes 250 kB.
-  SettingsOverview: 260_000, // 250.1 kB
-  SettingsAssistantConsentAnswer: 265_000, // 253.9 kB
-  SettingsAssistantConsent: 265_000, // 255.6 kB
+  SettingsOverview: 260_000, // 252.4 kB
+  // The session's sliding idle end (lib/domain/session-rules.ts) put these 0.2-0.9 kB over.
+  SettingsWorkspaces: 258_000, // 250.5 kB
+  SettingsCreateWorkspace: 258_000, // 250.5 kB
+  SettingsRenameWorkspace: 258_000, // 250.9 kB
+  SettingsMediaUpload: 258_000, // 250.5 kB
+  // The authorization server's wiring, with the per-address fetch limiter (counters table).
+  SettingsAssistantConsentAnswer: 270_000, // 261.7 kB
+  SettingsAssistantConsent: 272_000, // 263.4 kB
   ListAccounts: 270_000, // 257.7 kB
   GetPost: 275_000, // 264.7 kB
   // DynamoDB, and the media bucket through signed requests (lib/store/s3-signed-requests.ts, no S3 client).
   SettingsMedia: 260_000, // 250.3 kB
-  // DynamoDB and openid-client (oauth4webapi, 20 kB).
-  SettingsSignIn: 270_000, // 260.4 kB
-  SettingsAuthCallback: 270_000, // 260.9 kB
-  SettingsSignOut: 280_000, // 268.1 kB
+  // DynamoDB and openid-client (oauth4webapi, 20 kB); sign-in also counts requests per address.
+  SettingsSignIn: 278_000, // 269.7 kB
+  SettingsAuthCallback: 272_000, // 264.4 kB
+  SettingsSignOut: 280_000, // 271.1 kB
   // A second and third SDK client (SQS, Scheduler, KMS, Secrets Manager: 14-28 kB each).
   Sweeper: 290_000, // 277.4 kB
   SettingsAccounts: 290_000, // 279.7 kB
