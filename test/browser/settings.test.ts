@@ -96,17 +96,24 @@ describe('settings in a browser', () => {
     const providerOrigin = new URL(stack.env.OIDC_ISSUER_URL ?? '').origin;
     const providerSession = () => context.cookies(providerOrigin).then((all) => all.filter((cookie) => cookie.name.startsWith('_session')).map((cookie) => cookie.value));
     expect(await providerSession()).not.toEqual([]);
-    const [answer] = await Promise.all([
-      page.waitForResponse((response) => response.request().method() === 'POST' && response.url() === `${stack.origin}/settings/sign-out`),
-      page.getByRole('button', { name: 'Sign out', exact: true }).click(),
-    ]);
+    // The answer is read as it passes (its Refresh navigates away at once, taking its body with it).
+    const signOut = `${stack.origin}/settings/sign-out`;
+    let answered = '';
+    let refresh = '';
+    await page.route(signOut, async (route) => {
+      const response = await route.fetch();
+      answered = await response.text();
+      refresh = response.headers().refresh ?? '';
+      await route.fulfill({ response, body: answered });
+    });
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     // The answer renders signed out, never with the session it just ended (no e-mail, no navigation,
     // no Sign out button), and sends the browser on through the provider's logout (Cognito's contract).
-    const answered = await answer.text();
-    expect(answered).toContain('You are signed out');
+    await expect.poll(() => answered, { timeout: 15_000 }).toContain('You are signed out');
+    await page.unroute(signOut);
     expect(answered).not.toContain('ada@example.com');
     expect(answered).not.toContain('/settings/sign-out');
-    expect(answer.headers().refresh).toBe(`0; url=${providerOrigin}/logout?client_id=settings-local&logout_uri=${encodeURIComponent(`${stack.origin}/settings`)}`);
+    expect(refresh).toBe(`0; url=${providerOrigin}/logout?client_id=settings-local&logout_uri=${encodeURIComponent(`${stack.origin}/settings`)}`);
     // The provider's session ends too, and the browser comes back to settings, which asks for a sign-in.
     await page.waitForURL(/\/interaction\/[^/]+$/);
     expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
