@@ -94,6 +94,11 @@ export const ENV = {
   /** Settings sign-in: the OpenID Connect issuer (discovered) and this app's client id (public client, PKCE). */
   oidcIssuerUrl: 'OIDC_ISSUER_URL',
   oidcClientId: 'OIDC_CLIENT_ID',
+  /**
+   * Settings sign-out: the provider's logout endpoint, with Cognito's contract (`client_id` and a
+   * registered `logout_uri`): the Cognito domain's /logout on AWS, the local provider's /logout here.
+   */
+  oidcLogoutUrl: 'OIDC_LOGOUT_URL',
   /** Plan allowance (posts per month) of a user created by their first sign-in: the free plan. */
   freePlanMonthlyPosts: 'FREE_PLAN_MONTHLY_POSTS',
   /** Publish worker: seconds a claim holds a post before another worker may take it over (15 by default; tests shorten it). */

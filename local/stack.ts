@@ -23,6 +23,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENV } from '../lib/config.js';
+import { SIGNED_OUT_PATH } from '../lib/web/oidc-relying-party.js';
 import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
 import { TABLES } from '../lib/store/tables.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../lib/use-cases/settings/sign-in.js';
@@ -320,11 +321,12 @@ export async function startStackServices(options: StackServicesOptions): Promise
     const oidc = await startLocalOidcProvider({
       accountsFile: join(dataDir, 'oidc-accounts.json'),
       redirectUris: [`${api.origin}/settings/auth/callback`],
+      signedOutUris: [`${api.origin}${SIGNED_OUT_PATH}`],
       ...(options.oidcPort === undefined ? {} : { port: options.oidcPort }),
       log: (message, error) => log(`oidc: ${message}`, error),
     });
     stops.push(() => oidc.stop());
-    env.set({ [ENV.oidcIssuerUrl]: oidc.issuer, [ENV.oidcClientId]: oidc.clientId });
+    env.set({ [ENV.oidcIssuerUrl]: oidc.issuer, [ENV.oidcClientId]: oidc.clientId, [ENV.oidcLogoutUrl]: `${oidc.issuer}/logout` });
 
     const consumers = availableConsumers(QUEUE_CONSUMERS, options.consumers ?? false);
     if (consumers.length > 0) {

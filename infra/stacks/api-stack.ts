@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { DomainName, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
-import type { DomainMappingOptions } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { CfnStage, DomainMappingOptions } from 'aws-cdk-lib/aws-apigatewayv2';
+import { DomainName, HttpApi, HttpMethod, HttpRoute, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -57,11 +57,33 @@ import { METRICS_NAMESPACE, REPO_ROOT, SERVICE_NAME, ServiceFunction } from '../
 import { SettingsSignIn } from '../constructs/settings-sign-in.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
 import { API_REFERENCE_DIR, buildApiReference } from '../../web/api-reference/build.js';
+import { SIGNED_OUT_PATH } from '../../lib/web/oidc-relying-party.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { alarmNotificationSetting, customDomainSetting, DeploySettingError, SETTINGS } from './deploy-settings.js';
 import type { AlarmNotificationSetting, CustomDomainSetting } from './deploy-settings.js';
 import { accessOf } from './function-access.js';
 import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
+
+/**
+ * The routes a caller reaches without an API key, token or session: sign-in, the authorization
+ * server's endpoints and its discovery documents. Each gets UNAUTHENTICATED_THROTTLE on the stage.
+ */
+export const UNAUTHENTICATED_ROUTES: readonly string[] = [
+  'SettingsSignIn',
+  'SettingsAuthCallback',
+  'OAuthAuthorize',
+  'OAuthRegister',
+  'OAuthToken',
+  'ProtectedResourceMetadata',
+  'ProtectedResourceMetadataRoot',
+  'AuthorizationServerMetadata',
+];
+/**
+ * Per route, for all callers together: a person's sign-in or an assistant's connection is a
+ * handful of requests, so 10 a second (600 a minute) is far above real use, and a flood on one
+ * route leaves the stage's 100 a second to everything else.
+ */
+export const UNAUTHENTICATED_THROTTLE = { rateLimit: 10, burstLimit: 20 };
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -262,7 +284,7 @@ export class ApiStack extends Stack {
     this.origin = customDomain ? `https://${customDomain.domainName}` : this.api.apiEndpoint;
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const throttle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
-    new HttpStage(this, 'DefaultStage', {
+    const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
@@ -284,7 +306,7 @@ export class ApiStack extends Stack {
     this.settingsSignIn = new SettingsSignIn(this, 'SettingsAppClient', {
       pool: data.settingsUsers,
       callbackUrl: `${settingsOrigin}/settings/auth/callback`,
-      signedOutUrl: `${settingsOrigin}/settings`,
+      signedOutUrl: `${settingsOrigin}${SIGNED_OUT_PATH}`,
     });
     for (const route of SETTINGS_ROUTES) {
       const fn = build(route.name, route.entry, `${route.method} ${route.path}`);
@@ -292,6 +314,10 @@ export class ApiStack extends Stack {
       if (access.settingsBaseUrl) bindValue(fn, ENV.settingsBaseUrl, settingsOrigin);
       if (access.oidcClient) {
         bindValue(fn, ENV.oidcIssuerUrl, this.settingsSignIn.issuerUrl);
+        bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
+      }
+      if (access.oidcLogout) {
+        bindValue(fn, ENV.oidcLogoutUrl, `${this.settingsSignIn.domain.baseUrl()}/logout`);
         bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
       }
       if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));
@@ -330,6 +356,18 @@ export class ApiStack extends Stack {
         integration: new HttpLambdaIntegration(`${route.name}Integration`, referenceFunction),
       });
     }
+    // The routes anyone may call without a credential get a throttle of their own, so a flood on
+    // one of them is refused by the gateway before it spends the stage's shared limit (which every
+    // API key's and assistant's requests draw on). Each function also counts per client address.
+    // (CfnStage.routeSettings is raw JSON: CloudFormation's own property names.)
+    const stageResource = stage.node.defaultChild as CfnStage;
+    stageResource.routeSettings = Object.fromEntries(
+      [...SETTINGS_ROUTES, ...ASSISTANT_ROUTES]
+        .filter((route) => UNAUTHENTICATED_ROUTES.includes(route.name))
+        .map((route) => [`${route.method} ${route.path}`, { ThrottlingRateLimit: UNAUTHENTICATED_THROTTLE.rateLimit, ThrottlingBurstLimit: UNAUTHENTICATED_THROTTLE.burstLimit }]),
+    );
+    // Route settings name routes: the stage is (re)deployed only once they exist.
+    stage.node.addDependency(...this.api.node.children.filter((child) => child instanceof HttpRoute));
     // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,
     // carries the rate-limit headers and is counted per client address.
     Validations.of(this.api).acknowledge({

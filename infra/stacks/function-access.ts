@@ -14,7 +14,7 @@
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
-import { ACCOUNT_KEY_PREFIX, ALLOWANCE_KEY_PREFIX, DIRECTORY_KEY_PREFIXES as KEYS } from '../../lib/store/tables.js';
+import { ACCOUNT_KEY_PREFIX, ALLOWANCE_KEY_PREFIX, CONNECT_KEY_PREFIX, DIRECTORY_KEY_PREFIXES as KEYS, SESSION_KEY_PREFIX } from '../../lib/store/tables.js';
 import type { BucketAccess, KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
@@ -49,6 +49,8 @@ export interface FunctionAccess {
   settingsBaseUrl?: boolean;
   /** Settings sign-in: the OpenID issuer (Cognito user pool) and the app client id. */
   oidcClient?: boolean;
+  /** Settings sign-out: the Cognito domain's /logout endpoint and the app client id. */
+  oidcLogout?: boolean;
   /** The free plan's monthly allowance, given at a user's first sign-in. */
   freePlan?: boolean;
   /** Knows the service's public origin (the assistant server's resource, issuer and metadata URLs). */
@@ -121,7 +123,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Stores a registered client; registrations are counted per client address.
   OAuthRegister: { tables: { oauth: 'readWrite', counters: 'readWrite' } },
   // Reads a registered client, stores the request waiting for consent.
-  OAuthAuthorize: { tables: { oauth: 'readWrite' }, serviceOrigin: true },
+  // Counts each request (and each metadata-document fetch) per client address before it stores anything.
+  OAuthAuthorize: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Redeems codes and rotates refresh tokens (oauth); token requests are counted per client address.
   OAuthToken: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
@@ -160,13 +163,22 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
  * Settings pages (lib/web): every signed-in page reads its session (sessions) and the user
  * (directory); each row adds what its use case touches.
  */
-const SIGNED_IN: FunctionAccess = { tables: { sessions: 'read', directory: 'read' }, settingsBaseUrl: true };
+// Every signed-in page slides its session's idle end (lib/domain/session-rules.ts): an update of
+// the session items only (SESSION#...), never the sign-ins or connects beside them.
+/** A connect writes its attempt (CONNECT#) beside the session it refreshes (SESSION#). */
+const CONNECTING = [SESSION_KEY_PREFIX, CONNECT_KEY_PREFIX];
+
+const SIGNED_IN: FunctionAccess = {
+  tables: { sessions: 'readWrite', directory: 'read' },
+  writableKeyPrefixes: { sessions: [SESSION_KEY_PREFIX] },
+  settingsBaseUrl: true,
+};
 
 export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Counts keys and accounts (byOwner), posts (byUser, capped) and reads the allowance counter.
   SettingsOverview: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read', counters: 'read' } },
   // Stores the sign-in transaction and sends the browser to the provider (discovery).
-  SettingsSignIn: { tables: { sessions: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
+  SettingsSignIn: { tables: { sessions: 'readWrite', counters: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
   // Takes the transaction, exchanges the code, finds or creates the user (identity, profile,
   // first workspace in one transaction), writes the session.
   SettingsAuthCallback: {
@@ -176,26 +188,27 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
     oidcClient: true,
     freePlan: true,
   },
-  SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' } },
+  // Deletes the session, then sends the browser through Cognito's /logout (its managed-login session ends too).
+  SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, oidcLogout: true },
   // Serves web/static, copied beside the bundle: no data at all.
   SettingsStatic: { tables: {} },
   // Lists keys (byOwner) and their last use (counters).
   SettingsKeys: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
   // The key, and the count of active keys on the user's profile (the cap, in the same transaction).
-  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
+  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.apiKey, KEYS.user] } },
   SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
-  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
+  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.apiKey, KEYS.user] } },
   // Lists workspaces (owner's partition) and accounts (byOwner).
   SettingsWorkspaces: { ...SIGNED_IN },
   // The workspace's two items and the user's list of workspaces (the cap).
-  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.user, KEYS.workspace] } },
-  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.user, KEYS.workspace] } },
+  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.user, KEYS.workspace] } },
+  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.user, KEYS.workspace] } },
   SettingsDisconnectAccountConfirm: { ...SIGNED_IN },
   // Deletes the account and its CREDENTIALS item (tokens) in one transaction.
   SettingsDisconnectAccount: {
     ...SIGNED_IN,
     tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.account, KEYS.connection] },
   },
   // The API's list use case: posts (byUser / byUserStatus) and the cursor signing key.
   SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
@@ -217,20 +230,20 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsAccounts: SIGNED_IN,
   // Checks the workspace or account, stores the connect attempt (sessions) and builds the
   // platform's authorize URL with the app's client id: the ids alone, never the client secrets.
-  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, platformClientIds: true },
+  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, writableKeyPrefixes: { sessions: CONNECTING }, platformClientIds: true },
   // Takes the attempt, exchanges the code (client secret), encrypts the tokens for the account and
   // writes account, credentials and connection guard.
   SettingsConnectXCallback: {
     ...SIGNED_IN,
     tables: { sessions: 'readWrite', directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    writableKeyPrefixes: { sessions: CONNECTING, directory: [KEYS.account, KEYS.connection] },
     platformCredentials: true,
     tokenKey: 'encrypt',
   },
   SettingsConnectLinkedinCallback: {
     ...SIGNED_IN,
     tables: { sessions: 'readWrite', directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    writableKeyPrefixes: { sessions: CONNECTING, directory: [KEYS.account, KEYS.connection] },
     platformCredentials: true,
     tokenKey: 'encrypt',
   },
@@ -246,7 +259,7 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsMediaRegister: {
     ...SIGNED_IN,
     tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media, KEYS.user] },
     mediaObjects: ['read', 'delete', 'existence', 'moveIn'],
     mediaBaseUrl: true,
   },
@@ -254,7 +267,7 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsMediaDelete: {
     ...SIGNED_IN,
     tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media, KEYS.user] },
     mediaObjects: 'delete',
   },
 };

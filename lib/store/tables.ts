@@ -38,10 +38,14 @@
  *
  * counters    pk = RATE#KEY#<keyId>#<YYYY-MM-DD>   a key's one rate counter per UTC day: dayCount, and
  *                                                 the minute it counts (minuteId ISO minute, minuteCount)
- *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
+ *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  unauthenticated requests per address and minute (failed authentications,
+ *                                                 OAuth register/authorize/token, settings sign-in): requests
+ *                  | RATE#FETCH#<ip>#<YYYY-MM-DDTHH:MM> metadata-document fetches an address caused per minute: requests
  *                  | ALLOWANCE#<userId>#<YYYY-MM>  a user's allowance spent in a month: used; TTL attribute expiresAt (all)
  *
- * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt
+ * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt (absolute),
+ *                                                       idleExpiresAt (sliding, 30 min)
+ *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<hash>  a user's sessions (keys only): "sign out of other browsers"
  *                | LOGIN#<sha256 of the login id>       a sign-in under way: OIDC state, nonce, PKCE verifier
  *                | CONNECT#<sha256 of the OAuth state>  an account connect under way: user, session hash,
  *                                                       workspace, PKCE verifier (dynamodb-connect-attempts.ts)
@@ -57,13 +61,19 @@
  *
  * oauth       pk = CLIENT#<clientId>        an assistant registered by dynamic registration (RFC 7591)
  *                | REQUEST#<requestId>      an authorization request waiting for the person's consent (10 min)
- *                | CODE#<sha256(code)>      an authorization code, deleted by its one exchange (10 min)
+ *                | CODE#<sha256(code)>      an authorization code (10 min); its one exchange marks it used (redeemedGrantId) and keeps it a day, so a second exchange revokes that grant
  *                | GRANT#<grantId>          what a person let an assistant do (scopes), revocable in settings
  *                | TOKEN#<sha256(token)>    an access (1 h) or refresh (30 days) token of a grant
  *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<grantId>   the Assistants page (grants only)
  *   TTL attribute expiresAt (epoch seconds; requests, codes, tokens). lib/store/dynamodb-oauth-*.ts
  */
 import { ENV } from '../config.js';
+
+/** The partition key prefix of a session item in the sessions table: what a signed-in page may write (its idle end). */
+export const SESSION_KEY_PREFIX = 'SESSION#';
+
+/** The key prefix of an account connect under way in the sessions table (dynamodb-connect-attempts.ts). */
+export const CONNECT_KEY_PREFIX = 'CONNECT#';
 
 /**
  * The partition key prefix of a connected account's items in the directory (its ACCOUNT and
@@ -190,7 +200,8 @@ export const SESSIONS_TABLE: TableDefinition = {
   name: 'sessions',
   envVar: ENV.sessionsTable,
   partitionKey: 'pk',
-  indexes: [],
+  // "Sign out of every other browser" finds a user's sessions here: the keys are all it needs.
+  indexes: [{ indexName: 'byUser', partitionKey: 'userPk', sortKey: 'userSk', projection: { type: 'KEYS_ONLY' } }],
   ttlAttribute: 'expiresAt',
   // Sessions are short-lived and can be lost (everyone signs in again): no backups needed.
   holdsCustomerData: false,

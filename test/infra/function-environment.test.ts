@@ -451,7 +451,7 @@ describe('every settings function, on its template environment alone', () => {
     cookie = newCookieSecret();
     csrf = newCookieSecret();
     const sessions = new DynamoDbSessionStore({ tableName: stack.tables.sessions });
-    await sessions.putSession(hashCookieSecret(cookie), { userId: user.userId, csrfToken: csrf, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000) });
+    await sessions.putSession(hashCookieSecret(cookie), { userId: user.userId, csrfToken: csrf, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000), idleExpiresAt: new Date(Date.now() + 1_800_000) });
   });
 
   it('SettingsSignIn sends the browser to the OpenID provider with PKCE', async () => {

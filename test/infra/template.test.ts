@@ -36,7 +36,7 @@ const ALL_FUNCTIONS = [
 ];
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
-const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts, ENV.xClientId, ENV.linkedinClientId] as string[];
+const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.oidcLogoutUrl, ENV.freePlanMonthlyPosts, ENV.xClientId, ENV.linkedinClientId] as string[];
 
 /**
  * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
@@ -92,29 +92,29 @@ const EXPECTED: Record<string, string[]> = {
   ],
   Sweeper: ['table:posts:readWrite', 'send:publish', 'send:deletion', 'attributes:publish'],
   // Settings pages: every signed-in page reads its session and the user.
-  SettingsOverview: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
-  SettingsSignIn: ['table:sessions:readWrite'],
+  SettingsOverview: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
+  SettingsSignIn: ['table:sessions:readWrite', 'table:counters:readWrite'],
   SettingsAuthCallback: ['table:sessions:readWrite', 'table:directory:readWrite'],
   SettingsSignOut: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsStatic: [],
-  SettingsKeys: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
-  SettingsCreateKey: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsRevokeKeyConfirm: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
-  SettingsRevokeKey: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsWorkspaces: ['table:sessions:read', 'table:directory:read'],
-  SettingsCreateWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsRenameWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsDisconnectAccountConfirm: ['table:sessions:read', 'table:directory:read'],
-  SettingsDisconnectAccount: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsPosts: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
-  SettingsCancelPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
+  SettingsKeys: ['table:sessions:readWrite', 'table:directory:read', 'table:counters:read'],
+  SettingsCreateKey: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsRevokeKeyConfirm: ['table:sessions:readWrite', 'table:directory:read', 'table:counters:read'],
+  SettingsRevokeKey: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsWorkspaces: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsCreateWorkspace: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsRenameWorkspace: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsDisconnectAccountConfirm: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsDisconnectAccount: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsPosts: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
+  SettingsCancelPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
   // The API's publish and retry without Idempotency-Key: no idempotency table.
-  SettingsSendPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
-  SettingsRetryPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
-  SettingsAssistantConsent: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
-  SettingsAssistantConsentAnswer: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
-  SettingsAssistants: ['table:sessions:read', 'table:directory:read', 'table:oauth:read'],
-  SettingsRevokeAssistant: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsSendPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  SettingsRetryPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  SettingsAssistantConsent: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistantConsentAnswer: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistants: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:read'],
+  SettingsRevokeAssistant: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
   // The MCP tools run the API's use cases: the union of CreatePosts, ListPosts, GetPost, DeletePost
   // and ListAccounts, plus reading tokens and grants.
   Mcp: [
@@ -134,21 +134,21 @@ const EXPECTED: Record<string, string[]> = {
   ApiReference: [],
   AuthorizationServerMetadata: [],
   OAuthRegister: ['table:oauth:readWrite', 'table:counters:readWrite'],
-  OAuthAuthorize: ['table:oauth:readWrite'],
+  OAuthAuthorize: ['table:oauth:readWrite', 'table:counters:readWrite'],
   OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
   // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
-  SettingsAccounts: ['table:sessions:read', 'table:directory:read'],
+  SettingsAccounts: ['table:sessions:readWrite', 'table:directory:read'],
   // Only builds the authorize URL: the client ids (plain values), never the secret with the client secrets.
   SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   SettingsConnectLinkedinCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   // The media library: presigning needs PutObject (S3 checks the signer's right when the browser
   // posts), under incoming/ only; registering moves a checked upload out of it (copy: PutObject).
-  SettingsMedia: ['table:sessions:read', 'table:directory:read'],
-  SettingsMediaUpload: ['table:sessions:read', 'table:directory:read', 'objects:media:presign'],
-  SettingsMediaUploaded: ['table:sessions:read', 'table:directory:read'],
-  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
-  SettingsMediaDelete: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:delete'],
+  SettingsMedia: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsMediaUpload: ['table:sessions:readWrite', 'table:directory:read', 'objects:media:presign'],
+  SettingsMediaUploaded: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsMediaRegister: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
+  SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:delete'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
@@ -343,11 +343,16 @@ describe('environment', () => {
     expect(actual).toEqual(expectedEnvironment(name));
   });
 
-  it('gives the settings origin to every signed-in page, and the OIDC client only to sign-in and its callback', () => {
+  it('gives the settings origin to every signed-in page, the OIDC client only to sign-in and its callback, and the logout endpoint only to sign-out', () => {
     const withVariable = (variable: string) => ALL_FUNCTIONS.filter((name) => variable in environmentOf(name));
     expect(withVariable(ENV.settingsBaseUrl)).toEqual(SETTINGS_ROUTES.map((r) => r.name).filter((name) => name !== 'SettingsStatic'));
     expect(withVariable(ENV.oidcIssuerUrl)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
-    expect(withVariable(ENV.oidcClientId)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
+    expect(withVariable(ENV.oidcClientId)).toEqual(['SettingsSignIn', 'SettingsAuthCallback', 'SettingsSignOut']);
+    expect(withVariable(ENV.oidcLogoutUrl)).toEqual(['SettingsSignOut']);
+    // Cognito's /logout on the user pool's own domain, sending back only to a registered sign-out URL.
+    expect(describeValue(environmentOf('SettingsSignOut')[ENV.oidcLogoutUrl], s)).toMatch(/\.auth\..*amazoncognito\.com\/logout$/);
+    const client = resourcesOfType('AWS::Cognito::UserPoolClient')[0]![1].Properties as Record<string, unknown>;
+    expect((client.LogoutURLs as unknown[]).map((url) => describeValue(url, s))).toEqual([expect.stringMatching(/\/settings$/)]);
     expect(withVariable(ENV.freePlanMonthlyPosts)).toEqual(['SettingsAuthCallback']);
     const issuer = describeValue(environmentOf('SettingsSignIn')[ENV.oidcIssuerUrl], s);
     expect(issuer).toContain('cognito-idp.');
@@ -467,6 +472,34 @@ describe('HTTP API', () => {
     const format = JSON.parse(props.AccessLogSettings.Format) as Record<string, string>;
     expect(format.requestId).toBe('$context.requestId');
     expect(props.AccessLogSettings.Format).not.toMatch(/header|authorization/i);
+  });
+
+  it('gives every route reachable without a credential a throttle of its own, below the stage\'s shared one', () => {
+    const props = resourcesOfType('AWS::ApiGatewayV2::Stage')[0]![1].Properties as {
+      DefaultRouteSettings: { ThrottlingRateLimit: number };
+      RouteSettings?: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    };
+    const settings = props.RouteSettings ?? {};
+    expect(Object.keys(settings).sort()).toEqual(
+      [
+        'GET /settings/sign-in',
+        'GET /settings/auth/callback',
+        'GET /oauth/authorize',
+        'POST /oauth/register',
+        'POST /oauth/token',
+        'GET /.well-known/oauth-protected-resource/mcp',
+        'GET /.well-known/oauth-protected-resource',
+        'GET /.well-known/oauth-authorization-server',
+      ].sort(),
+    );
+    for (const throttle of Object.values(settings)) {
+      expect(throttle.ThrottlingRateLimit).toBeGreaterThan(0);
+      expect(throttle.ThrottlingRateLimit).toBeLessThan(props.DefaultRouteSettings.ThrottlingRateLimit);
+      expect(throttle.ThrottlingBurstLimit).toBeGreaterThanOrEqual(throttle.ThrottlingRateLimit);
+    }
+    // Each key names a route of the API.
+    const routeKeys = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, route]) => (route.Properties as { RouteKey: string }).RouteKey);
+    for (const key of Object.keys(settings)) expect(routeKeys).toContain(key);
   });
 
   it('outputs the base URL ending in /api/v1', () => {
