@@ -7,7 +7,7 @@ import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, Validations } f
 import type { StackProps } from 'aws-cdk-lib';
 import { AllowedMethods, CachePolicy, Distribution, HttpVersion, PriceClass, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -16,7 +16,7 @@ import { TABLES } from '../../lib/store/tables.js';
 import type { TableDefinition } from '../../lib/store/tables.js';
 
 /** The logical names of lib/store/tables.ts TABLES (checked at synthesis: a new table must be named here). */
-export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions', 'oauth'] as const;
+export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions', 'oauth', 'webhooks'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 function isTableName(name: string): name is TableName {
@@ -58,6 +58,8 @@ export class DataStack extends Stack {
         encryption: TableEncryption.DEFAULT,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         ...(definition.ttlAttribute ? { timeToLiveAttribute: definition.ttlAttribute } : {}),
+        // The webhook router's source (an in-place update on a deployed table, no replacement).
+        ...(definition.stream ? { stream: StreamViewType[definition.stream] } : {}),
         deletionProtection: definition.holdsCustomerData,
         // Idempotency records are 24-hour replay memory, not customer data: they go with the stack.
         removalPolicy: definition.holdsCustomerData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,

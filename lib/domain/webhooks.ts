@@ -5,7 +5,6 @@
  * outbound request are adapters (lib/egress, lib/store/dynamodb-webhook-store.ts).
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { ApiError } from './errors.js';
 import { randomToken } from './ids.js';
 import type { Account, Post } from './model.js';
@@ -116,10 +115,10 @@ function invalidUrl(why: string): ApiError {
 
 /**
  * The URL's form: https (http only to 127.0.0.1 where allowed), at most 2,048 characters, no
- * user name or password, no fragment. Whether its host resolves to public addresses is checked
- * by the caller (an adapter resolves it); an address literal is checked here.
+ * user name or password, no fragment. Whether its host (name or address literal) is public is
+ * the caller's next check (an adapter resolves it), unless this says `loopback`.
  */
-export function checkWebhookUrl(value: unknown, rules: UrlRules, isPublicAddress: (address: string) => boolean): URL {
+export function checkWebhookUrl(value: unknown, rules: UrlRules): { url: URL; loopback: boolean } {
   if (typeof value !== 'string' || value.length === 0) throw invalidUrl('is required and must be a string');
   if (value.length > MAX_WEBHOOK_URL_LENGTH) throw invalidUrl(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let url: URL;
@@ -130,16 +129,19 @@ export function checkWebhookUrl(value: unknown, rules: UrlRules, isPublicAddress
   }
   if (url.username !== '' || url.password !== '') throw invalidUrl('must not carry a user name or password');
   if (url.hash !== '') throw invalidUrl('must not have a fragment');
-  const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (url.protocol === 'http:') {
-    if (rules.allowLoopbackHttp && literal === '127.0.0.1') return url;
+    if (rules.allowLoopbackHttp && url.hostname === '127.0.0.1') return { url, loopback: true };
     throw invalidUrl('must use https (plain http is not accepted)');
   }
   if (url.protocol !== 'https:') throw invalidUrl('must use https');
-  if (isIP(literal) !== 0 && !isPublicAddress(literal)) {
-    throw invalidUrl(`points to ${literal}, which is not a public address (private, loopback, link-local and metadata addresses are refused)`);
-  }
-  return url;
+  return { url, loopback: false };
+}
+
+/** The 400 for a host that does not resolve to public addresses only. */
+export function unreachableUrl(host: string, verdict: 'not_public' | 'unresolved'): ApiError {
+  return verdict === 'unresolved'
+    ? invalidUrl(`has a host (${host.slice(0, 255)}) that does not resolve`)
+    : invalidUrl(`resolves to an address that is not public (private, loopback, link-local and metadata addresses are refused): ${host.slice(0, 255)}`);
 }
 
 export function checkEnabledEvents(value: unknown): string[] {

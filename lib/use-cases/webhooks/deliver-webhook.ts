@@ -1,0 +1,137 @@
+/**
+ * The delivery worker's use case: one attempt of one delivery (beyond-v1.md "Delivery").
+ *
+ * - Signed by Standard Webhooks with every active secret (the current one, and a rotated one
+ *   within its 24 h overlap); `webhook-id` is the event id, the same on every attempt.
+ * - Any 2xx succeeds; 410 disables the endpoint at once; anything else (other statuses, a timeout,
+ *   a refused address or connection) is tried again on the schedule of lib/domain/webhooks.ts, and
+ *   an endpoint whose deliveries have all failed for 3 days is disabled with a reason.
+ * - Bounded per endpoint: an attempt first takes one of its endpoint's few in-flight slots (a
+ *   leased item). When they are all held (the endpoint is slow or dead and already occupies its
+ *   share of workers), the delivery is put back on the queue for a few seconds, costing no attempt,
+ *   and the worker is free for other customers' deliveries.
+ * - SQS delays a message by 15 minutes at most, so a later retry is sent with the longest delay
+ *   and `notBefore`; a message received before its time is sent again (chained), costing no attempt.
+ * - A deleted or disabled endpoint receives nothing more; a message for an attempt already made
+ *   (a duplicate) is dropped.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  activeSecrets,
+  classifyAnswer,
+  ENDPOINT_SLOT_LEASE_MS,
+  retryDelayMs,
+  shouldDisableForFailures,
+  signedHeaders,
+} from '../../domain/webhooks.js';
+import type { Clock } from '../ports/clock.js';
+import type { TokenCipher } from '../ports/token-cipher.js';
+import type { DeliveryAttempt, WebhookDeliveryMessage, WebhookQueue, WebhookSender, WebhookStore } from '../ports/webhooks.js';
+import { secretContext } from './endpoints.js';
+
+/** SQS DelaySeconds at most. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+/** How long a delivery waits when its endpoint's slots are all held. */
+const BUSY_ENDPOINT_WAIT_SECONDS = 5;
+
+export type DeliveryResult =
+  | { outcome: 'succeeded' | 'gone' | 'failed' | 'retrying'; statusCode: number | null }
+  | { outcome: 'waiting'; reason: 'not_before' | 'endpoint_busy' }
+  | { outcome: 'dropped'; reason: string };
+
+export interface DeliverWebhookDeps {
+  store: WebhookStore;
+  cipher: TokenCipher;
+  sender: WebhookSender;
+  queue: WebhookQueue;
+  clock: Clock;
+  random?: () => number;
+}
+
+export class DeliverWebhook {
+  private readonly random: () => number;
+
+  constructor(private readonly deps: DeliverWebhookDeps) {
+    this.random = deps.random ?? Math.random;
+  }
+
+  async execute(message: WebhookDeliveryMessage): Promise<DeliveryResult> {
+    const { store } = this.deps;
+    const now = this.deps.clock.now();
+    if (message.notBefore !== null && Date.parse(message.notBefore) > now.getTime()) {
+      const seconds = Math.ceil((Date.parse(message.notBefore) - now.getTime()) / 1000);
+      await this.deps.queue.send([message], Math.min(seconds, MAX_QUEUE_DELAY_SECONDS));
+      return { outcome: 'waiting', reason: 'not_before' };
+    }
+    const delivery = await store.getDelivery(message.endpointId, message.eventCreatedAt, message.eventId);
+    if (!delivery) return { outcome: 'dropped', reason: 'no such delivery' };
+    if (delivery.status !== 'pending' || delivery.attempts >= message.attempt) return { outcome: 'dropped', reason: 'attempt already made' };
+    const endpoint = await store.getEndpoint(message.userId, message.endpointId);
+    if (!endpoint || endpoint.status !== 'enabled') {
+      await store.setDeliveryStatus(delivery, 'cancelled', null);
+      return { outcome: 'dropped', reason: endpoint ? 'endpoint disabled' : 'endpoint deleted' };
+    }
+    const event = await store.getEvent(message.eventId);
+    if (!event) {
+      await store.setDeliveryStatus(delivery, 'cancelled', null);
+      return { outcome: 'dropped', reason: 'event expired' };
+    }
+
+    const token = randomUUID();
+    const slot = await store.acquireSlot(endpoint.id, token, now, new Date(now.getTime() + ENDPOINT_SLOT_LEASE_MS));
+    if (slot === null) {
+      await this.deps.queue.send([message], BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
+      return { outcome: 'waiting', reason: 'endpoint_busy' };
+    }
+    let entry: DeliveryAttempt;
+    try {
+      const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.deps.cipher.decrypt(secret.encrypted, secretContext(endpoint.id))));
+      const sentAt = this.deps.clock.now();
+      const answer = await this.deps.sender.send({
+        url: endpoint.url,
+        headers: { 'content-type': 'application/json', 'user-agent': 'social-publishing-webhooks/1', ...signedHeaders(event.id, sentAt, event.body, secrets) },
+        body: event.body,
+      });
+      entry = { at: sentAt.toISOString(), statusCode: answer.statusCode, latencyMs: answer.latencyMs, error: answer.error };
+    } finally {
+      await store.releaseSlot(endpoint.id, slot, token);
+    }
+
+    const after = this.deps.clock.now();
+    // No answer (timeout, refused address or connection) is a failure whose error the sender named.
+    const verdict = entry.statusCode === null ? null : classifyAnswer(entry.statusCode);
+    if (verdict?.kind === 'failed' && entry.error === null) entry = { ...entry, error: verdict.error };
+
+    if (verdict?.kind === 'succeeded') {
+      await store.recordAttempt(delivery, message.attempt, { entry, status: 'succeeded', nextAttemptAt: null });
+      if (endpoint.failingSince !== null) await store.clearFailing(endpoint.userId, endpoint.id);
+      return { outcome: 'succeeded', statusCode: entry.statusCode };
+    }
+    if (verdict?.kind === 'gone') {
+      await store.recordAttempt(delivery, message.attempt, { entry, status: 'failed', nextAttemptAt: null });
+      await store.disableEndpoint(endpoint.userId, endpoint.id, `The endpoint answered 410 Gone at ${after.toISOString()}: it asked to receive nothing more.`, after);
+      return { outcome: 'gone', statusCode: 410 };
+    }
+
+    const delayMs = message.manual ? null : retryDelayMs(message.attempt, this.random());
+    const nextAttemptAt = delayMs === null ? null : new Date(after.getTime() + delayMs).toISOString();
+    const recorded = await store.recordAttempt(delivery, message.attempt, { entry, status: nextAttemptAt === null ? 'failed' : 'pending', nextAttemptAt });
+    const failingSince = await store.markFailing(endpoint.userId, endpoint.id, after);
+    if (shouldDisableForFailures(failingSince, after)) {
+      await store.disableEndpoint(
+        endpoint.userId,
+        endpoint.id,
+        `Every delivery since ${failingSince} failed (3 days): the endpoint was disabled. Fix it, then enable it again.`,
+        after,
+      );
+      return { outcome: 'failed', statusCode: entry.statusCode };
+    }
+    if (!recorded || nextAttemptAt === null || delayMs === null) return { outcome: 'failed', statusCode: entry.statusCode };
+    const delaySeconds = Math.ceil(delayMs / 1000);
+    await this.deps.queue.send(
+      [{ ...message, attempt: message.attempt + 1, notBefore: delaySeconds > MAX_QUEUE_DELAY_SECONDS ? nextAttemptAt : null }],
+      Math.min(delaySeconds, MAX_QUEUE_DELAY_SECONDS),
+    );
+    return { outcome: 'retrying', statusCode: entry.statusCode };
+  }
+}
