@@ -70,6 +70,23 @@ async function writeCheckpoint(file: string, checkpoint: Checkpoint): Promise<vo
   await rename(temporary, file);
 }
 
+/**
+ * An empty map attribute comes back from DynamoDB Local's GetRecords, through the SDK, as `{}` (no
+ * type at all), where Lambda's event has `{"M": {}}`; put the type back, at any depth, so the
+ * router reads exactly what it reads on AWS (a post's `options` is often an empty map).
+ */
+function restoreEmptyMaps(image: Record<string, unknown>): Record<string, unknown> {
+  const fix = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    const attribute = value as Record<string, unknown>;
+    if (Object.keys(attribute).length === 0) return { M: {} };
+    if (attribute.M && typeof attribute.M === 'object') return { M: restoreEmptyMaps(attribute.M as Record<string, unknown>) };
+    if (Array.isArray(attribute.L)) return { L: attribute.L.map(fix) };
+    return attribute;
+  };
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, fix(value)]));
+}
+
 /** A record as Lambda delivers it: the SDK's shape, with the time in epoch seconds. */
 export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   const data = record.dynamodb ?? {};
@@ -83,8 +100,8 @@ export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBR
     eventSourceARN: streamArn,
     dynamodb: {
       ...(data.Keys ? { Keys: data.Keys as never } : {}),
-      ...(data.NewImage ? { NewImage: data.NewImage as never } : {}),
-      ...(data.OldImage ? { OldImage: data.OldImage as never } : {}),
+      ...(data.NewImage ? { NewImage: restoreEmptyMaps(data.NewImage) as never } : {}),
+      ...(data.OldImage ? { OldImage: restoreEmptyMaps(data.OldImage) as never } : {}),
       ...(data.SequenceNumber ? { SequenceNumber: data.SequenceNumber } : {}),
       ...(data.SizeBytes === undefined ? {} : { SizeBytes: data.SizeBytes }),
       ...(data.StreamViewType ? { StreamViewType: data.StreamViewType } : {}),

@@ -5,7 +5,7 @@
  * address checked is the address connected to (no window for DNS rebinding between a check and the
  * connection), while the URL's host name still goes out as Host and TLS SNI.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import dns, { type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 // Two lists: one BlockList holding IPv6 ranges also matches IPv4 addresses through ::ffff:0:0/96.
@@ -71,7 +71,8 @@ export const ADDRESS_NOT_ALLOWED = 'EADDRNOTALLOWED';
 export type Resolve = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 export const systemResolve: Resolve = (hostname, callback) => {
-  dnsLookup(hostname, { all: true }, (error, addresses) => callback(error, Array.isArray(addresses) ? addresses : []));
+  // dns.lookup read at call time, so the local stack's own resolution of *.localhost applies too.
+  dns.lookup(hostname, { all: true }, (error, addresses) => callback(error, Array.isArray(addresses) ? addresses : []));
 };
 
 /**
