@@ -161,7 +161,7 @@ export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
   { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts', consuming: { batchSize: 5, maxConcurrency: 2 } },
   // Deliveries of a batch go out at once (each bounded by its endpoint's in-flight slots), so a
   // batch of 10 costs at most one 10 s timeout however many receivers are slow.
-  { name: 'WebhookDeliveryWorker', queue: 'webhook', entry: 'functions/webhook-delivery-worker.ts', consuming: { batchSize: 10, maxConcurrency: 20 } },
+  { name: 'WebhookDeliveryWorker', queue: 'webhook', entry: 'functions/webhook-delivery-worker.ts', consuming: { batchSize: 10, maxConcurrency: 10 } },
 ];
 
 /** The default consuming of one queue's consumer. */

@@ -10,8 +10,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { atColdStart } from '../lib/cold-start.js';
-import { ENV, optionalEnv, requireEnv } from '../lib/config.js';
+import { ENV, numberEnv, optionalEnv, requireEnv } from '../lib/config.js';
 import { parseWebhookDeliveryMessage, SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
+import { DELIVERY_TIMEOUT_MS } from '../lib/domain/webhooks.js';
 import { HttpWebhookSender } from '../lib/egress/webhook-sender.js';
 import { logger } from '../lib/observability.js';
 import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
@@ -22,17 +23,19 @@ import { DeliverWebhook } from '../lib/use-cases/webhooks/deliver-webhook.js';
 const sqs = new SQSClient({});
 const processor = new BatchProcessor(EventType.SQS);
 
-const deliver = atColdStart(
-  () =>
-    new DeliverWebhook({
-      store: new DynamoDbWebhookStore(),
-      cipher: tokenCipherFromEnv(),
-      // The local stack alone sets it: receivers on http://127.0.0.1.
-      sender: new HttpWebhookSender({ allowLoopback: optionalEnv(ENV.webhookAllowLoopback, 'false') === 'true' }),
-      queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)),
-      clock: systemClock,
-    }),
-);
+const deliver = atColdStart(() => {
+  // 10 s (the contract); only tests change it.
+  const timeoutMs = numberEnv(ENV.webhookDeliveryTimeoutSeconds, DELIVERY_TIMEOUT_MS / 1000) * 1000;
+  return new DeliverWebhook({
+    store: new DynamoDbWebhookStore(),
+    cipher: tokenCipherFromEnv(),
+    // The local stack alone sets it: receivers on http://127.0.0.1.
+    sender: new HttpWebhookSender({ allowLoopback: optionalEnv(ENV.webhookAllowLoopback, 'false') === 'true', timeoutMs }),
+    queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)),
+    clock: systemClock,
+    attemptTimeoutMs: timeoutMs,
+  });
+});
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
   const worker = deliver();

@@ -36,8 +36,8 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 4 * 1024;
 /** Deliveries to one endpoint at the same moment; the rest wait (so one slow endpoint holds few workers). */
 export const ENDPOINT_IN_FLIGHT_LIMIT = 2;
-/** How long a delivery's slot on its endpoint is held at most (the timeout plus a margin): a crashed worker's slot frees itself. */
-export const ENDPOINT_SLOT_LEASE_MS = DELIVERY_TIMEOUT_MS + 5_000;
+/** A delivery's slot on its endpoint is leased for the attempt's timeout plus this: a crashed worker's slot frees itself. */
+export const ENDPOINT_SLOT_LEASE_MARGIN_MS = 5_000;
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 

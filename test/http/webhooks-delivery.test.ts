@@ -11,7 +11,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { newId } from '../../lib/domain/ids.js';
-import { newEndpointId } from '../../lib/domain/webhooks.js';
+import { consumingOf } from '../../functions/catalogue.js';
+import { ENV } from '../../lib/config.js';
+import { ENDPOINT_IN_FLIGHT_LIMIT, newEndpointId } from '../../lib/domain/webhooks.js';
 import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
 import { documentedApi } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
@@ -31,7 +33,14 @@ let store: DynamoDbWebhookStore;
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  stack = await startPostsStack({ consumers: ['PublishWorker', 'WebhookDeliveryWorker'], streams: true, sandbox: true });
+  stack = await startPostsStack({
+    consumers: ['PublishWorker', 'WebhookDeliveryWorker'],
+    streams: true,
+    sandbox: true,
+    // Longer than any wait below: a request to a hanging receiver ends only when the test releases it,
+    // so "not held up" cannot be satisfied by the 10 s timeout freeing the workers.
+    env: { [ENV.webhookDeliveryTimeoutSeconds]: '120' },
+  });
   const client = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
   store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client });
 });
@@ -207,13 +216,14 @@ describe('delivery', () => {
     const slowEndpoint = await register(slow.api, hanging.url, ['post.published']);
     const fastEndpoint = await register(fast.api, quick.url, ['post.published']);
     // Far more deliveries to the hanging endpoint than the worker has pollers and batch places.
-    for (let index = 0; index < 120; index += 1) await slow.api.post(`/webhook_endpoints/${slowEndpoint.id}/test`);
+    for (let index = 0; index < consumingOf('webhook').batchSize * consumingOf('webhook').maxConcurrency + 30; index += 1) await slow.api.post(`/webhook_endpoints/${slowEndpoint.id}/test`);
     await hanging.waitFor((all) => all.length >= 1);
     await fast.api.post(`/webhook_endpoints/${fastEndpoint.id}/test`);
     await quick.waitFor((all) => all.length >= 1);
-    // The fast customer was served while every request to the hanging endpoint was still open:
-    // none of them had to time out first.
+    // The fast customer was served while every request to the hanging endpoint was still open
+    // (they end only on release), and the hanging endpoint never had more than its slots in flight.
     expect(hanging.closedUnanswered).toBe(0);
+    expect(hanging.received.length).toBeLessThanOrEqual(ENDPOINT_IN_FLIGHT_LIMIT);
     hanging.release();
     await store.updateEndpoint(slow.userId, slowEndpoint.id, { status: 'disabled' }, new Date());
   }, 60_000);

@@ -19,7 +19,8 @@ import { randomUUID } from 'node:crypto';
 import {
   activeSecrets,
   classifyAnswer,
-  ENDPOINT_SLOT_LEASE_MS,
+  DELIVERY_TIMEOUT_MS,
+  ENDPOINT_SLOT_LEASE_MARGIN_MS,
   retryDelayMs,
   shouldDisableForFailures,
   signedHeaders,
@@ -45,6 +46,8 @@ export interface DeliverWebhookDeps {
   sender: WebhookSender;
   queue: WebhookQueue;
   clock: Clock;
+  /** How long an attempt may take (the sender's timeout): an endpoint's slot is leased a little longer. */
+  attemptTimeoutMs?: number;
   random?: () => number;
 }
 
@@ -78,7 +81,8 @@ export class DeliverWebhook {
     }
 
     const token = randomUUID();
-    const slot = await store.acquireSlot(endpoint.id, token, now, new Date(now.getTime() + ENDPOINT_SLOT_LEASE_MS));
+    const leaseMs = (this.deps.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS) + ENDPOINT_SLOT_LEASE_MARGIN_MS;
+    const slot = await store.acquireSlot(endpoint.id, token, now, new Date(now.getTime() + leaseMs));
     if (slot === null) {
       await this.deps.queue.send([message], BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
       return { outcome: 'waiting', reason: 'endpoint_busy' };
