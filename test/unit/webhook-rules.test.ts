@@ -68,7 +68,7 @@ describe('signature', () => {
     const [current, previous] = [newSigningSecret(), newSigningSecret()];
     const body = JSON.stringify({ id: 'evt_1', type: 'post.published', data: { object: { text: 'héllo ✓' } } });
     const headers = signedHeaders('evt_1', new Date(), body, [current, previous]);
-    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
     expect(new Webhook(current).verify(body, headers)).toMatchObject({ id: 'evt_1' });
     expect(new Webhook(previous).verify(body, headers)).toMatchObject({ id: 'evt_1' });
     expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow();
