@@ -2,10 +2,11 @@
 import { apiHandler } from '../../lib/http/api-handler.js';
 import { authenticatedPipeline } from '../../lib/http/api-pipeline.js';
 import { checkNoQuery } from '../../lib/use-cases/post-lookup.js';
+import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
 import { webhookEndpoints } from './wiring.js';
 
 export const handler = apiHandler({ scope: 'write' }, () => {
-  const endpoints = webhookEndpoints({ cipher: true });
+  const endpoints = webhookEndpoints({ cipher: tokenCipherFromEnv() });
   return {
     pipeline: authenticatedPipeline(),
     route: async (request, caller) => {

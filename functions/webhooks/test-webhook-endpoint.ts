@@ -2,10 +2,15 @@
 import { apiHandler } from '../../lib/http/api-handler.js';
 import { authenticatedPipeline } from '../../lib/http/api-pipeline.js';
 import { checkNoQuery } from '../../lib/use-cases/post-lookup.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../../lib/config.js';
+import { SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
 import { webhookEndpoints } from './wiring.js';
 
+const sqs = new SQSClient({});
+
 export const handler = apiHandler({ scope: 'write' }, () => {
-  const endpoints = webhookEndpoints({ queue: true });
+  const endpoints = webhookEndpoints({ queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)) });
   return {
     pipeline: authenticatedPipeline(),
     route: async (request, caller) => {

@@ -72,6 +72,17 @@ const OVER_BUDGET: Readonly<Record<string, number>> = {
   DeletePost: 340_000, // 325.3 kB
   PublishWorker: 395_000, // 380.3 kB
   CreatePosts: 405_000, // 388.4 kB (twitter-text: 27 kB)
+  // Webhooks: DynamoDB only (the endpoint reads and writes), the router with SQS, and the functions
+  // with a second or third client (KMS to encrypt or decrypt secrets, SQS, Secrets Manager).
+  WebhookRouter: 275_000, // 266.8 kB
+  GetWebhookEndpoint: 275_000, // 267.5 kB
+  DeleteWebhookEndpoint: 275_000, // 267.5 kB
+  UpdateWebhookEndpoint: 275_000, // 268.5 kB
+  ListWebhookEndpoints: 295_000, // 288.3 kB
+  TestWebhookEndpoint: 305_000, // 296.9 kB
+  RotateWebhookSecret: 305_000, // 298.7 kB
+  CreateWebhookEndpoint: 305_000, // 299.6 kB
+  WebhookDeliveryWorker: 315_000, // 305.9 kB
   // The MCP SDK and zod 4 (103 kB), four SDK clients, twitter-text.
   Mcp: 630_000, // 609.6 kB
 };
