@@ -34,8 +34,15 @@ export const FAILING_DISABLE_MS = 3 * 24 * 60 * 60 * 1000;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** The receiver's answer is read up to this many bytes, then the connection is dropped. */
 export const MAX_RESPONSE_BYTES = 4 * 1024;
-/** Deliveries to one endpoint at the same moment; the rest wait (so one slow endpoint holds few workers). */
-export const ENDPOINT_IN_FLIGHT_LIMIT = 2;
+/**
+ * Deliveries to one endpoint at the same moment. Enough for a fast receiver to take a burst at
+ * once (slots turn over in milliseconds), few enough that a slow or dead one holds at most this
+ * many deliveries for its 10 s timeout.
+ */
+export const ENDPOINT_IN_FLIGHT_LIMIT = 10;
+/** A delivery waits this long at most for a slot of its endpoint (trying every SLOT_RETRY_MS) before it is put back on the queue. */
+export const SLOT_WAIT_MS = 1_000;
+export const SLOT_RETRY_MS = 100;
 /** A delivery's slot on its endpoint is leased for the attempt's timeout plus this: a crashed worker's slot frees itself. */
 export const ENDPOINT_SLOT_LEASE_MARGIN_MS = 5_000;
 

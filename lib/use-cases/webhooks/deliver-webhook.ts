@@ -6,10 +6,10 @@
  * - Any 2xx succeeds; 410 disables the endpoint at once; anything else (other statuses, a timeout,
  *   a refused address or connection) is tried again on the schedule of lib/domain/webhooks.ts, and
  *   an endpoint whose deliveries have all failed for 3 days is disabled with a reason.
- * - Bounded per endpoint: an attempt first takes one of its endpoint's few in-flight slots (a
- *   leased item). When they are all held (the endpoint is slow or dead and already occupies its
- *   share of workers), the delivery is put back on the queue for a few seconds, costing no attempt,
- *   and the worker is free for other customers' deliveries.
+ * - Bounded per endpoint: an attempt first takes one of its endpoint's 10 in-flight slots (a
+ *   leased item), waiting up to a second for one. When they stay held (the endpoint is slow or dead
+ *   and already occupies its share of workers), the delivery is put back on the queue for a few
+ *   seconds, costing no attempt, and the worker is free for other customers' deliveries.
  * - SQS delays a message by 15 minutes at most, so a later retry is sent with the longest delay
  *   and `notBefore`; a message received before its time is sent again (chained), costing no attempt.
  * - A deleted or disabled endpoint receives nothing more; a message for an attempt already made
@@ -21,6 +21,8 @@ import {
   classifyAnswer,
   DELIVERY_TIMEOUT_MS,
   ENDPOINT_SLOT_LEASE_MARGIN_MS,
+  SLOT_RETRY_MS,
+  SLOT_WAIT_MS,
   retryDelayMs,
   shouldDisableForFailures,
   signedHeaders,
@@ -32,8 +34,8 @@ import { secretContext } from './endpoints.js';
 
 /** SQS DelaySeconds at most. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
-/** How long a delivery waits when its endpoint's slots are all held. */
-const BUSY_ENDPOINT_WAIT_SECONDS = 5;
+/** How long a delivery goes back on the queue for when its endpoint's slots stayed held. */
+const BUSY_ENDPOINT_WAIT_SECONDS = 2;
 
 export type DeliveryResult =
   | { outcome: 'succeeded' | 'gone' | 'failed' | 'retrying'; statusCode: number | null }
@@ -49,13 +51,33 @@ export interface DeliverWebhookDeps {
   /** How long an attempt may take (the sender's timeout): an endpoint's slot is leased a little longer. */
   attemptTimeoutMs?: number;
   random?: () => number;
+  /** Waits between tries for a slot (tests pass their own). */
+  pause?: (ms: number) => Promise<void>;
 }
 
 export class DeliverWebhook {
   private readonly random: () => number;
+  private readonly pause: (ms: number) => Promise<void>;
 
   constructor(private readonly deps: DeliverWebhookDeps) {
     this.random = deps.random ?? Math.random;
+    this.pause = deps.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /**
+   * One of the endpoint's slots, waiting up to SLOT_WAIT_MS for one: a fast receiver frees its slots
+   * within milliseconds, so a burst to it waits little; a slow one keeps them, and the delivery goes
+   * back on the queue after the wait instead of holding a worker for the receiver's timeout.
+   */
+  private async acquireSlot(endpointId: string, token: string): Promise<number | null> {
+    const leaseMs = (this.deps.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS) + ENDPOINT_SLOT_LEASE_MARGIN_MS;
+    const started = this.deps.clock.now().getTime();
+    for (;;) {
+      const now = this.deps.clock.now();
+      const slot = await this.deps.store.acquireSlot(endpointId, token, now, new Date(now.getTime() + leaseMs));
+      if (slot !== null || now.getTime() - started >= SLOT_WAIT_MS) return slot;
+      await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
+    }
   }
 
   async execute(message: WebhookDeliveryMessage): Promise<DeliveryResult> {
@@ -81,8 +103,7 @@ export class DeliverWebhook {
     }
 
     const token = randomUUID();
-    const leaseMs = (this.deps.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS) + ENDPOINT_SLOT_LEASE_MARGIN_MS;
-    const slot = await store.acquireSlot(endpoint.id, token, now, new Date(now.getTime() + leaseMs));
+    const slot = await this.acquireSlot(endpoint.id, token);
     if (slot === null) {
       await this.deps.queue.send([message], BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
       return { outcome: 'waiting', reason: 'endpoint_busy' };
