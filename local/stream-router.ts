@@ -189,6 +189,31 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
 
   async function pollShard(file: string, streamArn: string, checkpoint: Checkpoint, shardId: string, until: number): Promise<void> {
     const state = (checkpoint.shards[shardId] ??= { sequenceNumber: null, closed: false });
+    try {
+      await readShard(file, streamArn, checkpoint, state, shardId, until);
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'TrimmedDataAccessException') throw error;
+      if (state.sequenceNumber === null) {
+        // DynamoDB Local answers a read of a new, still empty shard this way: nothing to lose yet.
+        await pause(intervalMs);
+        return;
+      }
+      // The checkpoint is older than the stream keeps (24 h): what lay between is gone, as it would
+      // be for a mapping on AWS; say so and go on from the oldest record there is.
+      log(`${name}: the checkpoint of ${shardId} is older than the stream's retention; reading from its oldest record`);
+      state.sequenceNumber = null;
+      await writeCheckpoint(file, checkpoint);
+    }
+  }
+
+  async function readShard(
+    file: string,
+    streamArn: string,
+    checkpoint: Checkpoint,
+    state: Checkpoint['shards'][string],
+    shardId: string,
+    until: number,
+  ): Promise<void> {
     let iterator = await iteratorFor(streamArn, shardId, state.sequenceNumber);
     while (!abort.signal.aborted && iterator) {
       const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }));
