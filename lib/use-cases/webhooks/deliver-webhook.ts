@@ -32,6 +32,14 @@ import type { TokenCipher } from '../ports/token-cipher.js';
 import type { DeliveryAttempt, WebhookDeliveryMessage, WebhookQueue, WebhookSender, WebhookStore } from '../ports/webhooks.js';
 import { secretContext } from './endpoints.js';
 
+/**
+ * Decrypted signing secrets kept in the worker's memory for a few minutes, keyed by their
+ * endpoint and ciphertext (a rotation makes a new one): KMS charges per Decrypt, and without this every delivery
+ * would pay one (about $3 per million deliveries, more than all the rest of a delivery). Bounded.
+ */
+const SECRET_CACHE_MS = 5 * 60_000;
+const SECRET_CACHE_ENTRIES = 1_000;
+
 /** SQS DelaySeconds at most. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 /** How long a delivery goes back on the queue for when its endpoint's slots stayed held. */
@@ -58,6 +66,7 @@ export interface DeliverWebhookDeps {
 export class DeliverWebhook {
   private readonly random: () => number;
   private readonly pause: (ms: number) => Promise<void>;
+  private readonly secrets = new Map<string, { plain: Promise<string>; until: number }>();
 
   constructor(private readonly deps: DeliverWebhookDeps) {
     this.random = deps.random ?? Math.random;
@@ -78,6 +87,19 @@ export class DeliverWebhook {
       if (slot !== null || now.getTime() - started >= SLOT_WAIT_MS) return slot;
       await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
     }
+  }
+
+  private decrypt(encrypted: string, endpointId: string, now: Date): Promise<string> {
+    // Keyed by the endpoint too, so the cache keeps the cipher's binding of a secret to its endpoint.
+    const key = `${endpointId}\u0000${encrypted}`;
+    const cached = this.secrets.get(key);
+    if (cached && cached.until > now.getTime()) return cached.plain;
+    if (this.secrets.size >= SECRET_CACHE_ENTRIES) this.secrets.clear();
+    const plain = this.deps.cipher.decrypt(encrypted, secretContext(endpointId));
+    // A failed decrypt is not remembered: the next delivery tries again.
+    plain.catch(() => this.secrets.delete(key));
+    this.secrets.set(key, { plain, until: now.getTime() + SECRET_CACHE_MS });
+    return plain;
   }
 
   async execute(message: WebhookDeliveryMessage): Promise<DeliveryResult> {
@@ -110,7 +132,7 @@ export class DeliverWebhook {
     }
     let entry: DeliveryAttempt;
     try {
-      const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.deps.cipher.decrypt(secret.encrypted, secretContext(endpoint.id))));
+      const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
       const sentAt = this.deps.clock.now();
       const answer = await this.deps.sender.send({
         url: endpoint.url,
