@@ -253,7 +253,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
           UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':now': now.toISOString() },
-          ReturnValues: 'UPDATED_NEW',
+          ReturnValues: 'ALL_NEW',
         }),
       );
       const value = out.Attributes?.failingSince;

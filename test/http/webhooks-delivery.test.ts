@@ -171,11 +171,30 @@ describe('delivery', () => {
     const endpoint = await register(user.api, hook.url, ['post.published']);
     await user.api.post(`/webhook_endpoints/${endpoint.id}/test`);
     await hook.waitFor((all) => all.length >= 1);
-    await expect.poll(async () => (await user.api.get<Endpoint>(`/webhook_endpoints/${endpoint.id}`)).body.status).toBe('disabled');
+    await expect.poll(async () => (await user.api.get<Endpoint>(`/webhook_endpoints/${endpoint.id}`)).body.status, { timeout: 15_000 }).toBe('disabled');
     const shown = await user.api.get<Endpoint>(`/webhook_endpoints/${endpoint.id}`);
     expect(shown.body.disabledReason).toMatch(/410/);
     const again = await user.api.post(`/webhook_endpoints/${endpoint.id}/test`);
     expect(again.status).toBe(409);
+  });
+
+  it('disables an endpoint whose deliveries have all failed for 3 days, saying why', async () => {
+    const user = await customer();
+    const hook = await receiver();
+    hook.answer = () => ({ status: 503 });
+    const endpoint = await register(user.api, hook.url, ['post.published']);
+    // Its run of failures began 3 days and a minute ago (as the worker recorded it then).
+    const since = new Date(Date.now() - 3 * 24 * 3600_000 - 60_000).toISOString();
+    await store.updateEndpoint(user.userId, endpoint.id, { failingSince: since }, new Date());
+    await user.api.post(`/webhook_endpoints/${endpoint.id}/test`);
+    await expect.poll(async () => (await user.api.get<Endpoint>(`/webhook_endpoints/${endpoint.id}`)).body.status, { timeout: 15_000 }).toBe('disabled');
+    const shown = await user.api.get<Endpoint>(`/webhook_endpoints/${endpoint.id}`);
+    expect(shown.body.disabledReason).toContain(since);
+    expect(shown.body.disabledReason).toMatch(/3 days/);
+    // A success in between would have ended the run: enabling again starts a new one.
+    const enabled = await user.api.request<Endpoint>('PATCH', `/webhook_endpoints/${endpoint.id}`, { body: { status: 'enabled' } });
+    expect(enabled.body).toMatchObject({ status: 'enabled', disabledReason: null });
+    expect((await store.getEndpoint(user.userId, endpoint.id))?.failingSince).toBeNull();
   });
 
   it('does not follow a redirect', async () => {
@@ -184,7 +203,7 @@ describe('delivery', () => {
     hook.answer = (request) => (request.path === '/hooks' ? { status: 302, headers: { location: `${hook.origin}/elsewhere` } } : { status: 200 });
     const endpoint = await register(user.api, hook.url, ['post.published']);
     await user.api.post(`/webhook_endpoints/${endpoint.id}/test`);
-    await expect.poll(async () => (await store.listDeliveries(endpoint.id, 5))[0]?.attempts).toBe(1);
+    await expect.poll(async () => (await store.listDeliveries(endpoint.id, 5))[0]?.attempts, { timeout: 15_000 }).toBe(1);
     const [delivery] = await store.listDeliveries(endpoint.id, 5);
     expect(delivery?.attemptLog[0]).toMatchObject({ statusCode: 302 });
     expect(delivery?.attemptLog[0]?.error).toMatch(/redirect/);
@@ -200,7 +219,7 @@ describe('delivery', () => {
     const port = new URL(hook.url).port;
     await store.updateEndpoint(user.userId, endpoint.id, { url: `https://rebind.localhost:${port}/hooks` }, new Date());
     await user.api.post(`/webhook_endpoints/${endpoint.id}/test`);
-    await expect.poll(async () => (await store.listDeliveries(endpoint.id, 5))[0]?.attempts).toBe(1);
+    await expect.poll(async () => (await store.listDeliveries(endpoint.id, 5))[0]?.attempts, { timeout: 15_000 }).toBe(1);
     const [delivery] = await store.listDeliveries(endpoint.id, 5);
     expect(delivery?.attemptLog[0]).toMatchObject({ statusCode: null });
     expect(delivery?.attemptLog[0]?.error).toMatch(/not public/);
@@ -239,7 +258,7 @@ describe('deleted endpoints', () => {
     const deleted = await user.api.delete(`/webhook_endpoints/${endpoint.id}`);
     expect(deleted.status).toBe(200);
     const postId = await createPost(user, user.accounts[0]!.id);
-    await expect.poll(async () => (await user.api.get<{ status: string }>(`/posts/${postId}`)).body.status).toBe('published');
+    await expect.poll(async () => (await user.api.get<{ status: string }>(`/posts/${postId}`)).body.status, { timeout: 20_000 }).toBe('published');
     // The router has handled the change (events for other users would have gone out by now); none came here.
     const watcher = await receiver();
     const control = await register(user.api, watcher.url);
