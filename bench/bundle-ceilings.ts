@@ -55,6 +55,17 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   // Send now and Retry: the publish and retry use cases with the dispatcher (SQS, Scheduler) and a create's target rules.
   SettingsSendPost: 377_000, // 366.0 kB
   SettingsRetryPost: 377_000, // 366.3 kB
+  // Webhooks: DynamoDB only (the endpoint reads and writes), the router with SQS, and the functions
+  // with a second or third client (KMS to encrypt or decrypt secrets, SQS, Secrets Manager).
+  WebhookRouter: 275_000, // 266.8 kB
+  GetWebhookEndpoint: 275_000, // 267.5 kB
+  DeleteWebhookEndpoint: 275_000, // 267.5 kB
+  UpdateWebhookEndpoint: 275_000, // 268.5 kB
+  ListWebhookEndpoints: 295_000, // 288.3 kB
+  TestWebhookEndpoint: 305_000, // 296.9 kB
+  RotateWebhookSecret: 305_000, // 298.7 kB
+  CreateWebhookEndpoint: 305_000, // 299.6 kB
+  WebhookDeliveryWorker: 315_000, // 305.9 kB
   // The MCP SDK and zod 4 (103 kB), four SDK clients, twitter-text.
   Mcp: 645_000, // 626.9 kB (with update_post, publish_draft, retry_post)
 };

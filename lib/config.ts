@@ -38,6 +38,13 @@ export const ENV = {
   countersTable: 'COUNTERS_TABLE',
   sessionsTable: 'SESSIONS_TABLE',
   oauthTable: 'OAUTH_TABLE',
+  webhooksTable: 'WEBHOOKS_TABLE',
+  /** The webhook delivery queue (router, test action, resend, and the delivery worker's retries). */
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  /** Local stack and tests only: webhook endpoints may be http://127.0.0.1. Never set on AWS. */
+  webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
+  /** Tests only: seconds a webhook attempt waits for its answer (10 by default, as the contract says). */
+  webhookDeliveryTimeoutSeconds: 'WEBHOOK_DELIVERY_TIMEOUT_SECONDS',
   /**
    * The assistant server: the service's public origin (scheme://host[:port], no path). The MCP
    * resource (<origin>/mcp), the OAuth issuer and every metadata URL derive from it.

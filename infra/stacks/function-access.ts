@@ -28,7 +28,7 @@ export interface FunctionAccess {
   /** Queues whose attributes the code reads. */
   readsQueueAttributes?: ReadonlyArray<'publish'>;
   /** Queues the code sends to. */
-  sendsTo?: ReadonlyArray<'publish' | 'deletion'>;
+  sendsTo?: ReadonlyArray<'publish' | 'deletion' | 'webhook'>;
   scheduler?: readonly SchedulerAction[];
   /** The secret that signs list cursors. */
   cursorSigningKey?: boolean;
@@ -101,6 +101,16 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   },
   // Writes nothing: reads the accounts, workspaces and media a create would check.
   PreviewPosts: { tables: { ...REQUEST_PATH }, mediaBaseUrl: true },
+  // Webhook endpoints (lib/use-cases/webhooks/endpoints.ts): the endpoint items under the caller's
+  // key and the endpoint counter (webhooks). A new signing secret is encrypted (token key, encrypt
+  // only); the test action writes an event and a delivery and queues it.
+  CreateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  ListWebhookEndpoints: { tables: { ...REQUEST_PATH, webhooks: 'read' }, cursorSigningKey: true },
+  GetWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'read' } },
+  UpdateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
+  DeleteWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
+  RotateWebhookSecret: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  TestWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, sendsTo: ['webhook'] },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
   // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the
@@ -149,6 +159,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
   },
+  // Reads the user's endpoints, writes events and deliveries, queues the deliveries. Its stream
+  // reads are granted by its event source mappings.
+  WebhookRouter: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'] },
+  // Reads the delivery, event and endpoint, decrypts the signing secrets, takes and frees the
+  // endpoint's in-flight slot, records the attempt, disables an endpoint (410, 3 days of failures),
+  // queues the next attempt.
+  WebhookDeliveryWorker: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'], tokenKey: 'decrypt' },
   // Finds scheduled posts that are due (byDue index) and whose message never arrived, marks and
   // sends them, and queues again the platform deletions still pending there whose message was
   // lost; reads the publish queue's creation time to notice a queue created anew.

@@ -66,6 +66,20 @@
  *                | TOKEN#<sha256(token)>    an access (1 h) or refresh (30 days) token of a grant
  *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<grantId>   the Assistants page (grants only)
  *   TTL attribute expiresAt (epoch seconds; requests, codes, tokens). lib/store/dynamodb-oauth-*.ts
+ *
+ * webhooks    pk                  sk                                    what (lib/store/dynamodb-webhook-store.ts)
+ *             USER#<userId>       ENDPOINT#<we_id>                      an endpoint: a GetItem with the caller's id, so
+ *                                                                       another customer's id is simply not found
+ *             USER#<userId>       ENDPOINTS                             how many endpoints the user has (the cap of 16
+ *                                                                       is a condition on it, in the create transaction)
+ *             EVENT#<evt_id>      EVENT                                 an event and the exact body every delivery signs
+ *             ENDPOINT#<we_id>    DELIVERY#<eventCreatedAt>#<evt_id>    a delivery of an event to an endpoint, with its
+ *                                                                       attempts (Query newest first: the settings page)
+ *             ENDPOINT#<we_id>    SLOT#<n>                              a delivery in flight to that endpoint (leased)
+ *   TTL attribute expiresAt on events, deliveries and slots (30 days; slots their lease).
+ *
+ * Streams: posts and directory stream NEW_AND_OLD_IMAGES to the webhook router (events derived from
+ * committed changes; docs/webhooks.md).
  */
 import { ENV } from '../config.js';
 
@@ -154,6 +168,8 @@ export interface TableDefinition {
   ttlAttribute?: string;
   /** Holds customer data: deletion protection and point-in-time recovery on AWS. */
   holdsCustomerData: boolean;
+  /** A DynamoDB stream of every change, for the webhook router (docs/webhooks.md). */
+  stream?: 'NEW_AND_OLD_IMAGES';
 }
 
 export const DIRECTORY_TABLE: TableDefinition = {
@@ -164,6 +180,8 @@ export const DIRECTORY_TABLE: TableDefinition = {
   // Accounts are listed whole and change rarely: copying everything costs little.
   indexes: [{ indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } }],
   holdsCustomerData: true,
+  // account.connected / disconnected / token_health_changed come from its account items' changes.
+  stream: 'NEW_AND_OLD_IMAGES',
 };
 
 export const POSTS_TABLE: TableDefinition = {
@@ -176,6 +194,8 @@ export const POSTS_TABLE: TableDefinition = {
     { indexName: 'byDue', partitionKey: 'duePk', sortKey: 'dueSk', projection: { type: 'KEYS_ONLY' } },
   ],
   holdsCustomerData: true,
+  // post.published / failed / platform_deleted come from its committed changes: no extra write on the publish path.
+  stream: 'NEW_AND_OLD_IMAGES',
 };
 
 export const IDEMPOTENCY_TABLE: TableDefinition = {
@@ -218,7 +238,18 @@ export const OAUTH_TABLE: TableDefinition = {
   holdsCustomerData: true,
 };
 
-export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, SESSIONS_TABLE, OAUTH_TABLE] as const;
+/** Webhook endpoints, events, deliveries and in-flight slots (the layout above). */
+export const WEBHOOKS_TABLE: TableDefinition = {
+  name: 'webhooks',
+  envVar: ENV.webhooksTable,
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+  ttlAttribute: 'expiresAt',
+  holdsCustomerData: true,
+};
+
+export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, SESSIONS_TABLE, OAUTH_TABLE, WEBHOOKS_TABLE] as const;
 
 /** Shards of the byDue index: spreads the sweeper's partition so no single key gets hot. */
 export const DUE_SHARDS = 8;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
-import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
 import { PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT, PUBLISH_MAX_CONCURRENCY_CONTEXT } from '../../infra/stacks/publish-throughput.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
@@ -28,6 +28,7 @@ const ALL_FUNCTIONS = [
   ...API_ROUTES.map((r) => r.name),
   ...QUEUE_CONSUMERS.map((c) => c.name),
   SWEEPER.name,
+  WEBHOOK_ROUTER.name,
   DEFAULT_ROUTE.name,
   ...SETTINGS_ROUTES.map((r) => r.name),
   ...ASSISTANT_FUNCTIONS,
@@ -91,6 +92,18 @@ const EXPECTED: Record<string, string[]> = {
     'kms:encryptDecrypt',
   ],
   Sweeper: ['table:posts:readWrite', 'send:publish', 'send:deletion', 'attributes:publish'],
+  // Webhook endpoints: their own items (webhooks); a new secret is only ever encrypted.
+  CreateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'kms:encrypt'],
+  ListWebhookEndpoints: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read', 'secret:cursor'],
+  GetWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read'],
+  UpdateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
+  DeleteWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
+  RotateWebhookSecret: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'kms:encrypt'],
+  TestWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'send:webhook'],
+  // The router reads the two streams (its mappings' grants) and writes events and deliveries; the
+  // delivery worker only decrypts secrets, never encrypts.
+  WebhookRouter: ['table:webhooks:readWrite', 'send:webhook', 'stream:posts', 'stream:directory', 'streams:list', 'onFailure:webhook-router-dlq'],
+  WebhookDeliveryWorker: ['table:webhooks:readWrite', 'consume:webhook', 'send:webhook', 'kms:decrypt'],
   // Settings pages: every signed-in page reads its session and the user.
   SettingsOverview: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
   SettingsSignIn: ['table:sessions:readWrite', 'table:counters:readWrite'],
@@ -175,9 +188,15 @@ function capabilitiesOf(name: string): string[] {
     const queue = /^queue:([\w-]+)$/.exec(resource);
     if (resource === `logs:${name}` && same(['logs:CreateLogStream', 'logs:PutLogEvents'])) continue;
     if (table && same(TABLE_ACTIONS.read)) capabilities.push(`table:${table[1]}:read`);
+    // A stream's ARN is the table's attribute: its reads are the event source mapping's grant.
+    else if (table && same(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'])) capabilities.push(`stream:${table[1]}`);
+    else if (resource === '*' && same(['dynamodb:ListStreams'])) capabilities.push('streams:list');
     else if (table && same(TABLE_ACTIONS.readWrite)) capabilities.push(`table:${table[1]}:readWrite`);
     else if (index && same(['dynamodb:Query']) && tableIndexes.get(index[1]!)?.includes(index[2]!)) continue;
-    else if (queue) {
+    else if (queue && queue[1] === 'webhook-router-dlq' && same(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'])) {
+      // The stream mapping's on-failure destination (Lambda sends it with the function's role).
+      capabilities.push('onFailure:webhook-router-dlq');
+    } else if (queue) {
       // The event source mapping's grant and other grants on the same queue may share a statement.
       const consumes = CONSUME_ACTIONS.every((a) => actions.includes(a));
       if (consumes) capabilities.push(`consume:${queue[1]}`);
@@ -270,6 +289,8 @@ describe('grants', () => {
           expect(action, `${name}: ${action}`).not.toContain('*');
           expect(action, name).not.toBe('dynamodb:Scan');
         }
+        // dynamodb:ListStreams has no resource-level permission: the stream mapping grants it on *.
+        if (name === WEBHOOK_ROUTER.name && grant.actions.join() === 'dynamodb:ListStreams') continue;
         expect(grant.resources, name).not.toContain('*');
       }
     }
@@ -313,6 +334,7 @@ describe('environment', () => {
       if (table) env[TABLES.find((t) => t.name === table[1])!.envVar] = `table:${table[1]}`;
       if (capability === 'send:publish' || capability === 'attributes:publish') env[ENV.publishQueueUrl] = 'queue:publish';
       if (capability === 'send:deletion') env[ENV.deletionQueueUrl] = 'queue:deletion';
+      if (capability === 'send:webhook') env[ENV.webhookQueueUrl] = 'queue:webhook';
       if (capability.startsWith('scheduler:')) env[ENV.schedulerGroup] = s.service.api.scheduleGroup.scheduleGroupName;
       if (capability === 'passRole:scheduler') {
         env[ENV.schedulerRoleArn] = 'role:scheduler';
@@ -534,7 +556,9 @@ describe('queues', () => {
   });
 
   it('consumers report partial batch failures with a bounded concurrency', () => {
-    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties!);
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties!)
+      .filter((m) => describeValue(m.FunctionName, s) !== `function:${WEBHOOK_ROUTER.name}`);
     expect(mappings).toHaveLength(QUEUE_CONSUMERS.length);
     for (const consumer of QUEUE_CONSUMERS) {
       const mapping = mappings.find((m) => describeValue(m.FunctionName, s) === `function:${consumer.name}`);
@@ -544,6 +568,24 @@ describe('queues', () => {
       const concurrency = (mapping!.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency;
       expect(concurrency).toBeGreaterThanOrEqual(2);
       expect(concurrency).toBeLessThanOrEqual(consumer.queue === 'publish' ? PUBLISH_CONSUMING_DEFAULT.maxConcurrency : 20);
+    }
+  });
+});
+
+describe('webhook router', () => {
+  it('reads the posts and directory streams from the oldest record, filtered, bisecting failures, with an on-failure queue', () => {
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties!)
+      .filter((m) => describeValue(m.FunctionName, s) === `function:${WEBHOOK_ROUTER.name}`);
+    expect(mappings.map((m) => describeValue(m.EventSourceArn, s)).sort()).toEqual(['table:directory', 'table:posts']);
+    for (const mapping of mappings) {
+      expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRecordAgeInSeconds: 86_400 });
+      expect(describeValue((mapping.DestinationConfig as { OnFailure: { Destination: unknown } }).OnFailure.Destination, s)).toBe('queue:webhook-router-dlq');
+      expect(JSON.stringify(mapping.FilterCriteria)).toMatch(/NewImage|Keys/);
+    }
+    for (const table of TABLES.filter((t) => t.name === 'posts' || t.name === 'directory')) {
+      const [, resource] = Object.entries(s.dataJson.Resources).find(([id]) => s.labels.get(id) === `table:${table.name}`)!;
+      expect((resource.Properties as { StreamSpecification?: unknown }).StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
     }
   });
 });
