@@ -54,7 +54,7 @@ function statusHtml(endpoint: WebhookEndpointView): Html {
 function addForm(csrfToken: string, form: EndpointForm | undefined): Html {
   const chosen = form?.events ?? [ALL_EVENTS];
   const box = (type: string, label: Html) =>
-    html`<label class="check"><input type="checkbox" name="${EVENT_FIELD_PREFIX}${type}"${chosen.includes(type) ? html` checked` : ''}> ${label}</label>`;
+    html`<label class="check"><input type="checkbox" name="${EVENT_FIELD_PREFIX}${type}"${chosen.includes(type) ? html` checked` : ''}> <span>${label}</span></label>`;
   return html`<section class="card" id="add" aria-labelledby="add-heading">
   <h2 id="add-heading">Add an endpoint</h2>
   <form method="post" action="/settings/webhooks" class="stack-form">${csrfField(csrfToken)}
