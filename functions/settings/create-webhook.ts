@@ -3,15 +3,17 @@
  * page only (never in a URL or a redirect; every settings page is no-store). A refused URL, no
  * event chosen or the 16-endpoint limit shows the page again with the reason and the form as typed.
  */
+import { DnsWebhookUrlResolver } from '../../lib/egress/webhook-sender.js';
+import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
+import { settingsWebhookEndpoints } from '../../lib/web/webhook-dependencies.js';
 import { newSecretPage, webhooksPage } from '../../lib/web/pages/webhooks-page.js';
 import { signedInHandler } from '../../lib/web/web-handler.js';
 import { endpointBody, readEndpointForm, refusal } from '../../lib/web/webhook-forms.js';
 import type { WebhookEndpoints } from '../../lib/use-cases/webhooks/endpoints.js';
-import { webhookEndpoints } from '../webhooks/wiring.js';
 
 let built: WebhookEndpoints | undefined;
 /** Built at the first request, once per cold start, with only the parts this action uses. */
-const endpoints = (): WebhookEndpoints => (built ??= webhookEndpoints({ cipher: true, resolver: true }));
+const endpoints = (): WebhookEndpoints => (built ??= settingsWebhookEndpoints({ cipher: tokenCipherFromEnv(), resolver: new DnsWebhookUrlResolver() }));
 
 export const handler = signedInHandler(async (request, signedIn) => {
   const form = readEndpointForm(request.form);

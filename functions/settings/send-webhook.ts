@@ -3,15 +3,18 @@
  * form's `eventId`, that delivery again (one attempt). A disabled endpoint shows its page with the
  * reason; another user's endpoint id is a 404.
  */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../../lib/config.js';
+import { SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
+import { settingsWebhookEndpoints } from '../../lib/web/webhook-dependencies.js';
 import { endpointPage, endpointPath } from '../../lib/web/pages/webhooks-page.js';
 import { signedInHandler } from '../../lib/web/web-handler.js';
 import { orWebhookNotFound, refusal } from '../../lib/web/webhook-forms.js';
 import type { WebhookEndpoints } from '../../lib/use-cases/webhooks/endpoints.js';
-import { webhookEndpoints } from '../webhooks/wiring.js';
 
 let built: WebhookEndpoints | undefined;
 /** Built at the first request, once per cold start, with only the parts this action uses. */
-const endpoints = (): WebhookEndpoints => (built ??= webhookEndpoints({ queue: true }));
+const endpoints = (): WebhookEndpoints => (built ??= settingsWebhookEndpoints({ queue: new SqsWebhookQueue(new SQSClient({}), requireEnv(ENV.webhookQueueUrl)) }));
 
 export const handler = signedInHandler(async (request, signedIn) => {
   const endpointId = request.pathParameters.id ?? '';

@@ -1,14 +1,14 @@
 /** POST /settings/webhooks/{id}/status: disables or enables the caller's endpoint (form `status`); another user's id is a 404. */
+import { settingsWebhookEndpoints } from '../../lib/web/webhook-dependencies.js';
 import { endpointPath } from '../../lib/web/pages/webhooks-page.js';
 import { badRequest } from '../../lib/web/web-errors.js';
 import { signedInHandler } from '../../lib/web/web-handler.js';
 import { orWebhookNotFound } from '../../lib/web/webhook-forms.js';
 import type { WebhookEndpoints } from '../../lib/use-cases/webhooks/endpoints.js';
-import { webhookEndpoints } from '../webhooks/wiring.js';
 
 let built: WebhookEndpoints | undefined;
 /** Built at the first request, once per cold start, with only the parts this action uses. */
-const endpoints = (): WebhookEndpoints => (built ??= webhookEndpoints({}));
+const endpoints = (): WebhookEndpoints => (built ??= settingsWebhookEndpoints());
 
 export const handler = signedInHandler(async (request, signedIn) => {
   const status = request.form.status;

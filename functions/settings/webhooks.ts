@@ -3,15 +3,15 @@
  * that endpoint, its recent deliveries and its actions; with `&confirm=delete` the question before
  * deleting it. One page function for the three (the actions are POSTs of their own).
  */
+import { settingsWebhookEndpoints } from '../../lib/web/webhook-dependencies.js';
 import { deleteEndpointPage, endpointPage, webhooksPage } from '../../lib/web/pages/webhooks-page.js';
 import { signedInHandler } from '../../lib/web/web-handler.js';
 import { orWebhookNotFound } from '../../lib/web/webhook-forms.js';
 import type { WebhookEndpoints } from '../../lib/use-cases/webhooks/endpoints.js';
-import { webhookEndpoints } from '../webhooks/wiring.js';
 
 let built: WebhookEndpoints | undefined;
 /** Built at the first request, once per cold start, with only the parts this action uses. */
-const endpoints = (): WebhookEndpoints => (built ??= webhookEndpoints({}));
+const endpoints = (): WebhookEndpoints => (built ??= settingsWebhookEndpoints());
 
 const LIST_NOTICES: Record<string, string> = { deleted: 'Endpoint deleted: nothing more is sent to it.' };
 const ENDPOINT_NOTICES: Record<string, string> = {
