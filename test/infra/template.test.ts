@@ -125,6 +125,13 @@ const EXPECTED: Record<string, string[]> = {
   SettingsMediaUploaded: ['table:sessions:read', 'table:directory:read'],
   SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDelete', 'bucket:media:existence'],
   SettingsMediaDelete: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:delete'],
+  // The Webhooks page: the endpoints' own items (webhooks); a new secret is only ever encrypted.
+  SettingsWebhooks: ['table:sessions:read', 'table:directory:read', 'table:webhooks:read'],
+  SettingsCreateWebhook: ['table:sessions:read', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
+  SettingsRotateWebhookSecret: ['table:sessions:read', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
+  SettingsSendWebhook: ['table:sessions:read', 'table:directory:read', 'table:webhooks:readWrite', 'send:webhook'],
+  SettingsWebhookStatus: ['table:sessions:read', 'table:directory:read', 'table:webhooks:readWrite'],
+  SettingsDeleteWebhook: ['table:sessions:read', 'table:directory:read', 'table:webhooks:readWrite'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
