@@ -66,6 +66,13 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   RotateWebhookSecret: 305_000, // 298.7 kB
   CreateWebhookEndpoint: 305_000, // 299.6 kB
   WebhookDeliveryWorker: 315_000, // 305.9 kB
+  // The settings Webhooks page and its actions (the endpoint use case; KMS to encrypt, SQS to send).
+  SettingsWebhooks: 275_000, // 264.8 kB
+  SettingsWebhookStatus: 265_000, // 257.1 kB
+  SettingsDeleteWebhook: 265_000, // 256.9 kB
+  SettingsRotateWebhookSecret: 300_000, // 289.3 kB
+  SettingsSendWebhook: 300_000, // 290.9 kB
+  SettingsCreateWebhook: 305_000, // 295.2 kB (and the URL resolver)
   // The MCP SDK and zod 4 (103 kB), four SDK clients, twitter-text.
   Mcp: 645_000, // 626.9 kB (with update_post, publish_draft, retry_post)
 };

@@ -92,6 +92,14 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsMediaUploaded', method: 'GET', path: '/settings/media/uploaded', entry: 'functions/settings/media-uploaded.ts' },
   { name: 'SettingsMediaRegister', method: 'POST', path: '/settings/media/register', entry: 'functions/settings/media-register.ts' },
   { name: 'SettingsMediaDelete', method: 'POST', path: '/settings/media/delete', entry: 'functions/settings/media-delete.ts' },
+  // Webhook endpoints (beyond-v1.md): one page (list, one endpoint with its deliveries, the delete
+  // question) and an action per privilege set (cipher: add, rotate; queue: test, resend; table only).
+  { name: 'SettingsWebhooks', method: 'GET', path: '/settings/webhooks', entry: 'functions/settings/webhooks.ts' },
+  { name: 'SettingsCreateWebhook', method: 'POST', path: '/settings/webhooks', entry: 'functions/settings/create-webhook.ts' },
+  { name: 'SettingsRotateWebhookSecret', method: 'POST', path: '/settings/webhooks/{id}/rotate', entry: 'functions/settings/rotate-webhook-secret.ts' },
+  { name: 'SettingsSendWebhook', method: 'POST', path: '/settings/webhooks/{id}/send', entry: 'functions/settings/send-webhook.ts' },
+  { name: 'SettingsWebhookStatus', method: 'POST', path: '/settings/webhooks/{id}/status', entry: 'functions/settings/webhook-status.ts' },
+  { name: 'SettingsDeleteWebhook', method: 'POST', path: '/settings/webhooks/{id}/delete', entry: 'functions/settings/delete-webhook.ts' },
 ];
 
 /** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, the settings pages, the assistant server, the API reference. */

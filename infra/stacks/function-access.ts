@@ -287,6 +287,15 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
     writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media, KEYS.user] },
     mediaObjects: 'delete',
   },
+  // Webhook endpoints (lib/use-cases/webhooks/endpoints.ts), as the API's rows: the page reads the
+  // endpoints and deliveries; adding and rotating encrypt a new secret; test and resend write the
+  // event and delivery and queue it; status and delete write the endpoint.
+  SettingsWebhooks: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'read' } },
+  SettingsCreateWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  SettingsRotateWebhookSecret: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  SettingsSendWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, sendsTo: ['webhook'] },
+  SettingsWebhookStatus: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' } },
+  SettingsDeleteWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' } },
 };
 
 export function accessOf(name: string): FunctionAccess {

@@ -568,6 +568,21 @@ describe('every settings function, on its template environment alone', () => {
     expect((await web('POST', `/settings/assistants/${grantId}/revoke`, { _csrf: csrf })).statusCode).toBe(303);
   });
 
+  it('SettingsWebhooks, SettingsCreateWebhook, SettingsRotateWebhookSecret, SettingsSendWebhook, SettingsWebhookStatus and SettingsDeleteWebhook', async () => {
+    expect((await web('GET', '/settings/webhooks')).statusCode).toBe(200);
+    // A public address literal: registration checks it without a DNS lookup.
+    const created = await web('POST', '/settings/webhooks', { _csrf: csrf, url: 'https://1.1.1.1/hooks', 'event:*': 'on' });
+    expect(created.statusCode).toBe(201);
+    expect(created.body).toContain('whsec_');
+    const endpointId = /\?endpoint=(we_[0-9A-Za-z]{20})/.exec(created.body ?? '')?.[1] ?? '';
+    expect((await web('GET', `/settings/webhooks?endpoint=${endpointId}`)).statusCode).toBe(200);
+    expect((await web('GET', `/settings/webhooks?endpoint=${endpointId}&confirm=delete`)).statusCode).toBe(200);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/rotate`, { _csrf: csrf })).statusCode).toBe(200);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/send`, { _csrf: csrf })).statusCode).toBe(303);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/status`, { _csrf: csrf, status: 'disabled' })).statusCode).toBe(303);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/delete`, { _csrf: csrf })).statusCode).toBe(303);
+  });
+
   it('SettingsSignOut ends the session', async () => {
     expect((await web('POST', '/settings/sign-out', { _csrf: csrf })).statusCode).toBe(200);
     expect((await web('GET', '/settings')).statusCode).toBe(303);

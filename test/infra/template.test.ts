@@ -162,6 +162,13 @@ const EXPECTED: Record<string, string[]> = {
   SettingsMediaUploaded: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsMediaRegister: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:delete'],
+  // The Webhooks page: the endpoints' own items (webhooks); a new secret is only ever encrypted.
+  SettingsWebhooks: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:read'],
+  SettingsCreateWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
+  SettingsRotateWebhookSecret: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
+  SettingsSendWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'send:webhook'],
+  SettingsWebhookStatus: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite'],
+  SettingsDeleteWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];

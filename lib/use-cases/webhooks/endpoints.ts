@@ -63,6 +63,8 @@ export interface DeliveryView {
   lastStatusCode: number | null;
   lastLatencyMs: number | null;
   lastError: string | null;
+  /** When the last attempt was made (null before the first). */
+  lastAttemptAt: string | null;
   nextAttemptAt: string | null;
 }
 
@@ -77,6 +79,7 @@ export function deliveryView(delivery: DeliveryRecord): DeliveryView {
     lastStatusCode: last?.statusCode ?? null,
     lastLatencyMs: last?.latencyMs ?? null,
     lastError: last?.error ?? null,
+    lastAttemptAt: last?.at ?? null,
     nextAttemptAt: delivery.nextAttemptAt,
   };
 }
@@ -191,6 +194,15 @@ export class WebhookEndpoints {
       }
       throw error;
     }
+  }
+
+  /**
+   * Every endpoint of the caller, oldest first (the settings page): at most MAX_WEBHOOK_ENDPOINTS,
+   * so one Query and no cursor to sign.
+   */
+  async all(caller: Caller): Promise<WebhookEndpointView[]> {
+    const endpoints = await this.deps.store.allEndpoints(caller.userId);
+    return endpoints.filter((endpoint) => endpoint.userId === caller.userId).map(webhookEndpointView);
   }
 
   async get(caller: Caller, endpointId: string): Promise<WebhookEndpointView> {
