@@ -115,7 +115,7 @@ export interface ServiceRoute extends ApiRoute {
 }
 
 /**
- * The assistant server (README "Assistant server (MCP)"): the MCP endpoint, the discovery
+ * The assistant server (docs/assistant-server.md): the MCP endpoint, the discovery
  * documents (RFC 9728, RFC 8414) and the OAuth authorization server. Same catalogue rule as the
  * API: each row is one Lambda on AWS and one handler in the local stack. The consent page itself
  * is a settings page (functions/settings/assistant-consent.ts).
@@ -180,7 +180,7 @@ export interface QueueConsumer {
 export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
   // Up to 100 batches of 10. A burst of 500 posts due at one second arrives over the second before
   // it, often in part batches, and each batch is held until its posts' time: twice the burst in
-  // slots keeps every post of it prepared in time (README, "AWS throughput").
+  // slots keeps every post of it prepared in time (docs/performance.md, "AWS throughput").
   { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts', consuming: { batchSize: 10, maxConcurrency: 100 } },
   // Deletions are rare and go a few at a time, so a backlog cannot storm the platforms' rate limits.
   { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts', consuming: { batchSize: 5, maxConcurrency: 2 } },

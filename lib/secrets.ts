@@ -10,7 +10,7 @@ import { MissingConfigError } from './config.js';
 
 /**
  * How long a fetched value is kept: longer than any execution environment lives, so a secret is
- * read once per cold start (the README's "Connect the platform apps" says how to make workers
+ * read once per cold start (docs/deploy.md, "Connect the platform apps", says how to make workers
  * read a new value). Powertools' own default (5 s) would call Secrets Manager on nearly every
  * request. A failed fetch is not cached: the next request tries again.
  */

@@ -12,7 +12,7 @@
  *
  * Options: --data-dir (default DATA_DIR, else .data), --template, --out, --sam-template, and
  * --host NAME to put NAME where the values say 127.0.0.1 or localhost (host.docker.internal with
- * Docker Desktop; on Linux keep them and run sam with --docker-network host). README "sam local".
+ * Docker Desktop; on Linux keep them and run sam with --docker-network host). docs/deploy.md, "Running functions with `sam local`".
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

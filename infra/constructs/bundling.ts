@@ -13,7 +13,7 @@
  *
  * The AWS SDK is bundled (`awsSdk: 'bundled'`). The Lambda nodejs22.x runtime ships SDK v3 too,
  * and leaving `@aws-sdk/*` and `@smithy/*` out would shrink every bundle by 181-448 kB, but
- * (README, "Function bundles") importing the SDK from node_modules took 1.1-6.7 times as long
+ * (docs/performance.md, "Function bundles") importing the SDK from node_modules took 1.1-6.7 times as long
  * (one run on a busy machine) as the bundled, minified copy, and the deployed code would run
  * whatever SDK version the runtime carries that day, not the one package-lock.json pins and the
  * tests ran. The bench measures the other choice every run (`awsSdk: 'runtime'`), so the

@@ -71,7 +71,7 @@ export class SettingsUserPool extends Construct {
     });
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG8',
-      reason: 'Essentials covers e-mail sign-up, verification, password reset, TOTP MFA and managed login; Plus adds threat protection per monthly active user with no free tier (README, "Settings sign-in").',
+      reason: 'Essentials covers e-mail sign-up, verification, password reset, TOTP MFA and managed login; Plus adds threat protection per monthly active user with no free tier (docs/deploy.md, "Settings sign-in").',
     });
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG3',

@@ -100,7 +100,7 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
   // Uploads media to the platforms a range at a time (lib/store/s3-media-source.ts), so it holds a
   // few megabytes at most; X allows 120 s per upload request and a video may process for minutes:
   // the most time. 512 MB, not more: each invocation also waits a second or two for its posts' due
-  // second, and Lambda bills that wait by memory (README, "Per 1,000 posts").
+  // second, and Lambda bills that wait by memory (docs/operations.md, "What it costs").
   PublishWorker: { timeout: Duration.minutes(5), memorySize: 512 },
   // Up to a batch of deletions one after the other, each bounded by the adapters' 15 s timeout.
   PlatformDeletionWorker: { timeout: Duration.minutes(2), memorySize: 512 },
@@ -124,7 +124,7 @@ const STATIC_FILES: Record<string, { from: string; to: string }> = {
 /**
  * Batch size and the ceiling of concurrent consumers per queue, so a backlog cannot storm the
  * platforms' rate limits (per user and per app). The publish worker sends a batch concurrently;
- * its settings are a deploy-time choice (publish-throughput.ts, README "AWS throughput"), these
+ * its settings are a deploy-time choice (publish-throughput.ts, docs/performance.md, "AWS throughput"), these
  * are the defaults. Deletions are rarer and go one at a time per batch.
  */
 const CONSUMING: Record<'publish' | 'deletion' | 'webhook', ConsumerOptions> = {
@@ -140,7 +140,7 @@ const CONSUMING: Record<'publish' | 'deletion' | 'webhook', ConsumerOptions> = {
  * N needs a quota of at least N + 100, and a new account's quota is 10 (reserving anything there
  * fails the stack). With a raised quota: `npx cdk deploy --all -c publishWorkerReservedConcurrency=N`,
  * N at least the publish queue's maxConcurrency (reserved concurrency below the event source's
- * maximum throttles the poller). README "Settings" is where it is documented.
+ * maximum throttles the poller). docs/deploy.md, "Settings" is where it is documented.
  */
 export const PUBLISH_RESERVED_CONCURRENCY_CONTEXT = 'publishWorkerReservedConcurrency';
 export const PUBLISH_RESERVED_CONCURRENCY_DEFAULT = 0;
@@ -451,7 +451,7 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduleGroup.scheduleGroupName });
     new CfnOutput(this, 'McpUrl', { value: `${this.origin}/mcp`, description: 'The assistant server: the one URL an MCP client needs' });
     new CfnOutput(this, 'SettingsUrl', { value: `${settingsOrigin}/settings`, description: 'The settings web app: sign up, make API keys, connect accounts' });
-    // Register these with the X and LinkedIn developer apps (README: Deploying to AWS).
+    // Register these with the X and LinkedIn developer apps (docs/deploy.md).
     new CfnOutput(this, 'XRedirectUrl', { value: `${settingsOrigin}/settings/connect/x/callback`, description: 'Callback URL of the X app (OAuth 2.0)' });
     new CfnOutput(this, 'LinkedInRedirectUrl', { value: `${settingsOrigin}/settings/connect/linkedin/callback`, description: 'Redirect URL of the LinkedIn app' });
     if (this.alarmTopic) new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Every alarm notifies this SNS topic' });

@@ -32,7 +32,7 @@ function isTableName(name: string): name is TableName {
   return (TABLE_NAMES as readonly string[]).includes(name);
 }
 
-/** What the platform-credentials secret holds until the operator puts the real app credentials in (README). */
+/** What the platform-credentials secret holds until the operator puts the real app credentials in (docs/deploy.md). */
 export const PLATFORM_CREDENTIALS_PLACEHOLDER = {
   x: { clientId: '', clientSecret: '' },
   linkedin: { clientId: '', clientSecret: '' },
@@ -202,7 +202,7 @@ export class DataStack extends Stack {
     });
 
     // Platform app credentials (OAuth client id and secret per platform) come from the platforms'
-    // developer consoles; the operator puts them in after the first deploy (README). The template
+    // developer consoles; the operator puts them in after the first deploy (docs/deploy.md). The template
     // holds only the empty shape, never a credential.
     this.platformCredentials = new Secret(this, 'PlatformCredentials', {
       description: 'OAuth client ids and secrets of the X and LinkedIn apps, as JSON',
@@ -211,7 +211,7 @@ export class DataStack extends Stack {
     });
     Validations.of(this.platformCredentials).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Issued by the platforms’ developer consoles and can only be rotated there; the operator puts each new value in (README).',
+      reason: 'Issued by the platforms’ developer consoles and can only be rotated there; the operator puts each new value in (docs/deploy.md).',
     });
 
     this.settingsUsers = new SettingsUserPool(this, 'SettingsUserPool', {
@@ -225,7 +225,7 @@ export class DataStack extends Stack {
     new CfnOutput(this, 'TokenKeyArn', { value: this.tokenKey.keyArn, description: 'TOKEN_KMS_KEY_ID for the admin CLI' });
     new CfnOutput(this, 'PlatformCredentialsSecretArn', {
       value: this.platformCredentials.secretArn,
-      description: 'Put the X / LinkedIn app credentials here (README)',
+      description: 'Put the X / LinkedIn app credentials here (docs/deploy.md)',
     });
     new CfnOutput(this, 'SettingsUserPoolId', { value: this.settingsUsers.userPool.userPoolId });
     new CfnOutput(this, 'SettingsSignInDomain', { value: this.settingsUsers.domain.baseUrl(), description: 'Cognito managed login' });

@@ -1,7 +1,7 @@
 /**
  * The deploy-time settings of the CDK app, read from cdk context (`npx cdk deploy --all -c key=value`,
  * or a "context" entry in cdk.json) in one place, each checked at synthesis with a message that
- * names the setting. README "Deploying to AWS", "Settings" lists them; the publish worker's
+ * names the setting. docs/deploy.md, "Settings" lists them; the publish worker's
  * throughput settings are in publish-throughput.ts and api-stack.ts (reserved concurrency).
  */
 import type { Construct } from 'constructs';
@@ -83,7 +83,7 @@ export function signInDomainPrefixSetting(scope: Construct): string | undefined 
  * Deletion protection of what holds customers' data (the tables with customer data, the user
  * pool). On by default; a first deploy runs with it off (`-c deletionProtection=false`), so that
  * a failed first create rolls back completely: DynamoDB and Cognito refuse to delete a protected
- * table or pool, CloudFormation too, and the rollback would leave them behind (README, "Deploy").
+ * table or pool, CloudFormation too, and the rollback would leave them behind (docs/deploy.md, "First deploy").
  */
 export function deletionProtectionSetting(scope: Construct): boolean {
   const value = text(scope, SETTINGS.deletionProtection);
@@ -165,7 +165,7 @@ export function alarmNotificationSetting(scope: Construct): AlarmNotificationSet
  * CloudFront does not deliver standard logs to buckets there, and the media CDN's logs go to a
  * bucket in the stack's region (data-stack.ts). Each of these has every service the stacks use
  * (HTTP APIs, Lambda on arm64, EventBridge Scheduler, Cognito managed login, DynamoDB, SQS, KMS,
- * Secrets Manager); README "Regions" says how that was checked.
+ * Secrets Manager); docs/deploy.md, "Regions" says how that was checked.
  */
 export const SUPPORTED_REGIONS = [
   'us-east-1',
@@ -187,7 +187,7 @@ export const SUPPORTED_REGIONS = [
   'ap-southeast-2',
 ] as const;
 
-export const UNSUPPORTED_REGION_MESSAGE = `This service deploys only to ${SUPPORTED_REGIONS.join(', ')} (README "Regions": CloudFront cannot deliver the media CDN's standard logs to a bucket in an opt-in region)`;
+export const UNSUPPORTED_REGION_MESSAGE = `This service deploys only to ${SUPPORTED_REGIONS.join(', ')} (docs/deploy.md, "Regions": CloudFront cannot deliver the media CDN's standard logs to a bucket in an opt-in region)`;
 
 /**
  * Throws at synthesis for a region the stacks cannot work in. `cdk deploy` always knows the region

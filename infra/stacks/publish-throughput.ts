@@ -1,7 +1,7 @@
 /**
  * How many posts the publish worker sends at once on AWS: the publish queue's event source
  * mapping (batch size and maximum concurrency), a deploy-time setting with the arithmetic behind
- * its default in README, "AWS throughput":
+ * its default in docs/performance.md, "AWS throughput":
  *
  *   npx cdk deploy --all -c publishWorkerMaxConcurrency=100 -c publishWorkerBatchSize=10
  *

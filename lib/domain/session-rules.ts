@@ -1,5 +1,5 @@
 /**
- * How long a settings session lives (README "Security rules"; docs/security.md):
+ * How long a settings session lives (docs/settings.md, "How it works"; docs/security.md):
  *
  * - absolute: 8 hours after sign-in, however active (SESSION_SECONDS);
  * - idle: 30 minutes after the last page the person opened, sliding. Thirty minutes is NIST SP

@@ -30,7 +30,7 @@
  *    is parsed as it is when it is short (MAX_PARSED_RUN_UNITS); a longer one can only be within
  *    the limit if one link covers almost all of it, i.e. a link longer than ~500 characters without
  *    a space, and such a text is refused as too long without parsing: the one place where this
- *    count can differ from twitter-text's, chosen deliberately (see the README, "What one request
+ *    count can differ from twitter-text's, chosen deliberately (see docs/api.md, "What one request
  *    may cost").
  * 5. The last text counted is remembered: one `text` for 25 targets is counted once.
  *

@@ -2,7 +2,7 @@
  * What an assistant may be allowed to do, in the API's own scope names (api-v1.md, Authentication):
  * a grant's scopes become the Caller's scopes, so the use cases apply exactly the rules they apply
  * to an API key. `media` is not offered: api-v1.md reserves it and nothing checks it; list_media
- * reads the library, which `read` covers (README, "Assistant server (MCP)").
+ * reads the library, which `read` covers (docs/assistant-server.md).
  */
 export const MCP_SCOPES = ['read', 'write', 'publish'] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];

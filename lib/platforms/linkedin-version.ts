@@ -2,7 +2,7 @@
  * The LinkedIn-Version (YYYYMM) every versioned LinkedIn call carries: the one place to move it.
  * LinkedIn releases a version each month and keeps each for about a year; after that every call
  * with it answers 426 NONEXISTENT_VERSION ("Requested version 20240401 is not active") and nothing
- * posts. Move it at least twice a year (README "Deploying to AWS", "LinkedIn API version"):
+ * posts. Move it at least twice a year (docs/deploy.md, "LinkedIn API version"):
  * read LinkedIn's migration notes for the months in between, change it here, run the tests
  * (the sandbox refuses a version over 12 months old as LinkedIn does) and redeploy. The
  * LINKEDIN_API_VERSION environment variable overrides it without a code change.

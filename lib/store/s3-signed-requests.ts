@@ -3,7 +3,7 @@
  * with SigV4 by the signer and the default credential chain the DynamoDB client already brings
  * into every bundle; S3's client and @aws-sdk/s3-presigned-post added about 260 kB (with the
  * event-stream serde the client imports at start) to each function that touches the bucket, and
- * about 25 ms to its import (README, "Function bundles"). Shared by the publish worker's media reads (s3-media-source.ts) and the
+ * about 25 ms to its import (docs/performance.md, "Function bundles"). Shared by the publish worker's media reads (s3-media-source.ts) and the
  * media library in settings (s3-media-uploads.ts: presigned POSTs, HEAD, ranged GET, DELETE).
  *
  * The endpoint is the SDK's: AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL) when set (the local stack's

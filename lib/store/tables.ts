@@ -117,7 +117,7 @@ export const ALLOWANCE_KEY_PREFIX = 'ALLOWANCE#';
 
 /**
  * What an index copies besides its keys and the table's key. Changing it on a deployed table
- * means recreating the index (README, "Deploying to AWS").
+ * means recreating the index (docs/operations.md, "Changing an index projection on a deployed table").
  */
 export type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] } | { type: 'ALL' };
 

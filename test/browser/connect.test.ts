@@ -4,7 +4,7 @@
  * account and the LinkedIn pages they administer through the sandbox consent pages (and refuses
  * once), sees them healthy in GET /api/v1/accounts, uploads an image straight to storage and
  * publishes a post with its URL through the API until `published`, then reconnects an account
- * marked needs_reauth. Screenshots go to docs/screenshots (the README shows them).
+ * marked needs_reauth. Screenshots go to docs/screenshots (the README and docs/settings.md show them).
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

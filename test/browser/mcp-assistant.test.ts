@@ -7,7 +7,7 @@
  * it to `published`. The person then revokes the assistant on the Assistants page and its very
  * next call is refused. Also: refusing on the consent page, and approving fewer scopes.
  *
- * The assistant session is written to docs/mcp-session.md (the README's transcript comes from it),
+ * The assistant session is written to docs/mcp-session.md (docs/assistant-server.md's transcript comes from it),
  * and the pages to docs/screenshots.
  */
 import { mkdir, writeFile } from 'node:fs/promises';

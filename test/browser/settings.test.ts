@@ -4,7 +4,7 @@
  * line its page shows, see the first step done, read how to add an assistant, revoke it
  * and get 401 api_key_revoked, sign out (and the old session is dead), sign in again. Plus the
  * refusals: a POST without the CSRF token, another user's key id, a sign-in callback replayed.
- * Screenshots of each page go to docs/screenshots (the README shows them).
+ * Screenshots of each page go to docs/screenshots (the README and docs/settings.md show them).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

@@ -87,7 +87,7 @@ describe('bodies over the limits', () => {
     }
   });
 
-  it('over 10 MB: API Gateway itself answers 413 before any of our code runs (as on AWS, see the README)', async () => {
+  it('over 10 MB: API Gateway itself answers 413 before any of our code runs (as on AWS, see docs/api.md)', async () => {
     const response = await api(stack.baseUrl, user.apiKey).request('POST', '/posts', {
       rawBody: jsonOf(10 * 1024 * 1024 + 1),
       headers: { 'content-type': 'application/json' },

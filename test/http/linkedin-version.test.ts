@@ -34,7 +34,7 @@ describe('the sandbox serves a version as LinkedIn does', () => {
     expect(inactiveVersionAnswer('202600', now)?.code).toBe('NONEXISTENT_VERSION');
   });
 
-  it('still serves the version the service calls it with (when this fails, move LINKEDIN_API_VERSION: README)', () => {
+  it('still serves the version the service calls it with (when this fails, move LINKEDIN_API_VERSION: docs/deploy.md)', () => {
     expect(inactiveVersionAnswer(LINKEDIN_API_VERSION, new Date())).toBeNull();
   });
 });

@@ -143,7 +143,7 @@ it('posts scheduled across a restart that empties the queues: every one goes out
 }, 90_000);
 
 it('live posts deleted with deleteFromPlatform=true just before the stack went down, their deletion messages lost with the queues: deleted on the platforms after the restart', async () => {
-  // The crash test's failure (README, "Crash test"): the kill came a moment after the DELETE, before
+  // The crash test's failure (docs/reliability.md, "Crash test"): the kill came a moment after the DELETE, before
   // the deletion worker took its message, and the restarted stack had nothing that queued it again.
   // Here the first stack runs no deletion worker, so its messages are surely still waiting.
   await running?.stop();

@@ -2,7 +2,7 @@
  * A first deploy on a fresh AWS account (issue 20), read off the synthesized templates: the Cognito
  * domain prefix is unique by default, a failed first create leaves nothing behind, the user pool
  * lives with the data, the optional custom domain and alarm notifications, the regions, and TOTP
- * MFA (issue 19, item 2). What only AWS can show is a written check in README "Deploying to AWS".
+ * MFA (issue 19, item 2). What only AWS can show is a written check in docs/deploy.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -436,7 +436,7 @@ describe('environment', () => {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
       SecretString: Match.absent(),
     });
-    // The platform credentials secret starts as the empty shape the README says to fill.
+    // The platform credentials secret starts as the empty shape docs/deploy.md says to fill.
     s.data.hasResourceProperties('AWS::SecretsManager::Secret', {
       SecretString: JSON.stringify({ x: { clientId: '', clientSecret: '' }, linkedin: { clientId: '', clientSecret: '' } }),
     });
@@ -597,7 +597,7 @@ describe('webhook router', () => {
   });
 });
 
-describe('publish throughput (README "AWS throughput")', () => {
+describe('publish throughput (docs/performance.md, "AWS throughput")', () => {
   const publishMapping = (synth: Synthesized) => {
     const worker = QUEUE_CONSUMERS.find((consumer) => consumer.queue === 'publish')!;
     const mappings = Object.values(synth.apiJson.Resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping').map((r) => r.Properties!);

@@ -17,7 +17,7 @@ export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
 /**
- * Where the browser tests write what the README shows (screenshots, the assistant transcript):
+ * Where the browser tests write what the README and docs/ show (screenshots, the assistant transcript):
  * `docs/` when `UPDATE_DOCS=1` (`UPDATE_DOCS=1 npx vitest run test/browser` refreshes them), else
  * the ignored `.test-data/docs/`, so an ordinary `npm test` leaves the working tree clean.
  */
