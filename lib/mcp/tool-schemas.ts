@@ -120,7 +120,7 @@ export const createPostsOutput = {
   mode: z.enum(['preview', 'created']),
   preview: z
     .object({
-      campaignId: z.string().nullable(),
+      campaignId: nullable(z.string(), 'null in a preview: nothing is created yet'),
       draft: z.boolean(),
       publishAt: nullable(z.string(), 'When the posts would go out (ISO 8601); null for drafts'),
       targets: z.array(previewLine),
@@ -171,7 +171,7 @@ export const updatePostInput = {
   text: z.string().optional(),
   media: z.array(z.string()).optional().describe('Replaces the media: URLs from list_media; [] removes them'),
   scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; moves a scheduled post'),
-  options: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Per-platform options, as in create_posts'),
+  options: z.record(z.string(), z.record(z.string(), optionValue)).optional().describe('Per-platform options, as in create_posts'),
   idempotencyKey: changeKey,
   confirm: confirmField,
 };
