@@ -17,7 +17,13 @@ export type PostList = components['schemas']['PostList'];
 export type PostDeleted = components['schemas']['PostDeleted'];
 export type Account = components['schemas']['Account'];
 export type AccountList = components['schemas']['AccountList'];
+export type PreviewBatch = components['schemas']['PreviewBatch'];
+export type PreviewResult = components['schemas']['PreviewResult'];
 export type CreatePostsParams = RequestBody<Operation<'/posts', 'post'>>;
+export type PreviewPostsParams = RequestBody<Operation<'/posts/preview', 'post'>>;
+export type UpdatePostParams = RequestBody<Operation<'/posts/{id}', 'patch'>>;
+export type PublishPostParams = RequestBody<Operation<'/posts/{id}/publish', 'post'>>;
+export type RetryPostParams = RequestBody<Operation<'/posts/{id}/retry', 'post'>>;
 export type ListPostsParams = QueryParams<Operation<'/posts', 'get'>>;
 export type ListAccountsParams = QueryParams<Operation<'/accounts', 'get'>>;
 type DeleteQuery = QueryParams<Operation<'/posts/{id}', 'delete'>>;
@@ -83,11 +89,47 @@ export class Posts {
    * Sent with an `Idempotency-Key` (`options.idempotencyKey`, or one made here) that its retries repeat.
    */
   create(params: CreatePostsParams, options?: RequestOptions): Promise<PostBatch> {
-    return this.http.request('post', '/posts', { body: params }, options);
+    return this.http.request('post', '/posts', { body: params, repeat: 'idempotency-key' }, options);
+  }
+
+  /**
+   * What `create` with these parameters would answer (each target `accepted` or `rejected` with its
+   * reason, every `id` null), writing, spending and sending nothing; when no target would be
+   * accepted, the InvalidRequestError a create would throw. Repeated freely: it changes nothing.
+   */
+  preview(params: PreviewPostsParams, options?: RequestOptions): Promise<PreviewBatch> {
+    return this.http.request('post', '/posts/preview', { body: params, repeat: 'writes-nothing' }, options);
   }
 
   get(id: string, options?: RequestOptions): Promise<Post> {
     return this.http.request('get', '/posts/{id}', { path: { id } }, options);
+  }
+
+  /**
+   * Changes `text`, `media`, `scheduledFor` or `options` of a draft, or of a scheduled post no
+   * publish attempt has begun on (fields left out stay); a moved `scheduledFor` moves its schedule.
+   * Too late (being sent, published, failed): InvalidRequestError `post_not_editable` (409).
+   * Sent with an `Idempotency-Key`, which the API keeps for a PATCH as for a create, so its retries
+   * replay the first answer and never apply it again after a newer change.
+   */
+  update(id: string, params: UpdatePostParams, options?: RequestOptions): Promise<Post> {
+    return this.http.request('patch', '/posts/{id}', { path: { id }, body: params, repeat: 'idempotency-key' }, options);
+  }
+
+  /**
+   * Sends a draft: now, or at `params.scheduledFor`. Spends one unit of the plan's allowance
+   * (InvalidRequestError `quota_exceeded` when none is left); not a draft: `post_not_editable` (409).
+   */
+  publish(id: string, params?: PublishPostParams, options?: RequestOptions): Promise<Post> {
+    return this.http.request('post', '/posts/{id}/publish', { path: { id }, body: params, repeat: 'idempotency-key' }, options);
+  }
+
+  /**
+   * Sends a failed post whose `error.retryable` is `true` again, under the same id: now, or at
+   * `params.scheduledFor`. Any other post: InvalidRequestError `post_not_retryable` (409).
+   */
+  retry(id: string, params?: RetryPostParams, options?: RequestOptions): Promise<Post> {
+    return this.http.request('post', '/posts/{id}/retry', { path: { id }, body: params, repeat: 'idempotency-key' }, options);
   }
 
   /** `await` it for one page, or `for await (const post of client.posts.list())` for every post, newest first. */

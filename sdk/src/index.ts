@@ -12,7 +12,13 @@ export {
   type PostDeleted,
   type Account,
   type AccountList,
+  type PreviewBatch,
+  type PreviewResult,
   type CreatePostsParams,
+  type PreviewPostsParams,
+  type UpdatePostParams,
+  type PublishPostParams,
+  type RetryPostParams,
   type ListPostsParams,
   type ListAccountsParams,
   type DeletePostParams,
@@ -29,7 +35,7 @@ export {
   WebhookVerificationError,
   type ApiErrorType,
 } from './errors.js';
-export type { RequestOptions, RetryEvent, Operation, PathParams, QueryParams, RequestBody, SuccessBody } from './http.js';
+export type { RequestOptions, RetryEvent, Operation, PathParams, QueryParams, RequestBody, SuccessBody, TakesIdempotencyKey } from './http.js';
 export { PagedList } from './pagination.js';
 export { verifyWebhook, type WebhookEvent, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks.js';
 export type { paths, components, operations } from './generated/openapi.js';

@@ -23,6 +23,19 @@ function claims(client: SocialPublishing, http: HttpClient): void {
   void client.posts.create({ accounts: ['acct_1'], txt: 'typo' });
   // @ts-expect-error: a status the list filter does not take
   void client.posts.list({ status: 'sent' });
+
+  expectTypeOf(client.posts.update).returns.toEqualTypeOf<Promise<Post>>();
+  expectTypeOf(client.posts.publish).returns.toEqualTypeOf<Promise<Post>>();
+  expectTypeOf(client.posts.retry).returns.toEqualTypeOf<Promise<Post>>();
+  expectTypeOf(client.posts.preview).returns.toEqualTypeOf<Promise<components['schemas']['PreviewBatch']>>();
+  expectTypeOf<Parameters<typeof client.posts.update>[1]>().toEqualTypeOf<operations['updatePost']['requestBody']['content']['application/json']>();
+  expectTypeOf<Parameters<typeof client.posts.preview>[0]>().toEqualTypeOf<operations['previewPosts']['requestBody']['content']['application/json']>();
+  // @ts-expect-error: a field a PATCH does not take (a post's accounts are fixed)
+  void client.posts.update('post_1', { accounts: ['acct_1'] });
+  // @ts-expect-error: an operation that takes an Idempotency-Key must be sent with it (and so be retried with it)
+  void http.request('patch', '/posts/{id}', { path: { id: 'x' }, body: { text: 'x' } });
+  // @ts-expect-error: an operation openapi.yaml gives no Idempotency-Key cannot claim one
+  void http.request('get', '/posts/{id}', { path: { id: 'x' }, repeat: 'idempotency-key' });
 }
 
 describe('types', () => {
