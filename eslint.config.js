@@ -22,7 +22,7 @@ const RUNTIME = [
   { regex: '^(aws-cdk-lib|constructs)(/|$)', message: 'Runtime code never imports the CDK: infrastructure is declared in infra/ only.' },
 ];
 
-const ADAPTERS = 'store|dispatch|platforms|http';
+const ADAPTERS = 'store|dispatch|platforms|http|egress';
 /** The modules a function's composition (in functions/) uses: settings, secrets, the cold-start step. */
 const WIRING_MODULES = 'config|secrets|cold-start';
 const WIRING = upToModule(WIRING_MODULES);

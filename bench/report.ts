@@ -7,6 +7,8 @@ export const BUDGETS = {
   publishLagP99Ms: 1000,
   /** The burst's stretch goal: printed beside the budget, not a budget of its own. */
   publishLagStretchP99Ms: 250,
+  /** Issue 18: a post's state change to its webhook at the receiver, p99, burst and spread alike. */
+  webhookLagP99Ms: 1000,
   scaleRatio: 1.5,
   createDynamoRequests: 8,
   /**

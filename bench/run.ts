@@ -100,6 +100,8 @@ async function startBenchStack(): Promise<BenchStack> {
       dataDir: DATA_DIR,
       consumers: true,
       sandbox: true,
+      // The webhook router on the posts and directory streams (burst and spread measure webhook lag).
+      streams: true,
       // Started below at AWS's cadence (every minute), so the cost phase can pause it.
       sweeper: false,
       env: {

@@ -24,6 +24,19 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'RetryPost', method: 'POST', path: '/posts/{id}/retry', entry: 'functions/retry-post.ts' },
   { name: 'PreviewPosts', method: 'POST', path: '/posts/preview', entry: 'functions/preview-posts.ts' },
   { name: 'ListAccounts', method: 'GET', path: '/accounts', entry: 'functions/list-accounts.ts' },
+  // Webhook endpoints (beyond-v1.md; docs/webhooks.md).
+  { name: 'CreateWebhookEndpoint', method: 'POST', path: '/webhook_endpoints', entry: 'functions/webhooks/create-webhook-endpoint.ts' },
+  { name: 'ListWebhookEndpoints', method: 'GET', path: '/webhook_endpoints', entry: 'functions/webhooks/list-webhook-endpoints.ts' },
+  { name: 'GetWebhookEndpoint', method: 'GET', path: '/webhook_endpoints/{id}', entry: 'functions/webhooks/get-webhook-endpoint.ts' },
+  { name: 'UpdateWebhookEndpoint', method: 'PATCH', path: '/webhook_endpoints/{id}', entry: 'functions/webhooks/update-webhook-endpoint.ts' },
+  { name: 'DeleteWebhookEndpoint', method: 'DELETE', path: '/webhook_endpoints/{id}', entry: 'functions/webhooks/delete-webhook-endpoint.ts' },
+  {
+    name: 'RotateWebhookSecret',
+    method: 'POST',
+    path: '/webhook_endpoints/{id}/rotate_secret',
+    entry: 'functions/webhooks/rotate-webhook-secret.ts',
+  },
+  { name: 'TestWebhookEndpoint', method: 'POST', path: '/webhook_endpoints/{id}/test', entry: 'functions/webhooks/test-webhook-endpoint.ts' },
 ];
 
 export const API_BASE_PATH = '/api/v1';
@@ -79,6 +92,14 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsMediaUploaded', method: 'GET', path: '/settings/media/uploaded', entry: 'functions/settings/media-uploaded.ts' },
   { name: 'SettingsMediaRegister', method: 'POST', path: '/settings/media/register', entry: 'functions/settings/media-register.ts' },
   { name: 'SettingsMediaDelete', method: 'POST', path: '/settings/media/delete', entry: 'functions/settings/media-delete.ts' },
+  // Webhook endpoints (beyond-v1.md): one page (list, one endpoint with its deliveries, the delete
+  // question) and an action per privilege set (cipher: add, rotate; queue: test, resend; table only).
+  { name: 'SettingsWebhooks', method: 'GET', path: '/settings/webhooks', entry: 'functions/settings/webhooks.ts' },
+  { name: 'SettingsCreateWebhook', method: 'POST', path: '/settings/webhooks', entry: 'functions/settings/create-webhook.ts' },
+  { name: 'SettingsRotateWebhookSecret', method: 'POST', path: '/settings/webhooks/{id}/rotate', entry: 'functions/settings/rotate-webhook-secret.ts' },
+  { name: 'SettingsSendWebhook', method: 'POST', path: '/settings/webhooks/{id}/send', entry: 'functions/settings/send-webhook.ts' },
+  { name: 'SettingsWebhookStatus', method: 'POST', path: '/settings/webhooks/{id}/status', entry: 'functions/settings/webhook-status.ts' },
+  { name: 'SettingsDeleteWebhook', method: 'POST', path: '/settings/webhooks/{id}/delete', entry: 'functions/settings/delete-webhook.ts' },
 ];
 
 /** Every route of the HTTP API with its full path: the API's under API_BASE_PATH, the settings pages, the assistant server, the API reference. */
@@ -150,7 +171,7 @@ export interface Consuming {
 /** Consumers of the SQS queues (event source mappings on AWS, pollers in the local stack). */
 export interface QueueConsumer {
   name: string;
-  queue: 'publish' | 'deletion';
+  queue: 'publish' | 'deletion' | 'webhook';
   entry: string;
   /** The default; the publish worker's is a deploy-time setting (infra/stacks/publish-throughput.ts). */
   consuming: Consuming;
@@ -163,6 +184,9 @@ export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
   { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts', consuming: { batchSize: 10, maxConcurrency: 100 } },
   // Deletions are rare and go a few at a time, so a backlog cannot storm the platforms' rate limits.
   { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts', consuming: { batchSize: 5, maxConcurrency: 2 } },
+  // Deliveries of a batch go out at once (each bounded by its endpoint's in-flight slots), so a
+  // batch of 10 costs at most one 10 s timeout however many receivers are slow.
+  { name: 'WebhookDeliveryWorker', queue: 'webhook', entry: 'functions/webhook-delivery-worker.ts', consuming: { batchSize: 10, maxConcurrency: 10 } },
 ];
 
 /** The default consuming of one queue's consumer. */
@@ -174,6 +198,12 @@ export function consumingOf(queue: QueueConsumer['queue']): Consuming {
 
 /** Receives of a queue message before its queue's redrive policy moves it to the dead-letter queue (CDK app and local stack). */
 export const MAX_RECEIVE_COUNT = 5;
+
+/**
+ * The webhook router: reads the DynamoDB streams of these tables (lib/store/tables.ts `stream`);
+ * an event source mapping per table on AWS, the stream poller (local/stream-router.ts) locally.
+ */
+export const WEBHOOK_ROUTER = { name: 'WebhookRouter', entry: 'functions/webhook-router.ts', tables: ['posts', 'directory'] } as const;
 
 /** Runs on a timer (one-minute EventBridge rule on AWS, every few seconds locally and at start-up). */
 export const SWEEPER = { name: 'Sweeper', entry: 'functions/sweeper.ts' } as const;

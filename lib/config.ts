@@ -38,6 +38,13 @@ export const ENV = {
   countersTable: 'COUNTERS_TABLE',
   sessionsTable: 'SESSIONS_TABLE',
   oauthTable: 'OAUTH_TABLE',
+  webhooksTable: 'WEBHOOKS_TABLE',
+  /** The webhook delivery queue (router, test action, resend, and the delivery worker's retries). */
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  /** Local stack and tests only: webhook endpoints may be http://127.0.0.1. Never set on AWS. */
+  webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
+  /** Tests only: seconds a webhook attempt waits for its answer (10 by default, as the contract says). */
+  webhookDeliveryTimeoutSeconds: 'WEBHOOK_DELIVERY_TIMEOUT_SECONDS',
   /**
    * The assistant server: the service's public origin (scheme://host[:port], no path). The MCP
    * resource (<origin>/mcp), the OAuth issuer and every metadata URL derive from it.
@@ -94,6 +101,11 @@ export const ENV = {
   /** Settings sign-in: the OpenID Connect issuer (discovered) and this app's client id (public client, PKCE). */
   oidcIssuerUrl: 'OIDC_ISSUER_URL',
   oidcClientId: 'OIDC_CLIENT_ID',
+  /**
+   * Settings sign-out: the provider's logout endpoint, with Cognito's contract (`client_id` and a
+   * registered `logout_uri`): the Cognito domain's /logout on AWS, the local provider's /logout here.
+   */
+  oidcLogoutUrl: 'OIDC_LOGOUT_URL',
   /** Plan allowance (posts per month) of a user created by their first sign-in: the free plan. */
   freePlanMonthlyPosts: 'FREE_PLAN_MONTHLY_POSTS',
   /** Publish worker: seconds a claim holds a post before another worker may take it over (15 by default; tests shorten it). */

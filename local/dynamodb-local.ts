@@ -186,6 +186,7 @@ export interface TableNames {
   counters: string;
   sessions: string;
   oauth: string;
+  webhooks: string;
 }
 
 export function tableNames(prefix = ''): TableNames {
@@ -196,6 +197,7 @@ export function tableNames(prefix = ''): TableNames {
     counters: `${prefix}counters`,
     sessions: `${prefix}sessions`,
     oauth: `${prefix}oauth`,
+    webhooks: `${prefix}webhooks`,
   };
 }
 
@@ -272,11 +274,13 @@ async function ensureTable(client: DynamoDBClient, table: TableDefinition, table
         AttributeDefinitions: attributeDefinitions(table),
         KeySchema: keySchema(table.partitionKey, table.sortKey),
         ...(table.indexes.length > 0 ? { GlobalSecondaryIndexes: table.indexes.map(globalIndex) } : {}),
+        ...(table.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: table.stream } } : {}),
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
     await addMissingIndexes(client, table, tableName);
+    await enableStream(client, table, tableName);
   }
   if (table.ttlAttribute !== undefined) {
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
@@ -290,6 +294,15 @@ async function ensureTable(client: DynamoDBClient, table: TableDefinition, table
       );
     }
   }
+}
+
+/** A table from an earlier run gains its stream (as on AWS, an in-place update). */
+async function enableStream(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
+  if (!table.stream) return;
+  const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const current = described.Table?.StreamSpecification;
+  if (current?.StreamEnabled && current.StreamViewType === table.stream) return;
+  await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: table.stream } }));
 }
 
 async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {

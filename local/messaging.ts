@@ -71,6 +71,8 @@ export interface WorkQueue extends QueueRef {
 export interface LocalQueues {
   publish: WorkQueue;
   deletion: WorkQueue;
+  /** Webhook deliveries (functions/webhook-delivery-worker.ts). */
+  webhook: WorkQueue;
   /** Where the Scheduler puts a due-post message it could not deliver (SCHEDULER_DLQ_ARN). */
   schedulerDeadLetter: QueueRef;
 }
@@ -105,6 +107,7 @@ export async function ensureQueues(
     return {
       publish: await createWorkQueue(sqs, `${prefix}publish`, visibility),
       deletion: await createWorkQueue(sqs, `${prefix}deletion`, visibility),
+      webhook: await createWorkQueue(sqs, `${prefix}webhook`, visibility),
       schedulerDeadLetter: await createQueue(sqs, `${prefix}scheduler-dlq`, { MessageRetentionPeriod: '1209600' }),
     };
   } finally {
@@ -115,7 +118,15 @@ export async function ensureQueues(
 export async function deleteQueues(sqsEndpoint: string, queues: LocalQueues): Promise<void> {
   const sqs = sqsClientFor(sqsEndpoint);
   try {
-    const all = [queues.publish, queues.publish.deadLetter, queues.deletion, queues.deletion.deadLetter, queues.schedulerDeadLetter];
+    const all = [
+      queues.publish,
+      queues.publish.deadLetter,
+      queues.deletion,
+      queues.deletion.deadLetter,
+      queues.webhook,
+      queues.webhook.deadLetter,
+      queues.schedulerDeadLetter,
+    ];
     for (const queue of all) await sqs.send(new DeleteQueueCommand({ QueueUrl: queue.url }));
   } finally {
     sqs.destroy();

@@ -8,6 +8,9 @@
  * - Accounts: e-mail + password in DATA_DIR (local/oidc-accounts.ts: scrypt, failures limited).
  * - Every sign-in asks for the password (the login prompt is always requested), so signing out
  *   of settings and in again can switch person, as a shared machine needs.
+ * - Sign-out answers Cognito's contract: GET /logout?client_id=&logout_uri= (a registered
+ *   sign-out URL) ends this browser's provider session (the package's end-session endpoint,
+ *   confirmed by itself) and sends the browser to logout_uri, as Cognito's /logout does.
  * - Signing keys are generated at each start; grants and sessions live in memory
  *   (local/oidc-memory-adapter.ts): a restart signs everyone out of the provider, not out of settings.
  */
@@ -27,6 +30,8 @@ export interface LocalOidcProviderOptions {
   /** oidc-accounts.json lives here. */
   accountsFile: string;
   redirectUris: string[];
+  /** Where /logout may send the browser back to (Cognito's "allowed sign-out URLs"). */
+  signedOutUris: string[];
   port?: number;
   log?: (message: string, error?: unknown) => void;
 }
@@ -169,6 +174,19 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
       response.writeHead(503).end();
       return;
     }
+    if (path === '/logout' && request.method === 'GET') {
+      // Cognito's /logout: client_id and a registered logout_uri, or an error page and no redirect.
+      const query = new URL(request.url ?? '/', issuer).searchParams;
+      const logoutUri = query.get('logout_uri') ?? '';
+      if (query.get('client_id') !== LOCAL_OIDC_CLIENT_ID || !options.signedOutUris.includes(logoutUri)) {
+        return page(response, 400, { uid: '', mode: 'sign-in', error: 'This sign-out request names an unknown client or sign-out URL.', expired: true });
+      }
+      const end = new URL('/session/end', issuer);
+      end.searchParams.set('client_id', LOCAL_OIDC_CLIENT_ID);
+      end.searchParams.set('post_logout_redirect_uri', logoutUri);
+      response.writeHead(302, { location: end.href, 'cache-control': 'no-store' }).end();
+      return;
+    }
     provider.callback()(request, response);
   });
   const port = await listenOnLoopback(server, options.port ?? 0);
@@ -183,6 +201,7 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
         response_types: ['code'],
         grant_types: ['authorization_code'],
         token_endpoint_auth_method: 'none',
+        post_logout_redirect_uris: options.signedOutUris,
       },
     ],
     pkce: { required: () => true },
@@ -195,7 +214,18 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
       return { accountId: id, claims: () => ({ sub: id, email: account.email, email_verified: true }) };
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy: alwaysAskPolicy(oidcProvider) },
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        // Cognito's /logout asks nothing: the package's confirmation form (its xsrf token bound to
+        // this browser's session) is submitted at once, ending the whole provider session.
+        logoutSource: (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing out · Local sign-in</title></head><body>${form.replace('</form>', '<input type="hidden" name="logout" value="yes"><noscript><button type="submit">Sign out</button></noscript></form>')}<script>document.forms[0].submit()</script></body></html>`;
+        },
+      },
+    },
     adapter: memoryAdapter(),
     // The settings app is first-party: no consent screen for the scopes it asks.
     loadExistingGrant: async (ctx) => {

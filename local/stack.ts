@@ -6,6 +6,7 @@
  *   SQS, S3                  → fauxqs in this process (media mirrored to DATA_DIR/media)
  *   EventBridge Scheduler    → scheduler-stand-in.ts (REST API subset, schedules in DATA_DIR)
  *   Lambda SQS triggers      → queue-consumers.ts (pollers, ReportBatchItemFailures)
+ *   DynamoDB Streams mapping → stream-router.ts (the webhook router; checkpoints in DATA_DIR/streams)
  *   EventBridge sweep rule   → queue-consumers.ts startSweeper
  *   KMS, Secrets Manager     → key files in DATA_DIR/keys (LOCAL_TOKEN_KEY_FILE, CURSOR_SIGNING_KEY)
  *   X, LinkedIn              → sandbox platforms (local/sandbox)
@@ -23,7 +24,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENV } from '../lib/config.js';
-import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, QUEUE_CONSUMERS, SWEEPER } from '../functions/catalogue.js';
+import { SIGNED_OUT_PATH } from '../lib/web/oidc-relying-party.js';
+import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, QUEUE_CONSUMERS, SWEEPER, WEBHOOK_ROUTER } from '../functions/catalogue.js';
 import { TABLES } from '../lib/store/tables.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../lib/use-cases/settings/sign-in.js';
 import {
@@ -45,6 +47,7 @@ import { availableConsumers, startQueueConsumers, startSweeper, type Runner } fr
 import { startSchedulerStandIn, type SchedulerStandIn } from './scheduler-stand-in.js';
 import { startS3BrowserUpload } from './s3-browser-upload.js';
 import { buildApiReference } from '../web/api-reference/build.js';
+import { startStreamRouter } from './stream-router.js';
 import type { SandboxPlatforms } from './sandbox/index.js';
 
 export type Log = (message: string, error?: unknown) => void;
@@ -70,7 +73,7 @@ export interface StackInfo {
   schedulerEndpoint: string;
   region: string;
   tables: TableNames;
-  queues: { publish: { url: string; arn: string }; deletion: { url: string; arn: string } };
+  queues: { publish: { url: string; arn: string }; deletion: { url: string; arn: string }; webhook: { url: string; arn: string } };
   mediaBucket: string;
   mediaBaseUrl: string;
   baseUrl: string;
@@ -91,6 +94,8 @@ export interface StackServicesOptions {
   /** Queue consumers to run: all (true), none (false, default) or these names. Absent modules are skipped. */
   consumers?: boolean | readonly string[];
   sweeper?: boolean;
+  /** The webhook router on the posts and directory streams (default false; npm start runs it). */
+  streams?: boolean;
   /** true: in this process (tests read its state); 'process': a child with its record under DATA_DIR/sandbox. */
   sandbox?: boolean | 'process';
   /** Environment overrides for the handlers; they win over everything computed here. */
@@ -262,6 +267,9 @@ export async function startStackServices(options: StackServicesOptions): Promise
       [ENV.publishQueueUrl]: queues.publish.url,
       [ENV.publishQueueArn]: queues.publish.arn,
       [ENV.deletionQueueUrl]: queues.deletion.url,
+      [ENV.webhookQueueUrl]: queues.webhook.url,
+      // Local receivers (tests, a developer's own) listen on http://127.0.0.1; never set on AWS.
+      [ENV.webhookAllowLoopback]: 'true',
       [ENV.schedulerGroup]: SCHEDULER_GROUP,
       [ENV.schedulerRoleArn]: SCHEDULER_ROLE_ARN,
       [ENV.schedulerDlqArn]: queues.schedulerDeadLetter.arn,
@@ -320,11 +328,12 @@ export async function startStackServices(options: StackServicesOptions): Promise
     const oidc = await startLocalOidcProvider({
       accountsFile: join(dataDir, 'oidc-accounts.json'),
       redirectUris: [`${api.origin}/settings/auth/callback`],
+      signedOutUris: [`${api.origin}${SIGNED_OUT_PATH}`],
       ...(options.oidcPort === undefined ? {} : { port: options.oidcPort }),
       log: (message, error) => log(`oidc: ${message}`, error),
     });
     stops.push(() => oidc.stop());
-    env.set({ [ENV.oidcIssuerUrl]: oidc.issuer, [ENV.oidcClientId]: oidc.clientId });
+    env.set({ [ENV.oidcIssuerUrl]: oidc.issuer, [ENV.oidcClientId]: oidc.clientId, [ENV.oidcLogoutUrl]: `${oidc.issuer}/logout` });
 
     const consumers = availableConsumers(QUEUE_CONSUMERS, options.consumers ?? false);
     if (consumers.length > 0) {
@@ -351,6 +360,18 @@ export async function startStackServices(options: StackServicesOptions): Promise
       stops.push(() => sweeper.stop());
     }
 
+    if (options.streams) {
+      const router = await startStreamRouter({
+        dynamodbEndpoint: endpoints.dynamodbEndpoint,
+        tables: WEBHOOK_ROUTER.tables.map((name) => tables[name]),
+        checkpointDir: join(dataDir, 'streams'),
+        entry: WEBHOOK_ROUTER.entry,
+        name: WEBHOOK_ROUTER.name,
+        log: (message, error) => log(`streams: ${message}`, error),
+      });
+      stops.push(() => router.stop());
+    }
+
     const info: StackInfo = {
       dynamodbEndpoint: endpoints.dynamodbEndpoint,
       sqsEndpoint: endpoints.sqsEndpoint,
@@ -361,6 +382,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
       queues: {
         publish: { url: queues.publish.url, arn: queues.publish.arn },
         deletion: { url: queues.deletion.url, arn: queues.deletion.arn },
+        webhook: { url: queues.webhook.url, arn: queues.webhook.arn },
       },
       mediaBucket,
       mediaBaseUrl,
@@ -396,12 +418,13 @@ export async function startStackServices(options: StackServicesOptions): Promise
   }
 }
 
-export interface LocalStackOptions extends Omit<StackServicesOptions, 'endpoints' | 'mediaMirror' | 'consumers' | 'sweeper' | 'sandbox'> {
+export interface LocalStackOptions extends Omit<StackServicesOptions, 'endpoints' | 'mediaMirror' | 'consumers' | 'sweeper' | 'sandbox' | 'streams'> {
   /** Keep DynamoDB data in memory instead of DATA_DIR/dynamodb (and media in memory only). */
   inMemoryDb?: boolean;
   /** Default true: everything runs, as on AWS. */
   consumers?: boolean | readonly string[];
   sweeper?: boolean;
+  streams?: boolean;
   sandbox?: boolean | 'process';
 }
 
@@ -432,6 +455,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       endpoints,
       consumers: options.consumers ?? true,
       sweeper: options.sweeper ?? true,
+      streams: options.streams ?? true,
       sandbox: options.sandbox ?? true,
       ...(options.inMemoryDb ? {} : { mediaMirror: fauxqs }),
     });

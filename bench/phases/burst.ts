@@ -11,17 +11,31 @@ import { cpuSnapshot, cpuUse } from '../cpu.js';
 import { createPosts, inParallel, log, sleep, type BenchContext, type BenchUser } from '../harness.js';
 import { postsOf } from '../posts-table.js';
 import { budget, BUDGETS, type PhaseOutcome } from '../report.js';
+import { startLagReceiver, subscribe, webhookLag, webhookLagReport, type WebhookLagFigures } from '../webhook-lag.js';
 import { lagFigures, lagReport, waitForOutcomes, type LagFigures } from './publish-lag.js';
 
 export async function burstPhase({ stack, db, users, jvmPid }: BenchContext): Promise<PhaseOutcome> {
   log('publish lag: 500 posts due at the same second');
-  const burst = await burstLoad(stack, db, users.burst, jvmPid);
+  const receiver = await startLagReceiver();
+  let burst: LagFigures & { webhooks?: WebhookLagFigures };
+  try {
+    await subscribe(stack, users.burst, receiver);
+    burst = await burstLoad(stack, db, users.burst, jvmPid);
+    burst = { ...burst, webhooks: await webhookLag(receiver, await postsOf(db, stack.tables.posts, users.burst.userId), Date.now() + 60_000) };
+  } finally {
+    await receiver.stop();
+  }
+  const webhooks = burst.webhooks!;
   return {
     results: { publishBurst: burst },
-    budgets: [budget('publish lag p99, 500 due at once', burst.lagMs.p99, BUDGETS.publishLagP99Ms, 'ms')],
+    budgets: [
+      budget('publish lag p99, 500 due at once', burst.lagMs.p99, BUDGETS.publishLagP99Ms, 'ms'),
+      budget('webhook lag p99, 500 due at once', webhooks.lagMs.p99, BUDGETS.webhookLagP99Ms, 'ms'),
+    ],
     report: [
       ...lagReport('500 posts due at the same second', burst).slice(0, -1),
       `stretch goal p99 <= ${BUDGETS.publishLagStretchP99Ms} ms: ${burst.lagMs.p99 <= BUDGETS.publishLagStretchP99Ms ? 'met' : 'not met'}`,
+      ...webhookLagReport(webhooks),
       '',
     ],
   };

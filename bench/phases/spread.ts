@@ -5,15 +5,28 @@ import type { RunningStack } from '../../local/stack.js';
 import { createPosts, inParallel, log, type BenchContext, type BenchUser } from '../harness.js';
 import { postsOf } from '../posts-table.js';
 import { budget, BUDGETS, type PhaseOutcome } from '../report.js';
+import { startLagReceiver, subscribe, webhookLag, webhookLagReport, type WebhookLagFigures } from '../webhook-lag.js';
 import { lagFigures, lagReport, waitForOutcomes, type LagFigures } from './publish-lag.js';
 
 export async function spreadPhase({ stack, db, users }: BenchContext): Promise<PhaseOutcome> {
   log('publish lag: 200 posts over two minutes');
-  const spread = await spreadLoad(stack, db, users.spread);
+  const receiver = await startLagReceiver();
+  let spread: LagFigures & { webhooks?: WebhookLagFigures };
+  try {
+    await subscribe(stack, users.spread, receiver);
+    spread = await spreadLoad(stack, db, users.spread);
+    spread = { ...spread, webhooks: await webhookLag(receiver, await postsOf(db, stack.tables.posts, users.spread.userId), Date.now() + 60_000) };
+  } finally {
+    await receiver.stop();
+  }
+  const webhooks = spread.webhooks!;
   return {
     results: { publishSpread: spread },
-    budgets: [budget('publish lag p99, 200 over 2 min', spread.lagMs.p99, BUDGETS.publishLagP99Ms, 'ms')],
-    report: lagReport('200 posts over two minutes', spread),
+    budgets: [
+      budget('publish lag p99, 200 over 2 min', spread.lagMs.p99, BUDGETS.publishLagP99Ms, 'ms'),
+      budget('webhook lag p99, 200 over 2 min', webhooks.lagMs.p99, BUDGETS.webhookLagP99Ms, 'ms'),
+    ],
+    report: [...lagReport('200 posts over two minutes', spread), ...webhookLagReport(webhooks)],
   };
 }
 

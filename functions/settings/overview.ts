@@ -1,4 +1,4 @@
-/** GET /settings: the Overview (the path to a first post, how to call the API, plan and allowance, counts of keys, accounts and posts). */
+/** GET /settings: the Overview (the path to a first post, how to call the API, plan and allowance, counts of keys, accounts and posts; sign out of other browsers). */
 import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
 import { DynamoDbApiKeyStore } from '../../lib/store/dynamodb-api-key-store.js';
 import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
@@ -11,7 +11,7 @@ import { signedInHandler } from '../../lib/web/web-handler.js';
 
 let overview: GetOverview | undefined;
 
-export const handler = signedInHandler(async (_request, signedIn) => {
+export const handler = signedInHandler(async (request, signedIn) => {
   overview ??= new GetOverview({
     keys: new DynamoDbApiKeyStore(),
     accounts: new DynamoDbAccountStore(),
@@ -19,5 +19,7 @@ export const handler = signedInHandler(async (_request, signedIn) => {
     media: new DynamoDbMediaLibraryStore(directoryTable()),
     clock: webClock,
   });
-  return { kind: 'page', title: 'Overview', body: overviewPage(await overview.execute(signedIn.caller), serviceAddresses(webSettings().origin)) };
+  const ended = /^\d{1,4}$/.test(request.query.otherSessionsEnded ?? '') ? Number(request.query.otherSessionsEnded) : null;
+  const session = { csrfToken: signedIn.session.csrfToken, otherSessionsEnded: ended };
+  return { kind: 'page', title: 'Overview', body: overviewPage(await overview.execute(signedIn.caller), serviceAddresses(webSettings().origin), session) };
 });

@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { DomainName, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
-import type { DomainMappingOptions } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { CfnStage, DomainMappingOptions } from 'aws-cdk-lib/aws-apigatewayv2';
+import { DomainName, HttpApi, HttpMethod, HttpRoute, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -26,6 +26,8 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
@@ -40,6 +42,7 @@ import {
   QUEUE_CONSUMERS,
   SETTINGS_ROUTES,
   SWEEPER,
+  WEBHOOK_ROUTER,
 } from '../../functions/catalogue.js';
 import {
   bindBucket,
@@ -57,11 +60,33 @@ import { METRICS_NAMESPACE, REPO_ROOT, SERVICE_NAME, ServiceFunction } from '../
 import { SettingsSignIn } from '../constructs/settings-sign-in.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
 import { API_REFERENCE_DIR, buildApiReference } from '../../web/api-reference/build.js';
+import { SIGNED_OUT_PATH } from '../../lib/web/oidc-relying-party.js';
 import type { DataStack, TableName } from './data-stack.js';
 import { alarmNotificationSetting, customDomainSetting, DeploySettingError, SETTINGS } from './deploy-settings.js';
 import type { AlarmNotificationSetting, CustomDomainSetting } from './deploy-settings.js';
 import { accessOf } from './function-access.js';
 import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
+
+/**
+ * The routes a caller reaches without an API key, token or session: sign-in, the authorization
+ * server's endpoints and its discovery documents. Each gets UNAUTHENTICATED_THROTTLE on the stage.
+ */
+export const UNAUTHENTICATED_ROUTES: readonly string[] = [
+  'SettingsSignIn',
+  'SettingsAuthCallback',
+  'OAuthAuthorize',
+  'OAuthRegister',
+  'OAuthToken',
+  'ProtectedResourceMetadata',
+  'ProtectedResourceMetadataRoot',
+  'AuthorizationServerMetadata',
+];
+/**
+ * Per route, for all callers together: a person's sign-in or an assistant's connection is a
+ * handful of requests, so 10 a second (600 a minute) is far above real use, and a flood on one
+ * route leaves the stage's 100 a second to everything else.
+ */
+export const UNAUTHENTICATED_THROTTLE = { rateLimit: 10, burstLimit: 20 };
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -81,6 +106,10 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
   PlatformDeletionWorker: { timeout: Duration.minutes(2), memorySize: 512 },
   Sweeper: { timeout: Duration.seconds(50), memorySize: 256 },
   RouteNotFound: { timeout: Duration.seconds(10), memorySize: 256 },
+  // A batch is delivered at once: one 10 s attempt timeout plus the records' reads and writes.
+  WebhookDeliveryWorker: { timeout: Duration.seconds(30), memorySize: 256 },
+  // Up to 100 stream records, a few writes each.
+  WebhookRouter: { timeout: Duration.seconds(60), memorySize: 256 },
 };
 
 /**
@@ -98,9 +127,10 @@ const STATIC_FILES: Record<string, { from: string; to: string }> = {
  * its settings are a deploy-time choice (publish-throughput.ts, README "AWS throughput"), these
  * are the defaults. Deletions are rarer and go one at a time per batch.
  */
-const CONSUMING: Record<'publish' | 'deletion', ConsumerOptions> = {
+const CONSUMING: Record<'publish' | 'deletion' | 'webhook', ConsumerOptions> = {
   publish: PUBLISH_CONSUMING_DEFAULT,
   deletion: consumingOf('deletion'),
+  webhook: consumingOf('webhook'),
 };
 
 /**
@@ -157,6 +187,9 @@ export class ApiStack extends Stack {
   readonly functions: Map<string, ServiceFunction> = new Map();
   readonly publishQueue: Queue;
   readonly deletionQueue: Queue;
+  readonly webhookQueue: Queue;
+  /** Stream batches the webhook router gave up on (after its retries): their records, to inspect and replay. */
+  readonly webhookRouterDeadLetterQueue: Queue;
   readonly schedulerDeadLetterQueue: Queue;
   readonly schedulerRole: Role;
   readonly scheduleGroup: ScheduleGroup;
@@ -177,13 +210,20 @@ export class ApiStack extends Stack {
     this.addStackDependency(data);
 
     const consumers = new Map(QUEUE_CONSUMERS.map((consumer) => [consumer.queue, consumer.name]));
-    const queueFor = (kind: 'publish' | 'deletion', name: string) => {
+    const queueFor = (kind: 'publish' | 'deletion' | 'webhook', name: string) => {
       const consumerName = consumers.get(kind);
       const sizing = consumerName ? sizingOf(consumerName) : API_FUNCTION;
       return this.queueWithDeadLetterQueue(name, sizing.timeout);
     };
     this.publishQueue = queueFor('publish', 'PublishQueue');
     this.deletionQueue = queueFor('deletion', 'DeletionQueue');
+    this.webhookQueue = queueFor('webhook', 'WebhookQueue');
+    this.webhookRouterDeadLetterQueue = new Queue(this, 'WebhookRouterDlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeDeadLetterQueue(this.webhookRouterDeadLetterQueue);
 
     // Scheduler: one group for the service's one-time schedules; a role that may only put a
     // message on the publish queue (and, when that fails, on the schedules' own DLQ, which the
@@ -262,7 +302,7 @@ export class ApiStack extends Stack {
     this.origin = customDomain ? `https://${customDomain.domainName}` : this.api.apiEndpoint;
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     const throttle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
-    new HttpStage(this, 'DefaultStage', {
+    const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
@@ -284,7 +324,7 @@ export class ApiStack extends Stack {
     this.settingsSignIn = new SettingsSignIn(this, 'SettingsAppClient', {
       pool: data.settingsUsers,
       callbackUrl: `${settingsOrigin}/settings/auth/callback`,
-      signedOutUrl: `${settingsOrigin}/settings`,
+      signedOutUrl: `${settingsOrigin}${SIGNED_OUT_PATH}`,
     });
     for (const route of SETTINGS_ROUTES) {
       const fn = build(route.name, route.entry, `${route.method} ${route.path}`);
@@ -292,6 +332,10 @@ export class ApiStack extends Stack {
       if (access.settingsBaseUrl) bindValue(fn, ENV.settingsBaseUrl, settingsOrigin);
       if (access.oidcClient) {
         bindValue(fn, ENV.oidcIssuerUrl, this.settingsSignIn.issuerUrl);
+        bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
+      }
+      if (access.oidcLogout) {
+        bindValue(fn, ENV.oidcLogoutUrl, `${this.settingsSignIn.domain.baseUrl()}/logout`);
         bindValue(fn, ENV.oidcClientId, this.settingsSignIn.client.userPoolClientId);
       }
       if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));
@@ -330,6 +374,18 @@ export class ApiStack extends Stack {
         integration: new HttpLambdaIntegration(`${route.name}Integration`, referenceFunction),
       });
     }
+    // The routes anyone may call without a credential get a throttle of their own, so a flood on
+    // one of them is refused by the gateway before it spends the stage's shared limit (which every
+    // API key's and assistant's requests draw on). Each function also counts per client address.
+    // (CfnStage.routeSettings is raw JSON: CloudFormation's own property names.)
+    const stageResource = stage.node.defaultChild as CfnStage;
+    stageResource.routeSettings = Object.fromEntries(
+      [...SETTINGS_ROUTES, ...ASSISTANT_ROUTES]
+        .filter((route) => UNAUTHENTICATED_ROUTES.includes(route.name))
+        .map((route) => [`${route.method} ${route.path}`, { ThrottlingRateLimit: UNAUTHENTICATED_THROTTLE.rateLimit, ThrottlingBurstLimit: UNAUTHENTICATED_THROTTLE.burstLimit }]),
+    );
+    // Route settings name routes: the stage is (re)deployed only once they exist.
+    stage.node.addDependency(...this.api.node.children.filter((child) => child instanceof HttpRoute));
     // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,
     // carries the rate-limit headers and is counted per client address.
     Validations.of(this.api).acknowledge({
@@ -344,9 +400,39 @@ export class ApiStack extends Stack {
     // Queue consumers.
     for (const consumer of QUEUE_CONSUMERS) {
       const fn = build(consumer.name, consumer.entry, `Consumes the ${consumer.queue} queue`);
-      const queue = consumer.queue === 'publish' ? this.publishQueue : this.deletionQueue;
+      const queue = consumer.queue === 'publish' ? this.publishQueue : consumer.queue === 'deletion' ? this.deletionQueue : this.webhookQueue;
       bindQueueConsumer(fn, queue, consumer.queue === 'publish' ? publishConsuming(this) : CONSUMING[consumer.queue]);
     }
+
+    // The webhook router: the posts and directory streams, filtered to the changes that can be
+    // events (docs/webhooks.md), in order per shard; a failing batch is bisected and retried for up
+    // to a day (the stream's retention), then its place goes to the router's dead-letter queue.
+    const router = build(WEBHOOK_ROUTER.name, WEBHOOK_ROUTER.entry, 'Turns committed post and account changes into webhook events');
+    const streamFilters = {
+      posts: [
+        FilterCriteria.filter({ dynamodb: { NewImage: { status: { S: FilterRule.or('published', 'failed') } } } }),
+        FilterCriteria.filter({ dynamodb: { NewImage: { platformDeletedAt: { S: FilterRule.exists() } } } }),
+      ],
+      directory: [FilterCriteria.filter({ dynamodb: { Keys: { sk: { S: FilterRule.isEqual('ACCOUNT') } } } })],
+    } as const;
+    for (const tableName of WEBHOOK_ROUTER.tables) {
+      router.addEventSource(
+        new DynamoEventSource(data.tables[tableName], {
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: 100,
+          maxBatchingWindow: Duration.millis(0),
+          bisectBatchOnError: true,
+          retryAttempts: 50,
+          maxRecordAge: Duration.hours(24),
+          onFailure: new SqsDlq(this.webhookRouterDeadLetterQueue),
+          filters: [...streamFilters[tableName]],
+        }),
+      );
+    }
+    Validations.of(router.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams has no resource-level permission (the event source mapping grants it on *); reading records is granted on the two streams only.',
+    });
 
     // The sweeper, every minute.
     const sweeper = build(SWEEPER.name, SWEEPER.entry, 'Sends scheduled posts that are due and were not sent');
@@ -452,7 +538,8 @@ export class ApiStack extends Stack {
     }
     for (const queue of access.sendsTo ?? []) {
       if (queue === 'publish') bindQueueSender(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
-      else bindQueueSender(fn, this.deletionQueue, { urlVar: ENV.deletionQueueUrl });
+      else if (queue === 'deletion') bindQueueSender(fn, this.deletionQueue, { urlVar: ENV.deletionQueueUrl });
+      else bindQueueSender(fn, this.webhookQueue, { urlVar: ENV.webhookQueueUrl });
     }
     if (access.scheduler) bindScheduler(fn, scheduling, access.scheduler);
     for (const queue of access.readsQueueAttributes ?? []) {
@@ -475,6 +562,8 @@ export class ApiStack extends Stack {
     const deadLetterQueues: [string, Queue][] = [
       ['PublishDlq', this.publishQueue.deadLetterQueue!.queue as Queue],
       ['DeletionDlq', this.deletionQueue.deadLetterQueue!.queue as Queue],
+      ['WebhookDlq', this.webhookQueue.deadLetterQueue!.queue as Queue],
+      ['WebhookRouterDlq', this.webhookRouterDeadLetterQueue],
       ['SchedulerDlq', this.schedulerDeadLetterQueue],
     ];
     for (const [name, queue] of deadLetterQueues) {
@@ -487,7 +576,16 @@ export class ApiStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }));
     }
-    for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name]) {
+    // The router falls behind (or is stuck on a batch): changes wait in the stream, which keeps them 24 h.
+    new Alarm(this, 'WebhookRouterIteratorAge', {
+      alarmDescription: 'The webhook router is more than 5 minutes behind the posts or directory stream (events are late; the stream keeps 24 h)',
+      metric: this.functions.get(WEBHOOK_ROUTER.name)!.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 5 * 60 * 1000,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name, WEBHOOK_ROUTER.name]) {
       const fn = this.functions.get(name)!;
       this.alarms.push(new Alarm(this, `${name}Errors`, {
         alarmDescription: `${name} failed (an invocation error, not a post that failed on its platform)`,

@@ -12,7 +12,7 @@ import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, Validations } f
 import type { StackProps } from 'aws-cdk-lib';
 import { AllowedMethods, CachePolicy, Distribution, HttpVersion, PriceClass, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -25,7 +25,7 @@ import type { TableDefinition } from '../../lib/store/tables.js';
 import { deletionProtectionSetting, signInDomainPrefixSetting } from './deploy-settings.js';
 
 /** The logical names of lib/store/tables.ts TABLES (checked at synthesis: a new table must be named here). */
-export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions', 'oauth'] as const;
+export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions', 'oauth', 'webhooks'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 function isTableName(name: string): name is TableName {
@@ -70,6 +70,8 @@ export class DataStack extends Stack {
         encryption: TableEncryption.DEFAULT,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         ...(definition.ttlAttribute ? { timeToLiveAttribute: definition.ttlAttribute } : {}),
+        // The webhook router's source (an in-place update on a deployed table, no replacement).
+        ...(definition.stream ? { stream: StreamViewType[definition.stream] } : {}),
         deletionProtection: definition.holdsCustomerData && deletionProtection,
         // Idempotency records are 24-hour replay memory, not customer data: they go with the stack.
         removalPolicy: definition.holdsCustomerData ? KEEP : RemovalPolicy.DESTROY,

@@ -14,7 +14,7 @@
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
-import { ACCOUNT_KEY_PREFIX, ALLOWANCE_KEY_PREFIX, DIRECTORY_KEY_PREFIXES as KEYS } from '../../lib/store/tables.js';
+import { ACCOUNT_KEY_PREFIX, ALLOWANCE_KEY_PREFIX, CONNECT_KEY_PREFIX, DIRECTORY_KEY_PREFIXES as KEYS, SESSION_KEY_PREFIX } from '../../lib/store/tables.js';
 import type { BucketAccess, KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
@@ -28,7 +28,7 @@ export interface FunctionAccess {
   /** Queues whose attributes the code reads. */
   readsQueueAttributes?: ReadonlyArray<'publish'>;
   /** Queues the code sends to. */
-  sendsTo?: ReadonlyArray<'publish' | 'deletion'>;
+  sendsTo?: ReadonlyArray<'publish' | 'deletion' | 'webhook'>;
   scheduler?: readonly SchedulerAction[];
   /** The secret that signs list cursors. */
   cursorSigningKey?: boolean;
@@ -49,6 +49,8 @@ export interface FunctionAccess {
   settingsBaseUrl?: boolean;
   /** Settings sign-in: the OpenID issuer (Cognito user pool) and the app client id. */
   oidcClient?: boolean;
+  /** Settings sign-out: the Cognito domain's /logout endpoint and the app client id. */
+  oidcLogout?: boolean;
   /** The free plan's monthly allowance, given at a user's first sign-in. */
   freePlan?: boolean;
   /** Knows the service's public origin (the assistant server's resource, issuer and metadata URLs). */
@@ -99,6 +101,16 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   },
   // Writes nothing: reads the accounts, workspaces and media a create would check.
   PreviewPosts: { tables: { ...REQUEST_PATH }, mediaBaseUrl: true },
+  // Webhook endpoints (lib/use-cases/webhooks/endpoints.ts): the endpoint items under the caller's
+  // key and the endpoint counter (webhooks). A new signing secret is encrypted (token key, encrypt
+  // only); the test action writes an event and a delivery and queues it.
+  CreateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  ListWebhookEndpoints: { tables: { ...REQUEST_PATH, webhooks: 'read' }, cursorSigningKey: true },
+  GetWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'read' } },
+  UpdateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
+  DeleteWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
+  RotateWebhookSecret: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  TestWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, sendsTo: ['webhook'] },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
   // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the
@@ -121,7 +133,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Stores a registered client; registrations are counted per client address.
   OAuthRegister: { tables: { oauth: 'readWrite', counters: 'readWrite' } },
   // Reads a registered client, stores the request waiting for consent.
-  OAuthAuthorize: { tables: { oauth: 'readWrite' }, serviceOrigin: true },
+  // Counts each request (and each metadata-document fetch) per client address before it stores anything.
+  OAuthAuthorize: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Redeems codes and rotates refresh tokens (oauth); token requests are counted per client address.
   OAuthToken: { tables: { oauth: 'readWrite', counters: 'readWrite' }, serviceOrigin: true },
   // Claims and records the post, reads the account and its tokens, refreshes them (writes the new
@@ -146,6 +159,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
   },
+  // Reads the user's endpoints, writes events and deliveries, queues the deliveries. Its stream
+  // reads are granted by its event source mappings.
+  WebhookRouter: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'] },
+  // Reads the delivery, event and endpoint, decrypts the signing secrets, takes and frees the
+  // endpoint's in-flight slot, records the attempt, disables an endpoint (410, 3 days of failures),
+  // queues the next attempt.
+  WebhookDeliveryWorker: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'], tokenKey: 'decrypt' },
   // Finds scheduled posts that are due (byDue index) and whose message never arrived, marks and
   // sends them, and queues again the platform deletions still pending there whose message was
   // lost; reads the publish queue's creation time to notice a queue created anew.
@@ -160,13 +180,22 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
  * Settings pages (lib/web): every signed-in page reads its session (sessions) and the user
  * (directory); each row adds what its use case touches.
  */
-const SIGNED_IN: FunctionAccess = { tables: { sessions: 'read', directory: 'read' }, settingsBaseUrl: true };
+// Every signed-in page slides its session's idle end (lib/domain/session-rules.ts): an update of
+// the session items only (SESSION#...), never the sign-ins or connects beside them.
+/** A connect writes its attempt (CONNECT#) beside the session it refreshes (SESSION#). */
+const CONNECTING = [SESSION_KEY_PREFIX, CONNECT_KEY_PREFIX];
+
+const SIGNED_IN: FunctionAccess = {
+  tables: { sessions: 'readWrite', directory: 'read' },
+  writableKeyPrefixes: { sessions: [SESSION_KEY_PREFIX] },
+  settingsBaseUrl: true,
+};
 
 export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Counts keys and accounts (byOwner), posts (byUser, capped) and reads the allowance counter.
   SettingsOverview: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read', counters: 'read' } },
   // Stores the sign-in transaction and sends the browser to the provider (discovery).
-  SettingsSignIn: { tables: { sessions: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
+  SettingsSignIn: { tables: { sessions: 'readWrite', counters: 'readWrite' }, settingsBaseUrl: true, oidcClient: true },
   // Takes the transaction, exchanges the code, finds or creates the user (identity, profile,
   // first workspace in one transaction), writes the session.
   SettingsAuthCallback: {
@@ -176,26 +205,27 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
     oidcClient: true,
     freePlan: true,
   },
-  SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' } },
+  // Deletes the session, then sends the browser through Cognito's /logout (its managed-login session ends too).
+  SettingsSignOut: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, oidcLogout: true },
   // Serves web/static, copied beside the bundle: no data at all.
   SettingsStatic: { tables: {} },
   // Lists keys (byOwner) and their last use (counters).
   SettingsKeys: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
   // The key, and the count of active keys on the user's profile (the cap, in the same transaction).
-  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
+  SettingsCreateKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.apiKey, KEYS.user] } },
   SettingsRevokeKeyConfirm: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, counters: 'read' } },
-  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.apiKey, KEYS.user] } },
+  SettingsRevokeKey: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.apiKey, KEYS.user] } },
   // Lists workspaces (owner's partition) and accounts (byOwner).
   SettingsWorkspaces: { ...SIGNED_IN },
   // The workspace's two items and the user's list of workspaces (the cap).
-  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.user, KEYS.workspace] } },
-  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.user, KEYS.workspace] } },
+  SettingsCreateWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.user, KEYS.workspace] } },
+  SettingsRenameWorkspace: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.user, KEYS.workspace] } },
   SettingsDisconnectAccountConfirm: { ...SIGNED_IN },
   // Deletes the account and its CREDENTIALS item (tokens) in one transaction.
   SettingsDisconnectAccount: {
     ...SIGNED_IN,
     tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.account, KEYS.connection] },
   },
   // The API's list use case: posts (byUser / byUserStatus) and the cursor signing key.
   SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
@@ -217,20 +247,20 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsAccounts: SIGNED_IN,
   // Checks the workspace or account, stores the connect attempt (sessions) and builds the
   // platform's authorize URL with the app's client id: the ids alone, never the client secrets.
-  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, platformClientIds: true },
+  SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, writableKeyPrefixes: { sessions: CONNECTING }, platformClientIds: true },
   // Takes the attempt, exchanges the code (client secret), encrypts the tokens for the account and
   // writes account, credentials and connection guard.
   SettingsConnectXCallback: {
     ...SIGNED_IN,
     tables: { sessions: 'readWrite', directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    writableKeyPrefixes: { sessions: CONNECTING, directory: [KEYS.account, KEYS.connection] },
     platformCredentials: true,
     tokenKey: 'encrypt',
   },
   SettingsConnectLinkedinCallback: {
     ...SIGNED_IN,
     tables: { sessions: 'readWrite', directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.account, KEYS.connection] },
+    writableKeyPrefixes: { sessions: CONNECTING, directory: [KEYS.account, KEYS.connection] },
     platformCredentials: true,
     tokenKey: 'encrypt',
   },
@@ -246,7 +276,7 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsMediaRegister: {
     ...SIGNED_IN,
     tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media, KEYS.user] },
     mediaObjects: ['read', 'delete', 'existence', 'moveIn'],
     mediaBaseUrl: true,
   },
@@ -254,9 +284,18 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsMediaDelete: {
     ...SIGNED_IN,
     tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
-    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media, KEYS.user] },
     mediaObjects: 'delete',
   },
+  // Webhook endpoints (lib/use-cases/webhooks/endpoints.ts), as the API's rows: the page reads the
+  // endpoints and deliveries; adding and rotating encrypt a new secret; test and resend write the
+  // event and delivery and queue it; status and delete write the endpoint.
+  SettingsWebhooks: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'read' } },
+  SettingsCreateWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  SettingsRotateWebhookSecret: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  SettingsSendWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, sendsTo: ['webhook'] },
+  SettingsWebhookStatus: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' } },
+  SettingsDeleteWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' } },
 };
 
 export function accessOf(name: string): FunctionAccess {

@@ -6,4 +6,10 @@ export interface Caller {
   keyId: string;
   scopes: Scope[];
   user: User;
+  /**
+   * What the caller signed in with: an API key (the default) or an assistant's grant (the MCP
+   * server, lib/oauth/token-service.ts). Errors name it, so an assistant is never told about "this
+   * API key".
+   */
+  credential?: 'api_key' | 'assistant_grant';
 }

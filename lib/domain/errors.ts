@@ -42,6 +42,12 @@ export const ERROR_CODES = {
   // Not in api-v1.md's table: an Idempotency-Key header that cannot be a key (empty, too long, not printable).
   invalid_idempotency_key: { type: 'invalid_request_error', status: 400 },
   post_not_found: { type: 'invalid_request_error', status: 404 },
+  // beyond-v1.md, "Webhook endpoints".
+  invalid_webhook_url: { type: 'invalid_request_error', status: 400 },
+  invalid_event_type: { type: 'invalid_request_error', status: 400 },
+  too_many_webhook_endpoints: { type: 'invalid_request_error', status: 400 },
+  webhook_endpoint_not_found: { type: 'invalid_request_error', status: 404 },
+  webhook_endpoint_disabled: { type: 'invalid_request_error', status: 409 },
   idempotency_in_flight: { type: 'invalid_request_error', status: 409 },
   // beyond-v1.md "The post lifecycle": PATCH or publish of a post past the point of change, retry of one that may be live.
   post_not_editable: { type: 'invalid_request_error', status: 409 },

@@ -4,7 +4,18 @@
  * and how long a refused client waits. The counting itself is lib/store/dynamodb-rate-limiter.ts.
  */
 
-export type RateBucket = { kind: 'key'; keyId: string } | { kind: 'address'; address: string };
+export type RateBucket =
+  | { kind: 'key'; keyId: string }
+  | { kind: 'address'; address: string }
+  /** Outbound fetches of Client ID Metadata Documents an address caused (METADATA_FETCHES_PER_MINUTE). */
+  | { kind: 'fetch'; address: string };
+
+/**
+ * Metadata documents an address may make the authorization server fetch in a minute: an assistant
+ * connecting needs one, and each fetch is an outbound request of ours (up to 5 s and 5 KiB) that
+ * a caller could otherwise aim at any https host at our expense.
+ */
+export const METADATA_FETCHES_PER_MINUTE = 10;
 
 export interface RateDecision {
   allowed: boolean;

@@ -13,8 +13,14 @@ export function hasScope(granted: readonly Scope[], needed: Scope): boolean {
   return needed === 'read' && granted.length > 0;
 }
 
-/** Throws 403 insufficient_scope naming the scope the key lacks. */
-export function requireScope(caller: { scopes: readonly Scope[] }, needed: Scope): void {
+/** Throws 403 insufficient_scope naming the scope the key (or the assistant's grant) lacks. */
+export function requireScope(caller: { scopes: readonly Scope[]; credential?: 'api_key' | 'assistant_grant' }, needed: Scope): void {
   if (hasScope(caller.scopes, needed)) return;
-  throw new ApiError('insufficient_scope', `This API key lacks the \`${needed}\` scope needed for this request.`);
+  throw new ApiError('insufficient_scope', insufficientScopeMessage(caller.credential ?? 'api_key', needed));
+}
+
+export function insufficientScopeMessage(credential: 'api_key' | 'assistant_grant', needed: Scope): string {
+  return credential === 'assistant_grant'
+    ? `The person did not allow this assistant the \`${needed}\` access this needs; ask them to approve it when the assistant signs in again.`
+    : `This API key lacks the \`${needed}\` scope needed for this request.`;
 }

@@ -10,6 +10,7 @@
  *   token        none, or refused: 401 with `WWW-Authenticate: Bearer resource_metadata=...` so
  *                the client can discover how to sign in; counted against the client address
  *   rate limit   the grant is the caller: counted like an API key (per minute, per day), 429
+ *   scope        a tools/call the grant has no scope for: 403 with an insufficient_scope challenge
  * Every response carries the rate-limit headers, as the API's do.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -21,11 +22,14 @@ import { rateLimitHeaderValues, unknownDecision } from '../domain/rate-windows.j
 import { bearerToken } from '../http/authenticate.js';
 import { logger } from '../observability.js';
 import { bearerChallenge, type ServiceUrls } from '../oauth/metadata.js';
+import { MCP_SCOPES } from '../oauth/scopes.js';
+import type { Scope } from '../domain/model.js';
+import { hasScope, insufficientScopeMessage } from '../domain/scopes.js';
 import { InvalidTokenError, type TokenService } from '../oauth/token-service.js';
 import type { RateDecision } from '../domain/rate-windows.js';
 import type { Clock } from '../use-cases/ports/clock.js';
 import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
-import { registerTools, type McpToolDeps } from './tools.js';
+import { registerTools, toolScope, type McpToolDeps } from './tools.js';
 
 /** An MCP request is a JSON-RPC message; a create of 25 targets with long texts stays far below this. */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;
@@ -108,6 +112,8 @@ export async function handleMcpRequest(event: APIGatewayProxyEventV2, deps: McpE
 
   const body = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return finish(jsonRpcError(413, 'The message is too large.'));
+  const refusal = scopeRefusal(body, caller, deps.urls);
+  if (refusal) return finish(refusal);
   const request = new Request(`${deps.urls.origin}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`, {
     method,
     headers: Object.entries(headers),
@@ -137,6 +143,36 @@ export async function handleMcpRequest(event: APIGatewayProxyEventV2, deps: McpE
   } finally {
     await server.close().catch(() => undefined);
   }
+}
+
+/**
+ * A tools/call the grant has no scope for: HTTP 403 with `WWW-Authenticate: Bearer
+ * error="insufficient_scope", scope="..."` (RFC 6750 3.1, MCP authorization 2025-11-25 "Scope
+ * challenge handling"), so the client can ask the person for more and retry. The scope named is
+ * what the grant has plus what this call needs, so stepping up never loses access the person gave.
+ * Anything that is not one tools/call (or not JSON) goes on to the SDK, which answers it.
+ */
+function scopeRefusal(body: string, caller: { scopes: readonly Scope[] }, urls: ServiceUrls): Result | null {
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
+  const { method, params, id } = message as { method?: unknown; params?: unknown; id?: unknown };
+  if (method !== 'tools/call' || typeof params !== 'object' || params === null) return null;
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') return null;
+  const needed = toolScope(name, typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {});
+  if (needed === null || hasScope(caller.scopes, needed)) return null;
+  const description = insufficientScopeMessage('assistant_grant', needed);
+  const scope = MCP_SCOPES.filter((each) => each === needed || caller.scopes.includes(each)).join(' ');
+  return json(
+    403,
+    { jsonrpc: '2.0', error: { code: -32000, message: description }, id: typeof id === 'string' || typeof id === 'number' ? id : null },
+    { 'WWW-Authenticate': bearerChallenge(urls, { code: 'insufficient_scope', description, scope }) },
+  );
 }
 
 function lowerCaseHeaders(event: APIGatewayProxyEventV2): Record<string, string> {

@@ -3,10 +3,26 @@
  * the JSON Schema each tool advertises). Inputs are typed loosely enough that the service's own
  * rules (lib/domain/create-request.ts and friends) give the errors, in the API's words; outputs
  * are the API's objects (api-v1.md) plus a `settingsUrl` where a person can see and cancel a post.
+ *
+ * Portability (what `npx @modelcontextprotocol/inspector --cli --strict` checks, and
+ * test/unit/mcp/tool-schema-portability.test.ts on every registered tool): every node of a schema
+ * has one `type`, never an array of them, and none accepts anything. zod writes a bare
+ * `.nullable()` as `type: ["string", "null"]`, which clients that map tool schemas onto a
+ * single-type dialect reject; a nullable field made with `nullable()` below says what null means,
+ * and that description is what makes zod write the portable `anyOf` instead. Values of free-form
+ * records are typed (`optionValue`), never `z.unknown()`.
  */
 import * as z from 'zod/v4';
 
 const timestamp = z.string().describe('ISO 8601, UTC with milliseconds');
+
+/** A field that may be null: `anyOf: [{type, description}, {type: "null"}]`, with what null means. */
+export function nullable<T extends z.ZodType>(schema: T, whenNull: string): z.ZodNullable<T> {
+  return schema.describe(whenNull).nullable();
+}
+
+/** A platform option's value (the service's rules say which names and types each platform takes). */
+const optionValue = z.union([z.string().describe('A text setting, e.g. x communityId'), z.boolean().describe('A switch, e.g. x shareWithFollowers')]);
 
 export const accountShape = z.object({
   object: z.literal('account'),
@@ -33,8 +49,8 @@ export const postShape = z.object({
   mediaUrls: z.array(z.string()),
   scheduledFor: timestamp,
   publishedAt: timestamp.nullable(),
-  publishedUrl: z.string().nullable(),
-  platformPostId: z.string().nullable(),
+  publishedUrl: nullable(z.string(), 'The live post; null until published'),
+  platformPostId: nullable(z.string(), 'The platform\'s id of the post; null until published'),
   error: z
     .object({ message: z.string(), advice: z.string(), retryable: z.boolean().optional().describe('true: retry_post can send it again safely') })
     .nullable(),
@@ -54,7 +70,7 @@ export const listPostsInput = {
   limit: z.number().int().optional().describe('1 to 100, default 25'),
   cursor: z.string().optional().describe('nextCursor of the previous page'),
 };
-export const listPostsOutput = { posts: z.array(postShape), nextCursor: z.string().nullable() };
+export const listPostsOutput = { posts: z.array(postShape), nextCursor: nullable(z.string(), 'Pass as cursor for the next page; null on the last page') };
 
 export const getPostInput = { id: z.string().describe('A post id (post_...)') };
 export const getPostOutput = { post: postShape };
@@ -66,7 +82,7 @@ export const createPostsInput = {
   media: z.array(z.string()).optional().describe('URLs from list_media (files of the media library) only'),
   scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; omit to publish at once'),
   draft: z.boolean().optional().describe('true saves drafts that are never sent'),
-  options: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Per-platform options: x: {communityId, shareWithFollowers}'),
+  options: z.record(z.string(), z.record(z.string(), optionValue)).optional().describe('Per-platform options: x: {communityId, shareWithFollowers}'),
   workspaceId: z.string().optional().describe('Needed only when the person has several workspaces'),
   campaignId: z.string().optional(),
   idempotencyKey: z
@@ -80,24 +96,24 @@ export const createPostsInput = {
 
 const previewLine = z.object({
   accountId: z.string(),
-  platform: z.string().nullable(),
-  handle: z.string().nullable(),
+  platform: nullable(z.string(), 'The account\'s platform; null when the account is not one of the person\'s'),
+  handle: nullable(z.string(), 'The account\'s handle; null when rejected'),
   verdict: z.enum(['accepted', 'rejected']),
-  reason: z.string().nullable(),
-  message: z.string().nullable(),
+  reason: nullable(z.string(), 'Why it was rejected (a stable code); null when accepted'),
+  message: nullable(z.string(), 'Why it was rejected, in words; null when accepted'),
   text: z.string(),
-  textLength: z.number().nullable(),
-  maxTextLength: z.number().nullable(),
+  textLength: nullable(z.number(), 'The text\'s length as the platform counts it; null for a platform that cannot be posted to'),
+  maxTextLength: nullable(z.number(), 'The platform\'s limit; null for a platform that cannot be posted to'),
 });
 
 const createdLine = z.object({
-  id: z.string().nullable(),
+  id: nullable(z.string(), 'The post id; null when no post was created for this account'),
   accountId: z.string(),
-  platform: z.string().nullable(),
+  platform: nullable(z.string(), 'The account\'s platform; null when the account is not one of the person\'s'),
   status: z.enum(['accepted', 'rejected', 'failed']),
-  reason: z.string().nullable(),
-  message: z.string().nullable(),
-  settingsUrl: z.string().nullable(),
+  reason: nullable(z.string(), 'Why it was not accepted (a stable code); null when accepted'),
+  message: nullable(z.string(), 'Why it was not accepted, in words; null when accepted'),
+  settingsUrl: nullable(z.string(), 'Where the person sees and cancels the post; null when none was created'),
 });
 
 export const createPostsOutput = {
@@ -106,7 +122,7 @@ export const createPostsOutput = {
     .object({
       campaignId: z.string().nullable(),
       draft: z.boolean(),
-      publishAt: z.string().nullable(),
+      publishAt: nullable(z.string(), 'When the posts would go out (ISO 8601); null for drafts'),
       targets: z.array(previewLine),
       accepted: z.number(),
       rejected: z.number(),
@@ -136,7 +152,7 @@ export const listMediaOutput = {
       url: z.string().describe('Use this in create_posts media'),
       contentType: z.string(),
       sizeBytes: z.number(),
-      durationSeconds: z.number().nullable(),
+      durationSeconds: nullable(z.number(), 'A video\'s length; null for images'),
       createdAt: timestamp,
     }),
   ),

@@ -15,12 +15,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../domain/errors.js';
-import type { MediaItem } from '../domain/model.js';
+import type { MediaItem, Scope } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
 import type { PostView } from '../domain/views/post-view.js';
 import { logger } from '../observability.js';
 import type { Caller } from '../domain/caller.js';
-import type { Scope } from '../domain/model.js';
 import type { CreatePosts, PostBatch } from '../use-cases/create-posts.js';
 import type { DeletePost } from '../use-cases/delete-post.js';
 import type { GetPost } from '../use-cases/get-post.js';
@@ -77,10 +76,37 @@ function asQuery(record: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(defined(record)).map(([name, value]) => [name, String(value)]));
 }
 
+/**
+ * The scope each tool needs, from its arguments: the API route's own rule (create_posts as
+ * POST /posts: `write` for drafts, `publish` otherwise, for the preview too). The MCP endpoint reads
+ * this before the SDK runs a tools/call, so a missing scope is an HTTP 403 with
+ * `WWW-Authenticate: Bearer error="insufficient_scope"` the client can step up from (MCP
+ * authorization 2025-11-25, "Scope challenge handling"); each tool checks it again itself.
+ * A new tool adds its row here.
+ */
+export const TOOL_SCOPES: Readonly<Record<string, (args: Record<string, unknown>) => Scope>> = {
+  list_accounts: () => 'read',
+  list_posts: () => 'read',
+  get_post: () => 'read',
+  create_posts: (args) => (args.draft === true ? 'write' : 'publish'),
+  delete_post: () => 'write',
+  list_media: () => 'read',
+  // As PATCH /posts/{id}, publish and retry: changing a post needs write; sending one, publish.
+  update_post: () => 'write',
+  publish_draft: () => 'publish',
+  retry_post: () => 'publish',
+};
+
+/** The scope a tools/call needs, or null for a tool this server does not have (the SDK answers that). */
+export function toolScope(name: string, args: Record<string, unknown>): Scope | null {
+  return Object.hasOwn(TOOL_SCOPES, name) ? (TOOL_SCOPES[name]?.(args) ?? null) : null;
+}
+
 export function registerTools(server: McpServer, caller: Caller, deps: McpToolDeps): void {
-  const run = async (scope: Scope | null, action: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+  const run = async (tool: string, args: Record<string, unknown>, action: () => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
       if (!caller.user.active) throw new ApiError('subscription_inactive', 'The account behind this assistant has no active subscription.');
+      const scope = toolScope(tool, args);
       if (scope) requireScope(caller, scope);
       return await action();
     } catch (error) {
@@ -99,7 +125,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) =>
-      run('read', async () => {
+      run('list_accounts', args, async () => {
         const { accounts } = await deps.listAccounts.execute(caller, parseListAccountsQuery(asQuery(args)));
         return ok({ accounts }, `${accounts.length} connected account(s).`);
       }),
@@ -115,7 +141,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) =>
-      run('read', async () => {
+      run('list_posts', args, async () => {
         const list = await deps.listPosts.execute(caller, parseListPostsQuery(asQuery(args)));
         return ok({ posts: list.posts.map(withLink), nextCursor: list.nextCursor }, `${list.posts.length} post(s)${list.nextCursor ? '; more with nextCursor' : ''}.`);
       }),
@@ -131,7 +157,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ id }) =>
-      run('read', async () => {
+      run('get_post', { id }, async () => {
         const post = withLink(await deps.getPost.execute(caller, id));
         return ok({ post }, `Post ${post.id} on ${post.platform} is ${post.status}${post.publishedUrl ? `: ${post.publishedUrl}` : ''}.`);
       }),
@@ -148,7 +174,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     ({ idempotencyKey, confirm, ...fields }) =>
-      run(null, async () => {
+      run('create_posts', fields, async () => {
         const body = defined(fields);
         if (confirm !== true) {
           const preview = await deps.previewPosts.execute(caller, body);
@@ -193,7 +219,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
     ({ id, deleteFromPlatform }) =>
-      run('write', async () => {
+      run('delete_post', { id }, async () => {
         const deleted = await deps.deletePost.execute(caller, id, { deleteFromPlatform: deleteFromPlatform === true });
         return ok({ ...deleted }, `Post ${deleted.id} deleted${deleted.platformDeletionQueuedFor.length > 0 ? '; deletion from the platform is queued' : ''}.`);
       }),
@@ -216,7 +242,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     ({ id, idempotencyKey, confirm, ...fields }) =>
-      run('write', async () => {
+      run('update_post', { id }, async () => {
         const body = defined(fields);
         if (confirm !== true) {
           const post = await deps.updatePost.preview(caller, id, body);
@@ -239,7 +265,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     ({ id, idempotencyKey, confirm, ...fields }) =>
-      run('publish', async () => {
+      run('publish_draft', { id }, async () => {
         const body = Object.keys(defined(fields)).length === 0 ? null : defined(fields);
         if (confirm !== true) {
           const post = await deps.publishDraft.preview(caller, id, body);
@@ -262,7 +288,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     ({ id, idempotencyKey, confirm, ...fields }) =>
-      run('publish', async () => {
+      run('retry_post', { id }, async () => {
         const body = Object.keys(defined(fields)).length === 0 ? null : defined(fields);
         if (confirm !== true) {
           const { post, allowanceUnits } = await deps.retryPost.preview(caller, id, body);
@@ -284,7 +310,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     () =>
-      run('read', async () => {
+      run('list_media', {}, async () => {
         const items = await deps.listMedia(caller.userId);
         const media = items.map((item) => ({
           url: item.url,

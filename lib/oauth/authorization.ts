@@ -9,13 +9,15 @@
  *   POST /settings/assistants/consent  answer(): approve (possibly fewer scopes) or refuse; either
  *                                   way the browser goes back to the assistant's redirect URI
  *
- * Until the client and its redirect URI are trusted, errors are pages (AuthorizationPageError);
- * after, they go back to the assistant as `error=` on its redirect URI (RFC 6749 4.1.2.1), with
- * `state` and `iss` (RFC 9207), which lets the assistant tell our answers from a mix-up.
+ * Until the client, its redirect URI (exact match) and the whole request are valid, errors are
+ * pages (AuthorizationPageError) and the browser goes nowhere (RFC 9700 4.11.2: never an open
+ * redirector). Only the person's answer goes back to the assistant's redirect URI, as a code or
+ * `error=access_denied` (RFC 6749 4.1.2.1), with `state` and `iss` (RFC 9207), which lets the
+ * assistant tell our answers from a mix-up.
  */
 import { randomToken } from '../domain/ids.js';
 import type { Clock } from '../use-cases/ports/clock.js';
-import { redirectUriRegistered } from './client-metadata.js';
+import { clientUriToShow, redirectUriRegistered } from './client-metadata.js';
 import type { ClientDirectory } from './clients.js';
 import { AuthorizationPageError, type OAuthErrorCode } from './errors.js';
 import type { ServiceUrls } from './metadata.js';
@@ -28,7 +30,7 @@ export const CODE_SECONDS = 10 * 60;
 export const CONSENT_PATH = '/settings/assistants/consent';
 const MAX_STATE_LENGTH = 1000;
 
-export type AuthorizationOutcome = { kind: 'consent'; location: string } | { kind: 'redirect'; location: string };
+export type AuthorizationOutcome = { kind: 'consent'; location: string };
 
 export interface AuthorizationDeps {
   clients: ClientDirectory;
@@ -40,37 +42,38 @@ export interface AuthorizationDeps {
 export class Authorization {
   constructor(private readonly deps: AuthorizationDeps) {}
 
-  async begin(query: Record<string, string>): Promise<AuthorizationOutcome> {
-    const client = await this.deps.clients.resolveForAuthorization(query.client_id);
+  /** `callerAddress`: the browser's address, which any metadata-document fetch is counted against. */
+  async begin(query: Record<string, string>, callerAddress: string): Promise<AuthorizationOutcome> {
+    // RFC 9700 4.11.2: anyone may register any https redirect URI, so a redirect from here is an
+    // open redirector unless the request is also valid. Every malformed request is a page; only
+    // the person's answer on the consent page goes back to the assistant (access_denied or a code).
+    // The request's own fields are checked first: a malformed one costs no client lookup or fetch.
+    const state = query.state ?? null;
+    if (state !== null && state.length > MAX_STATE_LENGTH) throw new AuthorizationPageError('The assistant sent a state parameter that is too long.');
+    if (query.response_type !== 'code') throw refused('unsupported_response_type', 'Only response_type=code is supported.');
+    const challenge = query.code_challenge;
+    if (query.code_challenge_method !== 'S256' || challenge === undefined || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+      throw refused('invalid_request', 'PKCE is required: code_challenge (43 base64url characters) with code_challenge_method=S256.');
+    }
+    if (query.resource === undefined) throw refused('invalid_target', `The resource parameter is missing; it must be ${this.deps.urls.resource}.`);
+    if (!sameResource(query.resource, this.deps.urls.resource)) throw refused('invalid_target', `This server only issues tokens for ${this.deps.urls.resource}.`);
+    const scopes = parseScopeParameter(query.scope);
+    if (scopes === null) throw refused('invalid_scope', `The assistant asked for an unknown scope; it may ask for some of: ${MCP_SCOPES.join(' ')}.`);
+
+    const client = await this.deps.clients.resolveForAuthorization(query.client_id, callerAddress);
     const redirectUri = query.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
     if (redirectUri === undefined) throw new AuthorizationPageError('The assistant did not say where to send you back (redirect_uri is missing).');
     if (!redirectUriRegistered(client, redirectUri)) {
       throw new AuthorizationPageError('The assistant asked to send you back to an address it did not register; nothing was authorized.');
     }
-    const state = query.state ?? null;
-    const back = (error: OAuthErrorCode, description: string): AuthorizationOutcome => ({
-      kind: 'redirect',
-      location: redirectWith(redirectUri, { error, error_description: description, state, iss: this.deps.urls.issuer }),
-    });
-    if (state !== null && state.length > MAX_STATE_LENGTH) return back('invalid_request', 'state is too long.');
-    if (query.response_type !== 'code') return back('unsupported_response_type', 'Only response_type=code is supported.');
-    const challenge = query.code_challenge;
-    if (query.code_challenge_method !== 'S256' || challenge === undefined || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-      return back('invalid_request', 'PKCE is required: send code_challenge (43 base64url characters) with code_challenge_method=S256.');
-    }
-    if (query.resource === undefined) return back('invalid_target', `Send the resource parameter: ${this.deps.urls.resource}.`);
-    if (!sameResource(query.resource, this.deps.urls.resource)) {
-      return back('invalid_target', `This server only issues tokens for ${this.deps.urls.resource}.`);
-    }
-    const scopes = parseScopeParameter(query.scope);
-    if (scopes === null) return back('invalid_scope', `Ask for some of: ${MCP_SCOPES.join(' ')}.`);
 
     const pending: PendingAuthorization = {
       requestId: `req_${randomToken(24)}`,
       userId: null,
       clientId: client.clientId,
       clientName: client.clientName,
-      clientUri: client.clientUri,
+      // What the consent page links, and the grant keeps for the Assistants page.
+      clientUri: clientUriToShow(client.clientId, client.clientUri),
       redirectUri,
       codeChallenge: challenge,
       resource: this.deps.urls.resource,
@@ -116,6 +119,7 @@ export class Authorization {
       resource: pending.resource,
       scopes: chosen,
       expiresAt: this.nowSeconds() + CODE_SECONDS,
+      redeemedGrantId: null,
     };
     if (!(await this.deps.grants.answerPendingAuthorization(pending.requestId, input.userId, record))) throw answeredAlready();
     return redirectWith(pending.redirectUri, { ...base, code });
@@ -132,6 +136,11 @@ export class Authorization {
   private nowSeconds(): number {
     return Math.floor(this.deps.clock.now().getTime() / 1000);
   }
+}
+
+/** A malformed request, shown as a page that names the OAuth error for the assistant's developer. */
+function refused(error: OAuthErrorCode, description: string): AuthorizationPageError {
+  return new AuthorizationPageError(`The assistant's request is not valid (${error}): ${description} Nothing was authorized.`);
 }
 
 function answeredAlready(): AuthorizationPageError {

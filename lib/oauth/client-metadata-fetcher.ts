@@ -2,17 +2,17 @@
  * Fetches an assistant's Client ID Metadata Document: the client_id is a URL anyone can choose, so
  * this is a request our server makes on a stranger's behalf (SSRF). It therefore:
  * - speaks https only (http://127.0.0.1 only when the local stack allows loopback clients);
- * - resolves the host itself and refuses private, loopback, link-local, multicast and other
+ * - resolves the host itself (lib/egress/public-address.ts, shared with webhook delivery) and refuses private, loopback, link-local, multicast and other
  *   special-purpose addresses (checked in the socket's own `lookup`, so a DNS answer that changes
  *   between a check and the connection - rebinding - cannot slip through);
  * - follows no redirect (a 3xx is a refusal), accepts only 200 with a JSON content type;
  * - stops after 5 s and after 5 KiB (the size the metadata-document draft suggests).
  * A small in-memory cache (5 minutes, bounded) saves a fetch per authorization of the same client.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { ADDRESS_NOT_ALLOWED, guardedLookup, isPublicAddress } from '../egress/public-address.js';
 import { OAuthError } from './errors.js';
 import type { ClientMetadataFetcher } from './model.js';
 
@@ -21,61 +21,7 @@ export const METADATA_FETCH_TIMEOUT_MS = 5_000;
 const CACHE_MS = 5 * 60_000;
 const CACHE_ENTRIES = 500;
 
-// Two lists: one BlockList holding IPv6 ranges also matches IPv4 addresses through ::ffff:0:0/96.
-// Built on first use, not at import: functions that import this module's neighbours but never
-// fetch client metadata (the settings pages, the token endpoint) then leave it out of their bundle.
-let blocked: { v4: BlockList; v6: BlockList } | undefined;
-
-function blockedRanges(): { v4: BlockList; v6: BlockList } {
-  if (blocked) return blocked;
-  const v4 = new BlockList();
-  const v6 = new BlockList();
-  for (const [network, prefix] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const) {
-    v4.addSubnet(network, prefix, 'ipv4');
-  }
-  for (const [network, prefix] of [
-    ['::', 127],
-    ['::ffff:0:0', 96],
-    ['64:ff9b::', 96],
-    ['100::', 64],
-    ['2001:db8::', 32],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['ff00::', 8],
-  ] as const) {
-    v6.addSubnet(network, prefix, 'ipv6');
-  }
-  blocked = { v4, v6 };
-  return blocked;
-}
-
-/** True for addresses no public metadata document can live at (private ranges, loopback, metadata service, ...). */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  const { v4: blockedV4, v6: blockedV6 } = blockedRanges();
-  if (family === 4) return !blockedV4.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped?.[1]) return !blockedV4.check(mapped[1], 'ipv4');
-    return !blockedV6.check(address, 'ipv6');
-  }
-  return false;
-}
+export { isPublicAddress };
 
 function refuse(description: string): OAuthError {
   return new OAuthError('invalid_client', `The client metadata document could not be used: ${description}`);
@@ -95,23 +41,6 @@ export class HttpClientMetadataFetcher implements ClientMetadataFetcher {
     return document;
   }
 
-  private guardedLookup(): LookupFunction {
-    const allowLoopback = this.options.allowLoopback;
-    return (hostname, options, callback) => {
-      dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-        if (error) return callback(error, '', 0);
-        const list = (Array.isArray(addresses) ? addresses : []) as LookupAddress[];
-        const allowed = list.filter((entry) => isPublicAddress(entry.address) || (allowLoopback && entry.address === '127.0.0.1'));
-        const first = allowed[0];
-        if (!first || allowed.length !== list.length) {
-          return callback(Object.assign(new Error('address not allowed'), { code: 'EADDRNOTALLOWED' }), '', 0);
-        }
-        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
-        return callback(null, first.address, first.family);
-      });
-    };
-  }
-
   private download(url: URL): Promise<unknown> {
     const isHttp = url.protocol === 'http:';
     if (isHttp && !(this.options.allowLoopback && url.hostname === '127.0.0.1')) return Promise.reject(refuse('only https URLs are fetched'));
@@ -128,7 +57,7 @@ export class HttpClientMetadataFetcher implements ClientMetadataFetcher {
         {
           method: 'GET',
           headers: { accept: 'application/json' },
-          lookup: this.guardedLookup(),
+          lookup: guardedLookup({ allowLoopback: this.options.allowLoopback }),
           timeout: METADATA_FETCH_TIMEOUT_MS,
         },
         (response) => {
@@ -166,7 +95,7 @@ export class HttpClientMetadataFetcher implements ClientMetadataFetcher {
       request.on('close', () => clearTimeout(deadline));
       request.on('timeout', () => request.destroy(new Error('timeout')));
       request.on('error', (error: NodeJS.ErrnoException) => {
-        reject(refuse(error.code === 'EADDRNOTALLOWED' ? 'its host is not a public address' : 'it could not be downloaded'));
+        reject(refuse(error.code === ADDRESS_NOT_ALLOWED ? 'its host is not a public address' : 'it could not be downloaded'));
       });
       request.end();
     });

@@ -139,3 +139,18 @@ export function clientFromMetadataDocument(clientIdUrl: string, document: unknow
   const { clientName, clientUri, redirectUris } = parseClientMetadata(document);
   return { clientId: clientIdUrl, clientName, clientUri, redirectUris, kind: 'metadata_document', createdAt: now.toISOString() };
 }
+
+/**
+ * The home page the consent page may link: only one on the client id's own origin. A client
+ * chooses its client_uri itself (a document on any host can say "Claude, https://claude.ai"), and
+ * only a metadata document's URL is an origin the client proved it controls; a registered
+ * client's id (mcpc_...) proves no origin, so its client_uri is never shown.
+ */
+export function clientUriToShow(clientId: string, clientUri: string | null): string | null {
+  if (clientUri === null || !/^https?:\/\//.test(clientId)) return null;
+  try {
+    return new URL(clientUri).origin === new URL(clientId).origin ? clientUri : null;
+  } catch {
+    return null;
+  }
+}

@@ -7,6 +7,7 @@
  */
 import { randomToken } from '../domain/ids.js';
 import type { Clock } from '../use-cases/ports/clock.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { clientFromMetadataDocument, isMetadataDocumentClientId, parseClientMetadata } from './client-metadata.js';
 import { AuthorizationPageError, OAuthError } from './errors.js';
 import type { ClientMetadataFetcher, OAuthClient, OAuthClientStore } from './model.js';
@@ -19,6 +20,8 @@ export interface ClientDirectoryDeps {
   clock: Clock;
   /** Local stack only: http://127.0.0.1 metadata documents. */
   allowLoopback: boolean;
+  /** Counts the metadata-document fetches each address causes (METADATA_FETCHES_PER_MINUTE). */
+  fetchLimiter: RateLimiter;
 }
 
 export class ClientDirectory {
@@ -54,10 +57,10 @@ export class ClientDirectory {
    * AuthorizationPageError: with no trusted client there is no trusted redirect URI to send an
    * error to (RFC 6749 4.1.2.1).
    */
-  async resolveForAuthorization(clientId: string | undefined): Promise<OAuthClient> {
+  async resolveForAuthorization(clientId: string | undefined, callerAddress: string): Promise<OAuthClient> {
     if (clientId === undefined || clientId === '') throw new AuthorizationPageError('The assistant did not say who it is (client_id is missing).');
     try {
-      const client = await this.resolve(clientId);
+      const client = await this.resolve(clientId, callerAddress);
       if (!client) throw new AuthorizationPageError('This assistant is not known here. Ask it to register again, then retry.');
       return client;
     } catch (error) {
@@ -66,10 +69,17 @@ export class ClientDirectory {
     }
   }
 
-  /** The client, or null for a client_id that is neither registered nor a metadata document URL. */
-  async resolve(clientId: string): Promise<OAuthClient | null> {
+  /**
+   * The client, or null for a client_id that is neither registered nor a metadata document URL.
+   * A metadata document is fetched only while the caller's address is under its fetch limit.
+   */
+  async resolve(clientId: string, callerAddress: string): Promise<OAuthClient | null> {
     if (REGISTERED_CLIENT_ID.test(clientId)) return this.deps.clients.getClient(clientId);
     if (!isMetadataDocumentClientId(clientId, this.deps.allowLoopback)) return null;
+    const decision = await this.deps.fetchLimiter.hit({ kind: 'fetch', address: callerAddress }, this.deps.clock.now());
+    if (!decision.allowed) {
+      throw new AuthorizationPageError('Too many assistants were looked up from your network in the last minute. Try again in a minute.', 429, decision.retryAfterSeconds);
+    }
     const document = await this.deps.fetcher.fetch(clientId);
     return clientFromMetadataDocument(clientId, document, this.deps.clock.now());
   }

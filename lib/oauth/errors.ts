@@ -37,7 +37,12 @@ export class OAuthError extends Error {
  * registered): the person sees an error page and the browser goes nowhere (RFC 6749 4.1.2.1).
  */
 export class AuthorizationPageError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** 400, or 429 when the caller's address made too many requests (with Retry-After). */
+    readonly status: 400 | 429 = 400,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
     super(message);
     this.name = 'AuthorizationPageError';
   }

@@ -52,6 +52,11 @@ export interface AuthorizationCode {
   resource: string;
   scopes: McpScope[];
   expiresAt: number;
+  /**
+   * The grant this code was exchanged for, once it was (the used code is kept a day so that a
+   * second exchange can be recognised and the grant revoked: RFC 6749 4.1.2). Null while unused.
+   */
+  redeemedGrantId: string | null;
 }
 
 /** What one person let one assistant do; every token belongs to a grant, and revoking it ends them all. */
@@ -103,8 +108,9 @@ export interface GrantStore {
   /** Deletes the pending request (it is answered once) and stores the code, in one transaction. False when already answered. */
   answerPendingAuthorization(requestId: string, userId: string, code: AuthorizationCode | null): Promise<boolean>;
   /**
-   * One transaction: deletes the code (so it is used once), creates the grant and its first tokens.
-   * Null when the code does not exist (never issued, expired and removed, or already used).
+   * One transaction: marks the code used by this grant (so it is used once, and a second use is
+   * recognised), creates the grant and its first tokens. Null when the code does not exist (never
+   * issued, expired and removed) or was already used.
    */
   redeemCode(codeHash: string, grant: Grant, tokens: NewTokens, nowSeconds: number): Promise<Grant | null>;
   getCode(codeHash: string): Promise<AuthorizationCode | null>;

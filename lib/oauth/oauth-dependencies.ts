@@ -4,7 +4,9 @@
  */
 import { ENV, numberEnv, optionalEnv, requireEnv } from '../config.js';
 import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
+import { requestCounting } from '../http/api-pipeline.js';
 import { systemClock } from '../use-cases/ports/clock.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import type { UserReader } from '../use-cases/ports/users.js';
 import { DynamoDbGrantStore } from '../store/dynamodb-grant-store.js';
 import { DynamoDbOAuthClientStore } from '../store/dynamodb-oauth-client-store.js';
@@ -37,8 +39,18 @@ export function clientDirectory(): ClientDirectory {
     fetcher: new HttpClientMetadataFetcher({ allowLoopback: loopbackClientsAllowed() }),
     clock: systemClock,
     allowLoopback: loopbackClientsAllowed(),
+    // Built on first fetch: registration, which never fetches, reads no rate settings for it.
+    fetchLimiter: { hit: (bucket, now) => addressLimiter().hit(bucket, now) },
   });
   return clients;
+}
+
+let limiter: RateLimiter | undefined;
+
+/** The per-address counter of the API's unauthenticated requests (lib/http), shared by the authorization server. */
+export function addressLimiter(): RateLimiter {
+  limiter ??= requestCounting().rateLimiter;
+  return limiter;
 }
 
 export function authorizationFlow(): Authorization {

@@ -1,7 +1,8 @@
 /**
  * The token endpoint (POST /oauth/token) and the check of every MCP request's bearer token.
  *
- * - authorization_code: the code (one use: deleted in the transaction that creates the grant),
+ * - authorization_code: the code (one use: marked used in the transaction that creates the grant;
+ *   a second use revokes that grant and its tokens, RFC 6749 4.1.2),
  *   the PKCE verifier (S256), the same client and redirect URI as the authorization, and, when
  *   sent, the same resource. A grant and its first access + refresh tokens come out.
  * - refresh_token: rotation (OAuth 2.1 4.3.1): each refresh token works once and is replaced; a
@@ -18,7 +19,7 @@ import type { UserReader } from '../use-cases/ports/users.js';
 import { sameResource } from './authorization.js';
 import { OAuthError } from './errors.js';
 import type { ServiceUrls } from './metadata.js';
-import type { Grant, GrantStore, NewTokens, TokenRecord } from './model.js';
+import type { AuthorizationCode, Grant, GrantStore, NewTokens, TokenRecord } from './model.js';
 import { parseScopeParameter, type McpScope } from './scopes.js';
 import { ACCESS_TOKEN_PREFIX, grantIdOfToken, newGrantId, newToken, pkceMatches, REFRESH_TOKEN_PREFIX, sha256Hex } from './secrets.js';
 
@@ -76,7 +77,7 @@ export class TokenService {
     if (grant.revokedAt !== null) throw new InvalidTokenError('Access was revoked in settings; sign in again to grant it anew.');
     const user: User | null = await this.deps.users.getUser(grant.userId);
     if (!user) throw new InvalidTokenError('The access token is unknown.');
-    return { userId: user.id, keyId: grant.grantId, scopes: [...record.scopes], user, grant };
+    return { userId: user.id, keyId: grant.grantId, scopes: [...record.scopes], user, credential: 'assistant_grant', grant };
   }
 
   private async redeemCode(form: Record<string, string>): Promise<TokenResponse> {
@@ -89,6 +90,8 @@ export class TokenService {
     const invalid = (): never => {
       throw new OAuthError('invalid_grant', 'The authorization code is invalid, expired or already used.');
     };
+    // RFC 6749 4.1.2: a code used twice was copied; whoever holds the tokens it gave may be the thief.
+    if (record?.redeemedGrantId) return this.revokeForReuse(record);
     if (!record || record.expiresAt <= this.nowSeconds() || record.clientId !== clientId || record.redirectUri !== redirectUri) return invalid();
     if (!pkceMatches(verifier, record.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
     if (form.resource !== undefined && !sameResource(form.resource, record.resource)) {
@@ -108,8 +111,19 @@ export class TokenService {
     };
     const issued = this.issue(grant.grantId, record.clientId, record.scopes);
     const redeemed = await this.deps.grants.redeemCode(codeHash, grant, issued.records, this.nowSeconds());
-    if (!redeemed) return invalid();
+    if (!redeemed) {
+      // Another exchange of the same code won a race with this one: a reuse too.
+      const raced = await this.deps.grants.getCode(codeHash);
+      if (raced?.redeemedGrantId) return this.revokeForReuse(raced);
+      return invalid();
+    }
     return issued.response;
+  }
+
+  /** A second exchange of a code: refused, and the grant (with every token) it gave is revoked. */
+  private async revokeForReuse(code: AuthorizationCode): Promise<never> {
+    if (code.redeemedGrantId) await this.deps.grants.revokeGrant(code.userId, code.redeemedGrantId, this.deps.clock.now());
+    throw new OAuthError('invalid_grant', 'The authorization code was already used; the access it gave is revoked. Authorize again.');
   }
 
   private async refresh(form: Record<string, string>): Promise<TokenResponse> {

@@ -4,7 +4,9 @@
  * keyed by their SHA-256; the clear value is never stored.
  *
  *   consent   answerPendingAuthorization: DELETE request (must exist) + PUT code      one transaction
- *   exchange  redeemCode: DELETE code (must exist) + PUT grant + PUT access + refresh one transaction
+ *   exchange  redeemCode: UPDATE code SET redeemedGrantId (must exist, unused, unexpired)
+ *             + PUT grant + PUT access + refresh                                        one transaction
+ *             (the used code stays a day, so a second exchange is seen and revokes the grant)
  *   refresh   rotateRefreshToken: UPDATE old refresh SET usedAt (must be unused)
  *             + PUT new access + refresh                                              one transaction
  *   request   getToken + getGrant (consistent read: a revocation counts at once)       two GetItems
@@ -32,6 +34,8 @@ type Item = Record<string, unknown>;
 const BY_USER_INDEX = 'byUser';
 /** A revoked grant stays listed (as revoked) this long, then its item expires. */
 const REVOKED_GRANT_KEPT_SECONDS = 30 * 24 * 3600;
+/** A used code is kept this long: a second exchange within it revokes the grant (RFC 6749 4.1.2). */
+export const USED_CODE_KEPT_SECONDS = 24 * 3600;
 /** A grant's item outlives its last refresh token; refreshing pushes it back. */
 export const GRANT_IDLE_SECONDS = 30 * 24 * 3600;
 
@@ -175,6 +179,7 @@ export class DynamoDbGrantStore implements GrantStore {
       resource: String(item.resource),
       scopes: scopesOf(item.scopes),
       expiresAt: Number(item.expiresAt),
+      redeemedGrantId: stringOrNull(item.redeemedGrantId),
     };
   }
 
@@ -184,12 +189,13 @@ export class DynamoDbGrantStore implements GrantStore {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Delete: {
+              Update: {
                 TableName: this.tableName,
                 Key: codeKey(codeHash),
+                UpdateExpression: 'SET redeemedGrantId = :grantId, expiresAt = :kept',
                 // TTL deletion lags: an expired code is refused by this condition too.
-                ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
-                ExpressionAttributeValues: { ':now': nowSeconds },
+                ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now AND attribute_not_exists(redeemedGrantId)',
+                ExpressionAttributeValues: { ':now': nowSeconds, ':grantId': grant.grantId, ':kept': nowSeconds + USED_CODE_KEPT_SECONDS },
               },
             },
             { Put: { TableName: this.tableName, Item: grantItem(grant, nowSeconds + GRANT_IDLE_SECONDS), ConditionExpression: 'attribute_not_exists(pk)' } },

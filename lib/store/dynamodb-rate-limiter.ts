@@ -29,7 +29,8 @@
  *
  * A request that failed authentication is counted against the client address: one item per
  * minute, `RATE#ADDR#<ip>#<2026-11-21T09:30>` (requests, expiresAt), bumped by a single
- * `ADD requests 1` while below the limit.
+ * `ADD requests 1` while below the limit. Metadata-document fetches an address caused are counted
+ * the same way, `RATE#FETCH#<ip>#<minute>`, against METADATA_FETCHES_PER_MINUTE.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -38,7 +39,7 @@ import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { DependencyError } from '../domain/errors.js';
 import type { CounterOutcome, KeyCount, KeyCounterState, KeyCountStep, RateLimits, RateWindow } from '../domain/rate-windows.js';
-import { dayWindow, decideAddressRequest, decideKeyRequest, minuteWindow, nextKeyCountStep } from '../domain/rate-windows.js';
+import { dayWindow, decideAddressRequest, decideKeyRequest, METADATA_FETCHES_PER_MINUTE, minuteWindow, nextKeyCountStep } from '../domain/rate-windows.js';
 import type { RateBucket, RateDecision } from '../domain/rate-windows.js';
 import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { documentClient } from './dynamo-client.js';
@@ -77,6 +78,10 @@ export class DynamoDbRateLimiter implements RateLimiter {
     if (bucket.kind === 'address') {
       const outcome = await this.bump(`RATE#ADDR#${bucket.address}#${minute.id}`, minute, this.limits.perMinute);
       return decideAddressRequest({ now, perMinute: this.limits.perMinute, minute: outcome });
+    }
+    if (bucket.kind === 'fetch') {
+      const outcome = await this.bump(`RATE#FETCH#${bucket.address}#${minute.id}`, minute, METADATA_FETCHES_PER_MINUTE);
+      return decideAddressRequest({ now, perMinute: METADATA_FETCHES_PER_MINUTE, minute: outcome });
     }
     const count = await this.countKeyRequest(bucket.keyId, minute, dayWindow(now));
     return decideKeyRequest({ now, limits: this.limits, count });

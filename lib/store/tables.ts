@@ -38,10 +38,14 @@
  *
  * counters    pk = RATE#KEY#<keyId>#<YYYY-MM-DD>   a key's one rate counter per UTC day: dayCount, and
  *                                                 the minute it counts (minuteId ISO minute, minuteCount)
- *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  failed authentications per address and minute: requests
+ *                  | RATE#ADDR#<ip>#<YYYY-MM-DDTHH:MM>  unauthenticated requests per address and minute (failed authentications,
+ *                                                 OAuth register/authorize/token, settings sign-in): requests
+ *                  | RATE#FETCH#<ip>#<YYYY-MM-DDTHH:MM> metadata-document fetches an address caused per minute: requests
  *                  | ALLOWANCE#<userId>#<YYYY-MM>  a user's allowance spent in a month: used; TTL attribute expiresAt (all)
  *
- * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt
+ * sessions    pk = SESSION#<sha256 of the session id>   a signed-in browser: userId, csrfToken, expiresAt (absolute),
+ *                                                       idleExpiresAt (sliding, 30 min)
+ *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<hash>  a user's sessions (keys only): "sign out of other browsers"
  *                | LOGIN#<sha256 of the login id>       a sign-in under way: OIDC state, nonce, PKCE verifier
  *                | CONNECT#<sha256 of the OAuth state>  an account connect under way: user, session hash,
  *                                                       workspace, PKCE verifier (dynamodb-connect-attempts.ts)
@@ -57,13 +61,33 @@
  *
  * oauth       pk = CLIENT#<clientId>        an assistant registered by dynamic registration (RFC 7591)
  *                | REQUEST#<requestId>      an authorization request waiting for the person's consent (10 min)
- *                | CODE#<sha256(code)>      an authorization code, deleted by its one exchange (10 min)
+ *                | CODE#<sha256(code)>      an authorization code (10 min); its one exchange marks it used (redeemedGrantId) and keeps it a day, so a second exchange revokes that grant
  *                | GRANT#<grantId>          what a person let an assistant do (scopes), revocable in settings
  *                | TOKEN#<sha256(token)>    an access (1 h) or refresh (30 days) token of a grant
  *   byUser: userPk = USER#<userId>, userSk = <createdAt>#<grantId>   the Assistants page (grants only)
  *   TTL attribute expiresAt (epoch seconds; requests, codes, tokens). lib/store/dynamodb-oauth-*.ts
+ *
+ * webhooks    pk                  sk                                    what (lib/store/dynamodb-webhook-store.ts)
+ *             USER#<userId>       ENDPOINT#<we_id>                      an endpoint: a GetItem with the caller's id, so
+ *                                                                       another customer's id is simply not found
+ *             USER#<userId>       ENDPOINTS                             how many endpoints the user has (the cap of 16
+ *                                                                       is a condition on it, in the create transaction)
+ *             EVENT#<evt_id>      EVENT                                 an event and the exact body every delivery signs
+ *             ENDPOINT#<we_id>    DELIVERY#<eventCreatedAt>#<evt_id>    a delivery of an event to an endpoint, with its
+ *                                                                       attempts (Query newest first: the settings page)
+ *             ENDPOINT#<we_id>    SLOT#<n>                              a delivery in flight to that endpoint (leased)
+ *   TTL attribute expiresAt on events, deliveries and slots (30 days; slots their lease).
+ *
+ * Streams: posts and directory stream NEW_AND_OLD_IMAGES to the webhook router (events derived from
+ * committed changes; docs/webhooks.md).
  */
 import { ENV } from '../config.js';
+
+/** The partition key prefix of a session item in the sessions table: what a signed-in page may write (its idle end). */
+export const SESSION_KEY_PREFIX = 'SESSION#';
+
+/** The key prefix of an account connect under way in the sessions table (dynamodb-connect-attempts.ts). */
+export const CONNECT_KEY_PREFIX = 'CONNECT#';
 
 /**
  * The partition key prefix of a connected account's items in the directory (its ACCOUNT and
@@ -144,6 +168,8 @@ export interface TableDefinition {
   ttlAttribute?: string;
   /** Holds customer data: deletion protection and point-in-time recovery on AWS. */
   holdsCustomerData: boolean;
+  /** A DynamoDB stream of every change, for the webhook router (docs/webhooks.md). */
+  stream?: 'NEW_AND_OLD_IMAGES';
 }
 
 export const DIRECTORY_TABLE: TableDefinition = {
@@ -154,6 +180,8 @@ export const DIRECTORY_TABLE: TableDefinition = {
   // Accounts are listed whole and change rarely: copying everything costs little.
   indexes: [{ indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } }],
   holdsCustomerData: true,
+  // account.connected / disconnected / token_health_changed come from its account items' changes.
+  stream: 'NEW_AND_OLD_IMAGES',
 };
 
 export const POSTS_TABLE: TableDefinition = {
@@ -166,6 +194,8 @@ export const POSTS_TABLE: TableDefinition = {
     { indexName: 'byDue', partitionKey: 'duePk', sortKey: 'dueSk', projection: { type: 'KEYS_ONLY' } },
   ],
   holdsCustomerData: true,
+  // post.published / failed / platform_deleted come from its committed changes: no extra write on the publish path.
+  stream: 'NEW_AND_OLD_IMAGES',
 };
 
 export const IDEMPOTENCY_TABLE: TableDefinition = {
@@ -190,7 +220,8 @@ export const SESSIONS_TABLE: TableDefinition = {
   name: 'sessions',
   envVar: ENV.sessionsTable,
   partitionKey: 'pk',
-  indexes: [],
+  // "Sign out of every other browser" finds a user's sessions here: the keys are all it needs.
+  indexes: [{ indexName: 'byUser', partitionKey: 'userPk', sortKey: 'userSk', projection: { type: 'KEYS_ONLY' } }],
   ttlAttribute: 'expiresAt',
   // Sessions are short-lived and can be lost (everyone signs in again): no backups needed.
   holdsCustomerData: false,
@@ -207,7 +238,18 @@ export const OAUTH_TABLE: TableDefinition = {
   holdsCustomerData: true,
 };
 
-export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, SESSIONS_TABLE, OAUTH_TABLE] as const;
+/** Webhook endpoints, events, deliveries and in-flight slots (the layout above). */
+export const WEBHOOKS_TABLE: TableDefinition = {
+  name: 'webhooks',
+  envVar: ENV.webhooksTable,
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+  ttlAttribute: 'expiresAt',
+  holdsCustomerData: true,
+};
+
+export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS_TABLE, SESSIONS_TABLE, OAUTH_TABLE, WEBHOOKS_TABLE] as const;
 
 /** Shards of the byDue index: spreads the sweeper's partition so no single key gets hot. */
 export const DUE_SHARDS = 8;

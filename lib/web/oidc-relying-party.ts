@@ -20,8 +20,13 @@ function isLoopback(url: URL): boolean {
 export class OpenIdClientRelyingParty implements OidcRelyingParty {
   private config: Promise<client.Configuration> | undefined;
 
-  /** Settings are read on first use: sign-out builds the sign-in use case but never talks to the provider. */
-  constructor(private readonly settings: () => { issuerUrl: string; clientId: string; redirectUri: string }) {}
+  /** Settings are read on first use, each set by the function that needs it: sign-out reads only the logout ones. */
+  constructor(
+    private readonly settings: () => { issuerUrl: string; clientId: string; redirectUri: string },
+    private readonly logout: () => { logoutUrl: string; clientId: string; signedOutUrl: string } = () => {
+      throw new Error('No logout settings');
+    },
+  ) {}
 
   private get options(): { issuerUrl: string; clientId: string; redirectUri: string } {
     return this.settings();
@@ -55,7 +60,24 @@ export class OpenIdClientRelyingParty implements OidcRelyingParty {
       code_challenge_method: 'S256',
       state: checks.state,
       nonce: checks.nonce,
+      // Always the password, even with a live provider session (OIDC Core 3.1.2.1; Cognito's
+      // managed login and the local provider both honour it): whoever signs in at a shared browser
+      // after a sign-out is asked who they are.
+      prompt: 'login',
     });
+    return url.href;
+  }
+
+  /**
+   * Cognito's logout contract (its /logout endpoint: client_id and a logout_uri registered on the
+   * app client), which the local provider's /logout answers the same way (local/oidc-provider.ts).
+   * Cognito's discovery document names no end_session_endpoint, hence the configured URL.
+   */
+  logoutUrl(): string {
+    const { logoutUrl, clientId, signedOutUrl } = this.logout();
+    const url = new URL(logoutUrl);
+    url.searchParams.set('client_id', clientId);
+    url.searchParams.set('logout_uri', signedOutUrl);
     return url.href;
   }
 
@@ -86,11 +108,17 @@ export class OpenIdClientRelyingParty implements OidcRelyingParty {
 
 let relyingParty: OpenIdClientRelyingParty | undefined;
 
+/** Where the provider's logout sends the browser back (registered on the provider's client). */
+export const SIGNED_OUT_PATH = '/settings';
+
 export function oidcRelyingParty(origin: () => string): OpenIdClientRelyingParty {
-  relyingParty ??= new OpenIdClientRelyingParty(() => ({
-    issuerUrl: requireEnv(ENV.oidcIssuerUrl),
-    clientId: requireEnv(ENV.oidcClientId),
-    redirectUri: `${origin()}${CALLBACK_PATH}`,
-  }));
+  relyingParty ??= new OpenIdClientRelyingParty(
+    () => ({
+      issuerUrl: requireEnv(ENV.oidcIssuerUrl),
+      clientId: requireEnv(ENV.oidcClientId),
+      redirectUri: `${origin()}${CALLBACK_PATH}`,
+    }),
+    () => ({ logoutUrl: requireEnv(ENV.oidcLogoutUrl), clientId: requireEnv(ENV.oidcClientId), signedOutUrl: `${origin()}${SIGNED_OUT_PATH}` }),
+  );
   return relyingParty;
 }

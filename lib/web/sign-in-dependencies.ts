@@ -1,5 +1,7 @@
 /** The sign-in use case as the sign-in, callback and sign-out functions build it (once per cold start). */
 import { ENV, requireEnv } from '../config.js';
+import { requestCounting } from '../http/api-pipeline.js';
+import type { RateLimiter } from '../use-cases/ports/rate-limiter.js';
 import { DynamoDbIdentityStore } from '../store/dynamodb-identity-store.js';
 import { SignIn } from '../use-cases/settings/sign-in.js';
 import { oidcRelyingParty } from './oidc-relying-party.js';
@@ -23,4 +25,15 @@ export function signInUseCase(): SignIn {
     freePlanMonthlyPosts,
   });
   return signIn;
+}
+
+let limiter: RateLimiter | undefined;
+
+/**
+ * Sign-in stores a transaction on every call: counted per client address against the API's
+ * per-minute limit, like the unauthenticated API and OAuth requests (lib/http/api-pipeline.ts).
+ */
+export function signInLimiter(): RateLimiter {
+  limiter ??= requestCounting().rateLimiter;
+  return limiter;
 }

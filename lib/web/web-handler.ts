@@ -5,8 +5,9 @@
  *                   response, with the security headers (lib/web/security-headers.ts) on every one
  *   errorPage       the one place an error becomes a page: WebError with its status and message,
  *                   anything else a 500 that says nothing internal (the error is logged)
- *   session         the sp_session cookie -> the server-side session and its user; none (or an
- *                   expired one) sends a GET to sign-in (coming back afterwards) and refuses a POST
+ *   session         the sp_session cookie -> the server-side session and its user; none (or one
+ *                   past its absolute or idle end) sends a GET to sign-in (coming back afterwards)
+ *                   and refuses a POST; a live one has its idle end pushed back
  *   csrf            every POST carries the session's token and comes from our origin, or 403
  *   route           (request, signedIn) => page | redirect
  *
@@ -15,6 +16,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { SCOPES } from '../domain/model.js';
+import { idleEndToExtend, sessionIsLive } from '../domain/session-rules.js';
 import { logger } from '../observability.js';
 import { hashCookieSecret, readCookie, SESSION_COOKIE } from './cookies.js';
 import { CSRF_FIELD, csrfTokenMatches, originAllowed } from './csrf.js';
@@ -49,7 +51,7 @@ function respond(result: WebResult, state: WebState | undefined, options: WebHan
     // 303: after a POST the browser GETs the next page, so a reload never posts twice.
     return { statusCode: 303, headers: { ...headers, Location: result.location }, cookies: result.cookies ?? [], body: '' };
   }
-  const signedIn = state?.signedIn;
+  const signedIn = result.signedOut ? null : state?.signedIn;
   const page = layout({
     title: result.title,
     body: result.body,
@@ -58,7 +60,7 @@ function respond(result: WebResult, state: WebState | undefined, options: WebHan
   });
   return {
     statusCode: result.status ?? 200,
-    headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8' },
+    headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...(result.refreshTo ? { Refresh: `0; url=${result.refreshTo}` } : {}) },
     cookies: result.cookies ?? [],
     body: page.value,
   };
@@ -96,8 +98,15 @@ async function loadSignedIn(request: WebRequest): Promise<SignedIn | null> {
   const cookie = readCookie(request.cookies, SESSION_COOKIE);
   if (!cookie) return null;
   const sessionKey = hashCookieSecret(cookie);
-  const session = await sessionStore().getSession(sessionKey, webClock.now());
-  if (!session) return null;
+  const now = webClock.now();
+  const session = await sessionStore().getSession(sessionKey, now);
+  if (!session || !sessionIsLive(session, now)) return null;
+  // Sliding idle end: pushed back at most every few minutes (one UpdateItem then, none otherwise).
+  const idleExpiresAt = idleEndToExtend(session, now);
+  if (idleExpiresAt) {
+    await sessionStore().extendIdle(sessionKey, idleExpiresAt);
+    session.idleExpiresAt = idleExpiresAt;
+  }
   const user = await userStore().getUser(session.userId);
   if (!user) return null;
   return { user, session, sessionKey, caller: { userId: user.id, keyId: 'settings-session', scopes: [...SCOPES], user } };
@@ -147,8 +156,14 @@ export function publicHandler(route: PublicRoute, options: WebHandlerOptions = {
   return pipeline(options, [], (state) => route(state.request));
 }
 
-export const signedOutPage = (message: string): WebResult => ({
+/**
+ * The answer to Sign out: rendered signed out (never with the session it just ended), and sending
+ * the browser on through the provider's logout by itself, with a link in case it does not.
+ */
+export const signedOutPage = (providerLogoutUrl: string): WebResult => ({
   kind: 'page',
   title: 'Signed out',
-  body: html`<p class="notice">${message}</p><p><a class="button primary" href="/settings/sign-in">Sign in</a></p>`,
+  signedOut: true,
+  refreshTo: providerLogoutUrl,
+  body: html`<p class="notice" role="status">You are signed out. Signing you out of the sign-in page too…</p><p><a class="button primary" href="${providerLogoutUrl}">Continue</a></p>`,
 });

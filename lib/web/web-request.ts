@@ -19,6 +19,8 @@ export interface WebRequest {
   form: Record<string, string>;
   headers: Record<string, string>;
   cookies: readonly string[];
+  /** The client address API Gateway saw: what unauthenticated pages count requests against. */
+  sourceIp: string;
 }
 
 export interface SignedIn {
@@ -42,6 +44,13 @@ export type WebResult =
        * assistant, and browsers apply CSP form-action to a form's redirects too.
        */
       formActionOrigins?: string[];
+      /** The page ends the session it was asked with: it renders signed out (no header, no navigation). */
+      signedOut?: boolean;
+      /**
+       * Where the browser goes on by itself (a `Refresh` header, a navigation of its own: CSP
+       * form-action, which follows a form's redirects, does not apply), e.g. the provider's logout.
+       */
+      refreshTo?: string;
     }
   | { kind: 'redirect'; location: string; cookies?: string[] };
 
@@ -56,7 +65,16 @@ export function toWebRequest(event: APIGatewayProxyEventV2): WebRequest {
   const pathParameters: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.pathParameters ?? {})) if (value !== undefined) pathParameters[name] = value;
   const method = event.requestContext.http.method.toUpperCase();
-  return { method, path: event.rawPath, pathParameters, query, form: method === 'POST' ? parseForm(event, headers) : {}, headers, cookies: event.cookies ?? [] };
+  return {
+    method,
+    path: event.rawPath,
+    pathParameters,
+    query,
+    form: method === 'POST' ? parseForm(event, headers) : {},
+    headers,
+    cookies: event.cookies ?? [],
+    sourceIp: event.requestContext.http.sourceIp,
+  };
 }
 
 function parseForm(event: APIGatewayProxyEventV2, headers: Record<string, string>): Record<string, string> {

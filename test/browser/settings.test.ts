@@ -150,9 +150,31 @@ describe('settings in a browser', () => {
 
     // Sign out ends the server-side session: the old cookie is worth nothing afterwards.
     const cookies = await context.cookies();
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    expect(await page.locator('main').innerText()).toContain('You are signed out');
-    await screenshot(page, 'signed-out');
+    const providerOrigin = new URL(stack.env.OIDC_ISSUER_URL ?? '').origin;
+    const providerSession = () => context.cookies(providerOrigin).then((all) => all.filter((cookie) => cookie.name.startsWith('_session')).map((cookie) => cookie.value));
+    expect(await providerSession()).not.toEqual([]);
+    // The answer is read as it passes (its Refresh navigates away at once, taking its body with it).
+    const signOut = `${stack.origin}/settings/sign-out`;
+    let answered = '';
+    let refresh = '';
+    await page.route(signOut, async (route) => {
+      const response = await route.fetch();
+      answered = await response.text();
+      refresh = response.headers().refresh ?? '';
+      await route.fulfill({ response, body: answered });
+    });
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    // The answer renders signed out, never with the session it just ended (no e-mail, no navigation,
+    // no Sign out button), and sends the browser on through the provider's logout (Cognito's contract).
+    await expect.poll(() => answered, { timeout: 15_000 }).toContain('You are signed out');
+    await page.unroute(signOut);
+    expect(answered).not.toContain('ada@example.com');
+    expect(answered).not.toContain('/settings/sign-out');
+    expect(refresh).toBe(`0; url=${providerOrigin}/logout?client_id=settings-local&logout_uri=${encodeURIComponent(`${stack.origin}/settings`)}`);
+    // The provider's session ends too, and the browser comes back to settings, which asks for a sign-in.
+    await page.waitForURL(/\/interaction\/[^/]+$/);
+    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    expect(await providerSession()).toEqual([]);
     const session = cookies.find((cookie) => cookie.name === 'sp_session');
     expect(session?.httpOnly).toBe(true);
     expect(session?.sameSite).toBe('Lax');

@@ -39,7 +39,7 @@ describe('unknown routes', () => {
     const send = api(stack.baseUrl, user.apiKey, { sourceAddress: freshSourceAddress() }).request;
     const cases: Array<[string, string, string]> = [
       ['PUT', '/posts', 'GET, POST'],
-      ['PATCH', '/posts/post_123', 'DELETE, GET'],
+      ['PUT', '/posts/post_123', 'DELETE, GET, PATCH'],
       ['POST', '/accounts', 'GET'],
       ['DELETE', '/accounts', 'GET'],
     ];

@@ -33,6 +33,7 @@ async function signedIn(user: ProvisionedUser) {
     csrfToken: csrf,
     createdAt: new Date().toISOString(),
     expiresAt: new Date(Date.now() + 3_600_000),
+    idleExpiresAt: new Date(Date.now() + 1_800_000),
   });
   const headers = { cookie: `sp_session=${cookie}`, origin: stack.origin };
   return {

@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
 import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
 import { buildHttpApiEvent, compileRoutes, matchRoute } from '../../local/api-gateway-event.js';
@@ -35,7 +35,7 @@ import { logicalId, synthesize } from './synth.js';
 
 // The assistant server: one function per entry (the MCP entry also serves GET and DELETE).
 const ASSISTANT_ENTRIES = ASSISTANT_ROUTES.filter((route, index) => ASSISTANT_ROUTES.findIndex((other) => other.entry === route.entry) === index);
-const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES, REFERENCE_ROUTES[0]!].map(({ name, entry }) => ({ name, entry }));
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, WEBHOOK_ROUTER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES, REFERENCE_ROUTES[0]!].map(({ name, entry }) => ({ name, entry }));
 const SETTINGS = compileRoutes(SETTINGS_ROUTES);
 const ASSISTANT_ROUTING = compileRoutes(ASSISTANT_ROUTES);
 const ROUTES = compileRoutes(API_ROUTES.map((route) => ({ ...route, path: `${API_BASE_PATH}${route.path}` })));
@@ -451,7 +451,7 @@ describe('every settings function, on its template environment alone', () => {
     cookie = newCookieSecret();
     csrf = newCookieSecret();
     const sessions = new DynamoDbSessionStore({ tableName: stack.tables.sessions });
-    await sessions.putSession(hashCookieSecret(cookie), { userId: user.userId, csrfToken: csrf, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000) });
+    await sessions.putSession(hashCookieSecret(cookie), { userId: user.userId, csrfToken: csrf, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000), idleExpiresAt: new Date(Date.now() + 1_800_000) });
   });
 
   it('SettingsSignIn sends the browser to the OpenID provider with PKCE', async () => {
@@ -566,6 +566,21 @@ describe('every settings function, on its template environment alone', () => {
     expect(listed.body).toContain('Environment check');
     const grantId = /\/settings\/assistants\/(grt_[0-9A-Za-z]{20})\/revoke/.exec(listed.body ?? '')?.[1] ?? '';
     expect((await web('POST', `/settings/assistants/${grantId}/revoke`, { _csrf: csrf })).statusCode).toBe(303);
+  });
+
+  it('SettingsWebhooks, SettingsCreateWebhook, SettingsRotateWebhookSecret, SettingsSendWebhook, SettingsWebhookStatus and SettingsDeleteWebhook', async () => {
+    expect((await web('GET', '/settings/webhooks')).statusCode).toBe(200);
+    // A public address literal: registration checks it without a DNS lookup.
+    const created = await web('POST', '/settings/webhooks', { _csrf: csrf, url: 'https://1.1.1.1/hooks', 'event:*': 'on' });
+    expect(created.statusCode).toBe(201);
+    expect(created.body).toContain('whsec_');
+    const endpointId = /\?endpoint=(we_[0-9A-Za-z]{20})/.exec(created.body ?? '')?.[1] ?? '';
+    expect((await web('GET', `/settings/webhooks?endpoint=${endpointId}`)).statusCode).toBe(200);
+    expect((await web('GET', `/settings/webhooks?endpoint=${endpointId}&confirm=delete`)).statusCode).toBe(200);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/rotate`, { _csrf: csrf })).statusCode).toBe(200);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/send`, { _csrf: csrf })).statusCode).toBe(303);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/status`, { _csrf: csrf, status: 'disabled' })).statusCode).toBe(303);
+    expect((await web('POST', `/settings/webhooks/${endpointId}/delete`, { _csrf: csrf })).statusCode).toBe(303);
   });
 
   it('SettingsSignOut ends the session', async () => {

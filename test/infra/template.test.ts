@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
-import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
 import { PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT, PUBLISH_MAX_CONCURRENCY_CONTEXT } from '../../infra/stacks/publish-throughput.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
@@ -28,6 +28,7 @@ const ALL_FUNCTIONS = [
   ...API_ROUTES.map((r) => r.name),
   ...QUEUE_CONSUMERS.map((c) => c.name),
   SWEEPER.name,
+  WEBHOOK_ROUTER.name,
   DEFAULT_ROUTE.name,
   ...SETTINGS_ROUTES.map((r) => r.name),
   ...ASSISTANT_FUNCTIONS,
@@ -36,7 +37,7 @@ const ALL_FUNCTIONS = [
 ];
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
-const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.freePlanMonthlyPosts, ENV.xClientId, ENV.linkedinClientId] as string[];
+const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.oidcLogoutUrl, ENV.freePlanMonthlyPosts, ENV.xClientId, ENV.linkedinClientId] as string[];
 
 /**
  * What each function may do, written from the design (not read from infra/stacks/function-access.ts,
@@ -91,30 +92,42 @@ const EXPECTED: Record<string, string[]> = {
     'kms:encryptDecrypt',
   ],
   Sweeper: ['table:posts:readWrite', 'send:publish', 'send:deletion', 'attributes:publish'],
+  // Webhook endpoints: their own items (webhooks); a new secret is only ever encrypted.
+  CreateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'kms:encrypt'],
+  ListWebhookEndpoints: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read', 'secret:cursor'],
+  GetWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read'],
+  UpdateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
+  DeleteWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
+  RotateWebhookSecret: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'kms:encrypt'],
+  TestWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'send:webhook'],
+  // The router reads the two streams (its mappings' grants) and writes events and deliveries; the
+  // delivery worker only decrypts secrets, never encrypts.
+  WebhookRouter: ['table:webhooks:readWrite', 'send:webhook', 'stream:posts', 'stream:directory', 'streams:list', 'onFailure:webhook-router-dlq'],
+  WebhookDeliveryWorker: ['table:webhooks:readWrite', 'consume:webhook', 'send:webhook', 'kms:decrypt'],
   // Settings pages: every signed-in page reads its session and the user.
-  SettingsOverview: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
-  SettingsSignIn: ['table:sessions:readWrite'],
+  SettingsOverview: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
+  SettingsSignIn: ['table:sessions:readWrite', 'table:counters:readWrite'],
   SettingsAuthCallback: ['table:sessions:readWrite', 'table:directory:readWrite'],
   SettingsSignOut: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsStatic: [],
-  SettingsKeys: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
-  SettingsCreateKey: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsRevokeKeyConfirm: ['table:sessions:read', 'table:directory:read', 'table:counters:read'],
-  SettingsRevokeKey: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsWorkspaces: ['table:sessions:read', 'table:directory:read'],
-  SettingsCreateWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsRenameWorkspace: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsDisconnectAccountConfirm: ['table:sessions:read', 'table:directory:read'],
-  SettingsDisconnectAccount: ['table:sessions:read', 'table:directory:readWrite'],
-  SettingsPosts: ['table:sessions:read', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
-  SettingsCancelPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
+  SettingsKeys: ['table:sessions:readWrite', 'table:directory:read', 'table:counters:read'],
+  SettingsCreateKey: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsRevokeKeyConfirm: ['table:sessions:readWrite', 'table:directory:read', 'table:counters:read'],
+  SettingsRevokeKey: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsWorkspaces: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsCreateWorkspace: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsRenameWorkspace: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsDisconnectAccountConfirm: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsDisconnectAccount: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsPosts: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
+  SettingsCancelPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
   // The API's publish and retry without Idempotency-Key: no idempotency table.
-  SettingsSendPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
-  SettingsRetryPost: ['table:sessions:read', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
-  SettingsAssistantConsent: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
-  SettingsAssistantConsentAnswer: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
-  SettingsAssistants: ['table:sessions:read', 'table:directory:read', 'table:oauth:read'],
-  SettingsRevokeAssistant: ['table:sessions:read', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsSendPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  SettingsRetryPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  SettingsAssistantConsent: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistantConsentAnswer: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
+  SettingsAssistants: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:read'],
+  SettingsRevokeAssistant: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
   // The MCP tools run the API's use cases: the union of CreatePosts, ListPosts, GetPost, DeletePost
   // and ListAccounts, plus reading tokens and grants.
   Mcp: [
@@ -134,21 +147,28 @@ const EXPECTED: Record<string, string[]> = {
   ApiReference: [],
   AuthorizationServerMetadata: [],
   OAuthRegister: ['table:oauth:readWrite', 'table:counters:readWrite'],
-  OAuthAuthorize: ['table:oauth:readWrite'],
+  OAuthAuthorize: ['table:oauth:readWrite', 'table:counters:readWrite'],
   OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
   // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
-  SettingsAccounts: ['table:sessions:read', 'table:directory:read'],
+  SettingsAccounts: ['table:sessions:readWrite', 'table:directory:read'],
   // Only builds the authorize URL: the client ids (plain values), never the secret with the client secrets.
   SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   SettingsConnectLinkedinCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],
   // The media library: presigning needs PutObject (S3 checks the signer's right when the browser
   // posts), under incoming/ only; registering moves a checked upload out of it (copy: PutObject).
-  SettingsMedia: ['table:sessions:read', 'table:directory:read'],
-  SettingsMediaUpload: ['table:sessions:read', 'table:directory:read', 'objects:media:presign'],
-  SettingsMediaUploaded: ['table:sessions:read', 'table:directory:read'],
-  SettingsMediaRegister: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
-  SettingsMediaDelete: ['table:sessions:read', 'table:directory:readWrite', 'objects:media:delete'],
+  SettingsMedia: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsMediaUpload: ['table:sessions:readWrite', 'table:directory:read', 'objects:media:presign'],
+  SettingsMediaUploaded: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsMediaRegister: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
+  SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:delete'],
+  // The Webhooks page: the endpoints' own items (webhooks); a new secret is only ever encrypted.
+  SettingsWebhooks: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:read'],
+  SettingsCreateWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
+  SettingsRotateWebhookSecret: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
+  SettingsSendWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'send:webhook'],
+  SettingsWebhookStatus: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite'],
+  SettingsDeleteWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite'],
 };
 
 const CONSUME_ACTIONS = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
@@ -175,9 +195,15 @@ function capabilitiesOf(name: string): string[] {
     const queue = /^queue:([\w-]+)$/.exec(resource);
     if (resource === `logs:${name}` && same(['logs:CreateLogStream', 'logs:PutLogEvents'])) continue;
     if (table && same(TABLE_ACTIONS.read)) capabilities.push(`table:${table[1]}:read`);
+    // A stream's ARN is the table's attribute: its reads are the event source mapping's grant.
+    else if (table && same(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'])) capabilities.push(`stream:${table[1]}`);
+    else if (resource === '*' && same(['dynamodb:ListStreams'])) capabilities.push('streams:list');
     else if (table && same(TABLE_ACTIONS.readWrite)) capabilities.push(`table:${table[1]}:readWrite`);
     else if (index && same(['dynamodb:Query']) && tableIndexes.get(index[1]!)?.includes(index[2]!)) continue;
-    else if (queue) {
+    else if (queue && queue[1] === 'webhook-router-dlq' && same(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'])) {
+      // The stream mapping's on-failure destination (Lambda sends it with the function's role).
+      capabilities.push('onFailure:webhook-router-dlq');
+    } else if (queue) {
       // The event source mapping's grant and other grants on the same queue may share a statement.
       const consumes = CONSUME_ACTIONS.every((a) => actions.includes(a));
       if (consumes) capabilities.push(`consume:${queue[1]}`);
@@ -270,6 +296,8 @@ describe('grants', () => {
           expect(action, `${name}: ${action}`).not.toContain('*');
           expect(action, name).not.toBe('dynamodb:Scan');
         }
+        // dynamodb:ListStreams has no resource-level permission: the stream mapping grants it on *.
+        if (name === WEBHOOK_ROUTER.name && grant.actions.join() === 'dynamodb:ListStreams') continue;
         expect(grant.resources, name).not.toContain('*');
       }
     }
@@ -313,6 +341,7 @@ describe('environment', () => {
       if (table) env[TABLES.find((t) => t.name === table[1])!.envVar] = `table:${table[1]}`;
       if (capability === 'send:publish' || capability === 'attributes:publish') env[ENV.publishQueueUrl] = 'queue:publish';
       if (capability === 'send:deletion') env[ENV.deletionQueueUrl] = 'queue:deletion';
+      if (capability === 'send:webhook') env[ENV.webhookQueueUrl] = 'queue:webhook';
       if (capability.startsWith('scheduler:')) env[ENV.schedulerGroup] = s.service.api.scheduleGroup.scheduleGroupName;
       if (capability === 'passRole:scheduler') {
         env[ENV.schedulerRoleArn] = 'role:scheduler';
@@ -343,11 +372,16 @@ describe('environment', () => {
     expect(actual).toEqual(expectedEnvironment(name));
   });
 
-  it('gives the settings origin to every signed-in page, and the OIDC client only to sign-in and its callback', () => {
+  it('gives the settings origin to every signed-in page, the OIDC client only to sign-in and its callback, and the logout endpoint only to sign-out', () => {
     const withVariable = (variable: string) => ALL_FUNCTIONS.filter((name) => variable in environmentOf(name));
     expect(withVariable(ENV.settingsBaseUrl)).toEqual(SETTINGS_ROUTES.map((r) => r.name).filter((name) => name !== 'SettingsStatic'));
     expect(withVariable(ENV.oidcIssuerUrl)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
-    expect(withVariable(ENV.oidcClientId)).toEqual(['SettingsSignIn', 'SettingsAuthCallback']);
+    expect(withVariable(ENV.oidcClientId)).toEqual(['SettingsSignIn', 'SettingsAuthCallback', 'SettingsSignOut']);
+    expect(withVariable(ENV.oidcLogoutUrl)).toEqual(['SettingsSignOut']);
+    // Cognito's /logout on the user pool's own domain, sending back only to a registered sign-out URL.
+    expect(describeValue(environmentOf('SettingsSignOut')[ENV.oidcLogoutUrl], s)).toMatch(/\.auth\..*amazoncognito\.com\/logout$/);
+    const client = resourcesOfType('AWS::Cognito::UserPoolClient')[0]![1].Properties as Record<string, unknown>;
+    expect((client.LogoutURLs as unknown[]).map((url) => describeValue(url, s))).toEqual([expect.stringMatching(/\/settings$/)]);
     expect(withVariable(ENV.freePlanMonthlyPosts)).toEqual(['SettingsAuthCallback']);
     const issuer = describeValue(environmentOf('SettingsSignIn')[ENV.oidcIssuerUrl], s);
     expect(issuer).toContain('cognito-idp.');
@@ -469,6 +503,34 @@ describe('HTTP API', () => {
     expect(props.AccessLogSettings.Format).not.toMatch(/header|authorization/i);
   });
 
+  it('gives every route reachable without a credential a throttle of its own, below the stage\'s shared one', () => {
+    const props = resourcesOfType('AWS::ApiGatewayV2::Stage')[0]![1].Properties as {
+      DefaultRouteSettings: { ThrottlingRateLimit: number };
+      RouteSettings?: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    };
+    const settings = props.RouteSettings ?? {};
+    expect(Object.keys(settings).sort()).toEqual(
+      [
+        'GET /settings/sign-in',
+        'GET /settings/auth/callback',
+        'GET /oauth/authorize',
+        'POST /oauth/register',
+        'POST /oauth/token',
+        'GET /.well-known/oauth-protected-resource/mcp',
+        'GET /.well-known/oauth-protected-resource',
+        'GET /.well-known/oauth-authorization-server',
+      ].sort(),
+    );
+    for (const throttle of Object.values(settings)) {
+      expect(throttle.ThrottlingRateLimit).toBeGreaterThan(0);
+      expect(throttle.ThrottlingRateLimit).toBeLessThan(props.DefaultRouteSettings.ThrottlingRateLimit);
+      expect(throttle.ThrottlingBurstLimit).toBeGreaterThanOrEqual(throttle.ThrottlingRateLimit);
+    }
+    // Each key names a route of the API.
+    const routeKeys = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, route]) => (route.Properties as { RouteKey: string }).RouteKey);
+    for (const key of Object.keys(settings)) expect(routeKeys).toContain(key);
+  });
+
   it('outputs the base URL ending in /api/v1', () => {
     const output = s.apiJson.Outputs?.ApiBaseUrl;
     expect(describeValue(output?.Value, s)).toMatch(/\/api\/v1$/);
@@ -501,7 +563,9 @@ describe('queues', () => {
   });
 
   it('consumers report partial batch failures with a bounded concurrency', () => {
-    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties!);
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties!)
+      .filter((m) => describeValue(m.FunctionName, s) !== `function:${WEBHOOK_ROUTER.name}`);
     expect(mappings).toHaveLength(QUEUE_CONSUMERS.length);
     for (const consumer of QUEUE_CONSUMERS) {
       const mapping = mappings.find((m) => describeValue(m.FunctionName, s) === `function:${consumer.name}`);
@@ -511,6 +575,24 @@ describe('queues', () => {
       const concurrency = (mapping!.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency;
       expect(concurrency).toBeGreaterThanOrEqual(2);
       expect(concurrency).toBeLessThanOrEqual(consumer.queue === 'publish' ? PUBLISH_CONSUMING_DEFAULT.maxConcurrency : 20);
+    }
+  });
+});
+
+describe('webhook router', () => {
+  it('reads the posts and directory streams from the oldest record, filtered, bisecting failures, with an on-failure queue', () => {
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties!)
+      .filter((m) => describeValue(m.FunctionName, s) === `function:${WEBHOOK_ROUTER.name}`);
+    expect(mappings.map((m) => describeValue(m.EventSourceArn, s)).sort()).toEqual(['table:directory', 'table:posts']);
+    for (const mapping of mappings) {
+      expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRecordAgeInSeconds: 86_400 });
+      expect(describeValue((mapping.DestinationConfig as { OnFailure: { Destination: unknown } }).OnFailure.Destination, s)).toBe('queue:webhook-router-dlq');
+      expect(JSON.stringify(mapping.FilterCriteria)).toMatch(/NewImage|Keys/);
+    }
+    for (const table of TABLES.filter((t) => t.name === 'posts' || t.name === 'directory')) {
+      const [, resource] = Object.entries(s.dataJson.Resources).find(([id]) => s.labels.get(id) === `table:${table.name}`)!;
+      expect((resource.Properties as { StreamSpecification?: unknown }).StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
     }
   });
 });

@@ -253,16 +253,35 @@ describe('tools', () => {
 });
 
 describe('grants', () => {
-  it('a read-only grant reads but cannot create', async () => {
+  it('a read-only grant reads, and a call it has no scope for is a 403 insufficient_scope challenge the client can step up from', async () => {
     const readOnly = await connectAssistant(`${stack.origin}/mcp`, directConsent(stack.origin, user.userId, { scopes: ['read'] }), testProvider('Reader'));
     try {
       expect(readOnly.provider.savedTokens?.scope).toBe('read');
       expect((await call(readOnly.client, 'list_accounts')).isError).toBeFalsy();
-      const denied = await call(readOnly.client, 'create_posts', { accounts: [user.accounts[0]?.id], text: 'no', idempotencyKey: 'ro-1', confirm: true });
-      expect(denied.isError).toBe(true);
-      expect(denied.content[0]?.text).toMatch(/^insufficient_scope: /);
-      const preview = await call(readOnly.client, 'create_posts', { accounts: [user.accounts[0]?.id], text: 'no', idempotencyKey: 'ro-2' });
-      expect(preview.isError).toBe(true);
+      const token = readOnly.provider.savedTokens?.access_token ?? '';
+      const create = (args: Record<string, unknown>) =>
+        mcpCall(stack.origin, token, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_posts', arguments: args } });
+      const cases: [Record<string, unknown>, string][] = [
+        [{ accounts: [user.accounts[0]?.id], text: 'no', idempotencyKey: 'ro-1', confirm: true }, 'publish'],
+        [{ accounts: [user.accounts[0]?.id], text: 'no', idempotencyKey: 'ro-2' }, 'publish'],
+        [{ accounts: [user.accounts[0]?.id], text: 'no', idempotencyKey: 'ro-3', draft: true }, 'write'],
+      ];
+      for (const [args, needed] of cases) {
+        const denied = await create(args);
+        expect(denied.status).toBe(403);
+        expect(denied.headers['www-authenticate']).toMatch(
+          new RegExp(`^Bearer resource_metadata="${stack.origin}/\\.well-known/oauth-protected-resource/mcp", scope="read ${needed}", error="insufficient_scope", error_description="[^"]+"$`),
+        );
+        const message = String((denied.body as { error?: { message?: string } }).error?.message);
+        expect(message).toContain(`\`${needed}\``);
+        expect(message).toMatch(/assistant/);
+        expect(message).not.toMatch(/API key/);
+        expect(denied.body).toMatchObject({ jsonrpc: '2.0', id: 7 });
+      }
+      const deleted = await mcpCall(stack.origin, token, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'delete_post', arguments: { id: 'post_x' } } });
+      expect(deleted.status).toBe(403);
+      // The SDK's client reads the challenge and tries to step up (here it can only refresh the same grant), then gives up.
+      await expect(call(readOnly.client, 'delete_post', { id: 'post_x' })).rejects.toThrow(/403|Unauthorized/);
     } finally {
       await readOnly.close();
     }

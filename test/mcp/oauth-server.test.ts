@@ -1,6 +1,6 @@
 /**
  * The authorization server's edges over HTTP against the local stack: dynamic registration,
- * authorization requests that are refused (as a page, or back at the assistant), the token
+ * authorization requests that are refused (always as a page), the token
  * endpoint's checks, and Client ID Metadata Documents (served here on 127.0.0.1, which only the
  * local stack allows), including documents that must not be used.
  */
@@ -9,8 +9,8 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../../local/free-port.js';
 import { consentFlow } from '../support/direct-consent.js';
-import { sendFrom } from '../support/http.js';
-import { tokenRequest } from '../support/mcp-http.js';
+import { freshSourceAddress, sendFrom } from '../support/http.js';
+import { mcpCall, tokenRequest, toolsList } from '../support/mcp-http.js';
 import { provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -126,7 +126,7 @@ describe('authorization requests', () => {
     }
   });
 
-  it('sends errors back to the assistant, with its state and our issuer, once the redirect URI is trusted', async () => {
+  it('shows a page for a malformed request from a known client with its registered redirect URI: never a redirect (RFC 9700 4.11.2)', async () => {
     const { challenge } = pkce();
     const cases: [Record<string, string | undefined>, string][] = [
       [{ code_challenge_method: 'plain' }, 'invalid_request'],
@@ -135,15 +135,14 @@ describe('authorization requests', () => {
       [{ resource: 'https://other.example/mcp' }, 'invalid_target'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{ scope: 'admin' }, 'invalid_scope'],
+      [{ state: 'x'.repeat(1001) }, 'too long'],
     ];
     for (const [change, error] of cases) {
       const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, challenge, change)) });
-      expect(response.status).toBe(302);
-      const back = new URL(response.headers.location ?? '');
-      expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
-      expect(back.searchParams.get('error')).toBe(error);
-      expect(back.searchParams.get('state')).toBe('st-123');
-      expect(back.searchParams.get('iss')).toBe(stack.origin);
+      expect(response.status).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.text).toContain(error);
     }
   });
 
@@ -194,6 +193,24 @@ describe('token endpoint', () => {
     expect(again.body).toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('a reused code revokes the grant it gave: its access and refresh tokens stop working (RFC 6749 4.1.2)', async () => {
+    const { verifier, challenge } = pkce();
+    const back = await authorizeAndConsent(goodRequest(clientId, challenge));
+    const form = { grant_type: 'authorization_code', code: back.searchParams.get('code') ?? '', code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId };
+    const first = await tokenRequest(stack.origin, form);
+    const tokens = first.body as { access_token: string; refresh_token: string };
+    expect((await mcpCall(stack.origin, tokens.access_token, toolsList)).status).toBe(200);
+
+    const reuse = await tokenRequest(stack.origin, form);
+    expect(reuse.status).toBe(400);
+    expect(reuse.body).toMatchObject({ error: 'invalid_grant' });
+    const refused = await mcpCall(stack.origin, tokens.access_token, toolsList);
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    const refresh = await tokenRequest(stack.origin, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    expect(refresh.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('answers OAuth errors for other grant types and malformed requests', async () => {
     expect((await tokenRequest(stack.origin, { grant_type: 'client_credentials' })).body).toMatchObject({ error: 'unsupported_grant_type' });
     expect((await tokenRequest(stack.origin, { grant_type: 'authorization_code' })).body).toMatchObject({ error: 'invalid_request' });
@@ -202,12 +219,14 @@ describe('token endpoint', () => {
   });
 });
 
+// Each fetch of a metadata document counts against the caller's address (METADATA_FETCHES_PER_MINUTE):
+// these requests come from addresses of their own.
 describe('client ID metadata documents', () => {
   it('uses the document at the client_id URL: its name is what the person is shown, and its code exchanges', async () => {
     const clientId = `${documentsOrigin}/assistant/client.json`;
     served.set('/assistant/client.json', [200, 'application/json', JSON.stringify({ client_id: clientId, client_name: 'Doc Assistant', redirect_uris: [REDIRECT] })]);
     const { verifier, challenge } = pkce();
-    const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, challenge)) });
+    const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, challenge)) });
     expect(response.status).toBe(302);
     const requestId = new URL(response.headers.location ?? '', stack.origin).searchParams.get('request') ?? '';
     const flow = consentFlow(stack.origin);
@@ -224,6 +243,25 @@ describe('client ID metadata documents', () => {
     expect(token.body).toMatchObject({ token_type: 'Bearer', scope: 'read' });
   });
 
+  it('keeps a client_uri for the consent page only on the client id\'s own origin', async () => {
+    const { challenge } = pkce();
+    const shown = async (clientId: string): Promise<string | null> => {
+      const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, challenge)) });
+      expect(response.status).toBe(302);
+      const requestId = new URL(response.headers.location ?? '', stack.origin).searchParams.get('request') ?? '';
+      return (await consentFlow(stack.origin).show(requestId, user.userId)).clientUri;
+    };
+    const document = (path: string, clientUri: string) => {
+      const clientId = `${documentsOrigin}${path}`;
+      served.set(path, [200, 'application/json', JSON.stringify({ client_id: clientId, client_name: 'Claude', client_uri: clientUri, redirect_uris: [REDIRECT] })]);
+      return clientId;
+    };
+    expect(await shown(document('/uri/own.json', `${documentsOrigin}/about`))).toBe(`${documentsOrigin}/about`);
+    expect(await shown(document('/uri/foreign.json', 'https://claude.ai'))).toBeNull();
+    const registered = String((await register({ client_name: 'Claude', client_uri: 'https://claude.ai', redirect_uris: [REDIRECT] })).body.client_id);
+    expect(await shown(registered)).toBeNull();
+  });
+
   it.each([
     ['a document naming another client_id', '/bad/other-id.json', 200, 'application/json', JSON.stringify({ client_id: 'https://else.example/c.json', redirect_uris: [REDIRECT] })],
     ['a document too large', '/bad/large.json', 200, 'application/json', JSON.stringify({ pad: 'x'.repeat(6000) })],
@@ -233,14 +271,14 @@ describe('client ID metadata documents', () => {
   ])('refuses %s with a page', async (_label, path, status, type, body) => {
     if (status !== 0) served.set(path, [status, type, body]);
     const clientId = `${documentsOrigin}${path}`;
-    const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
+    const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
     expect(response.status).toBe(400);
     expect(response.headers.location).toBeUndefined();
   });
 
   it('never fetches from private addresses, even over https', async () => {
     for (const clientId of ['https://10.0.0.1/client.json', 'https://169.254.169.254/latest/meta-data.json', 'https://[::1]/c.json']) {
-      const response = await sendFrom({ method: 'GET', url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
+      const response = await sendFrom({ method: 'GET', sourceAddress: freshSourceAddress(), url: authorizeUrl(goodRequest(clientId, pkce().challenge)) });
       expect(response.status).toBe(400);
       expect(response.text).toContain('not a public address');
     }

@@ -10,6 +10,8 @@ import { HttpClientMetadataFetcher } from '../../lib/oauth/client-metadata-fetch
 import { ClientDirectory } from '../../lib/oauth/clients.js';
 import { serviceUrls } from '../../lib/oauth/metadata.js';
 import { systemClock } from '../../lib/use-cases/ports/clock.js';
+import { DEFAULT_RATE_LIMITS } from '../../lib/domain/rate-windows.js';
+import { DynamoDbRateLimiter } from '../../lib/store/dynamodb-rate-limiter.js';
 import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
 import { DynamoDbOAuthClientStore } from '../../lib/store/dynamodb-oauth-client-store.js';
 import { sendFrom } from './http.js';
@@ -23,6 +25,7 @@ export function consentFlow(origin: string): Authorization {
       fetcher: new HttpClientMetadataFetcher({ allowLoopback: true }),
       clock: systemClock,
       allowLoopback: true,
+      fetchLimiter: new DynamoDbRateLimiter({ limits: DEFAULT_RATE_LIMITS }),
     }),
     grants: new DynamoDbGrantStore({ tableName }),
     clock: systemClock,

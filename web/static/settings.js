@@ -71,7 +71,7 @@ document.addEventListener('DOMContentLoaded', () => {
       } catch {
         // Clipboard refused (no permission, insecure origin): select the text so Ctrl+C works.
         if (typeof target.select === 'function') target.select();
-        if (status) status.textContent = 'Select the key and copy it yourself.';
+        if (status) status.textContent = 'Select it and copy it yourself.';
       }
     });
   }

@@ -15,8 +15,10 @@ export interface SessionRecord {
   /** Checked on every POST (lib/web/csrf.ts). */
   csrfToken: string;
   createdAt: string;
-  /** After this the session is over, whether or not TTL has deleted it yet. */
+  /** After this the session is over, whether or not TTL has deleted it yet (absolute, 8 h). */
   expiresAt: Date;
+  /** After this, too, unless a page pushes it back first (idle, sliding: lib/domain/session-rules.ts). */
+  idleExpiresAt: Date;
 }
 
 /** A sign-in between the redirect to the OpenID provider and its callback. */
@@ -34,6 +36,10 @@ export interface SessionStore {
   /** Null when absent or expired. */
   getSession(idHash: string, now: Date): Promise<SessionRecord | null>;
   deleteSession(idHash: string): Promise<void>;
+  /** Pushes the idle end back (the session must still exist: a session signed out meanwhile stays out). */
+  extendIdle(idHash: string, idleExpiresAt: Date): Promise<void>;
+  /** Deletes every session of the user but the one named; the number deleted. One Query on byUser, then deletes. */
+  deleteOtherSessions(userId: string, keepIdHash: string): Promise<number>;
   putLogin(idHash: string, login: LoginTransaction): Promise<void>;
   /** Reads and deletes in one request, so a login transaction is used at most once. Null when absent or expired. */
   takeLogin(idHash: string, now: Date): Promise<LoginTransaction | null>;
@@ -125,4 +131,6 @@ export interface OidcRelyingParty {
   authorizationUrl(checks: AuthorizationChecks): Promise<string>;
   /** Exchanges the code of the callback URL, verifying state, PKCE and the ID token's nonce, issuer, audience and signature. */
   exchange(callbackUrl: URL, checks: AuthorizationChecks): Promise<OidcIdentity>;
+  /** Where the browser ends the provider's own session too, then comes back signed out. */
+  logoutUrl(): string;
 }

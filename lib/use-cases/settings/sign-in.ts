@@ -8,16 +8,18 @@
  *           (issuer + sub) finds its user, or its first sign-in creates the user on the free plan
  *           with a first workspace; a NEW random session id is issued (never one the browser
  *           brought, so a planted cookie cannot become a session).
- * signOut   deletes the server-side session: the cookie is worthless from then on.
+ * signOut   deletes the server-side session (the cookie is worthless from then on) and sends the
+ *           browser through the provider's logout, so the provider's session ends too.
  */
 import { hashCookieSecret, newCookieSecret, newCsrfToken } from '../../domain/session-secret.js';
 import type { User, Workspace } from '../../domain/model.js';
 import { newId } from '../../domain/ids.js';
+import { SESSION_SECONDS, sessionTimesAt } from '../../domain/session-rules.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityStore, OidcRelyingParty, SessionStore } from './ports.js';
 
-/** A session ends this long after sign-in, however active (absolute, not sliding). */
-export const SESSION_SECONDS = 8 * 60 * 60;
+/** A session ends this long after sign-in, however active (absolute); it also ends after 30 idle minutes. */
+export { SESSION_SECONDS };
 /** Time a person has at the provider (sign-up with e-mail verification included) to come back. */
 export const LOGIN_SECONDS = 30 * 60;
 export const FIRST_WORKSPACE_NAME = 'My workspace';
@@ -65,13 +67,27 @@ export class SignIn {
       userId,
       csrfToken: newCsrfToken(),
       createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + SESSION_SECONDS * 1000),
+      ...sessionTimesAt(now),
     });
     return { sessionSecret, returnTo: login.returnTo, maxAgeSeconds: SESSION_SECONDS };
   }
 
-  async signOut(sessionKey: string): Promise<void> {
+  /**
+   * Ends our session, and answers where the browser goes next: the provider's logout, which ends
+   * its own session too (Cognito's managed-login cookie would otherwise sign the next person at
+   * this browser straight back in) and sends the browser back to settings, signed out.
+   */
+  async signOut(sessionKey: string): Promise<{ providerLogoutUrl: string }> {
     await this.deps.sessions.deleteSession(sessionKey);
+    return { providerLogoutUrl: this.deps.relyingParty.logoutUrl() };
+  }
+
+  /**
+   * Signs the user out of every other browser, keeping this session (after a password change at
+   * the provider, or a browser left signed in elsewhere). The number of sessions ended.
+   */
+  async endOtherSessions(userId: string, sessionKey: string): Promise<number> {
+    return this.deps.sessions.deleteOtherSessions(userId, sessionKey);
   }
 
   /** The free plan: an active subscription with the configured allowance, and a first workspace. */

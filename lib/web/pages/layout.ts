@@ -20,6 +20,7 @@ export const NAV: readonly NavEntry[] = [
   { href: '/settings/accounts', label: 'Accounts' },
   { href: '/settings/media', label: 'Media' },
   { href: '/settings/posts', label: 'Posts' },
+  { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/settings/assistants', label: 'Assistants' },
 ];
 

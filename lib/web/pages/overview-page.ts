@@ -6,6 +6,7 @@
 import type { Overview } from '../../use-cases/settings/overview.js';
 import { html, type Html } from '../html.js';
 import { formatCount, formatDate } from './format.js';
+import { csrfField } from './layout.js';
 import { apiAccessCard, API_REFERENCE_PATH, type ServiceAddresses } from './get-started.js';
 
 interface Step {
@@ -45,7 +46,15 @@ function path(overview: Overview): Html {
 </section>`;
 }
 
-export function overviewPage(overview: Overview, addresses: ServiceAddresses): Html {
+
+/** The form that ends the person's other sessions (functions/settings/sign-out.ts, `others`). */
+export const END_OTHER_SESSIONS_FIELD = 'others';
+
+export function overviewPage(overview: Overview, addresses: ServiceAddresses, session: { csrfToken: string; otherSessionsEnded: number | null }): Html {
+  const ended =
+    session.otherSessionsEnded === null
+      ? ''
+      : html`<p class="notice" role="status">Signed out of ${formatCount(session.otherSessionsEnded)} other browser${session.otherSessionsEnded === 1 ? '' : 's'}.</p>`;
   const percent = overview.monthlyPostAllowance === 0 ? 100 : Math.min(100, Math.round((overview.allowanceUsed / overview.monthlyPostAllowance) * 100));
   const posts = overview.posts.capped ? `${formatCount(overview.posts.count)}+` : formatCount(overview.posts.count);
   return html`${path(overview)}
@@ -62,5 +71,11 @@ ${apiAccessCard(addresses)}
   <section class="card"><h2>API keys</h2><p class="figure">${formatCount(overview.activeKeys)}</p><p>active</p><a href="/settings/keys">Manage keys</a></section>
   <section class="card"><h2>Accounts</h2><p class="figure">${formatCount(overview.accounts)}</p><p>connected in ${formatCount(overview.workspaces)} workspace${overview.workspaces === 1 ? '' : 's'}</p><a href="/settings/accounts">Connect and manage accounts</a></section>
   <section class="card"><h2>Posts</h2><p class="figure">${posts}</p><p>in total</p><a href="/settings/posts">See posts</a></section>
-</div>`;
+</div>
+<section class="card" aria-labelledby="sessions-title">
+  <h2 id="sessions-title">Sessions</h2>
+  ${ended}
+  <p>A sign-in lasts 8 hours, or ends after 30 minutes without a page opened. After changing your password, or if you left settings open on another computer, sign out everywhere else:</p>
+  <form method="post" action="/settings/sign-out">${csrfField(session.csrfToken)}<input type="hidden" name="${END_OTHER_SESSIONS_FIELD}" value="on"><button type="submit">Sign out of other browsers</button></form>
+</section>`;
 }

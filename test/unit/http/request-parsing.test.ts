@@ -92,7 +92,7 @@ describe('matchUnroutedRequest', () => {
 
   it('lists the methods of a known path asked with another method', () => {
     expect(match('/api/v1/posts')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'POST'] });
-    expect(match('/api/v1/posts/post_123')).toEqual({ kind: 'method_not_allowed', allow: ['DELETE', 'GET'] });
+    expect(match('/api/v1/posts/post_123')).toEqual({ kind: 'method_not_allowed', allow: ['DELETE', 'GET', 'PATCH'] });
     expect(match('/api/v1/accounts')).toEqual({ kind: 'method_not_allowed', allow: ['GET'] });
   });
 

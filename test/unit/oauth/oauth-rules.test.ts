@@ -1,6 +1,6 @@
 /** The authorization server's pure rules: redirect URIs, client metadata, client id URLs, scopes, PKCE, addresses. */
 import { describe, expect, it } from 'vitest';
-import { checkRedirectUri, isMetadataDocumentClientId, parseClientMetadata, redirectUriRegistered } from '../../../lib/oauth/client-metadata.js';
+import { checkRedirectUri, clientUriToShow, isMetadataDocumentClientId, parseClientMetadata, redirectUriRegistered } from '../../../lib/oauth/client-metadata.js';
 import { isPublicAddress } from '../../../lib/oauth/client-metadata-fetcher.js';
 import { OAuthError } from '../../../lib/oauth/errors.js';
 import { bearerChallenge, serviceUrls } from '../../../lib/oauth/metadata.js';
@@ -117,5 +117,26 @@ describe('tokens and PKCE', () => {
     expect(bearerChallenge(urls, { code: 'invalid_token', description: 'bad "token"' })).toBe(
       'Bearer resource_metadata="https://api.example/.well-known/oauth-protected-resource/mcp", scope="read write publish", error="invalid_token", error_description="bad token"',
     );
+  });
+});
+
+describe('the client_uri the consent page shows', () => {
+  const clientId = 'https://claude.ai/oauth/client.json';
+  it.each([
+    ['https://claude.ai', 'https://claude.ai'],
+    ['https://claude.ai/about?x=1', 'https://claude.ai/about?x=1'],
+    ['https://evil.example', null],
+    ['https://claude.ai.evil.example/', null],
+    ['https://app.claude.ai/', null],
+    ['http://claude.ai/', null],
+    ['https://claude.ai:8443/', null],
+    ['not a url', null],
+  ])('for %s is %s', (clientUri, shown) => {
+    expect(clientUriToShow(clientId, clientUri)).toBe(shown);
+  });
+
+  it('is never shown for a registered client or when there is none', () => {
+    expect(clientUriToShow('mcpc_abcdefghijklmnopqrstuvwx', 'https://claude.ai')).toBeNull();
+    expect(clientUriToShow(clientId, null)).toBeNull();
   });
 });

@@ -1,0 +1,52 @@
+/**
+ * Webhook queue consumer: one attempt per message (lib/use-cases/webhooks/deliver-webhook.ts).
+ * The records of a batch are delivered at the same time, so a slow receiver holds only its own
+ * deliveries (each also bounded by the endpoint's in-flight slots), never the others of the batch.
+ * Retries are new messages the use case queues; a record fails (and SQS tries it again, then the
+ * DLQ) only when the service itself failed (DynamoDB, KMS, SQS).
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { atColdStart } from '../lib/cold-start.js';
+import { ENV, numberEnv, optionalEnv, requireEnv } from '../lib/config.js';
+import { parseWebhookDeliveryMessage, SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
+import { DELIVERY_TIMEOUT_MS } from '../lib/domain/webhooks.js';
+import { HttpWebhookSender } from '../lib/egress/webhook-sender.js';
+import { logger } from '../lib/observability.js';
+import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
+import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
+import { systemClock } from '../lib/use-cases/ports/clock.js';
+import { DeliverWebhook } from '../lib/use-cases/webhooks/deliver-webhook.js';
+
+const sqs = new SQSClient({});
+const processor = new BatchProcessor(EventType.SQS);
+
+const deliver = atColdStart(() => {
+  // 10 s (the contract); only tests change it.
+  const timeoutMs = numberEnv(ENV.webhookDeliveryTimeoutSeconds, DELIVERY_TIMEOUT_MS / 1000) * 1000;
+  return new DeliverWebhook({
+    store: new DynamoDbWebhookStore(),
+    cipher: tokenCipherFromEnv(),
+    // The local stack alone sets it: receivers on http://127.0.0.1.
+    sender: new HttpWebhookSender({ allowLoopback: optionalEnv(ENV.webhookAllowLoopback, 'false') === 'true', timeoutMs }),
+    queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)),
+    clock: systemClock,
+    attemptTimeoutMs: timeoutMs,
+  });
+});
+
+export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
+  const worker = deliver();
+  const handleRecord = async (record: SQSRecord): Promise<void> => {
+    const message = parseWebhookDeliveryMessage(record.body);
+    if (!message) {
+      logger.error('Dropped a message that is not a webhook delivery message', { messageId: record.messageId });
+      return;
+    }
+    const result = await worker.execute(message);
+    logger.debug('Webhook delivery handled', { eventId: message.eventId, endpointId: message.endpointId, attempt: message.attempt, ...result });
+  };
+  return processPartialResponse(event, handleRecord, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+});

@@ -1,0 +1,17 @@
+/** POST /api/v1/webhook_endpoints/{id}/rotate_secret: a new secret, shown only here; the old one signs beside it for 24 h (scope `write`). */
+import { apiHandler } from '../../lib/http/api-handler.js';
+import { authenticatedPipeline } from '../../lib/http/api-pipeline.js';
+import { checkNoQuery } from '../../lib/use-cases/post-lookup.js';
+import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
+import { webhookEndpoints } from './wiring.js';
+
+export const handler = apiHandler({ scope: 'write' }, () => {
+  const endpoints = webhookEndpoints({ cipher: tokenCipherFromEnv() });
+  return {
+    pipeline: authenticatedPipeline(),
+    route: async (request, caller) => {
+      checkNoQuery(request.query, 'POST /webhook_endpoints/{id}/rotate_secret');
+      return { status: 200, body: await endpoints.rotateSecret(caller, request.pathParameters.id ?? '') };
+    },
+  };
+});

@@ -1,0 +1,21 @@
+/** POST /api/v1/webhook_endpoints/{id}/test: queues a `webhook.test` event to the endpoint now (scope `write`). */
+import { apiHandler } from '../../lib/http/api-handler.js';
+import { authenticatedPipeline } from '../../lib/http/api-pipeline.js';
+import { checkNoQuery } from '../../lib/use-cases/post-lookup.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../../lib/config.js';
+import { SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
+import { webhookEndpoints } from './wiring.js';
+
+const sqs = new SQSClient({});
+
+export const handler = apiHandler({ scope: 'write' }, () => {
+  const endpoints = webhookEndpoints({ queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)) });
+  return {
+    pipeline: authenticatedPipeline(),
+    route: async (request, caller) => {
+      checkNoQuery(request.query, 'POST /webhook_endpoints/{id}/test');
+      return { status: 202, body: await endpoints.sendTest(caller, request.pathParameters.id ?? '') };
+    },
+  };
+});

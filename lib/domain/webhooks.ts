@@ -1,0 +1,312 @@
+/**
+ * Webhooks (beyond-v1.md "Webhook endpoints", "Events", "Delivery"): the pure rules. What an
+ * endpoint may be, which event a committed change means, how a delivery is signed (Standard
+ * Webhooks) and when a failed one is tried again. No I/O: the address checks, the store and the
+ * outbound request are adapters (lib/egress, lib/store/dynamodb-webhook-store.ts).
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { ApiError } from './errors.js';
+import { randomToken } from './ids.js';
+import type { Account, Post } from './model.js';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'post.published',
+  'post.failed',
+  'post.platform_deleted',
+  'account.connected',
+  'account.disconnected',
+  'account.token_health_changed',
+] as const;
+export type ChangeEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** `webhook.test` is sent only by the test action; it cannot be subscribed to (every endpoint takes it). */
+export type WebhookEventType = ChangeEventType | 'webhook.test';
+
+export const MAX_WEBHOOK_ENDPOINTS = 16;
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+export const MAX_DESCRIPTION_LENGTH = 500;
+/** The old secret keeps signing beside the new one for this long after a rotation. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** Events and deliveries are kept this long (TTL), long enough for every retry and the settings page. */
+export const WEBHOOK_RECORD_TTL_SECONDS = 30 * 24 * 60 * 60;
+/** An endpoint whose deliveries have all failed for this long is disabled. */
+export const FAILING_DISABLE_MS = 3 * 24 * 60 * 60 * 1000;
+/** A delivery attempt gives up after this long (beyond-v1.md: a 2xx within 10 seconds). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** The receiver's answer is read up to this many bytes, then the connection is dropped. */
+export const MAX_RESPONSE_BYTES = 4 * 1024;
+/**
+ * Deliveries to one endpoint at the same moment. Enough for a fast receiver to take a burst at
+ * once (slots turn over in milliseconds), few enough that a slow or dead one holds at most this
+ * many deliveries for its 10 s timeout.
+ */
+export const ENDPOINT_IN_FLIGHT_LIMIT = 10;
+/** A delivery waits this long at most for a slot of its endpoint (trying every SLOT_RETRY_MS) before it is put back on the queue. */
+export const SLOT_WAIT_MS = 1_000;
+export const SLOT_RETRY_MS = 100;
+/** A delivery's slot on its endpoint is leased for the attempt's timeout plus this: a crashed worker's slot frees itself. */
+export const ENDPOINT_SLOT_LEASE_MARGIN_MS = 5_000;
+
+export type WebhookEndpointStatus = 'enabled' | 'disabled';
+
+/** A signing secret as kept: encrypted, with when it stops signing (null: the current one). */
+export interface StoredSecret {
+  encrypted: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  userId: string;
+  url: string;
+  enabledEvents: string[];
+  description: string | null;
+  status: WebhookEndpointStatus;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  secrets: StoredSecret[];
+  /** When the first of an unbroken run of failed deliveries happened; null after any success. */
+  failingSince: string | null;
+}
+
+/** The `webhook_endpoint` object (beyond-v1.md): never a secret. */
+export interface WebhookEndpointView {
+  object: 'webhook_endpoint';
+  id: string;
+  url: string;
+  enabledEvents: string[];
+  description: string | null;
+  status: WebhookEndpointStatus;
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+export function webhookEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
+  return {
+    object: 'webhook_endpoint',
+    id: endpoint.id,
+    url: endpoint.url,
+    enabledEvents: [...endpoint.enabledEvents],
+    description: endpoint.description,
+    status: endpoint.status,
+    disabledReason: endpoint.disabledReason,
+    createdAt: new Date(endpoint.createdAt).toISOString(),
+  };
+}
+
+export function newEndpointId(): string {
+  return `we_${randomToken(20)}`;
+}
+
+export function newTestEventId(): string {
+  return `evt_${randomToken(24)}`;
+}
+
+/** `whsec_` + base64 of 32 random bytes, as Standard Webhooks libraries expect. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endpoint input
+
+export interface UrlRules {
+  /** Local stack only: plain http to the literal loopback address 127.0.0.1. Never on AWS. */
+  allowLoopbackHttp: boolean;
+}
+
+function invalidUrl(why: string): ApiError {
+  return new ApiError('invalid_webhook_url', `url ${why}.`, { param: 'url' });
+}
+
+/**
+ * The URL's form: https (http only to 127.0.0.1 where allowed), at most 2,048 characters, no
+ * user name or password, no fragment. Whether its host (name or address literal) is public is
+ * the caller's next check (an adapter resolves it), unless this says `loopback`.
+ */
+export function checkWebhookUrl(value: unknown, rules: UrlRules): { url: URL; loopback: boolean } {
+  if (typeof value !== 'string' || value.length === 0) throw invalidUrl('is required and must be a string');
+  if (value.length > MAX_WEBHOOK_URL_LENGTH) throw invalidUrl(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidUrl('is not a valid absolute URL');
+  }
+  if (url.username !== '' || url.password !== '') throw invalidUrl('must not carry a user name or password');
+  if (url.hash !== '') throw invalidUrl('must not have a fragment');
+  if (url.protocol === 'http:') {
+    if (rules.allowLoopbackHttp && url.hostname === '127.0.0.1') return { url, loopback: true };
+    throw invalidUrl('must use https (plain http is not accepted)');
+  }
+  if (url.protocol !== 'https:') throw invalidUrl('must use https');
+  return { url, loopback: false };
+}
+
+/** The 400 for a host that does not resolve to public addresses only. */
+export function unreachableUrl(host: string, verdict: 'not_public' | 'unresolved'): ApiError {
+  return verdict === 'unresolved'
+    ? invalidUrl(`has a host (${host.slice(0, 255)}) that does not resolve`)
+    : invalidUrl(`resolves to an address that is not public (private, loopback, link-local and metadata addresses are refused): ${host.slice(0, 255)}`);
+}
+
+export function checkEnabledEvents(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ApiError('invalid_event_type', 'enabledEvents must be a non-empty array of event types, or ["*"] for all.', { param: 'enabledEvents' });
+  }
+  if (value.length > WEBHOOK_EVENT_TYPES.length + 1) {
+    throw new ApiError('invalid_event_type', 'enabledEvents lists more types than exist.', { param: 'enabledEvents' });
+  }
+  const out: string[] = [];
+  for (const entry of value) {
+    if (entry !== '*' && !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(entry)) {
+      const shown = typeof entry === 'string' ? `"${entry.slice(0, 60)}"` : 'a non-string value';
+      throw new ApiError('invalid_event_type', `enabledEvents contains ${shown}; known types: ${WEBHOOK_EVENT_TYPES.join(', ')}, or "*".`, {
+        param: 'enabledEvents',
+      });
+    }
+    if (!out.includes(entry as string)) out.push(entry as string);
+  }
+  if (out.includes('*') && out.length > 1) {
+    throw new ApiError('invalid_event_type', 'enabledEvents is either ["*"] or a list of event types, not both.', { param: 'enabledEvents' });
+  }
+  return out;
+}
+
+export function checkDescription(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.length > MAX_DESCRIPTION_LENGTH) {
+    throw new ApiError('invalid_body', `description must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters.`, { param: 'description' });
+  }
+  return value;
+}
+
+export function subscribes(endpoint: Pick<WebhookEndpoint, 'enabledEvents' | 'status'>, type: WebhookEventType): boolean {
+  if (endpoint.status !== 'enabled') return false;
+  return type === 'webhook.test' || endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(type);
+}
+
+/** Secrets that still sign at `now`: the current one and a rotated one within its overlap. */
+export function activeSecrets(secrets: readonly StoredSecret[], now: Date): StoredSecret[] {
+  return secrets.filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > now.getTime());
+}
+
+/** After a rotation: the new secret, the old current one until now + 24 h, and nothing already expired. */
+export function rotatedSecrets(secrets: readonly StoredSecret[], fresh: StoredSecret, now: Date): StoredSecret[] {
+  const overlapEnds = new Date(now.getTime() + SECRET_OVERLAP_MS).toISOString();
+  const kept = activeSecrets(secrets, now).map((secret) => (secret.expiresAt === null ? { ...secret, expiresAt: overlapEnds } : secret));
+  return [fresh, ...kept];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events from committed changes
+
+/** A post as a stream image shows it, with the one bookkeeping field an event needs. */
+export interface PostImage {
+  post: Post;
+  platformDeletedAt: string | null;
+}
+
+/** Which events a committed change of a post means (old and new images; null when absent). */
+export function postEvents(previous: PostImage | null, next: PostImage | null): ChangeEventType[] {
+  if (next === null) return [];
+  const events: ChangeEventType[] = [];
+  if (next.post.status === 'published' && previous?.post.status !== 'published') events.push('post.published');
+  if (next.post.status === 'failed' && previous?.post.status !== 'failed') events.push('post.failed');
+  if (next.platformDeletedAt !== null && (previous?.platformDeletedAt ?? null) === null) events.push('post.platform_deleted');
+  return events;
+}
+
+/** Which events a committed change of an account item means. */
+export function accountEvents(previous: Account | null, next: Account | null): ChangeEventType[] {
+  if (previous === null && next === null) return [];
+  if (previous === null) return ['account.connected'];
+  if (next === null) return ['account.disconnected'];
+  const events: ChangeEventType[] = [];
+  // A reconnect writes the account again with a new connection time.
+  if (next.connectedAt !== previous.connectedAt) events.push('account.connected');
+  if (next.tokenHealth !== previous.tokenHealth) events.push('account.token_health_changed');
+  return events;
+}
+
+/**
+ * The event id of a change, the same every time the same stream record is handled: so a router
+ * that handles a batch twice (a crash before its checkpoint, a Lambda retry) writes the same
+ * event, never a second one.
+ */
+export function changeEventId(source: string, sequenceNumber: string, type: ChangeEventType): string {
+  const digest = createHash('sha256').update(`${source}\u0000${sequenceNumber}\u0000${type}`).digest('base64url');
+  return `evt_${digest.replace(/[-_]/g, '').slice(0, 24)}`;
+}
+
+export interface WebhookEventEnvelope {
+  id: string;
+  object: 'event';
+  type: WebhookEventType;
+  createdAt: string;
+  data: { object: unknown };
+}
+
+export function eventEnvelope(id: string, type: WebhookEventType, createdAt: string, object: unknown): WebhookEventEnvelope {
+  return { id, object: 'event', type, createdAt: new Date(createdAt).toISOString(), data: { object } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signing (Standard Webhooks)
+
+/** The key bytes of a `whsec_` secret. */
+export function secretKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
+
+/** `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per secret, space-separated. */
+export function signatureHeader(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): string {
+  return secrets
+    .map((secret) => `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`)
+    .join(' ');
+}
+
+export function signedHeaders(id: string, now: Date, body: string, secrets: readonly string[]): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(id, timestamp, body, secrets),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retries
+
+/**
+ * Wait after failed attempt n (1-based), before jitter: a blip costs seconds (three retries within
+ * about 2.5 minutes), a long outage is covered for more than 24 hours (12 attempts over ~32 h).
+ */
+export const RETRY_DELAYS_SECONDS = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800, 28_800] as const;
+export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+
+/** Milliseconds to wait after failed attempt `attempt`, ±20 % jitter (random in [0, 1)); null when no attempt is left. */
+export function retryDelayMs(attempt: number, random: number): number | null {
+  const base = RETRY_DELAYS_SECONDS[attempt - 1];
+  if (base === undefined) return null;
+  return Math.round(base * 1000 * (0.8 + 0.4 * random));
+}
+
+export type AttemptOutcome =
+  | { kind: 'succeeded'; statusCode: number }
+  | { kind: 'gone'; statusCode: 410 }
+  | { kind: 'failed'; statusCode: number | null; error: string };
+
+/** What a receiver's answer means: any 2xx succeeds, 410 disables, everything else is retried. */
+export function classifyAnswer(statusCode: number): AttemptOutcome {
+  if (statusCode >= 200 && statusCode < 300) return { kind: 'succeeded', statusCode };
+  if (statusCode === 410) return { kind: 'gone', statusCode: 410 };
+  const error = statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode} (redirects are not followed)` : `HTTP ${statusCode}`;
+  return { kind: 'failed', statusCode, error };
+}
+
+/** After a failed delivery: the endpoint is disabled when everything has failed for 3 days. */
+export function shouldDisableForFailures(failingSince: string | null, now: Date): boolean {
+  return failingSince !== null && now.getTime() - Date.parse(failingSince) >= FAILING_DISABLE_MS;
+}

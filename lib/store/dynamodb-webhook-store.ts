@@ -1,0 +1,464 @@
+/**
+ * The webhooks table (layout in tables.ts): endpoints under the owner's key, events, deliveries
+ * per endpoint newest first, and the endpoint's in-flight slots. Every write that must not happen
+ * twice is conditional: the endpoint cap (a counter in the create transaction), an event and a
+ * delivery (put if absent, so a router replay writes nothing new), an attempt (over the attempt
+ * count it read), a slot (free or its lease over).
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { requireEnv } from '../config.js';
+import type { PageKey } from '../domain/cursor.js';
+import {
+  ENDPOINT_IN_FLIGHT_LIMIT,
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_RECORD_TTL_SECONDS,
+  type WebhookEndpoint,
+} from '../domain/webhooks.js';
+import type {
+  DeliveryAttempt,
+  DeliveryRecord,
+  DeliveryStatus,
+  EndpointChanges,
+  WebhookEventRecord,
+  WebhookStore,
+} from '../use-cases/ports/webhooks.js';
+import { isConditionFailure } from './directory-table.js';
+import { documentClient } from './dynamo-client.js';
+import { nullableString, readItem } from './item-schema.js';
+import { WEBHOOKS_TABLE } from './tables.js';
+
+/** The attempt log on a delivery keeps this many entries (the settings page shows the last few). */
+const ATTEMPT_LOG_ENTRIES = 12;
+
+const keys = {
+  endpoint: (userId: string, endpointId: string) => ({ pk: `USER#${userId}`, sk: `ENDPOINT#${endpointId}` }),
+  endpointCount: (userId: string) => ({ pk: `USER#${userId}`, sk: 'ENDPOINTS' }),
+  event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
+  delivery: (endpointId: string, eventCreatedAt: string, eventId: string) => ({
+    pk: `ENDPOINT#${endpointId}`,
+    sk: `DELIVERY#${eventCreatedAt}#${eventId}`,
+  }),
+  slot: (endpointId: string, slot: number) => ({ pk: `ENDPOINT#${endpointId}`, sk: `SLOT#${slot}` }),
+};
+
+const ENDPOINT_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  url: v.string(),
+  enabledEvents: v.array(v.string()),
+  description: nullableString,
+  status: v.picklist(['enabled', 'disabled']),
+  disabledReason: nullableString,
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  secrets: v.array(v.object({ encrypted: v.string(), createdAt: v.string(), expiresAt: nullableString })),
+  failingSince: nullableString,
+});
+
+const EVENT_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  type: v.picklist([
+    'post.published',
+    'post.failed',
+    'post.platform_deleted',
+    'account.connected',
+    'account.disconnected',
+    'account.token_health_changed',
+    'webhook.test',
+  ]),
+  createdAt: v.string(),
+  body: v.string(),
+});
+
+const ATTEMPT = v.object({
+  at: v.string(),
+  statusCode: v.nullish(v.number(), null),
+  latencyMs: v.number(),
+  error: nullableString,
+});
+
+const DELIVERY_ITEM = v.object({
+  endpointId: v.string(),
+  userId: v.string(),
+  eventId: v.string(),
+  eventType: EVENT_ITEM.entries.type,
+  eventCreatedAt: v.string(),
+  status: v.picklist(['pending', 'succeeded', 'failed', 'cancelled']),
+  attempts: v.number(),
+  attemptLog: v.optional(v.array(ATTEMPT), () => []),
+  nextAttemptAt: nullableString,
+  createdAt: v.string(),
+});
+
+function ttl(now: Date): number {
+  return Math.floor(now.getTime() / 1000) + WEBHOOK_RECORD_TTL_SECONDS;
+}
+
+function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
+  return readItem(ENDPOINT_ITEM, item, `Webhook endpoint ${String(item.sk)}`);
+}
+
+function toDelivery(item: Record<string, unknown>): DeliveryRecord {
+  return readItem(DELIVERY_ITEM, item, `Webhook delivery ${String(item.sk)}`) as DeliveryRecord;
+}
+
+function isCancelledBy(error: unknown, index: number): boolean {
+  if (!(error instanceof TransactionCanceledException)) return false;
+  return error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+}
+
+export class DynamoDbWebhookStore implements WebhookStore {
+  private readonly tableName: string;
+  private readonly client: DynamoDBDocumentClient;
+
+  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
+    this.tableName = options.tableName ?? requireEnv(WEBHOOKS_TABLE.envVar);
+    this.client = options.client ?? documentClient;
+  }
+
+  async createEndpoint(endpoint: WebhookEndpoint): Promise<'created' | 'limit_reached'> {
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              // The cap is a condition on the counter in the same transaction: two creates at once
+              // cannot both take the 16th place (a read-then-write could).
+              Update: {
+                TableName: this.tableName,
+                Key: keys.endpointCount(endpoint.userId),
+                UpdateExpression: 'ADD #count :one',
+                ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+                ExpressionAttributeNames: { '#count': 'count' },
+                ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOK_ENDPOINTS },
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...keys.endpoint(endpoint.userId, endpoint.id), ...endpoint },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return 'created';
+    } catch (error) {
+      if (isCancelledBy(error, 0)) return 'limit_reached';
+      throw error;
+    }
+  }
+
+  async getEndpoint(userId: string, endpointId: string): Promise<WebhookEndpoint | null> {
+    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.endpoint(userId, endpointId), ConsistentRead: true }));
+    return out.Item ? toEndpoint(out.Item) : null;
+  }
+
+  async listEndpoints(userId: string, page: { limit: number; startKey: PageKey | null }): Promise<{ endpoints: WebhookEndpoint[]; nextKey: PageKey | null }> {
+    if (page.startKey !== null && (page.startKey.pk !== `USER#${userId}` || !String(page.startKey.sk ?? '').startsWith('ENDPOINT#'))) {
+      throw Object.assign(new Error('page key not of this list'), { code: 'invalid_page_key' });
+    }
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':prefix': 'ENDPOINT#' },
+        Limit: page.limit,
+        ...(page.startKey === null ? {} : { ExclusiveStartKey: page.startKey }),
+      }),
+    );
+    const last = out.LastEvaluatedKey;
+    return {
+      endpoints: (out.Items ?? []).map(toEndpoint),
+      nextKey: last ? { pk: String(last.pk), sk: String(last.sk) } : null,
+    };
+  }
+
+  async allEndpoints(userId: string): Promise<WebhookEndpoint[]> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':prefix': 'ENDPOINT#' },
+      }),
+    );
+    return (out.Items ?? []).map(toEndpoint);
+  }
+
+  async updateEndpoint(userId: string, endpointId: string, changes: EndpointChanges, now: Date): Promise<WebhookEndpoint | null> {
+    const entries = Object.entries({ ...changes, updatedAt: now.toISOString() }).filter(([, value]) => value !== undefined);
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets = entries.map(([name, value], index) => {
+      names[`#f${index}`] = name;
+      values[`:v${index}`] = value;
+      return `#f${index} = :v${index}`;
+    });
+    try {
+      const out = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.endpoint(userId, endpointId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes ? toEndpoint(out.Attributes) : null;
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  }
+
+  async disableEndpoint(userId: string, endpointId: string, reason: string, now: Date): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.endpoint(userId, endpointId),
+          UpdateExpression: 'SET #status = :disabled, disabledReason = :reason, updatedAt = :now',
+          ConditionExpression: '#status = :enabled',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':disabled': 'disabled', ':enabled': 'enabled', ':reason': reason, ':now': now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async markFailing(userId: string, endpointId: string, now: Date): Promise<string | null> {
+    try {
+      const out = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.endpoint(userId, endpointId),
+          UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const value = out.Attributes?.failingSince;
+      return typeof value === 'string' ? value : null;
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  }
+
+  async clearFailing(userId: string, endpointId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.endpoint(userId, endpointId),
+          // Written only when set: a healthy endpoint's successes cost no write here.
+          UpdateExpression: 'REMOVE failingSince',
+          ConditionExpression: 'attribute_exists(failingSince)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async deleteEndpoint(userId: string, endpointId: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: keys.endpoint(userId, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.endpointCount(userId),
+                UpdateExpression: 'ADD #count :minusOne',
+                ExpressionAttributeNames: { '#count': 'count' },
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isCancelledBy(error, 0)) return false;
+      throw error;
+    }
+  }
+
+  async putEvent(event: WebhookEventRecord): Promise<WebhookEventRecord> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.event(event.id), ...event, expiresAt: ttl(new Date(event.createdAt)) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return event;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The first write wins: a replay uses the event as it was first written.
+      const existing = await this.getEvent(event.id);
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+
+  async getEvent(eventId: string): Promise<WebhookEventRecord | null> {
+    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId), ConsistentRead: true }));
+    return out.Item ? readItem(EVENT_ITEM, out.Item, `Webhook event ${eventId}`) : null;
+  }
+
+  async putDelivery(delivery: DeliveryRecord): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+            ...delivery,
+            expiresAt: ttl(new Date(delivery.createdAt)),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null> {
+    const out = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.delivery(endpointId, eventCreatedAt, eventId), ConsistentRead: true }),
+    );
+    return out.Item ? toDelivery(out.Item) : null;
+  }
+
+  async recordAttempt(
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    attempt: number,
+    result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
+  ): Promise<boolean> {
+    const current = await this.getDelivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId);
+    if (!current) return false;
+    const log = [...current.attemptLog, result.entry].slice(-ATTEMPT_LOG_ENTRIES);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+          UpdateExpression: 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next',
+          ConditionExpression: 'attempts = :previous',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':attempt': attempt,
+            ':previous': attempt - 1,
+            ':log': log,
+            ':status': result.status,
+            ':next': result.nextAttemptAt,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async setDeliveryStatus(
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    status: DeliveryStatus,
+    nextAttemptAt: string | null,
+  ): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+          UpdateExpression: 'SET #status = :status, nextAttemptAt = :next',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status, ':next': nextAttemptAt },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async listDeliveries(endpointId: string, limit: number): Promise<DeliveryRecord[]> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `ENDPOINT#${endpointId}`, ':prefix': 'DELIVERY#' },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).map(toDelivery);
+  }
+
+  async acquireSlot(endpointId: string, token: string, now: Date, until: Date): Promise<number | null> {
+    // Slots in a random order, so deliveries racing for a busy endpoint do not all try slot 0 first.
+    const start = Math.floor(Math.random() * ENDPOINT_IN_FLIGHT_LIMIT);
+    for (let offset = 0; offset < ENDPOINT_IN_FLIGHT_LIMIT; offset++) {
+      const slot = (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT;
+      try {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...keys.slot(endpointId, slot), token, leaseUntil: until.getTime(), expiresAt: Math.ceil(until.getTime() / 1000) + 60 },
+            // Free, or held by a worker whose lease ran out (it crashed or hung): taken over.
+            ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
+            ExpressionAttributeValues: { ':now': now.getTime() },
+          }),
+        );
+        return slot;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return null;
+  }
+
+  async releaseSlot(endpointId: string, slot: number, token: string): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.slot(endpointId, slot),
+          // Only our own lease: a slot taken over after our lease ran out is someone else's now.
+          ConditionExpression: '#token = :token',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+}

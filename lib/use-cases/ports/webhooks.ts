@@ -1,0 +1,129 @@
+/**
+ * Webhooks (lib/use-cases/webhooks/): the endpoints, events and deliveries of the webhooks table,
+ * the queue deliveries wait in, the address check of a URL at registration and the outbound
+ * request. Adapters: lib/store/dynamodb-webhook-store.ts, lib/dispatch/webhook-queue.ts,
+ * lib/egress/webhook-sender.ts.
+ */
+import type { PageKey } from '../../domain/cursor.js';
+import type { WebhookEndpoint, WebhookEventType } from '../../domain/webhooks.js';
+
+export interface WebhookEventRecord {
+  id: string;
+  userId: string;
+  type: WebhookEventType;
+  createdAt: string;
+  /** The envelope exactly as sent: every attempt of every delivery signs these bytes. */
+  body: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface DeliveryAttempt {
+  at: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface DeliveryRecord {
+  endpointId: string;
+  userId: string;
+  eventId: string;
+  eventType: WebhookEventType;
+  /** The event's time: with its id, the delivery's key (newest first on the settings page). */
+  eventCreatedAt: string;
+  status: DeliveryStatus;
+  /** Attempts made so far (the attempt log keeps the last few). */
+  attempts: number;
+  attemptLog: DeliveryAttempt[];
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export type EndpointChanges = Partial<
+  Pick<WebhookEndpoint, 'url' | 'enabledEvents' | 'description' | 'status' | 'disabledReason' | 'secrets' | 'failingSince'>
+>;
+
+export interface WebhookStore {
+  /** Writes the endpoint unless the user already has MAX_WEBHOOK_ENDPOINTS (one conditional transaction). */
+  createEndpoint(endpoint: WebhookEndpoint): Promise<'created' | 'limit_reached'>;
+  getEndpoint(userId: string, endpointId: string): Promise<WebhookEndpoint | null>;
+  /** One page of the user's endpoints, oldest first. */
+  listEndpoints(userId: string, page: { limit: number; startKey: PageKey | null }): Promise<{ endpoints: WebhookEndpoint[]; nextKey: PageKey | null }>;
+  /** All of the user's endpoints (at most MAX_WEBHOOK_ENDPOINTS: one Query). */
+  allEndpoints(userId: string): Promise<WebhookEndpoint[]>;
+  /** Applies the changes to an existing endpoint; null when it does not exist. */
+  updateEndpoint(userId: string, endpointId: string, changes: EndpointChanges, now: Date): Promise<WebhookEndpoint | null>;
+  /** Disables an endpoint still enabled (false: already disabled or gone). */
+  disableEndpoint(userId: string, endpointId: string, reason: string, now: Date): Promise<boolean>;
+  /** The first failure of a run: sets failingSince unless set; returns the value it holds now. */
+  markFailing(userId: string, endpointId: string, now: Date): Promise<string | null>;
+  clearFailing(userId: string, endpointId: string): Promise<void>;
+  deleteEndpoint(userId: string, endpointId: string): Promise<boolean>;
+
+  /** Writes the event unless an event with its id exists; returns the one stored (the first write wins). */
+  putEvent(event: WebhookEventRecord): Promise<WebhookEventRecord>;
+  getEvent(eventId: string): Promise<WebhookEventRecord | null>;
+
+  /** Writes the delivery unless it exists; true when written. */
+  putDelivery(delivery: DeliveryRecord): Promise<boolean>;
+  getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null>;
+  /** Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker made it. */
+  recordAttempt(
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    attempt: number,
+    result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
+  ): Promise<boolean>;
+  /** Sets the delivery's status (cancelled, or pending again for a resend) without an attempt. */
+  setDeliveryStatus(
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    status: DeliveryStatus,
+    nextAttemptAt: string | null,
+  ): Promise<void>;
+  /** The endpoint's deliveries, newest first. */
+  listDeliveries(endpointId: string, limit: number): Promise<DeliveryRecord[]>;
+
+  /** Takes one of the endpoint's in-flight slots until `until` (its number) or finds them all held (null). */
+  acquireSlot(endpointId: string, token: string, now: Date, until: Date): Promise<number | null>;
+  releaseSlot(endpointId: string, slot: number, token: string): Promise<void>;
+}
+
+/** A delivery waiting in the webhook queue. */
+export interface WebhookDeliveryMessage {
+  userId: string;
+  endpointId: string;
+  eventId: string;
+  eventCreatedAt: string;
+  /** The attempt this message is for (1 for the first). */
+  attempt: number;
+  /** Not to be tried before this time (a retry longer than the queue's longest delay is re-sent until then). */
+  notBefore: string | null;
+  /** A resend from settings: one attempt, no retries after it. */
+  manual?: boolean;
+}
+
+export interface WebhookQueue {
+  send(messages: readonly WebhookDeliveryMessage[], delaySeconds?: number): Promise<void>;
+}
+
+export interface WebhookUrlResolver {
+  /** Whether every address the host resolves to is public. */
+  check(hostname: string): Promise<'public' | 'not_public' | 'unresolved'>;
+}
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface WebhookAnswer {
+  /** null when no answer came (timeout, refused connection, refused address). */
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<WebhookAnswer>;
+}

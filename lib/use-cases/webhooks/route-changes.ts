@@ -1,0 +1,119 @@
+/**
+ * The webhook router: committed changes of posts and accounts (DynamoDB Streams records, read by
+ * the function's adapter into `Change`s, in stream order) become events and deliveries.
+ *
+ * Nothing lost, nothing invented: a change is in the stream only once it has committed, and the
+ * stream keeps it 24 hours until the router has handled it. The event id comes from the stream
+ * record (lib/domain/webhooks.ts changeEventId), and the event and each delivery are written only
+ * if absent, so a batch handled again (a crash before the checkpoint, a Lambda retry) writes the
+ * same records and at most queues a delivery message twice, which the delivery worker drops.
+ *
+ * An event is recorded only for a user with an endpoint that takes its type: a customer without
+ * webhooks costs one Query per batch, not a write per change.
+ */
+import { accountView } from '../../domain/views/account-view.js';
+import { postView } from '../../domain/views/post-view.js';
+import type { Account } from '../../domain/model.js';
+import {
+  accountEvents,
+  changeEventId,
+  eventEnvelope,
+  postEvents,
+  subscribes,
+  type ChangeEventType,
+  type PostImage,
+  type WebhookEndpoint,
+} from '../../domain/webhooks.js';
+import type { WebhookDeliveryMessage, WebhookQueue, WebhookStore } from '../ports/webhooks.js';
+
+/** Changes of one batch routed at the same time. */
+const ROUTE_CONCURRENCY = 25;
+
+interface ChangeBase {
+  /** Which stream the change came from (its table), part of the event id. */
+  source: string;
+  sequenceNumber: string;
+  /** When the change was written (the stream record's time). */
+  at: string;
+}
+
+export type Change =
+  | (ChangeBase & { kind: 'post'; previous: PostImage | null; next: PostImage | null })
+  | (ChangeBase & { kind: 'account'; previous: Account | null; next: Account | null });
+
+export interface RouteSummary {
+  changes: number;
+  events: number;
+  deliveries: number;
+}
+
+export class RouteChanges {
+  constructor(private readonly deps: { store: WebhookStore; queue: WebhookQueue }) {}
+
+  async execute(changes: readonly Change[]): Promise<RouteSummary> {
+    // One Query per user per batch: a burst of one customer's posts reads their endpoints once.
+    const endpointsOf = new Map<string, Promise<WebhookEndpoint[]>>();
+    const endpoints = (userId: string): Promise<WebhookEndpoint[]> => {
+      let found = endpointsOf.get(userId);
+      if (!found) {
+        found = this.deps.store.allEndpoints(userId);
+        endpointsOf.set(userId, found);
+      }
+      return found;
+    };
+    const messages: WebhookDeliveryMessage[] = [];
+    let events = 0;
+    const route = async (change: Change): Promise<void> => {
+      const derived = derive(change);
+      if (derived === null || derived.types.length === 0) return;
+      const subscribed = await endpoints(derived.userId);
+      for (const type of derived.types) {
+        const targets = subscribed.filter((endpoint) => subscribes(endpoint, type));
+        if (targets.length === 0) continue;
+        const id = changeEventId(change.source, change.sequenceNumber, type);
+        const envelope = eventEnvelope(id, type, change.at, derived.object(type));
+        const event = await this.deps.store.putEvent({ id, userId: derived.userId, type, createdAt: envelope.createdAt, body: JSON.stringify(envelope) });
+        events += 1;
+        for (const endpoint of targets) {
+          await this.deps.store.putDelivery({
+            endpointId: endpoint.id,
+            userId: derived.userId,
+            eventId: event.id,
+            eventType: type,
+            eventCreatedAt: event.createdAt,
+            status: 'pending',
+            attempts: 0,
+            attemptLog: [],
+            nextAttemptAt: event.createdAt,
+            createdAt: event.createdAt,
+          });
+          // Queued also when the delivery existed (a replay): its first message may not have left.
+          messages.push({ userId: derived.userId, endpointId: endpoint.id, eventId: event.id, eventCreatedAt: event.createdAt, attempt: 1, notBefore: null });
+        }
+      }
+    };
+    // Changes are independent (receivers order by the object's updatedAt, as the contract says), so a
+    // batch is routed ROUTE_CONCURRENCY at a time: a burst of publishes waits for no long chain of writes.
+    for (let start = 0; start < changes.length; start += ROUTE_CONCURRENCY) {
+      await Promise.all(changes.slice(start, start + ROUTE_CONCURRENCY).map(route));
+    }
+    if (messages.length > 0) await this.deps.queue.send(messages);
+    return { changes: changes.length, events, deliveries: messages.length };
+  }
+}
+
+function derive(change: Change): { userId: string; types: ChangeEventType[]; object: (type: ChangeEventType) => unknown } | null {
+  if (change.kind === 'post') {
+    const image = change.next ?? change.previous;
+    if (!image) return null;
+    return { userId: image.post.userId, types: postEvents(change.previous, change.next), object: () => postView(image.post) };
+  }
+  const account = change.next ?? change.previous;
+  if (!account) return null;
+  return {
+    userId: account.userId,
+    types: accountEvents(change.previous, change.next),
+    // A disconnected account is shown as it was last.
+    object: () => accountView(account),
+  };
+}

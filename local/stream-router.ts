@@ -1,0 +1,257 @@
+/**
+ * What Lambda's DynamoDB Streams event source mapping does on AWS, locally: DynamoDB Local serves
+ * the same Streams API (DescribeStream, GetShardIterator, GetRecords), and this poller reads each
+ * table's stream shard by shard, in order, every ~150 ms, and hands each batch of records to the
+ * router's handler (functions/webhook-router.ts) as a real DynamoDBStreamEvent.
+ *
+ * The checkpoint (per shard, the sequence number of the last record the handler finished) lives in
+ * DATA_DIR/streams/<table>.json and is written only AFTER the handler returned, with a rename so a
+ * kill cannot tear it: a process killed mid-batch starts again after its last finished batch and
+ * hands that batch to the router again (which writes nothing twice), never skipping one. A batch
+ * the handler fails is retried from the checkpoint after a pause, as the mapping retries on AWS.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { dynamoDbClientFor } from './dynamodb-local.js';
+import { lambdaContext, loadHandler } from './lambda-runtime.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+
+export interface StreamRouterOptions {
+  dynamodbEndpoint: string;
+  /** Physical names of the tables whose streams are read. */
+  tables: readonly string[];
+  /** Where the checkpoints are kept (DATA_DIR/streams). */
+  checkpointDir: string;
+  /** The handler module (functions/webhook-router.ts), loaded like every local Lambda. */
+  entry: string;
+  name?: string;
+  /** Pause between polls of a shard with nothing new. */
+  intervalMs?: number;
+  /** Records per batch (the mapping's batch size). */
+  batchSize?: number;
+  /** Tests: what handling a batch means (default: the entry's handler). */
+  invoke?: (event: DynamoDBStreamEvent) => Promise<void>;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface StreamRouter {
+  stop(): Promise<void>;
+}
+
+interface Checkpoint {
+  streamArn: string;
+  /** Per shard: the last sequence number handled (null: none yet) and whether the shard is finished. */
+  shards: Record<string, { sequenceNumber: string | null; closed: boolean }>;
+}
+
+async function readCheckpoint(file: string): Promise<Checkpoint | null> {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Checkpoint;
+    return typeof parsed.streamArn === 'string' && typeof parsed.shards === 'object' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+async function writeCheckpoint(file: string, checkpoint: Checkpoint): Promise<void> {
+  const temporary = `${file}.tmp`;
+  await writeFile(temporary, JSON.stringify(checkpoint));
+  await rename(temporary, file);
+}
+
+/**
+ * An empty map attribute comes back from DynamoDB Local's GetRecords, through the SDK, as `{}` (no
+ * type at all), where Lambda's event has `{"M": {}}`; put the type back, at any depth, so the
+ * router reads exactly what it reads on AWS (a post's `options` is often an empty map).
+ */
+function restoreEmptyMaps(image: Record<string, unknown>): Record<string, unknown> {
+  const fix = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    const attribute = value as Record<string, unknown>;
+    if (Object.keys(attribute).length === 0) return { M: {} };
+    if (attribute.M && typeof attribute.M === 'object') return { M: restoreEmptyMaps(attribute.M as Record<string, unknown>) };
+    if (Array.isArray(attribute.L)) return { L: attribute.L.map(fix) };
+    return attribute;
+  };
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, fix(value)]));
+}
+
+/** A record as Lambda delivers it: the SDK's shape, with the time in epoch seconds. */
+export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+  const data = record.dynamodb ?? {};
+  const created = data.ApproximateCreationDateTime;
+  return {
+    eventID: record.eventID ?? '',
+    eventName: record.eventName as DynamoDBRecord['eventName'],
+    eventVersion: record.eventVersion ?? '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: LOCAL_REGION,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(data.Keys ? { Keys: data.Keys as never } : {}),
+      ...(data.NewImage ? { NewImage: restoreEmptyMaps(data.NewImage) as never } : {}),
+      ...(data.OldImage ? { OldImage: restoreEmptyMaps(data.OldImage) as never } : {}),
+      ...(data.SequenceNumber ? { SequenceNumber: data.SequenceNumber } : {}),
+      ...(data.SizeBytes === undefined ? {} : { SizeBytes: data.SizeBytes }),
+      ...(data.StreamViewType ? { StreamViewType: data.StreamViewType } : {}),
+      ApproximateCreationDateTime: created instanceof Date ? Math.floor(created.getTime() / 1000) : Math.floor(Date.now() / 1000),
+    },
+  };
+}
+
+export async function startStreamRouter(options: StreamRouterOptions): Promise<StreamRouter> {
+  const log = options.log ?? ((message: string, error?: unknown) => console.error(`[streams] ${message}`, error ?? ''));
+  const intervalMs = options.intervalMs ?? 150;
+  const batchSize = options.batchSize ?? 100;
+  const name = options.name ?? 'WebhookRouter';
+  const abort = new AbortController();
+  const dynamo = dynamoDbClientFor(options.dynamodbEndpoint);
+  const streams = new DynamoDBStreamsClient({ endpoint: options.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  await mkdir(options.checkpointDir, { recursive: true });
+  const invoke =
+    options.invoke ??
+    (async (event: DynamoDBStreamEvent): Promise<void> => {
+      const handler = await loadHandler(options.entry);
+      await handler(event, lambdaContext(name, 60_000));
+    });
+
+  const pause = (ms: number): Promise<void> => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
+
+  async function shardsOf(streamArn: string): Promise<Shard[]> {
+    const shards: Shard[] = [];
+    let start: string | undefined;
+    do {
+      const out = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }));
+      shards.push(...(out.StreamDescription?.Shards ?? []));
+      start = out.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    return shards;
+  }
+
+  async function iteratorFor(streamArn: string, shardId: string, sequenceNumber: string | null): Promise<string | undefined> {
+    const out = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(sequenceNumber === null ? { ShardIteratorType: 'TRIM_HORIZON' } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: sequenceNumber }),
+      }),
+    );
+    return out.ShardIterator;
+  }
+
+  async function pollTable(table: string): Promise<void> {
+    const file = join(options.checkpointDir, `${table}.json`);
+    while (!abort.signal.aborted) {
+      try {
+        const described = await dynamo.send(new DescribeTableCommand({ TableName: table }));
+        const streamArn = described.Table?.LatestStreamArn;
+        if (!streamArn) {
+          await pause(1000);
+          continue;
+        }
+        const stored = await readCheckpoint(file);
+        // A table made anew has a new stream: its old checkpoint says nothing about it.
+        const checkpoint: Checkpoint = stored?.streamArn === streamArn ? stored : { streamArn, shards: {} };
+        await pollStream(file, streamArn, checkpoint);
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        log(`${name}: reading the stream of ${table} failed; trying again`, error);
+        await pause(1000);
+      }
+    }
+  }
+
+  /** Reads every open shard (parents first) until the set of shards changes, then returns to look again. */
+  async function pollStream(file: string, streamArn: string, checkpoint: Checkpoint): Promise<void> {
+    const shards = await shardsOf(streamArn);
+    const known = new Set(shards.map((shard) => shard.ShardId));
+    const open = shards.filter((shard) => shard.ShardId && !checkpoint.shards[shard.ShardId]?.closed);
+    // A child shard waits until its parent is finished (or gone from the stream), as on AWS.
+    const ready = open.filter((shard) => !shard.ParentShardId || !known.has(shard.ParentShardId) || checkpoint.shards[shard.ParentShardId]?.closed);
+    if (ready.length === 0) {
+      await pause(intervalMs);
+      return;
+    }
+    const rediscoverAt = Date.now() + 2000;
+    await Promise.all(ready.map((shard) => pollShard(file, streamArn, checkpoint, shard.ShardId ?? '', rediscoverAt)));
+  }
+
+  async function pollShard(file: string, streamArn: string, checkpoint: Checkpoint, shardId: string, until: number): Promise<void> {
+    const state = (checkpoint.shards[shardId] ??= { sequenceNumber: null, closed: false });
+    try {
+      await readShard(file, streamArn, checkpoint, state, shardId, until);
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'TrimmedDataAccessException') throw error;
+      if (state.sequenceNumber === null) {
+        // DynamoDB Local answers a read of a new, still empty shard this way: nothing to lose yet.
+        await pause(intervalMs);
+        return;
+      }
+      // The checkpoint is older than the stream keeps (24 h): what lay between is gone, as it would
+      // be for a mapping on AWS; say so and go on from the oldest record there is.
+      log(`${name}: the checkpoint of ${shardId} is older than the stream's retention; reading from its oldest record`);
+      state.sequenceNumber = null;
+      await writeCheckpoint(file, checkpoint);
+    }
+  }
+
+  async function readShard(
+    file: string,
+    streamArn: string,
+    checkpoint: Checkpoint,
+    state: Checkpoint['shards'][string],
+    shardId: string,
+    until: number,
+  ): Promise<void> {
+    let iterator = await iteratorFor(streamArn, shardId, state.sequenceNumber);
+    while (!abort.signal.aborted && iterator) {
+      const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }));
+      const records = out.Records ?? [];
+      if (records.length > 0) {
+        try {
+          await invoke({ Records: records.map((record) => lambdaRecord(record, streamArn)) });
+        } catch (error) {
+          log(`${name} failed on a batch of ${records.length} record(s); it is handled again from the checkpoint`, error);
+          await pause(1000);
+          return;
+        }
+        // Only now, after the handler finished: a kill before this line replays the batch.
+        state.sequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? state.sequenceNumber;
+        await writeCheckpoint(file, checkpoint);
+      }
+      iterator = out.NextShardIterator;
+      if (!iterator) {
+        state.closed = true;
+        await writeCheckpoint(file, checkpoint);
+        return;
+      }
+      if (records.length === 0) {
+        if (Date.now() > until) return;
+        await pause(intervalMs);
+      }
+    }
+  }
+
+  const running = options.tables.map((table) => pollTable(table));
+  let stopping: Promise<void> | undefined;
+  return {
+    stop: () =>
+      (stopping ??= (async () => {
+        abort.abort();
+        await Promise.allSettled(running);
+        streams.destroy();
+        dynamo.destroy();
+      })()),
+  };
+}
