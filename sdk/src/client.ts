@@ -1,13 +1,13 @@
 /**
  * The client: `new SocialPublishing({ baseUrl, apiKey })`, then `client.posts.*`,
- * `client.accounts.*` and `client.webhooks.verify`. Every method is a thin typed line over
+ * `client.accounts.*`, `client.webhookEndpoints.*` and `client.webhooks.verify`. Every method is a thin typed line over
  * HttpClient.request (http.ts): parameters and results are the types generated from openapi.yaml.
  */
 import { WaitForOutcomeError } from './errors.js';
 import type { components } from './generated/openapi.js';
 import { HttpClient, sleep, type Operation, type QueryParams, type RequestBody, type RequestOptions, type RetryEvent } from './http.js';
 import { PagedList } from './pagination.js';
-import { verifyWebhook } from './webhooks.js';
+import { verifyWebhook, type WebhookEvent } from './webhooks.js';
 
 export type Post = components['schemas']['Post'];
 export type PostStatus = components['schemas']['PostStatus'];
@@ -26,6 +26,15 @@ export type PublishPostParams = RequestBody<Operation<'/posts/{id}/publish', 'po
 export type RetryPostParams = RequestBody<Operation<'/posts/{id}/retry', 'post'>>;
 export type ListPostsParams = QueryParams<Operation<'/posts', 'get'>>;
 export type ListAccountsParams = QueryParams<Operation<'/accounts', 'get'>>;
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
+export type WebhookEndpointList = components['schemas']['WebhookEndpointList'];
+export type WebhookEndpointDeleted = components['schemas']['WebhookEndpointDeleted'];
+/** The event `webhookEndpoints.test` queues: `data.object` is `{}`. */
+export type TestWebhookEvent = Extract<WebhookEvent, { type: 'webhook.test' }>;
+export type CreateWebhookEndpointParams = RequestBody<Operation<'/webhook_endpoints', 'post'>>;
+export type UpdateWebhookEndpointParams = RequestBody<Operation<'/webhook_endpoints/{id}', 'patch'>>;
+export type ListWebhookEndpointsParams = QueryParams<Operation<'/webhook_endpoints', 'get'>>;
 type DeleteQuery = QueryParams<Operation<'/posts/{id}', 'delete'>>;
 /** `deleteFromPlatform: true` also deletes the live post on its platform (irreversible). */
 export type DeletePostParams = Omit<DeleteQuery, 'deleteFromPlatform'> & { deleteFromPlatform?: boolean };
@@ -58,6 +67,7 @@ export interface WaitForOutcomeOptions {
 export class SocialPublishing {
   readonly posts: Posts;
   readonly accounts: Accounts;
+  readonly webhookEndpoints: WebhookEndpoints;
   /** Standard Webhooks verification; also importable alone from `@social-publishing/sdk/webhooks`. */
   readonly webhooks = { verify: verifyWebhook };
 
@@ -78,6 +88,7 @@ export class SocialPublishing {
     });
     this.posts = new Posts(http);
     this.accounts = new Accounts(http);
+    this.webhookEndpoints = new WebhookEndpoints(http);
   }
 }
 
@@ -179,5 +190,61 @@ export class Accounts {
   /** Every connected account, including those on platforms that cannot be posted to; check `tokenHealth`. */
   list(params: ListAccountsParams = {}, options?: RequestOptions): Promise<AccountList> {
     return this.http.request('get', '/accounts', { query: params }, options);
+  }
+}
+
+/**
+ * The URLs that receive signed events (beyond-v1.md "Webhook endpoints"). None of these writes
+ * takes an Idempotency-Key (openapi.yaml declares none), so each is sent once, never repeated by
+ * the SDK: a repeated create would register a second endpoint, a repeated rotation would rotate
+ * twice and drop the secret receivers still hold. After a ConnectionError, `list` says whether a
+ * create landed. Reads and `delete` are repeated as any GET and DELETE.
+ */
+export class WebhookEndpoints {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Registers an endpoint; the answer holds its `secret` (`whsec_…`), shown only here: keep it to verify deliveries. */
+  create(params: CreateWebhookEndpointParams, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+    return this.http.request('post', '/webhook_endpoints', { body: params }, options);
+  }
+
+  /** `await` it for one page, or `for await (const endpoint of client.webhookEndpoints.list())` for every endpoint. Never a secret. */
+  list(params: ListWebhookEndpointsParams = {}, options?: RequestOptions): PagedList<WebhookEndpointList, WebhookEndpoint> {
+    const { cursor, ...query } = params;
+    return new PagedList(
+      (next) => this.http.request('get', '/webhook_endpoints', { query: { ...query, ...(next === undefined ? {} : { cursor: next }) } }, options),
+      (page) => page.webhookEndpoints,
+      (page) => page.nextCursor,
+      cursor,
+    );
+  }
+
+  get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request('get', '/webhook_endpoints/{id}', { path: { id } }, options);
+  }
+
+  /** Any of `url`, `enabledEvents`, `description`, `status` (`disabled` stops every delivery; `enabled` starts them again). */
+  update(id: string, params: UpdateWebhookEndpointParams, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request('patch', '/webhook_endpoints/{id}', { path: { id }, body: params }, options);
+  }
+
+  /** Nothing more is sent to it. A repeated DELETE that meets 404 `webhook_endpoint_not_found` means an earlier attempt deleted it. */
+  delete(id: string, options?: RequestOptions): Promise<WebhookEndpointDeleted> {
+    return this.http.request('delete', '/webhook_endpoints/{id}', { path: { id } }, options);
+  }
+
+  /**
+   * A new `secret`, shown only in this answer. For 24 hours deliveries are signed with the new and
+   * the old secret, so a receiver switched at any time in that window misses nothing.
+   */
+  rotateSecret(id: string, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+    return this.http.request('post', '/webhook_endpoints/{id}/rotate_secret', { path: { id } }, options);
+  }
+
+  /** Queues a `webhook.test` event (`data.object` is `{}`) to the endpoint now and answers it; a disabled endpoint: 409 `webhook_endpoint_disabled`. */
+  async test(id: string, options?: RequestOptions): Promise<TestWebhookEvent> {
+    const event = await this.http.request('post', '/webhook_endpoints/{id}/test', { path: { id } }, options);
+    // openapi.yaml answers the envelope of any type; this operation's is always `webhook.test`.
+    return event as TestWebhookEvent;
   }
 }

@@ -2,6 +2,7 @@ export {
   SocialPublishing,
   Posts,
   Accounts,
+  WebhookEndpoints,
   type SocialPublishingOptions,
   type WaitForOutcomeOptions,
   type Post,
@@ -22,6 +23,14 @@ export {
   type ListPostsParams,
   type ListAccountsParams,
   type DeletePostParams,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
+  type WebhookEndpointList,
+  type WebhookEndpointDeleted,
+  type TestWebhookEvent,
+  type CreateWebhookEndpointParams,
+  type UpdateWebhookEndpointParams,
+  type ListWebhookEndpointsParams,
 } from './client.js';
 export {
   SocialPublishingError,
