@@ -3,7 +3,9 @@
  * create, get, list across pages, delete with deleteFromPlatform, waitForOutcome to published and
  * to failed, every error class the API can answer, a create whose answer is lost and retried with
  * the same Idempotency-Key (one post), the post lifecycle (preview, update, publish, retry, their
- * 409s, a PATCH whose answer is lost), and the example of docs/sdk.md, run exactly as printed.
+ * 409s, a PATCH whose answer is lost), webhook endpoints (every operation, and a test event
+ * delivered to a local receiver and verified by the SDK with the old and the rotated secret), and
+ * the example of docs/sdk.md, run exactly as printed.
  * Every response the SDK reads is checked against openapi.yaml (test/support/openapi.ts).
  */
 import { createServer, type Server } from 'node:http';
@@ -22,11 +24,13 @@ import {
   WaitForOutcomeError,
   type Post,
   type RetryEvent,
+  type WebhookEndpoint,
 } from '../../sdk/src/index.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { connectAccount, createKey, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 let stack: TestStack;
 let user: ProvisionedUser;
@@ -353,6 +357,76 @@ describe('the post lifecycle through the SDK', () => {
       expect(await direct.posts.get(id)).toMatchObject({ text: 'After', status: 'draft' });
     } finally {
       await proxy.close();
+    }
+  });
+});
+
+describe('webhook endpoints through the SDK', () => {
+  it('create shows the secret once; list pages through every endpoint; get and update never show it; delete, then 404', async () => {
+    const owner = await provisionUser({});
+    const sdk = sdkFor(owner.apiKey);
+    const created = await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/crm', enabledEvents: ['post.published', 'post.failed'], description: 'CRM' });
+    expect(created).toMatchObject({ object: 'webhook_endpoint', url: 'http://127.0.0.1:9/hooks/crm', enabledEvents: ['post.published', 'post.failed'], description: 'CRM', status: 'enabled', disabledReason: null });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const others = [
+      await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/a', enabledEvents: ['*'] }),
+      await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/b', enabledEvents: ['account.disconnected'] }),
+    ];
+
+    const seen: WebhookEndpoint[] = [];
+    for await (const endpoint of sdk.webhookEndpoints.list({ limit: 2 })) seen.push(endpoint);
+    expect(seen.map((endpoint) => endpoint.id).sort()).toEqual([created.id, ...others.map((endpoint) => endpoint.id)].sort());
+    expect(seen.every((endpoint) => !('secret' in endpoint))).toBe(true);
+    const sizes: number[] = [];
+    for await (const page of sdk.webhookEndpoints.list({ limit: 2 }).pages()) sizes.push(page.webhookEndpoints.length);
+    expect(sizes).toEqual([2, 1]);
+
+    const read = await sdk.webhookEndpoints.get(created.id);
+    const { secret, ...withoutSecret } = created;
+    expect(read).toEqual(withoutSecret);
+    expect(JSON.stringify(read)).not.toContain(secret.slice(6));
+
+    const disabled = await sdk.webhookEndpoints.update(created.id, { status: 'disabled', description: null });
+    expect(disabled).toMatchObject({ id: created.id, status: 'disabled', description: null, url: created.url });
+    const refused = await rejection(sdk.webhookEndpoints.test(created.id));
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect(refused).toMatchObject({ code: 'webhook_endpoint_disabled', status: 409 });
+
+    const bad = await rejection(sdk.webhookEndpoints.create({ url: 'https://10.1.2.3/hook', enabledEvents: ['*'] }));
+    expect(bad).toMatchObject({ code: 'invalid_webhook_url', param: 'url', status: 400 });
+
+    expect(await sdk.webhookEndpoints.delete(created.id)).toEqual({ object: 'webhook_endpoint_deleted', id: created.id, deleted: true });
+    const gone = await rejection(sdk.webhookEndpoints.get(created.id));
+    expect(gone).toBeInstanceOf(InvalidRequestError);
+    expect(gone).toMatchObject({ code: 'webhook_endpoint_not_found', status: 404 });
+    // Another customer's endpoint is not found either.
+    const stranger = await provisionUser({});
+    expect(await rejection(sdkFor(stranger.apiKey).webhookEndpoints.get(others[0]?.id as string))).toMatchObject({ code: 'webhook_endpoint_not_found', status: 404 });
+  });
+
+  it('test queues a webhook.test event; the receiver verifies it with the SDK, with the rotated secret and, for 24 hours, the old one', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const owner = await provisionUser({});
+      const sdk = sdkFor(owner.apiKey);
+      const endpoint = await sdk.webhookEndpoints.create({ url: receiver.url, enabledEvents: ['*'] });
+      const rotated = await sdk.webhookEndpoints.rotateSecret(endpoint.id);
+      expect(rotated).toMatchObject({ id: endpoint.id, object: 'webhook_endpoint' });
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(endpoint.secret);
+
+      const queued = await sdk.webhookEndpoints.test(endpoint.id);
+      expect(queued).toMatchObject({ object: 'event', type: 'webhook.test', data: { object: {} } });
+      const [delivery] = await receiver.waitFor((received) => received.some((item) => item.json.id === queued.id));
+      if (!delivery) throw new Error('no delivery');
+
+      const withNew = await sdk.webhooks.verify(delivery.body, delivery.headers, rotated.secret);
+      expect(withNew).toEqual(queued);
+      expect(await sdk.webhooks.verify(delivery.body, delivery.headers, endpoint.secret)).toEqual(queued);
+      const other = await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/other', enabledEvents: ['*'] });
+      await expect(sdk.webhooks.verify(delivery.body, delivery.headers, other.secret)).rejects.toMatchObject({ code: 'no_matching_signature' });
+    } finally {
+      await receiver.stop();
     }
   });
 });

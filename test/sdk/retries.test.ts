@@ -1,7 +1,8 @@
 /**
  * The SDK's retries (sdk/src/http.ts) against a real local HTTP server that answers from a script:
  * 429 with Retry-After then 200, 5xx until the attempts run out, a create still in flight, a lost
- * connection, a timeout, the Idempotency-Key of a post's PATCH, publish and retry, a preview. What is asserted is what reached the server (how many requests, which
+ * connection, a timeout, the Idempotency-Key of a post's PATCH, publish and retry, a preview, and
+ * the webhook endpoint writes that take no key and so are sent once. What is asserted is what reached the server (how many requests, which
  * Idempotency-Key) and the delay the SDK chose (through `onRetry`), never how long anything took.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -161,6 +162,32 @@ describe('retries', () => {
     ]);
     await expect(sdk.posts.preview({ accounts: ['acc_1'] }, { idempotencyKey: 'k' })).rejects.toThrow(/takes no Idempotency-Key/);
     expect(server.received).toHaveLength(2);
+  });
+
+  it('a webhook endpoint\'s create, update, rotation and test take no key and are sent once, even after a 500; its delete is repeated', async () => {
+    const server = await scripted([apiError(500, 'api_error', 'internal_error', { 'retry-after': '0' })]);
+    const { sdk, retries } = client(server.baseUrl, { maxRetries: 3 });
+    const calls = [
+      () => sdk.webhookEndpoints.create({ url: 'https://example.com/hooks', enabledEvents: ['*'] }),
+      () => sdk.webhookEndpoints.update('we_1', { status: 'disabled' }),
+      () => sdk.webhookEndpoints.rotateSecret('we_1'),
+      () => sdk.webhookEndpoints.test('we_1'),
+    ];
+    for (const call of calls) expect(await rejection(call())).toMatchObject({ code: 'internal_error', status: 500 });
+    expect(server.received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST /api/v1/webhook_endpoints',
+      'PATCH /api/v1/webhook_endpoints/we_1',
+      'POST /api/v1/webhook_endpoints/we_1/rotate_secret',
+      'POST /api/v1/webhook_endpoints/we_1/test',
+    ]);
+    expect(server.received.map((request) => request.headers['idempotency-key'])).toEqual([undefined, undefined, undefined, undefined]);
+    expect(retries).toEqual([]);
+
+    expect(await rejection(sdk.webhookEndpoints.delete('we_1'))).toMatchObject({ code: 'internal_error' });
+    expect(server.received.slice(4).map((request) => request.method)).toEqual(['DELETE', 'DELETE', 'DELETE', 'DELETE']);
+    // A key the API would not honour is refused before anything is sent, rather than trusted.
+    await expect(sdk.webhookEndpoints.create({ url: 'https://example.com/hooks', enabledEvents: ['*'] }, { idempotencyKey: 'k' })).rejects.toThrow(TypeError);
+    expect(server.received).toHaveLength(8);
   });
 
   it('5xx is retried maxRetries times, then the last error is thrown, typed, with its request id', async () => {
