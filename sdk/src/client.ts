@@ -1,13 +1,13 @@
 /**
  * The client: `new SocialPublishing({ baseUrl, apiKey })`, then `client.posts.*`,
- * `client.accounts.*` and `client.webhooks.verify`. Every method is a thin typed line over
+ * `client.accounts.*`, `client.webhookEndpoints.*` and `client.webhooks.verify`. Every method is a thin typed line over
  * HttpClient.request (http.ts): parameters and results are the types generated from openapi.yaml.
  */
 import { WaitForOutcomeError } from './errors.js';
 import type { components } from './generated/openapi.js';
 import { HttpClient, sleep, type Operation, type QueryParams, type RequestBody, type RequestOptions, type RetryEvent } from './http.js';
 import { PagedList } from './pagination.js';
-import { verifyWebhook } from './webhooks.js';
+import { verifyWebhook, type WebhookEvent } from './webhooks.js';
 
 export type Post = components['schemas']['Post'];
 export type PostStatus = components['schemas']['PostStatus'];
@@ -17,9 +17,24 @@ export type PostList = components['schemas']['PostList'];
 export type PostDeleted = components['schemas']['PostDeleted'];
 export type Account = components['schemas']['Account'];
 export type AccountList = components['schemas']['AccountList'];
+export type PreviewBatch = components['schemas']['PreviewBatch'];
+export type PreviewResult = components['schemas']['PreviewResult'];
 export type CreatePostsParams = RequestBody<Operation<'/posts', 'post'>>;
+export type PreviewPostsParams = RequestBody<Operation<'/posts/preview', 'post'>>;
+export type UpdatePostParams = RequestBody<Operation<'/posts/{id}', 'patch'>>;
+export type PublishPostParams = RequestBody<Operation<'/posts/{id}/publish', 'post'>>;
+export type RetryPostParams = RequestBody<Operation<'/posts/{id}/retry', 'post'>>;
 export type ListPostsParams = QueryParams<Operation<'/posts', 'get'>>;
 export type ListAccountsParams = QueryParams<Operation<'/accounts', 'get'>>;
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
+export type WebhookEndpointList = components['schemas']['WebhookEndpointList'];
+export type WebhookEndpointDeleted = components['schemas']['WebhookEndpointDeleted'];
+/** The event `webhookEndpoints.test` queues: `data.object` is `{}`. */
+export type TestWebhookEvent = Extract<WebhookEvent, { type: 'webhook.test' }>;
+export type CreateWebhookEndpointParams = RequestBody<Operation<'/webhook_endpoints', 'post'>>;
+export type UpdateWebhookEndpointParams = RequestBody<Operation<'/webhook_endpoints/{id}', 'patch'>>;
+export type ListWebhookEndpointsParams = QueryParams<Operation<'/webhook_endpoints', 'get'>>;
 type DeleteQuery = QueryParams<Operation<'/posts/{id}', 'delete'>>;
 /** `deleteFromPlatform: true` also deletes the live post on its platform (irreversible). */
 export type DeletePostParams = Omit<DeleteQuery, 'deleteFromPlatform'> & { deleteFromPlatform?: boolean };
@@ -52,6 +67,7 @@ export interface WaitForOutcomeOptions {
 export class SocialPublishing {
   readonly posts: Posts;
   readonly accounts: Accounts;
+  readonly webhookEndpoints: WebhookEndpoints;
   /** Standard Webhooks verification; also importable alone from `@social-publishing/sdk/webhooks`. */
   readonly webhooks = { verify: verifyWebhook };
 
@@ -72,6 +88,7 @@ export class SocialPublishing {
     });
     this.posts = new Posts(http);
     this.accounts = new Accounts(http);
+    this.webhookEndpoints = new WebhookEndpoints(http);
   }
 }
 
@@ -83,11 +100,47 @@ export class Posts {
    * Sent with an `Idempotency-Key` (`options.idempotencyKey`, or one made here) that its retries repeat.
    */
   create(params: CreatePostsParams, options?: RequestOptions): Promise<PostBatch> {
-    return this.http.request('post', '/posts', { body: params }, options);
+    return this.http.request('post', '/posts', { body: params, repeat: 'idempotency-key' }, options);
+  }
+
+  /**
+   * What `create` with these parameters would answer (each target `accepted` or `rejected` with its
+   * reason, every `id` null), writing, spending and sending nothing; when no target would be
+   * accepted, the InvalidRequestError a create would throw. Repeated freely: it changes nothing.
+   */
+  preview(params: PreviewPostsParams, options?: RequestOptions): Promise<PreviewBatch> {
+    return this.http.request('post', '/posts/preview', { body: params, repeat: 'writes-nothing' }, options);
   }
 
   get(id: string, options?: RequestOptions): Promise<Post> {
     return this.http.request('get', '/posts/{id}', { path: { id } }, options);
+  }
+
+  /**
+   * Changes `text`, `media`, `scheduledFor` or `options` of a draft, or of a scheduled post no
+   * publish attempt has begun on (fields left out stay); a moved `scheduledFor` moves its schedule.
+   * Too late (being sent, published, failed): InvalidRequestError `post_not_editable` (409).
+   * Sent with an `Idempotency-Key`, which the API keeps for a PATCH as for a create, so its retries
+   * replay the first answer and never apply it again after a newer change.
+   */
+  update(id: string, params: UpdatePostParams, options?: RequestOptions): Promise<Post> {
+    return this.http.request('patch', '/posts/{id}', { path: { id }, body: params, repeat: 'idempotency-key' }, options);
+  }
+
+  /**
+   * Sends a draft: now, or at `params.scheduledFor`. Spends one unit of the plan's allowance
+   * (InvalidRequestError `quota_exceeded` when none is left); not a draft: `post_not_editable` (409).
+   */
+  publish(id: string, params?: PublishPostParams, options?: RequestOptions): Promise<Post> {
+    return this.http.request('post', '/posts/{id}/publish', { path: { id }, body: params, repeat: 'idempotency-key' }, options);
+  }
+
+  /**
+   * Sends a failed post whose `error.retryable` is `true` again, under the same id: now, or at
+   * `params.scheduledFor`. Any other post: InvalidRequestError `post_not_retryable` (409).
+   */
+  retry(id: string, params?: RetryPostParams, options?: RequestOptions): Promise<Post> {
+    return this.http.request('post', '/posts/{id}/retry', { path: { id }, body: params, repeat: 'idempotency-key' }, options);
   }
 
   /** `await` it for one page, or `for await (const post of client.posts.list())` for every post, newest first. */
@@ -137,5 +190,61 @@ export class Accounts {
   /** Every connected account, including those on platforms that cannot be posted to; check `tokenHealth`. */
   list(params: ListAccountsParams = {}, options?: RequestOptions): Promise<AccountList> {
     return this.http.request('get', '/accounts', { query: params }, options);
+  }
+}
+
+/**
+ * The URLs that receive signed events (beyond-v1.md "Webhook endpoints"). None of these writes
+ * takes an Idempotency-Key (openapi.yaml declares none), so each is sent once, never repeated by
+ * the SDK: a repeated create would register a second endpoint, a repeated rotation would rotate
+ * twice and drop the secret receivers still hold. After a ConnectionError, `list` says whether a
+ * create landed. Reads and `delete` are repeated as any GET and DELETE.
+ */
+export class WebhookEndpoints {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Registers an endpoint; the answer holds its `secret` (`whsec_…`), shown only here: keep it to verify deliveries. */
+  create(params: CreateWebhookEndpointParams, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+    return this.http.request('post', '/webhook_endpoints', { body: params }, options);
+  }
+
+  /** `await` it for one page, or `for await (const endpoint of client.webhookEndpoints.list())` for every endpoint. Never a secret. */
+  list(params: ListWebhookEndpointsParams = {}, options?: RequestOptions): PagedList<WebhookEndpointList, WebhookEndpoint> {
+    const { cursor, ...query } = params;
+    return new PagedList(
+      (next) => this.http.request('get', '/webhook_endpoints', { query: { ...query, ...(next === undefined ? {} : { cursor: next }) } }, options),
+      (page) => page.webhookEndpoints,
+      (page) => page.nextCursor,
+      cursor,
+    );
+  }
+
+  get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request('get', '/webhook_endpoints/{id}', { path: { id } }, options);
+  }
+
+  /** Any of `url`, `enabledEvents`, `description`, `status` (`disabled` stops every delivery; `enabled` starts them again). */
+  update(id: string, params: UpdateWebhookEndpointParams, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request('patch', '/webhook_endpoints/{id}', { path: { id }, body: params }, options);
+  }
+
+  /** Nothing more is sent to it. A repeated DELETE that meets 404 `webhook_endpoint_not_found` means an earlier attempt deleted it. */
+  delete(id: string, options?: RequestOptions): Promise<WebhookEndpointDeleted> {
+    return this.http.request('delete', '/webhook_endpoints/{id}', { path: { id } }, options);
+  }
+
+  /**
+   * A new `secret`, shown only in this answer. For 24 hours deliveries are signed with the new and
+   * the old secret, so a receiver switched at any time in that window misses nothing.
+   */
+  rotateSecret(id: string, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+    return this.http.request('post', '/webhook_endpoints/{id}/rotate_secret', { path: { id } }, options);
+  }
+
+  /** Queues a `webhook.test` event (`data.object` is `{}`) to the endpoint now and answers it; a disabled endpoint: 409 `webhook_endpoint_disabled`. */
+  async test(id: string, options?: RequestOptions): Promise<TestWebhookEvent> {
+    const event = await this.http.request('post', '/webhook_endpoints/{id}/test', { path: { id } }, options);
+    // openapi.yaml answers the envelope of any type; this operation's is always `webhook.test`.
+    return event as TestWebhookEvent;
   }
 }

@@ -1,9 +1,9 @@
 /**
  * The request core: one typed `request(method, path, input)` for every operation of openapi.yaml,
  * so an operation the API adds is a few typed lines in a resource (client.ts). It sends the key,
- * an `Idempotency-Key` on every POST (the same one on each of its own retries), and retries 429,
- * 5xx, a create still in flight and a lost connection with jittered backoff, honouring
- * `Retry-After`, but only when repeating the request cannot do anything twice.
+ * an `Idempotency-Key` on every operation that takes one (the same one on each of its own
+ * retries), and retries 429, 5xx, a request still in flight and a lost connection with jittered
+ * backoff, honouring `Retry-After`, but only when repeating the request cannot do anything twice.
  *
  * Only fetch, AbortController, setTimeout and crypto.randomUUID: it runs on Node.js 20+ and on
  * edge runtimes alike.
@@ -34,15 +34,39 @@ export type SuccessBody<O> = O extends { responses: infer R }
   ? { [S in keyof R]: S extends 200 | 201 | 202 | 204 ? JsonContent<R[S]> : never }[keyof R]
   : never;
 
-export interface RequestInput<O> {
+/** Whether openapi.yaml declares the `Idempotency-Key` header on an operation (the API then remembers its answer per key). */
+export type TakesIdempotencyKey<O> = ParametersOf<O> extends { header?: infer H }
+  ? // An operation without headers has `header?: undefined`, whose keyof would be every key.
+    [NonNullable<H>] extends [never]
+    ? false
+    : 'Idempotency-Key' extends keyof NonNullable<H>
+      ? true
+      : false
+  : false;
+
+/**
+ * What makes repeating a write safe, said by the resource for its operation (GET and DELETE are
+ * always repeated). An operation that takes an Idempotency-Key must say so (the type requires it),
+ * and only such an operation can: the key is sent, the same on each retry, and the API answers a
+ * repeat with the first answer. `'writes-nothing'` is for an operation that changes nothing (a
+ * preview). Any other write is sent once: the API would do it twice (a PATCH without a key could
+ * apply after a newer change; a create without one would create two).
+ */
+export type RepeatInput<O> = TakesIdempotencyKey<O> extends true ? { repeat: 'idempotency-key' } : { repeat?: 'writes-nothing' };
+
+export type RequestInput<O> = {
   path?: PathParams<O>;
   query?: QueryParams<O>;
   body?: RequestBody<O>;
-}
+} & RepeatInput<O>;
 
 /** Per-call settings; each overrides the client's. */
 export interface RequestOptions {
-  /** The `Idempotency-Key` of a POST; one is generated when absent. Reuse it to repeat a create safely yourself. */
+  /**
+   * The `Idempotency-Key` of an operation that takes one (a create, a post's change, publish or
+   * retry); one is generated when absent. Reuse it to repeat the request safely yourself. Given to
+   * an operation that takes none, the call throws a TypeError: the API would not honour it.
+   */
   idempotencyKey?: string;
   /** Retries after the first attempt (0 turns them off). */
   maxRetries?: number;
@@ -62,7 +86,7 @@ export interface RetryEvent {
   delayMs: number;
   /** What went wrong with the attempt before. */
   error: SocialPublishingError;
-  /** The `Idempotency-Key` sent again, for a POST. */
+  /** The `Idempotency-Key` sent again, for an operation that takes one. */
   idempotencyKey: string | undefined;
 }
 
@@ -87,9 +111,13 @@ export class HttpClient {
   async request<P extends keyof paths, M extends MethodOf<P>>(
     method: M,
     path: P,
-    input: RequestInput<Operation<P, M>> = {},
+    input: RequestInput<Operation<P, M>>,
     options: RequestOptions = {},
   ): Promise<SuccessBody<Operation<P, M>>> {
+    const repeat = (input as { repeat?: 'idempotency-key' | 'writes-nothing' }).repeat;
+    if (options.idempotencyKey !== undefined && repeat !== 'idempotency-key') {
+      throw new TypeError(`${method.toUpperCase()} ${path} takes no Idempotency-Key: the API would not honour it, so it is not sent.`);
+    }
     const url = this.url(path, input.path as Record<string, string> | undefined, input.query as Record<string, unknown> | undefined);
     const headers: Record<string, string> = { authorization: `Bearer ${this.settings.apiKey}`, accept: 'application/json' };
     let body: string | undefined;
@@ -97,13 +125,16 @@ export class HttpClient {
       body = JSON.stringify(input.body);
       headers['content-type'] = 'application/json';
     }
-    // Every POST carries a key (api-v1.md, beyond-v1.md), made once here so each retry repeats it
-    // and the server answers a repeat with the first response instead of doing the work again.
-    const idempotencyKey = method === 'post' ? (options.idempotencyKey ?? crypto.randomUUID()) : undefined;
+    // Every operation that takes a key gets one (a create, PATCH, publish and retry of a post: the
+    // API remembers their answer per key, lib/use-cases/post-change-requests.ts), made once here so
+    // each retry repeats it and the server answers a repeat with the first response instead of
+    // doing the work again. Not every POST takes one (a webhook endpoint's create does not), so it
+    // is the operation's, not the method's.
+    const idempotencyKey = repeat === 'idempotency-key' ? (options.idempotencyKey ?? crypto.randomUUID()) : undefined;
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    // GET and DELETE change nothing more when repeated; a POST only with its key. A PATCH or PUT
-    // without one could apply after a newer change, so it is never repeated.
-    const repeatable = method === 'get' || method === 'delete' || idempotencyKey !== undefined;
+    // GET and DELETE change nothing more when repeated; a write only with its key, or when it
+    // writes nothing. Any other write (a PATCH or POST the API keeps no key for) is sent once.
+    const repeatable = method === 'get' || method === 'delete' || idempotencyKey !== undefined || repeat === 'writes-nothing';
     const maxRetries = repeatable ? Math.max(0, options.maxRetries ?? this.settings.maxRetries) : 0;
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
 

@@ -2,6 +2,7 @@ export {
   SocialPublishing,
   Posts,
   Accounts,
+  WebhookEndpoints,
   type SocialPublishingOptions,
   type WaitForOutcomeOptions,
   type Post,
@@ -12,10 +13,24 @@ export {
   type PostDeleted,
   type Account,
   type AccountList,
+  type PreviewBatch,
+  type PreviewResult,
   type CreatePostsParams,
+  type PreviewPostsParams,
+  type UpdatePostParams,
+  type PublishPostParams,
+  type RetryPostParams,
   type ListPostsParams,
   type ListAccountsParams,
   type DeletePostParams,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
+  type WebhookEndpointList,
+  type WebhookEndpointDeleted,
+  type TestWebhookEvent,
+  type CreateWebhookEndpointParams,
+  type UpdateWebhookEndpointParams,
+  type ListWebhookEndpointsParams,
 } from './client.js';
 export {
   SocialPublishingError,
@@ -29,7 +44,7 @@ export {
   WebhookVerificationError,
   type ApiErrorType,
 } from './errors.js';
-export type { RequestOptions, RetryEvent, Operation, PathParams, QueryParams, RequestBody, SuccessBody } from './http.js';
+export type { RequestOptions, RetryEvent, Operation, PathParams, QueryParams, RequestBody, SuccessBody, TakesIdempotencyKey } from './http.js';
 export { PagedList } from './pagination.js';
 export { verifyWebhook, type WebhookEvent, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks.js';
 export type { paths, components, operations } from './generated/openapi.js';

@@ -2,7 +2,10 @@
  * The SDK against the local stack (queue consumers and sandbox platforms running): accounts, a
  * create, get, list across pages, delete with deleteFromPlatform, waitForOutcome to published and
  * to failed, every error class the API can answer, a create whose answer is lost and retried with
- * the same Idempotency-Key (one post), and the example of docs/sdk.md, run exactly as printed.
+ * the same Idempotency-Key (one post), the post lifecycle (preview, update, publish, retry, their
+ * 409s, a PATCH whose answer is lost), webhook endpoints (every operation, and a test event
+ * delivered to a local receiver and verified by the SDK with the old and the rotated secret), and
+ * the example of docs/sdk.md, run exactly as printed.
  * Every response the SDK reads is checked against openapi.yaml (test/support/openapi.ts).
  */
 import { createServer, type Server } from 'node:http';
@@ -21,11 +24,13 @@ import {
   WaitForOutcomeError,
   type Post,
   type RetryEvent,
+  type WebhookEndpoint,
 } from '../../sdk/src/index.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
-import { connectAccount, createKey, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { connectAccount, createKey, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 let stack: TestStack;
 let user: ProvisionedUser;
@@ -185,41 +190,15 @@ describe('the SDK against the local stack', () => {
   });
 
   it('a create whose answer is lost is sent again with the same Idempotency-Key: one post, the first answer', async () => {
-    // A proxy in front of the stack that lets the first create through and then drops its answer,
-    // as a network failure after the server did the work would.
-    const upstream = new URL(stack.baseUrl);
-    const seen: { key: string | undefined; status: number; replayed: string | null; body: string }[] = [];
-    const proxy: Server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        void (async () => {
-          const headers = Object.fromEntries(
-            ['authorization', 'content-type', 'idempotency-key'].flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])),
-          );
-          const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-          const answer = await fetch(new URL(request.url ?? '/', upstream.origin), { method: request.method, headers, body });
-          const text = await answer.text();
-          const isCreate = request.method === 'POST';
-          if (isCreate) seen.push({ key: headers['idempotency-key'], status: answer.status, replayed: answer.headers.get('idempotent-replayed'), body: text });
-          if (isCreate && seen.length === 1) {
-            response.socket?.destroy();
-            return;
-          }
-          response.writeHead(answer.status, Object.fromEntries(answer.headers));
-          response.end(text);
-        })();
-      });
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxy = await answerLostOnce('POST');
     try {
       const owner = await provisionUser({ accounts: [{ platform: 'x' }] });
       const retries: RetryEvent[] = [];
-      const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${upstream.pathname}`;
-      const sdk = sdkFor(owner.apiKey, { baseUrl: proxied, onRetry: (event) => retries.push(event) });
+      const sdk = sdkFor(owner.apiKey, { baseUrl: proxy.baseUrl, onRetry: (event) => retries.push(event) });
 
       const batch = await sdk.posts.create({ accounts: [owner.accounts[0]?.id as string], text: 'Sent once, asked twice' });
 
+      const { seen } = proxy;
       expect(seen).toHaveLength(2);
       expect(seen[0]?.key).toMatch(/\S/);
       expect(seen[1]?.key).toBe(seen[0]?.key);
@@ -232,7 +211,222 @@ describe('the SDK against the local stack', () => {
       const posts = await sdk.posts.list().toArray({ limit: 10 });
       expect(posts.map((post) => post.id)).toEqual([batch.posts[0]?.id]);
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
+    }
+  });
+});
+
+/**
+ * A proxy in front of the stack that lets the first request of `method` through and then drops its
+ * answer, as a network failure after the server did the work would; `seen` is every request of
+ * that method as the API answered it.
+ */
+async function answerLostOnce(method: string): Promise<{
+  baseUrl: string;
+  seen: { key: string | undefined; status: number; replayed: string | null; body: string }[];
+  close: () => Promise<void>;
+}> {
+  const upstream = new URL(stack.baseUrl);
+  const seen: { key: string | undefined; status: number; replayed: string | null; body: string }[] = [];
+  const proxy: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void (async () => {
+        const headers = Object.fromEntries(
+          ['authorization', 'content-type', 'idempotency-key'].flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])),
+        );
+        const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+        const answer = await fetch(new URL(request.url ?? '/', upstream.origin), { method: request.method, headers, body });
+        const text = await answer.text();
+        const watched = request.method === method;
+        if (watched) seen.push({ key: headers['idempotency-key'], status: answer.status, replayed: answer.headers.get('idempotent-replayed'), body: text });
+        if (watched && seen.length === 1) {
+          response.socket?.destroy();
+          return;
+        }
+        response.writeHead(answer.status, Object.fromEntries(answer.headers));
+        response.end(text);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${upstream.pathname}`,
+    seen,
+    close: () => new Promise((resolve) => proxy.close(() => resolve())),
+  };
+}
+
+describe('the post lifecycle through the SDK', () => {
+  const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+
+  it('preview answers what a create would, writing nothing; with no target accepted it throws as a create would', async () => {
+    const owner = await provisionUser({ accounts: [{ platform: 'linkedin' }, { platform: 'instagram' }] });
+    const sdk = sdkFor(owner.apiKey);
+    const [linkedin, instagram] = owner.accounts.map((account) => account.id);
+    const preview = await sdk.posts.preview({ accounts: [linkedin as string, instagram as string], text: 'Only a preview' });
+    expect(preview).toEqual({
+      object: 'post_batch',
+      campaignId: null,
+      posts: [
+        expect.objectContaining({ id: null, accountId: linkedin, status: 'accepted', reason: null }),
+        expect.objectContaining({ id: null, accountId: instagram, status: 'rejected', reason: 'platform_not_available' }),
+      ],
+    });
+    const none = await rejection(sdk.posts.preview({ accounts: [instagram as string], text: 'Nowhere' }));
+    expect(none).toBeInstanceOf(InvalidRequestError);
+    expect(none).toMatchObject({ code: 'platform_not_available', status: 400 });
+    expect((none as InvalidRequestError).posts?.map((result) => result.reason)).toEqual(['platform_not_available']);
+    expect(await sdk.posts.list().toArray({ limit: 10 })).toEqual([]);
+  });
+
+  it('update changes a scheduled post\'s text and time; waitForOutcome sees the new text published, once, at the new time', async () => {
+    const owner = await provisionUser({ accounts: [{ platform: 'x' }] });
+    const sdk = sdkFor(owner.apiKey);
+    const account = owner.accounts[0]?.id as string;
+    const batch = await sdk.posts.create({ accounts: [account], text: 'The first words', scheduledFor: inMinutes(60) });
+    const id = batch.posts[0]?.id as string;
+
+    const movedTo = new Date(Date.now() + 3_000).toISOString();
+    const updated = await sdk.posts.update(id, { text: 'The words that go out', scheduledFor: movedTo });
+    expect(updated).toMatchObject({ id, status: 'scheduled', text: 'The words that go out', scheduledFor: movedTo });
+
+    const post = await sdk.posts.waitForOutcome(id, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(post).toMatchObject({ id, status: 'published', text: 'The words that go out' });
+    expect(Date.parse(post.publishedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(movedTo));
+    expect(stack.sandbox?.x.listPosts(account).map((live) => live.text)).toEqual(['The words that go out']);
+  });
+
+  it('publish sends a draft; a second publish, and a change to a published post, are InvalidRequestError post_not_editable (409)', async () => {
+    const owner = await provisionUser({ accounts: [{ platform: 'linkedin' }] });
+    const sdk = sdkFor(owner.apiKey);
+    const draft = await sdk.posts.create({ accounts: [owner.accounts[0]?.id as string], text: 'A draft, then sent', draft: true });
+    const id = draft.posts[0]?.id as string;
+    expect(await sdk.posts.update(id, { text: 'A draft, changed, then sent' })).toMatchObject({ id, status: 'draft', text: 'A draft, changed, then sent' });
+
+    expect(await sdk.posts.publish(id)).toMatchObject({ id, status: 'scheduled' });
+    const post = await sdk.posts.waitForOutcome(id, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(post).toMatchObject({ status: 'published', text: 'A draft, changed, then sent' });
+
+    for (const refused of [await rejection(sdk.posts.publish(id)), await rejection(sdk.posts.update(id, { text: 'Too late' }))]) {
+      expect(refused).toBeInstanceOf(InvalidRequestError);
+      expect(refused).toMatchObject({ type: 'invalid_request_error', code: 'post_not_editable', param: 'id', status: 409 });
+    }
+    expect((await sdk.posts.get(id)).text).toBe('A draft, changed, then sent');
+  });
+
+  it('retry sends a retryable failure again under the same id once the account is reconnected; a second retry is post_not_retryable (409)', async () => {
+    const owner = await provisionUser({});
+    const expired = await connectAccount(owner.workspaceIds[0] as string, { platform: 'x', sandbox: 'expired' });
+    const sdk = sdkFor(owner.apiKey);
+    const batch = await sdk.posts.create({ accounts: [expired.id], text: 'Out once the token is back' });
+    const id = batch.posts[0]?.id as string;
+    const failed = await sdk.posts.waitForOutcome(id, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(failed).toMatchObject({ status: 'failed', error: { retryable: true } });
+
+    await updateAccount(expired.id, { sandbox: 'ok', tokenHealth: 'healthy' });
+    expect(await sdk.posts.retry(id)).toMatchObject({ id, status: 'scheduled', error: null });
+    const post = await sdk.posts.waitForOutcome(id, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(post).toMatchObject({ id, status: 'published', text: 'Out once the token is back' });
+    expect(stack.sandbox?.x.listPosts(expired.id).map((live) => live.text)).toEqual(['Out once the token is back']);
+
+    const again = await rejection(sdk.posts.retry(id));
+    expect(again).toBeInstanceOf(InvalidRequestError);
+    expect(again).toMatchObject({ code: 'post_not_retryable', status: 409 });
+  });
+
+  it('a PATCH whose answer is lost is sent again with the same Idempotency-Key: the API replays its first answer', async () => {
+    const proxy = await answerLostOnce('PATCH');
+    try {
+      const owner = await provisionUser({ accounts: [{ platform: 'x' }] });
+      const direct = sdkFor(owner.apiKey);
+      const draft = await direct.posts.create({ accounts: [owner.accounts[0]?.id as string], text: 'Before', draft: true });
+      const id = draft.posts[0]?.id as string;
+
+      const post = await sdkFor(owner.apiKey, { baseUrl: proxy.baseUrl }).posts.update(id, { text: 'After' });
+
+      const { seen } = proxy;
+      expect(seen.map((attempt) => [attempt.status, attempt.replayed])).toEqual([
+        [200, null],
+        [200, 'true'],
+      ]);
+      expect(seen[0]?.key).toMatch(/\S/);
+      expect(seen[1]?.key).toBe(seen[0]?.key);
+      expect(post).toEqual(JSON.parse(seen[0]?.body ?? ''));
+      expect(await direct.posts.get(id)).toMatchObject({ text: 'After', status: 'draft' });
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('webhook endpoints through the SDK', () => {
+  it('create shows the secret once; list pages through every endpoint; get and update never show it; delete, then 404', async () => {
+    const owner = await provisionUser({});
+    const sdk = sdkFor(owner.apiKey);
+    const created = await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/crm', enabledEvents: ['post.published', 'post.failed'], description: 'CRM' });
+    expect(created).toMatchObject({ object: 'webhook_endpoint', url: 'http://127.0.0.1:9/hooks/crm', enabledEvents: ['post.published', 'post.failed'], description: 'CRM', status: 'enabled', disabledReason: null });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const others = [
+      await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/a', enabledEvents: ['*'] }),
+      await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/b', enabledEvents: ['account.disconnected'] }),
+    ];
+
+    const seen: WebhookEndpoint[] = [];
+    for await (const endpoint of sdk.webhookEndpoints.list({ limit: 2 })) seen.push(endpoint);
+    expect(seen.map((endpoint) => endpoint.id).sort()).toEqual([created.id, ...others.map((endpoint) => endpoint.id)].sort());
+    expect(seen.every((endpoint) => !('secret' in endpoint))).toBe(true);
+    const sizes: number[] = [];
+    for await (const page of sdk.webhookEndpoints.list({ limit: 2 }).pages()) sizes.push(page.webhookEndpoints.length);
+    expect(sizes).toEqual([2, 1]);
+
+    const read = await sdk.webhookEndpoints.get(created.id);
+    const { secret, ...withoutSecret } = created;
+    expect(read).toEqual(withoutSecret);
+    expect(JSON.stringify(read)).not.toContain(secret.slice(6));
+
+    const disabled = await sdk.webhookEndpoints.update(created.id, { status: 'disabled', description: null });
+    expect(disabled).toMatchObject({ id: created.id, status: 'disabled', description: null, url: created.url });
+    const refused = await rejection(sdk.webhookEndpoints.test(created.id));
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect(refused).toMatchObject({ code: 'webhook_endpoint_disabled', status: 409 });
+
+    const bad = await rejection(sdk.webhookEndpoints.create({ url: 'https://10.1.2.3/hook', enabledEvents: ['*'] }));
+    expect(bad).toMatchObject({ code: 'invalid_webhook_url', param: 'url', status: 400 });
+
+    expect(await sdk.webhookEndpoints.delete(created.id)).toEqual({ object: 'webhook_endpoint_deleted', id: created.id, deleted: true });
+    const gone = await rejection(sdk.webhookEndpoints.get(created.id));
+    expect(gone).toBeInstanceOf(InvalidRequestError);
+    expect(gone).toMatchObject({ code: 'webhook_endpoint_not_found', status: 404 });
+    // Another customer's endpoint is not found either.
+    const stranger = await provisionUser({});
+    expect(await rejection(sdkFor(stranger.apiKey).webhookEndpoints.get(others[0]?.id as string))).toMatchObject({ code: 'webhook_endpoint_not_found', status: 404 });
+  });
+
+  it('test queues a webhook.test event; the receiver verifies it with the SDK, with the rotated secret and, for 24 hours, the old one', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const owner = await provisionUser({});
+      const sdk = sdkFor(owner.apiKey);
+      const endpoint = await sdk.webhookEndpoints.create({ url: receiver.url, enabledEvents: ['*'] });
+      const rotated = await sdk.webhookEndpoints.rotateSecret(endpoint.id);
+      expect(rotated).toMatchObject({ id: endpoint.id, object: 'webhook_endpoint' });
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(endpoint.secret);
+
+      const queued = await sdk.webhookEndpoints.test(endpoint.id);
+      expect(queued).toMatchObject({ object: 'event', type: 'webhook.test', data: { object: {} } });
+      const [delivery] = await receiver.waitFor((received) => received.some((item) => item.json.id === queued.id));
+      if (!delivery) throw new Error('no delivery');
+
+      const withNew = await sdk.webhooks.verify(delivery.body, delivery.headers, rotated.secret);
+      expect(withNew).toEqual(queued);
+      expect(await sdk.webhooks.verify(delivery.body, delivery.headers, endpoint.secret)).toEqual(queued);
+      const other = await sdk.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks/other', enabledEvents: ['*'] });
+      await expect(sdk.webhooks.verify(delivery.body, delivery.headers, other.secret)).rejects.toMatchObject({ code: 'no_matching_signature' });
+    } finally {
+      await receiver.stop();
     }
   });
 });

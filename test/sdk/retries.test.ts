@@ -1,7 +1,8 @@
 /**
  * The SDK's retries (sdk/src/http.ts) against a real local HTTP server that answers from a script:
  * 429 with Retry-After then 200, 5xx until the attempts run out, a create still in flight, a lost
- * connection, a timeout. What is asserted is what reached the server (how many requests, which
+ * connection, a timeout, the Idempotency-Key of a post's PATCH, publish and retry, a preview, and
+ * the webhook endpoint writes that take no key and so are sent once. What is asserted is what reached the server (how many requests, which
  * Idempotency-Key) and the delay the SDK chose (through `onRetry`), never how long anything took.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -112,6 +113,81 @@ describe('retries', () => {
     const keys = server.received.map((request) => request.headers['idempotency-key']);
     expect(keys[0]).toBe('order-42');
     expect(new Set(keys).size).toBe(3);
+  });
+
+  it('a post\'s PATCH, publish and retry each carry an Idempotency-Key and are sent again with it after a 500', async () => {
+    const changed = { object: 'post', id: 'post_1' };
+    const server = await scripted([
+      apiError(500, 'api_error', 'internal_error', { 'retry-after': '0' }),
+      json(200, changed),
+      apiError(500, 'api_error', 'internal_error', { 'retry-after': '0' }),
+      json(200, changed),
+      apiError(500, 'api_error', 'internal_error', { 'retry-after': '0' }),
+      json(200, changed),
+    ]);
+    const { sdk, retries } = client(server.baseUrl);
+    expect(await sdk.posts.update('post_1', { text: 'Changed' })).toEqual(changed);
+    expect(await sdk.posts.publish('post_1')).toEqual(changed);
+    expect(await sdk.posts.retry('post_1', { scheduledFor: '2030-01-01T00:00:00Z' }, { idempotencyKey: 'retry-42' })).toEqual(changed);
+    expect(server.received.map((request) => `${request.method} ${request.url} ${request.body}`)).toEqual([
+      'PATCH /api/v1/posts/post_1 {"text":"Changed"}',
+      'PATCH /api/v1/posts/post_1 {"text":"Changed"}',
+      'POST /api/v1/posts/post_1/publish ',
+      'POST /api/v1/posts/post_1/publish ',
+      'POST /api/v1/posts/post_1/retry {"scheduledFor":"2030-01-01T00:00:00Z"}',
+      'POST /api/v1/posts/post_1/retry {"scheduledFor":"2030-01-01T00:00:00Z"}',
+    ]);
+    const keys = server.received.map((request) => request.headers['idempotency-key']);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[2]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys).toEqual([keys[0], keys[0], keys[2], keys[2], 'retry-42', 'retry-42']);
+    expect(keys[0]).not.toBe(keys[2]);
+    // A publish without parameters sends no body, so each attempt is the same request to the API.
+    expect(server.received[2]?.headers['content-type']).toBeUndefined();
+    expect(retries.map((event) => [event.method, event.idempotencyKey])).toEqual([
+      ['PATCH', keys[0]],
+      ['POST', keys[2]],
+      ['POST', 'retry-42'],
+    ]);
+  });
+
+  it('a preview is sent again after a 500 without a key (it writes nothing); a key given to it is refused unsent', async () => {
+    const preview = { object: 'post_batch', campaignId: null, posts: [] };
+    const server = await scripted([apiError(500, 'api_error', 'internal_error', { 'retry-after': '0' }), json(200, preview)]);
+    const { sdk } = client(server.baseUrl);
+    expect(await sdk.posts.preview({ accounts: ['acc_1'], text: 'Hello' })).toEqual(preview);
+    expect(server.received.map((request) => [request.method, request.url, request.headers['idempotency-key']])).toEqual([
+      ['POST', '/api/v1/posts/preview', undefined],
+      ['POST', '/api/v1/posts/preview', undefined],
+    ]);
+    await expect(sdk.posts.preview({ accounts: ['acc_1'] }, { idempotencyKey: 'k' })).rejects.toThrow(/takes no Idempotency-Key/);
+    expect(server.received).toHaveLength(2);
+  });
+
+  it('a webhook endpoint\'s create, update, rotation and test take no key and are sent once, even after a 500; its delete is repeated', async () => {
+    const server = await scripted([apiError(500, 'api_error', 'internal_error', { 'retry-after': '0' })]);
+    const { sdk, retries } = client(server.baseUrl, { maxRetries: 3 });
+    const calls = [
+      () => sdk.webhookEndpoints.create({ url: 'https://example.com/hooks', enabledEvents: ['*'] }),
+      () => sdk.webhookEndpoints.update('we_1', { status: 'disabled' }),
+      () => sdk.webhookEndpoints.rotateSecret('we_1'),
+      () => sdk.webhookEndpoints.test('we_1'),
+    ];
+    for (const call of calls) expect(await rejection(call())).toMatchObject({ code: 'internal_error', status: 500 });
+    expect(server.received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST /api/v1/webhook_endpoints',
+      'PATCH /api/v1/webhook_endpoints/we_1',
+      'POST /api/v1/webhook_endpoints/we_1/rotate_secret',
+      'POST /api/v1/webhook_endpoints/we_1/test',
+    ]);
+    expect(server.received.map((request) => request.headers['idempotency-key'])).toEqual([undefined, undefined, undefined, undefined]);
+    expect(retries).toEqual([]);
+
+    expect(await rejection(sdk.webhookEndpoints.delete('we_1'))).toMatchObject({ code: 'internal_error' });
+    expect(server.received.slice(4).map((request) => request.method)).toEqual(['DELETE', 'DELETE', 'DELETE', 'DELETE']);
+    // A key the API would not honour is refused before anything is sent, rather than trusted.
+    await expect(sdk.webhookEndpoints.create({ url: 'https://example.com/hooks', enabledEvents: ['*'] }, { idempotencyKey: 'k' })).rejects.toThrow(TypeError);
+    expect(server.received).toHaveLength(8);
   });
 
   it('5xx is retried maxRetries times, then the last error is thrown, typed, with its request id', async () => {

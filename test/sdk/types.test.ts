@@ -5,7 +5,7 @@
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { HttpClient } from '../../sdk/src/http.js';
-import type { components, operations, Post, PostBatch, PostDeleted, SocialPublishing } from '../../sdk/src/index.js';
+import type { components, operations, Post, PostBatch, PostDeleted, SocialPublishing, WebhookEvent } from '../../sdk/src/index.js';
 
 /** Never called: each line is a claim the type checker checks. */
 function claims(client: SocialPublishing, http: HttpClient): void {
@@ -23,10 +23,42 @@ function claims(client: SocialPublishing, http: HttpClient): void {
   void client.posts.create({ accounts: ['acct_1'], txt: 'typo' });
   // @ts-expect-error: a status the list filter does not take
   void client.posts.list({ status: 'sent' });
+
+  expectTypeOf(client.posts.update).returns.toEqualTypeOf<Promise<Post>>();
+  expectTypeOf(client.posts.publish).returns.toEqualTypeOf<Promise<Post>>();
+  expectTypeOf(client.posts.retry).returns.toEqualTypeOf<Promise<Post>>();
+  expectTypeOf(client.posts.preview).returns.toEqualTypeOf<Promise<components['schemas']['PreviewBatch']>>();
+  expectTypeOf<Parameters<typeof client.posts.update>[1]>().toEqualTypeOf<operations['updatePost']['requestBody']['content']['application/json']>();
+  expectTypeOf<Parameters<typeof client.posts.preview>[0]>().toEqualTypeOf<operations['previewPosts']['requestBody']['content']['application/json']>();
+  // @ts-expect-error: a field a PATCH does not take (a post's accounts are fixed)
+  void client.posts.update('post_1', { accounts: ['acct_1'] });
+  // @ts-expect-error: an operation that takes an Idempotency-Key must be sent with it (and so be retried with it)
+  void http.request('patch', '/posts/{id}', { path: { id: 'x' }, body: { text: 'x' } });
+  // @ts-expect-error: an operation openapi.yaml gives no Idempotency-Key cannot claim one
+  void http.request('get', '/posts/{id}', { path: { id: 'x' }, repeat: 'idempotency-key' });
+  // @ts-expect-error: nor can a webhook endpoint's create (a repeat would register a second endpoint)
+  void http.request('post', '/webhook_endpoints', { body: { url: 'https://example.com', enabledEvents: ['*'] }, repeat: 'idempotency-key' });
+
+  expectTypeOf(client.webhookEndpoints.create).returns.toEqualTypeOf<Promise<components['schemas']['WebhookEndpointWithSecret']>>();
+  expectTypeOf(client.webhookEndpoints.rotateSecret).returns.toEqualTypeOf<Promise<components['schemas']['WebhookEndpointWithSecret']>>();
+  expectTypeOf(client.webhookEndpoints.get).returns.toEqualTypeOf<Promise<components['schemas']['WebhookEndpoint']>>();
+  expectTypeOf<Parameters<typeof client.webhookEndpoints.update>[1]>().toEqualTypeOf<operations['updateWebhookEndpoint']['requestBody']['content']['application/json']>();
+  // @ts-expect-error: an event type openapi.yaml does not list
+  void client.webhookEndpoints.create({ url: 'https://example.com', enabledEvents: ['post.sent'] });
+}
+
+/** The event's type narrows its object to the generated Post or Account; the envelope is openapi.yaml's. */
+function eventClaims(event: WebhookEvent): void {
+  expectTypeOf<WebhookEvent['type']>().toEqualTypeOf<components['schemas']['WebhookEvent']['type']>();
+  expectTypeOf<Omit<WebhookEvent, 'data'>>().toEqualTypeOf<Omit<components['schemas']['WebhookEvent'], 'data'>>();
+  if (event.type === 'post.published') expectTypeOf(event.data.object).toEqualTypeOf<Post>();
+  if (event.type === 'account.token_health_changed') expectTypeOf(event.data.object).toEqualTypeOf<components['schemas']['Account']>();
+  if (event.type === 'webhook.test') expectTypeOf(event.data.object).toEqualTypeOf<Record<string, never>>();
 }
 
 describe('types', () => {
   it('are checked by the type checker (this test only keeps the claims compiled)', () => {
     expectTypeOf(claims).toBeFunction();
+    expectTypeOf(eventClaims).toBeFunction();
   });
 });
