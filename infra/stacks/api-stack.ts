@@ -583,14 +583,14 @@ export class ApiStack extends Stack {
       }));
     }
     // The router falls behind (or is stuck on a batch): changes wait in the stream, which keeps them 24 h.
-    new Alarm(this, 'WebhookRouterIteratorAge', {
+    this.alarms.push(new Alarm(this, 'WebhookRouterIteratorAge', {
       alarmDescription: 'The webhook router is more than 5 minutes behind the posts or directory stream (events are late; the stream keeps 24 h)',
       metric: this.functions.get(WEBHOOK_ROUTER.name)!.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 5 * 60 * 1000,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    }));
     for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name, WEBHOOK_ROUTER.name]) {
       const fn = this.functions.get(name)!;
       this.alarms.push(new Alarm(this, `${name}Errors`, {
