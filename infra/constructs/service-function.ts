@@ -5,9 +5,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Duration } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -20,13 +20,64 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const SERVICE_NAME = 'social-publishing-api';
 export const METRICS_NAMESPACE = 'SocialPublishing';
 
+/**
+ * The faces of the service, each with one log group its functions share (Lambda's advanced logging
+ * names each function's streams `YYYY/MM/DD/<function name>[<version>]<guid>`, so a shared group
+ * still tells the functions apart). One group per function cost a resource each, and the API stack
+ * is bounded by CloudFormation's 500 resources (test/infra/template.test.ts, "stack size").
+ */
+export const LOG_FACES = ['api', 'settings', 'assistant', 'workers'] as const;
+export type LogFace = (typeof LOG_FACES)[number];
+
+/** `/<stack name>/<face>`: a name of our own (Lambda refuses custom groups starting with aws/). */
+export function faceLogGroupName(stackName: string, face: LogFace): string {
+  return `/${stackName}/${face}`;
+}
+
+/** One face's log group, with the retention and removal every function's group had before. */
+export class FaceLogGroup extends LogGroup {
+  /** The literal name (logGroupName is a reference), for grants fixed at synth. */
+  readonly name: string;
+
+  constructor(scope: Construct, readonly face: LogFace, retention: RetentionDays = RetentionDays.ONE_MONTH) {
+    const name = faceLogGroupName(Stack.of(scope).stackName, face);
+    super(scope, `${face.charAt(0).toUpperCase()}${face.slice(1)}Logs`, {
+      logGroupName: name,
+      // A month: the default keeps logs forever, and bills for them.
+      retention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.name = name;
+  }
+}
+
+/** Lambda's limit on a function name. */
+const MAX_FUNCTION_NAME = 64;
+
+/**
+ * `<stack name>-<id>`: fixed at synth, so the role's log grant can name the function's own streams
+ * without referring to the function (which depends on its role's policy: a reference back would be
+ * a circular dependency).
+ */
+export function serviceFunctionName(stackName: string, id: string): string {
+  const name = `${stackName}-${id}`;
+  if (name.length > MAX_FUNCTION_NAME) throw new Error(`Function name ${name} is longer than Lambda's ${MAX_FUNCTION_NAME} characters: shorten ${id}`);
+  return name;
+}
+
+/** The log streams a function writes in its face's shared group, and no other function's. */
+export function ownLogStreamsArn(logGroupName: string, functionName: string): string {
+  return `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:${logGroupName}:log-stream:*/${functionName}[*`;
+}
+
 export interface ServiceFunctionProps {
   /** Module, relative to the repository root, whose `handler` export is the Lambda handler. */
   entry: string;
   description: string;
   timeout: Duration;
   memorySize: number;
-  logRetention?: RetentionDays;
+  /** Its face's shared log group. */
+  logGroup: FaceLogGroup;
   /** Concurrency set aside for this function alone (and its ceiling); unset: the account's shared pool. */
   reservedConcurrentExecutions?: number;
   /** A repository folder copied into the bundle (e.g. web/static for the settings' static route). */
@@ -40,21 +91,24 @@ export class ServiceFunction extends NodejsFunction {
   readonly entryPath: string;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    // A log group of our own: a retention (the default keeps logs forever, and bills for them)
-    // and a role that may write to this log group only, instead of the managed basic-execution
-    // policy that may write to every log group of the account.
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    // The face's shared log group, and a role that may write only this function's own streams in
+    // it, instead of the managed basic-execution policy that may write to every log group of the
+    // account (or a grant on the group, which would let it write as its neighbours).
+    const { logGroup } = props;
+    const functionName = serviceFunctionName(Stack.of(scope).stackName, id);
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Runs ${id}: only the grants infra/stacks/function-access.ts gives it`,
     });
-    logGroup.grantWrite(role);
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [ownLogStreamsArn(logGroup.name, functionName)] }));
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:${logGroup.name}:log-stream:*/${functionName}[*]`,
+      reason: 'Log streams are named by Lambda at run time (date, version, instance); the grant covers this function’s own streams in its face’s log group only.',
+    });
     const entryPath = path.join(REPO_ROOT, props.entry);
     super(scope, id, {
       entry: entryPath,
+      functionName,
       handler: 'handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,

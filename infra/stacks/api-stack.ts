@@ -56,7 +56,8 @@ import {
   bindValue,
 } from '../constructs/bindings.js';
 import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bindings.js';
-import { METRICS_NAMESPACE, REPO_ROOT, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
+import { FaceLogGroup, LOG_FACES, METRICS_NAMESPACE, REPO_ROOT, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
+import type { LogFace } from '../constructs/service-function.js';
 import { SettingsSignIn } from '../constructs/settings-sign-in.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../../lib/use-cases/settings/sign-in.js';
 import { API_REFERENCE_DIR, buildApiReference } from '../../web/api-reference/build.js';
@@ -185,6 +186,8 @@ export const PUBLISH_LAG_ALARM_MS = 5_000;
 export class ApiStack extends Stack {
   readonly api: HttpApi;
   readonly functions: Map<string, ServiceFunction> = new Map();
+  /** One log group per face, shared by its functions (each writes only its own streams). */
+  readonly logGroups: Record<LogFace, FaceLogGroup>;
   readonly publishQueue: Queue;
   readonly deletionQueue: Queue;
   readonly webhookQueue: Queue;
@@ -272,12 +275,15 @@ export class ApiStack extends Stack {
 
     // Functions, each bound to exactly what function-access.ts gives it.
     const reserved = new Map<string, number | undefined>([['PublishWorker', publishReservedConcurrency(this, publishConsuming(this).maxConcurrency)]]);
-    const build = (name: string, entry: string, description: string) => {
+    const logGroups = Object.fromEntries(LOG_FACES.map((face) => [face, new FaceLogGroup(this, face)])) as Record<LogFace, FaceLogGroup>;
+    this.logGroups = logGroups;
+    const build = (name: string, entry: string, description: string, face: LogFace) => {
       const sizing = sizingOf(name);
       const reservedConcurrentExecutions = reserved.get(name);
       const fn = new ServiceFunction(this, name, {
         entry,
         description,
+        logGroup: logGroups[face],
         ...sizing,
         ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
         ...(STATIC_FILES[name] ? { copyFiles: STATIC_FILES[name] } : {}),
@@ -288,7 +294,7 @@ export class ApiStack extends Stack {
     };
 
     // HTTP API: one route per function under /api/v1; anything else to the JSON 404 function.
-    const notFound = build(DEFAULT_ROUTE.name, DEFAULT_ROUTE.entry, 'Answers requests that match no route with a JSON error');
+    const notFound = build(DEFAULT_ROUTE.name, DEFAULT_ROUTE.entry, 'Answers requests that match no route with a JSON error', 'api');
     this.api = new HttpApi(this, 'Api', {
       description: 'Social publishing REST API',
       createDefaultStage: false,
@@ -311,7 +317,7 @@ export class ApiStack extends Stack {
       ...(domainMapping ? { domainMapping } : {}),
     });
     for (const route of API_ROUTES) {
-      const fn = build(route.name, route.entry, `${route.method} ${API_BASE_PATH}${route.path}`);
+      const fn = build(route.name, route.entry, `${route.method} ${API_BASE_PATH}${route.path}`, 'api');
       this.api.addRoutes({
         path: `${API_BASE_PATH}${route.path}`,
         methods: [HttpMethod[route.method]],
@@ -327,7 +333,7 @@ export class ApiStack extends Stack {
       signedOutUrl: `${settingsOrigin}${SIGNED_OUT_PATH}`,
     });
     for (const route of SETTINGS_ROUTES) {
-      const fn = build(route.name, route.entry, `${route.method} ${route.path}`);
+      const fn = build(route.name, route.entry, `${route.method} ${route.path}`, 'settings');
       const access = accessOf(route.name);
       if (access.settingsBaseUrl) bindValue(fn, ENV.settingsBaseUrl, settingsOrigin);
       if (access.oidcClient) {
@@ -353,7 +359,7 @@ export class ApiStack extends Stack {
     for (const route of ASSISTANT_ROUTES) {
       let fn = assistantFunctions.get(route.entry);
       if (!fn) {
-        fn = build(route.name, route.entry, `${route.method} ${route.path}`);
+        fn = build(route.name, route.entry, `${route.method} ${route.path}`, 'assistant');
         if (accessOf(route.name).serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.origin);
         assistantFunctions.set(route.entry, fn);
       }
@@ -366,7 +372,7 @@ export class ApiStack extends Stack {
     // The API reference: one function for the page and its files, built from openapi.yaml now, so
     // what is deployed describes the API deployed with it.
     buildApiReference();
-    const referenceFunction = build(REFERENCE_ROUTES[0]!.name, REFERENCE_ROUTES[0]!.entry, 'GET /docs: the API reference (Redoc, from openapi.yaml)');
+    const referenceFunction = build(REFERENCE_ROUTES[0]!.name, REFERENCE_ROUTES[0]!.entry, 'GET /docs: the API reference (Redoc, from openapi.yaml)', 'api');
     for (const route of REFERENCE_ROUTES) {
       this.api.addRoutes({
         path: route.path,
@@ -399,7 +405,7 @@ export class ApiStack extends Stack {
 
     // Queue consumers.
     for (const consumer of QUEUE_CONSUMERS) {
-      const fn = build(consumer.name, consumer.entry, `Consumes the ${consumer.queue} queue`);
+      const fn = build(consumer.name, consumer.entry, `Consumes the ${consumer.queue} queue`, 'workers');
       const queue = consumer.queue === 'publish' ? this.publishQueue : consumer.queue === 'deletion' ? this.deletionQueue : this.webhookQueue;
       bindQueueConsumer(fn, queue, consumer.queue === 'publish' ? publishConsuming(this) : CONSUMING[consumer.queue]);
     }
@@ -407,7 +413,7 @@ export class ApiStack extends Stack {
     // The webhook router: the posts and directory streams, filtered to the changes that can be
     // events (docs/webhooks.md), in order per shard; a failing batch is bisected and retried for up
     // to a day (the stream's retention), then its place goes to the router's dead-letter queue.
-    const router = build(WEBHOOK_ROUTER.name, WEBHOOK_ROUTER.entry, 'Turns committed post and account changes into webhook events');
+    const router = build(WEBHOOK_ROUTER.name, WEBHOOK_ROUTER.entry, 'Turns committed post and account changes into webhook events', 'workers');
     const streamFilters = {
       posts: [
         FilterCriteria.filter({ dynamodb: { NewImage: { status: { S: FilterRule.or('published', 'failed') } } } }),
@@ -435,7 +441,7 @@ export class ApiStack extends Stack {
     });
 
     // The sweeper, every minute.
-    const sweeper = build(SWEEPER.name, SWEEPER.entry, 'Sends scheduled posts that are due and were not sent');
+    const sweeper = build(SWEEPER.name, SWEEPER.entry, 'Sends scheduled posts that are due and were not sent', 'workers');
     new Rule(this, 'SweeperSchedule', {
       description: 'Runs the sweeper every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -577,14 +583,14 @@ export class ApiStack extends Stack {
       }));
     }
     // The router falls behind (or is stuck on a batch): changes wait in the stream, which keeps them 24 h.
-    new Alarm(this, 'WebhookRouterIteratorAge', {
+    this.alarms.push(new Alarm(this, 'WebhookRouterIteratorAge', {
       alarmDescription: 'The webhook router is more than 5 minutes behind the posts or directory stream (events are late; the stream keeps 24 h)',
       metric: this.functions.get(WEBHOOK_ROUTER.name)!.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 5 * 60 * 1000,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    }));
     for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name, WEBHOOK_ROUTER.name]) {
       const fn = this.functions.get(name)!;
       this.alarms.push(new Alarm(this, `${name}Errors`, {

@@ -90,10 +90,10 @@ function labelsOf({ data, api }: Service): Map<string, string> {
   labels.set(logicalId(api.webhookRouterDeadLetterQueue), 'queue:webhook-router-dlq');
   labels.set(logicalId(api.schedulerRole), 'role:scheduler');
   labels.set(logicalId(api.scheduleGroup), 'schedule-group');
+  for (const [face, group] of Object.entries(api.logGroups)) labels.set(logicalId(group), `logs:${face}`);
   for (const [name, fn] of api.functions) {
     labels.set(logicalId(fn), `function:${name}`);
     labels.set(logicalId(fn.role!), `role:${name}`);
-    labels.set(logicalId(fn.logGroup), `logs:${name}`);
   }
   return labels;
 }

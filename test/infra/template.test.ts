@@ -36,6 +36,21 @@ const ALL_FUNCTIONS = [
   REFERENCE_ROUTES[0]!.name,
 ];
 
+/** Each face's functions share one log group (written from the design, not read from the stack). */
+const FACE_OF: Record<string, string> = Object.fromEntries([
+  ...[...API_ROUTES.map((r) => r.name), DEFAULT_ROUTE.name, REFERENCE_ROUTES[0]!.name].map((name) => [name, 'api']),
+  ...SETTINGS_ROUTES.map((r) => [r.name, 'settings']),
+  ...ASSISTANT_FUNCTIONS.map((name) => [name, 'assistant']),
+  ...[...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, WEBHOOK_ROUTER.name].map((name) => [name, 'workers']),
+]);
+
+/**
+ * The API stack's ceiling: CloudFormation refuses a stack of more than 500 resources, and each new
+ * HTTP function costs about six (function, role, policy, route, integration, permission). Staying
+ * under this leaves room for the next few functions; past it, make room (docs/deploy.md, "Stack size").
+ */
+const API_STACK_RESOURCE_CEILING = 450;
+
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
 const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientId, ENV.oidcLogoutUrl, ENV.freePlanMonthlyPosts, ENV.xClientId, ENV.linkedinClientId] as string[];
 
@@ -193,7 +208,7 @@ function capabilitiesOf(name: string): string[] {
     const table = /^table:(\w+)$/.exec(resource);
     const index = /^table:(\w+)\/index\/(\w+)$/.exec(resource);
     const queue = /^queue:([\w-]+)$/.exec(resource);
-    if (resource === `logs:${name}` && same(['logs:CreateLogStream', 'logs:PutLogEvents'])) continue;
+    if (resource === ownLogStreams(name) && same(['logs:CreateLogStream', 'logs:PutLogEvents'])) continue;
     if (table && same(TABLE_ACTIONS.read)) capabilities.push(`table:${table[1]}:read`);
     // A stream's ARN is the table's attribute: its reads are the event source mapping's grant.
     else if (table && same(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'])) capabilities.push(`stream:${table[1]}`);
@@ -231,6 +246,18 @@ function capabilitiesOf(name: string): string[] {
   return sorted(capabilities);
 }
 
+/** The function's own streams in its face's group, as Lambda names them (from the template's FunctionName). */
+function ownLogStreams(name: string): string {
+  const functionName = (functionResource(name).Properties as { FunctionName?: unknown }).FunctionName;
+  return `arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/SocialPublishingApi/${FACE_OF[name]}:log-stream:*/${String(functionName)}[*`;
+}
+
+/** IAM's wildcard match (`*` any run of characters, `?` one; nothing else is special, `[` included). */
+function iamMatches(pattern: string, value: string): boolean {
+  const regex = pattern.split('*').map((part) => part.split('?').map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.')).join('.*');
+  return new RegExp(`^${regex}$`).test(value);
+}
+
 function resourcesOfType(type: string, template = s.apiJson): [string, CfnResource][] {
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
 }
@@ -264,12 +291,33 @@ describe('functions', () => {
     }
   });
 
-  it('log to a log group of their own with a retention', () => {
+  it('log to their face\'s shared log group (api, settings, assistant, workers), each with a retention', () => {
     for (const name of ALL_FUNCTIONS) {
-      const props = functionResource(name).Properties as { LoggingConfig?: { LogGroup?: unknown } };
-      expect(describeValue(props.LoggingConfig?.LogGroup, s)).toBe(`logs:${name}`);
+      const props = functionResource(name).Properties as { FunctionName?: unknown; LoggingConfig?: { LogGroup?: unknown } };
+      expect(describeValue(props.LoggingConfig?.LogGroup, s), name).toBe(`logs:${FACE_OF[name]}`);
+      // A name fixed at synth: the log grant names the function's streams without referring to it.
+      expect(props.FunctionName, name).toBe(`SocialPublishingApi-${name}`);
     }
-    s.api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: Match.anyValue() });
+    // The four faces' groups and the HTTP API's access log: not one group per function.
+    expect(resourcesOfType('AWS::Logs::LogGroup')).toHaveLength(5);
+    s.api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('may each write only their own log streams in the shared group, never a neighbour\'s', () => {
+    const streamOf = (name: string) => `2026/11/25/SocialPublishingApi-${name}[$LATEST]0123456789abcdef`;
+    for (const name of ALL_FUNCTIONS) {
+      const logGrants = grantsOf(name).filter((grant) => grant.actions.some((action) => action.startsWith('logs:')));
+      expect(logGrants, name).toEqual([{ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [ownLogStreams(name)], conditions: undefined }]);
+      const [pattern] = logGrants[0]!.resources;
+      const groupArn = `arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/SocialPublishingApi/${FACE_OF[name]}`;
+      expect(iamMatches(pattern!, `${groupArn}:log-stream:${streamOf(name)}`), name).toBe(true);
+      // Its neighbours include names it is a prefix of (SettingsMedia, SettingsMediaUpload): the `[` tells them apart.
+      for (const other of ALL_FUNCTIONS.filter((candidate) => candidate !== name)) {
+        expect(iamMatches(pattern!, `${groupArn}:log-stream:${streamOf(other)}`), `${name} writes ${other}'s streams`).toBe(false);
+      }
+      // Not the group itself (its ARN), nor another face's group.
+      expect(iamMatches(pattern!, groupArn), name).toBe(false);
+    }
   });
 
   it('send Powertools structured logs and metrics under one service name', () => {
@@ -281,6 +329,19 @@ describe('functions', () => {
         NODE_OPTIONS: '--enable-source-maps',
       });
     }
+  });
+});
+
+describe('stack size', () => {
+  it(`keeps the API stack at most ${API_STACK_RESOURCE_CEILING} resources, headroom under CloudFormation's 500`, () => {
+    const count = Object.keys(s.apiJson.Resources).length;
+    const byType = new Map<string, number>();
+    for (const resource of Object.values(s.apiJson.Resources)) byType.set(resource.Type, (byType.get(resource.Type) ?? 0) + 1);
+    const breakdown = [...byType].sort((a, b) => b[1] - a[1]).map(([type, n]) => `${type} (${n})`).join(', ');
+    expect(
+      count,
+      `The API stack has ${count} resources; CloudFormation refuses more than 500 and the next functions need room. Share per-function resources (as the faces' log groups do) or move a face to a stack of its own. ${breakdown}`,
+    ).toBeLessThanOrEqual(API_STACK_RESOURCE_CEILING);
   });
 });
 
