@@ -125,8 +125,10 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     // The kill comes at a random moment of the burst: before, during or after its requests.
     const killAfterMs = 300 + Math.floor(rng() * 4500);
     result.killAfterMs = killAfterMs;
+    let killedAt = Number.POSITIVE_INFINITY;
     const killed = (async () => {
       await sleep(killAfterMs);
+      killedAt = Date.now();
       if (kill === 'group') killGroup(first.pid);
       else killMainOnly(first.pid);
     })();
@@ -183,7 +185,7 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     await awaitWebhooks(receiver.requests, expected, Math.max(stack.readyAt + WEBHOOK_DEADLINE_MS, Date.now() + 5000));
     // A moment more, so an event sent twice or invented just after the last expected one is seen.
     await sleep(1000);
-    const { problems: webhookProblems, ...webhookFigures } = checkWebhooks({ state, requests: receiver.requests, expected, finals, readyAt: stack.readyAt });
+    const { problems: webhookProblems, ...webhookFigures } = checkWebhooks({ state, requests: receiver.requests, expected, finals, readyAt: stack.readyAt, killedAt });
     result.webhooks = { ...webhookFigures, downAfterReadyMs, downMs };
     result.problems.push(...webhookProblems);
   } catch (error) {
@@ -312,7 +314,8 @@ async function main(): Promise<void> {
       `mismatched ${summary.mismatched}, live after delete ${summary.liveAfterDelete}, survivors ${summary.survivors}; ` +
       `webhook events expected ${summary.webhooks.expected}, delivered ${summary.webhooks.delivered}, missing ${summary.webhooks.missing}, invented ${summary.webhooks.invented}, ` +
       `unverified ${summary.webhooks.unverified}; deliveries per event mean ${summary.webhooks.deliveriesPerEvent.mean}, max ${summary.webhooks.deliveriesPerEvent.max} ` +
-      `(receiver refused ${summary.webhooks.refusedByReceiver} of ${summary.webhooks.requests} requests). Results: chaos/results.json`,
+      `(receiver refused ${summary.webhooks.refusedByReceiver} of ${summary.webhooks.requests} requests; ` +
+      `${summary.webhooks.seenBeforeKill} event(s) reached it before a kill, ${summary.webhooks.acrossKill} delivered only after the restart). Results: chaos/results.json`,
   );
   process.exitCode = summary.passed === summary.cycles ? 0 : 1;
 }
@@ -340,6 +343,8 @@ function webhookSummary(results: readonly CycleResult[]) {
     unverified: sum((webhooks) => webhooks.unverified),
     requests: sum((webhooks) => webhooks.requests),
     refusedByReceiver: sum((webhooks) => webhooks.refusedByReceiver),
+    seenBeforeKill: sum((webhooks) => webhooks.seenBeforeKill),
+    acrossKill: sum((webhooks) => webhooks.acrossKill),
     deliveriesPerEvent: {
       mean: events > 0 ? Math.round((sum((webhooks) => webhooks.requests) / events) * 100) / 100 : 0,
       max: checked.length > 0 ? Math.max(...checked.map((webhooks) => webhooks.deliveriesPerEvent.max)) : 0,

@@ -269,6 +269,9 @@ export async function checkCycle(input: {
  *   unverified requests whose signature did not verify
  *   deliveriesPerEvent  requests the receiver saw per event (its refusals included; refused
  *              connections while it was down are not seen)
+ *   seenBeforeKill / acrossKill  events the receiver saw before the kill, and of those the ones
+ *              not accepted until after the restart (their retry crossed the kill): whether the
+ *              kill met the webhook pipeline at all in this cycle
  */
 export interface WebhookCheck {
   expected: number;
@@ -279,6 +282,8 @@ export interface WebhookCheck {
   requests: number;
   refusedByReceiver: number;
   deliveriesPerEvent: { mean: number; max: number };
+  seenBeforeKill: number;
+  acrossKill: number;
   /** Milliseconds from the restart's ready moment to the last expected event delivered. */
   lastDeliveredMs: number | null;
   problems: string[];
@@ -330,6 +335,7 @@ export function checkWebhooks(input: {
   expected: ReadonlyMap<string, PostOutcomeType>;
   finals: ReadonlyMap<string, { status: string } | null>;
   readyAt: number;
+  killedAt: number;
 }): WebhookCheck {
   const { state, requests, expected, finals } = input;
   const problems: string[] = [];
@@ -382,6 +388,8 @@ export function checkWebhooks(input: {
   const unverified = requests.filter((request) => !request.verified).length;
   if (unverified > 0) problems.push(`${unverified} webhook request(s) whose signature did not verify`);
   const counts = [...events.values()].map((seen) => seen.length);
+  const beforeKill = [...events.values()].filter((seen) => seen.some((request) => request.at < input.killedAt));
+  const acrossKill = beforeKill.filter((seen) => !seen.some((request) => request.at < input.killedAt && request.answer === 'accepted') && seen.some((request) => request.answer === 'accepted'));
   return {
     expected: expected.size,
     delivered,
@@ -394,6 +402,8 @@ export function checkWebhooks(input: {
       mean: counts.length > 0 ? Math.round((counts.reduce((sum, count) => sum + count, 0) / counts.length) * 100) / 100 : 0,
       max: counts.length > 0 ? Math.max(...counts) : 0,
     },
+    seenBeforeKill: beforeKill.length,
+    acrossKill: acrossKill.length,
     lastDeliveredMs: lastDelivered === null ? null : lastDelivered - input.readyAt,
     problems,
   };

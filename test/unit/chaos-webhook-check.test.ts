@@ -39,10 +39,27 @@ describe('checkWebhooks', () => {
       expected,
       finals,
       readyAt: 0,
+      killedAt: 500,
       requests: [request('evt_1', 'post.published', 'p1', 'published', 'error_500'), request('evt_1', 'post.published', 'p1', 'published'), request('evt_2', 'post.failed', 'p2', 'failed')],
     });
     expect(check).toMatchObject({ expected: 2, delivered: 2, missing: 0, invented: 0, unverified: 0, requests: 3, refusedByReceiver: 1, deliveriesPerEvent: { mean: 1.5, max: 2 } });
     expect(check.problems).toEqual([]);
+  });
+
+  it('names the events the kill met: seen before it, accepted only after the restart', () => {
+    const check = checkWebhooks({
+      state,
+      expected,
+      finals,
+      readyAt: 0,
+      killedAt: 500,
+      requests: [
+        { ...request('evt_1', 'post.published', 'p1', 'published', 'error_500'), at: 100 },
+        request('evt_1', 'post.published', 'p1', 'published'),
+        { ...request('evt_2', 'post.failed', 'p2', 'failed'), at: 200 },
+      ],
+    });
+    expect(check).toMatchObject({ delivered: 2, seenBeforeKill: 2, acrossKill: 1 });
   });
 
   it('counts an event only refused, or accepted with a bad signature, as missing', () => {
@@ -51,6 +68,7 @@ describe('checkWebhooks', () => {
       expected,
       finals,
       readyAt: 0,
+      killedAt: 500,
       requests: [request('evt_1', 'post.published', 'p1', 'published', 'dropped'), request('evt_2', 'post.failed', 'p2', 'failed', 'accepted', false)],
     });
     expect(check).toMatchObject({ delivered: 0, missing: 2, unverified: 1 });
@@ -62,6 +80,7 @@ describe('checkWebhooks', () => {
       expected,
       finals,
       readyAt: 0,
+      killedAt: 500,
       requests: [
         request('evt_1', 'post.published', 'p1', 'published'),
         request('evt_2', 'post.failed', 'p2', 'failed'),
