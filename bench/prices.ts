@@ -49,6 +49,12 @@ export const PRICES = {
     source: ['https://aws.amazon.com/lambda/pricing/', 'https://cloudchipr.com/blog/aws-lambda-pricing'],
     note: '$0.20 per million requests',
   },
+  kmsRequest: {
+    usd: 0.03 / 1e4,
+    per: 'KMS API request (Decrypt, symmetric key)',
+    source: ['https://aws.amazon.com/kms/pricing/'],
+    note: '$0.03 per 10,000 requests after 20,000 free a month (not subtracted)',
+  },
   lambdaArmGbSecond: {
     usd: 0.0000133334,
     per: 'Lambda GB-second, arm64 (first 7.5 billion GB-s a month)',

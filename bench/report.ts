@@ -23,6 +23,8 @@ export const BUDGETS = {
   publishWriteUnitsPerPost: 10,
   /** The AWS bill per 1,000 published posts, every scenario of the cost phase. */
   costPerThousandPublishedUsd: 0.05,
+  /** Issue 18: the AWS bill per 1,000 webhook events (one endpoint each), every scenario of the cost phase. */
+  costPerThousandWebhookEventsUsd: 0.05,
 };
 
 /** What one phase hands back to bench/run.ts. */

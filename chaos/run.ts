@@ -11,6 +11,11 @@
  *      again what lost its answer, waits for every post to settle, and checks the outcome against
  *      the sandbox platforms' own record, which survived the kill (chaos/verify.ts).
  *
+ * Each cycle also registers a webhook endpoint for `post.published` and `post.failed` (through the
+ * API) on a receiver this process runs (chaos/receiver.ts): it fails about half of what it gets and
+ * is down for a few seconds after the restart. Every settled post must have had its event
+ * delivered, signed, at least once, and no event may exist for a state a post never reached.
+ *
  * The last cycle kill -9s only the stack's main process and checks that neither its DynamoDB
  * Local JVM nor its sandbox process survives it (their guards, local/child-guard.ts), before it
  * restarts and checks the posts the same way.
@@ -18,7 +23,10 @@
  * Prints a table row per cycle, writes chaos/results.json, exits 1 when any cycle fails.
  * Everything listens on 127.0.0.1. Settings: CHAOS_CYCLES (10), CHAOS_CREATES (burst size, 16),
  * CHAOS_SEED, CHAOS_RECOVERY_DEADLINE_S (60: how long after the restart posts may take to settle),
- * CHAOS_BUDGET_MINUTES (15: cycles not started by then count as failed).
+ * CHAOS_WEBHOOK_DEADLINE_S (120: how long after the restart every settled post's event may take:
+ * the receiver's down window and refusals cost an event up to two retries, 5 s and 30 s ± 20 %),
+ * CHAOS_BUDGET_MINUTES (30: cycles not started by then count as failed; a cycle waits ~50-60 s after
+ * its restart for the last webhook event, where its posts settle within ~25 s, so 11 take ~15 min).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,7 +39,8 @@ import { REPO_ROOT } from '../local/lambda-runtime.js';
 import { Api, planBurst, retryLost, runBurst, seededRng, type BurstState } from './burst.js';
 import type { ChaosCustomer } from './provision.js';
 import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
-import { awaitPlatformDeletions, awaitSettled, checkCycle, type CycleCheck } from './verify.js';
+import { FlakyReceiver, MAX_DOWN_MS } from './receiver.js';
+import { awaitPlatformDeletions, awaitSettled, awaitWebhooks, checkCycle, checkWebhooks, expectedPostEvents, type CycleCheck, type WebhookCheck } from './verify.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const RESULTS_FILE = join(HERE, 'results.json');
@@ -48,7 +57,8 @@ const CYCLES = intEnv('CHAOS_CYCLES', 10);
 const CREATES = intEnv('CHAOS_CREATES', 16);
 const SEED = intEnv('CHAOS_SEED', Date.now() % 2 ** 31);
 const RECOVERY_DEADLINE_MS = intEnv('CHAOS_RECOVERY_DEADLINE_S', 60) * 1000;
-const BUDGET_MS = intEnv('CHAOS_BUDGET_MINUTES', 15) * 60_000;
+const WEBHOOK_DEADLINE_MS = intEnv('CHAOS_WEBHOOK_DEADLINE_S', 120) * 1000;
+const BUDGET_MS = intEnv('CHAOS_BUDGET_MINUTES', 30) * 60_000;
 
 type KillKind = 'group' | 'main';
 
@@ -62,6 +72,7 @@ interface CycleResult {
   recoveryMs: number;
   survivors: string[];
   check: Omit<CycleCheck, 'problems' | 'recoveryMs'> | null;
+  webhooks: (Omit<WebhookCheck, 'problems'> & { downAfterReadyMs: number; downMs: number }) | null;
   problems: string[];
   passed: boolean;
   dataDir: string;
@@ -99,19 +110,26 @@ interface Run {
 
 async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, customer: ChaosCustomer): Promise<CycleResult> {
   const rng = seededRng(seed);
-  const result: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: [], passed: false, dataDir: run.dataDir };
+  const result: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, webhooks: null, problems: [], passed: false, dataDir: run.dataDir };
+  // Its own generator, so the burst's plan for a seed stays what it was before webhooks.
+  const receiver = new FlakyReceiver(seededRng(seed ^ 0x5eedf00d));
+  let endpoint: { api: Api; id: string } | null = null;
   try {
     // A cycle before this one may have lost its stack (an aborted start): start one.
     run.stack ??= await startStack(run.dataDir, run.logFile, run.port);
     const first = run.stack;
     await warmUp(new Api(first.info.baseUrl, customer.apiKey));
+    await receiver.up();
+    endpoint = { api: new Api(first.info.baseUrl, customer.apiKey), id: await registerEndpoint(new Api(first.info.baseUrl, customer.apiKey), receiver) };
     const state: BurstState = { creates: planBurst(rng, customer, `${seed.toString(36)}c${cycle}`, CREATES), posts: new Map(), pendingDeletes: [], problems: [] };
 
     // The kill comes at a random moment of the burst: before, during or after its requests.
     const killAfterMs = 300 + Math.floor(rng() * 4500);
     result.killAfterMs = killAfterMs;
+    let killedAt = Number.POSITIVE_INFINITY;
     const killed = (async () => {
       await sleep(killAfterMs);
+      killedAt = Date.now();
       if (kill === 'group') killGroup(first.pid);
       else killMainOnly(first.pid);
     })();
@@ -134,7 +152,17 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     run.stack = stack;
     result.restartMs = stack.readyAt - stack.spawnedAt;
     const api = new Api(stack.info.baseUrl, customer.apiKey);
+    endpoint = { api, id: endpoint.id };
     const deadline = stack.readyAt + RECOVERY_DEADLINE_MS;
+    // Down for a few seconds while the restarted stack delivers what settles after the restart.
+    const downAfterReadyMs = Math.floor(rng() * 15_000);
+    const downMs = 2000 + Math.floor(rng() * (MAX_DOWN_MS - 2000));
+    const downWindow = (async () => {
+      await sleep(Math.max(0, stack.readyAt + downAfterReadyMs - Date.now()));
+      await receiver.down();
+      await sleep(downMs);
+      await receiver.up();
+    })();
     // Our own idempotency lock from a create the kill interrupted holds for up to 20 s (IDEMPOTENCY_LOCK_MS).
     await retryLost(api, customer, state, stack.readyAt + 35_000);
     const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000));
@@ -152,9 +180,29 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     const { problems, recoveryMs: _recoveryMs, ...figures } = check;
     result.check = figures;
     result.problems.push(...problems);
+
+    await downWindow;
+    const { expected, finals } = await expectedPostEvents(stack.info, state);
+    await awaitWebhooks(receiver.requests, expected, Math.max(stack.readyAt + WEBHOOK_DEADLINE_MS, Date.now() + 5000));
+    // A moment more, so an event sent twice or invented just after the last expected one is seen.
+    await sleep(1000);
+    const { problems: webhookProblems, ...webhookFigures } = checkWebhooks({ state, requests: receiver.requests, expected, finals, readyAt: stack.readyAt, killedAt });
+    result.webhooks = { ...webhookFigures, downAfterReadyMs, downMs };
+    result.problems.push(...webhookProblems);
   } catch (error) {
     result.problems.push(`cycle aborted: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Nothing more for this cycle's receiver: the endpoint's pending retries are cancelled with it.
+  if (endpoint) {
+    try {
+      const answer = await endpoint.api.request('DELETE', `/webhook_endpoints/${endpoint.id}`);
+      if (answer.status !== 200) result.problems.push(`webhook endpoint not deleted: ${answer.status}`);
+    } catch (error) {
+      result.problems.push(`webhook endpoint not deleted: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  await receiver.down();
+  const w = result.webhooks;
   const c = result.check;
   result.passed =
     result.problems.length === 0 &&
@@ -165,11 +213,15 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     c.mismatched === 0 &&
     c.liveAfterDelete === 0 &&
     c.sentAfterCancel === 0 &&
-    c.allowance.ok;
+    c.allowance.ok &&
+    w !== null &&
+    w.missing === 0 &&
+    w.invented === 0 &&
+    w.unverified === 0;
   return result;
 }
 
-const COLUMNS = ['cycle', 'kill', 'kill@ms', 'restart s', 'recovery s', 'posts', 'published', 'failed', 'deleted', 'lost', 'dup', 'unknown', 'mismatch', 'live-del', 'allowance', 'survivors', 'result'];
+const COLUMNS = ['cycle', 'kill', 'kill@ms', 'restart s', 'recovery s', 'posts', 'published', 'failed', 'deleted', 'lost', 'dup', 'unknown', 'mismatch', 'live-del', 'allowance', 'survivors', 'events', 'wh-missing', 'wh-invented', 'per event', 'wh last s', 'result'];
 
 function row(result: CycleResult): string[] {
   const c = result.check;
@@ -184,6 +236,15 @@ function row(result: CycleResult): string[] {
       : Array.from({ length: 9 }, () => '-')),
     c ? (c.allowance.ok ? `ok ${c.allowance.used}` : `${c.allowance.used}≠${c.allowance.expectedMin}`) : '-',
     String(result.survivors.length),
+    ...(result.webhooks
+      ? [
+          `${result.webhooks.delivered}/${result.webhooks.expected}`,
+          String(result.webhooks.missing),
+          String(result.webhooks.invented),
+          `${result.webhooks.deliveriesPerEvent.mean.toFixed(2)}/${result.webhooks.deliveriesPerEvent.max}`,
+          result.webhooks.lastDeliveredMs === null ? '-' : (result.webhooks.lastDeliveredMs / 1000).toFixed(1),
+        ]
+      : Array.from({ length: 5 }, () => '-')),
     result.passed ? 'PASS' : 'FAIL',
   ];
 }
@@ -210,7 +271,7 @@ async function main(): Promise<void> {
       const cycle = index + 1;
       const customer = customers[index];
       if (!customer || Date.now() - startedAt.getTime() > BUDGET_MS) {
-        const skipped: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, problems: ['not run: the time budget was spent'], passed: false, dataDir };
+        const skipped: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, webhooks: null, problems: ['not run: the time budget was spent'], passed: false, dataDir };
         results.push(skipped);
         printRow(row(skipped));
         continue;
@@ -240,19 +301,57 @@ async function main(): Promise<void> {
     mismatched: total((check) => check.mismatched + check.sentAfterCancel),
     liveAfterDelete: total((check) => check.liveAfterDelete),
     survivors: results.reduce((sum, result) => sum + result.survivors.length, 0),
+    webhooks: webhookSummary(results),
   };
   const finishedAt = new Date();
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000, webhookDeadlineS: WEBHOOK_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
   );
   console.log(
     `\n${summary.passed}/${summary.cycles} cycles passed in ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s; ` +
       `recovery p100 ${summary.recoveryP100Ms === null ? '-' : (summary.recoveryP100Ms / 1000).toFixed(1)} s; ` +
       `${summary.posts} posts, lost ${summary.lost}, duplicates ${summary.duplicates}, unknown ${summary.unknown}, ` +
-      `mismatched ${summary.mismatched}, live after delete ${summary.liveAfterDelete}, survivors ${summary.survivors}. Results: chaos/results.json`,
+      `mismatched ${summary.mismatched}, live after delete ${summary.liveAfterDelete}, survivors ${summary.survivors}; ` +
+      `webhook events expected ${summary.webhooks.expected}, delivered ${summary.webhooks.delivered}, missing ${summary.webhooks.missing}, invented ${summary.webhooks.invented}, ` +
+      `unverified ${summary.webhooks.unverified}; deliveries per event mean ${summary.webhooks.deliveriesPerEvent.mean}, max ${summary.webhooks.deliveriesPerEvent.max} ` +
+      `(receiver refused ${summary.webhooks.refusedByReceiver} of ${summary.webhooks.requests} requests; ` +
+      `${summary.webhooks.seenBeforeKill} event(s) reached it before a kill, ${summary.webhooks.acrossKill} delivered only after the restart). Results: chaos/results.json`,
   );
   process.exitCode = summary.passed === summary.cycles ? 0 : 1;
+}
+
+/** Registers the cycle's endpoint through the API (the local stack accepts http to 127.0.0.1); its id. */
+async function registerEndpoint(api: Api, receiver: FlakyReceiver): Promise<string> {
+  const answer = await api.request('POST', '/webhook_endpoints', { url: receiver.url, enabledEvents: ['post.published', 'post.failed'], description: 'chaos receiver' });
+  const { id, secret } = answer.body;
+  if (answer.status !== 201 || typeof id !== 'string' || typeof secret !== 'string') throw new Error(`webhook endpoint not created: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+  receiver.useSecret(secret);
+  return id;
+}
+
+function webhookSummary(results: readonly CycleResult[]) {
+  const checked = results.flatMap((result) => (result.webhooks ? [result.webhooks] : []));
+  const sum = (pick: (webhooks: (typeof checked)[number]) => number): number => checked.reduce((total, webhooks) => total + pick(webhooks), 0);
+  // Weighted by each cycle's events: the mean over every event of the run.
+  const events = checked.reduce((total, webhooks) => total + (webhooks.deliveriesPerEvent.mean > 0 ? Math.round(webhooks.requests / webhooks.deliveriesPerEvent.mean) : 0), 0);
+  const lastDelivered = checked.flatMap((webhooks) => (webhooks.lastDeliveredMs === null ? [] : [webhooks.lastDeliveredMs]));
+  return {
+    expected: sum((webhooks) => webhooks.expected),
+    delivered: sum((webhooks) => webhooks.delivered),
+    missing: sum((webhooks) => webhooks.missing),
+    invented: sum((webhooks) => webhooks.invented),
+    unverified: sum((webhooks) => webhooks.unverified),
+    requests: sum((webhooks) => webhooks.requests),
+    refusedByReceiver: sum((webhooks) => webhooks.refusedByReceiver),
+    seenBeforeKill: sum((webhooks) => webhooks.seenBeforeKill),
+    acrossKill: sum((webhooks) => webhooks.acrossKill),
+    deliveriesPerEvent: {
+      mean: events > 0 ? Math.round((sum((webhooks) => webhooks.requests) / events) * 100) / 100 : 0,
+      max: checked.length > 0 ? Math.max(...checked.map((webhooks) => webhooks.deliveriesPerEvent.max)) : 0,
+    },
+    lastDeliveredP100Ms: lastDelivered.length > 0 ? Math.max(...lastDelivered) : null,
+  };
 }
 
 main().catch((error: unknown) => {

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoDbClientFor } from '../local/dynamodb-local.js';
 import type { StackInfo } from '../local/stack.js';
 import type { Api, BurstState, KnownPost } from './burst.js';
+import type { ReceivedRequest } from './receiver.js';
 
 interface RecordedPost {
   id: string;
@@ -252,4 +253,158 @@ export async function checkCycle(input: {
   check.allowance.ok = used >= check.allowance.expectedMin && used <= check.allowance.expectedMax;
   if (!check.allowance.ok) problems.push(`allowance used ${used}, expected ${check.allowance.expectedMin}..${check.allowance.expectedMax}`);
   return check;
+}
+
+/**
+ * Webhooks of a cycle, against the receiver's own record of what it got (chaos/receiver.ts) and
+ * each post's final item in DynamoDB:
+ *   expected   every post whose final status is `published` or `failed` (deleted ones included:
+ *              the change happened), one `post.<status>` event each
+ *   delivered  of those, the ones the receiver accepted at least once with a signature that verifies
+ *   missing    expected and not delivered by the deadline
+ *   invented   an event (distinct `webhook-id`) for a state its post never reached: a type that is
+ *              not the post's final status, a `data.object.status` that is not it, any event of a
+ *              cancelled post or of a post this customer does not have, or a second event for the
+ *              same post and type
+ *   unverified requests whose signature did not verify
+ *   deliveriesPerEvent  requests the receiver saw per event (its refusals included; refused
+ *              connections while it was down are not seen)
+ *   seenBeforeKill / acrossKill  events the receiver saw before the kill, and of those the ones
+ *              not accepted until after the restart (their retry crossed the kill): whether the
+ *              kill met the webhook pipeline at all in this cycle
+ */
+export interface WebhookCheck {
+  expected: number;
+  delivered: number;
+  missing: number;
+  invented: number;
+  unverified: number;
+  requests: number;
+  refusedByReceiver: number;
+  deliveriesPerEvent: { mean: number; max: number };
+  seenBeforeKill: number;
+  acrossKill: number;
+  /** Milliseconds from the restart's ready moment to the last expected event delivered. */
+  lastDeliveredMs: number | null;
+  problems: string[];
+}
+
+type PostOutcomeType = 'post.published' | 'post.failed';
+
+async function finalPostItems(info: StackInfo, ids: Iterable<string>): Promise<Map<string, { status: string } | null>> {
+  const client = dynamoDbClientFor(info.dynamodbEndpoint);
+  const items = new Map<string, { status: string } | null>();
+  try {
+    for (const id of ids) {
+      const out = await client.send(new GetItemCommand({ TableName: info.tables.posts, Key: { id: { S: id } }, ConsistentRead: true }));
+      items.set(id, out.Item?.status?.S ? { status: out.Item.status.S } : null);
+    }
+  } finally {
+    client.destroy();
+  }
+  return items;
+}
+
+/** The outcome events the posts owe, from their final items: post id -> event type. */
+export async function expectedPostEvents(info: StackInfo, state: BurstState): Promise<{ expected: Map<string, PostOutcomeType>; finals: Map<string, { status: string } | null> }> {
+  const finals = await finalPostItems(info, state.posts.keys());
+  const expected = new Map<string, PostOutcomeType>();
+  for (const post of state.posts.values()) {
+    if (post.deletion?.outcome === 'cancelled') continue;
+    const status = finals.get(post.id)?.status;
+    if (status === 'published' || status === 'failed') expected.set(post.id, `post.${status}`);
+  }
+  return { expected, finals };
+}
+
+function deliveredOk(requests: readonly ReceivedRequest[], postId: string, type: PostOutcomeType): ReceivedRequest | undefined {
+  return requests.find((request) => request.postId === postId && request.type === type && request.answer === 'accepted' && request.verified);
+}
+
+/** Polls the receiver's record until every expected event was accepted with a valid signature, or the deadline. */
+export async function awaitWebhooks(requests: readonly ReceivedRequest[], expected: ReadonlyMap<string, PostOutcomeType>, deadline: number): Promise<void> {
+  while (Date.now() <= deadline) {
+    if ([...expected].every(([postId, type]) => deliveredOk(requests, postId, type))) return;
+    await sleep(250);
+  }
+}
+
+export function checkWebhooks(input: {
+  state: BurstState;
+  requests: readonly ReceivedRequest[];
+  expected: ReadonlyMap<string, PostOutcomeType>;
+  finals: ReadonlyMap<string, { status: string } | null>;
+  readyAt: number;
+  killedAt: number;
+}): WebhookCheck {
+  const { state, requests, expected, finals } = input;
+  const problems: string[] = [];
+  let delivered = 0;
+  let lastDelivered: number | null = null;
+  for (const [postId, type] of expected) {
+    const hit = deliveredOk(requests, postId, type);
+    if (hit) {
+      delivered++;
+      lastDelivered = Math.max(lastDelivered ?? 0, hit.at);
+    } else {
+      const seen = requests.filter((request) => request.postId === postId);
+      problems.push(`webhook ${type} of ${postId} not delivered (${seen.length} request(s) seen: ${seen.map((request) => `${request.type} ${request.answer}${request.verified ? '' : ' unverified'}`).join(', ') || 'none'})`);
+    }
+  }
+  // Every distinct event the receiver saw, judged once.
+  const events = new Map<string, ReceivedRequest[]>();
+  for (const request of requests) {
+    const list = events.get(request.webhookId) ?? [];
+    list.push(request);
+    events.set(request.webhookId, list);
+  }
+  let invented = 0;
+  const byPostAndType = new Map<string, string>();
+  for (const [webhookId, seen] of events) {
+    const first = seen[0];
+    if (!first) continue;
+    const post = first.postId === null ? undefined : state.posts.get(first.postId);
+    const final = first.postId === null ? undefined : finals.get(first.postId);
+    const label = `${first.type} ${webhookId} for ${first.postId ?? 'no post'}`;
+    let reason: string | null = null;
+    if (first.type !== 'post.published' && first.type !== 'post.failed') reason = 'a type the endpoint did not ask for';
+    else if (!post) reason = 'a post this customer does not have';
+    else if (post.deletion?.outcome === 'cancelled') reason = 'a cancelled post';
+    else if (!final) reason = 'a post with no item';
+    else if (`post.${final.status}` !== first.type) reason = `the post is ${final.status}`;
+    else if (first.objectStatus !== final.status) reason = `data.object.status is ${first.objectStatus ?? 'missing'}, the post is ${final.status}`;
+    else if (seen.some((request) => request.type !== first.type || request.postId !== first.postId)) reason = 'one webhook-id carried different events';
+    else {
+      const key = `${first.postId ?? ''} ${first.type}`;
+      const earlier = byPostAndType.get(key);
+      if (earlier !== undefined) reason = `a second event for one change (first ${earlier})`;
+      else byPostAndType.set(key, webhookId);
+    }
+    if (reason !== null) {
+      invented++;
+      problems.push(`webhook ${label} invented: ${reason}`);
+    }
+  }
+  const unverified = requests.filter((request) => !request.verified).length;
+  if (unverified > 0) problems.push(`${unverified} webhook request(s) whose signature did not verify`);
+  const counts = [...events.values()].map((seen) => seen.length);
+  const beforeKill = [...events.values()].filter((seen) => seen.some((request) => request.at < input.killedAt));
+  const acrossKill = beforeKill.filter((seen) => !seen.some((request) => request.at < input.killedAt && request.answer === 'accepted') && seen.some((request) => request.answer === 'accepted'));
+  return {
+    expected: expected.size,
+    delivered,
+    missing: expected.size - delivered,
+    invented,
+    unverified,
+    requests: requests.length,
+    refusedByReceiver: requests.filter((request) => request.answer !== 'accepted').length,
+    deliveriesPerEvent: {
+      mean: counts.length > 0 ? Math.round((counts.reduce((sum, count) => sum + count, 0) / counts.length) * 100) / 100 : 0,
+      max: counts.length > 0 ? Math.max(...counts) : 0,
+    },
+    seenBeforeKill: beforeKill.length,
+    acrossKill: acrossKill.length,
+    lastDeliveredMs: lastDelivered === null ? null : lastDelivered - input.readyAt,
+    problems,
+  };
 }

@@ -16,11 +16,14 @@ import { DELIVERY_TIMEOUT_MS } from '../lib/domain/webhooks.js';
 import { HttpWebhookSender } from '../lib/egress/webhook-sender.js';
 import { logger } from '../lib/observability.js';
 import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
+import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { DeliverWebhook } from '../lib/use-cases/webhooks/deliver-webhook.js';
 
 const sqs = new SQSClient({});
+// The bench's cost phase counts its sends (a no-op unless SDK_METERING=1).
+meterSdkClient(sqs, 'sqs');
 const processor = new BatchProcessor(EventType.SQS);
 
 const deliver = atColdStart(() => {

@@ -13,10 +13,13 @@ import { ENV, requireEnv } from '../lib/config.js';
 import { SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
 import { logger } from '../lib/observability.js';
 import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
+import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { changeFromStreamRecord } from '../lib/store/webhook-stream-records.js';
 import { RouteChanges, type Change } from '../lib/use-cases/webhooks/route-changes.js';
 
 const sqs = new SQSClient({});
+// The bench's cost phase counts its sends (a no-op unless SDK_METERING=1).
+meterSdkClient(sqs, 'sqs');
 
 const router = atColdStart(() => new RouteChanges({ store: new DynamoDbWebhookStore(), queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)) }));
 

@@ -3,8 +3,15 @@
  * (creates, get, list page, delete, one publish, an early Scheduler delivery, a sweeper run, an
  * authentication-cache miss), then the AWS bill per 1,000 published posts from the prices in
  * bench/prices.ts. The sweeper must be paused (bench/run.ts does it): it is metered on its own.
+ *
+ * Then webhooks (issue 18): the same publish with an endpoint subscribed to `post.published` on a
+ * receiver here, minus the publish without one, is what the event costs (the router's event and
+ * delivery writes, its SQS send, the delivery worker's reads and writes); a receiver that fails the
+ * first attempt gives the cost of one retry; the AWS bill per 1,000 events follows.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -20,7 +27,14 @@ import { budget, BUDGETS, ms, table, type Budget, type PhaseOutcome } from '../r
 import { round } from '../stats.js';
 
 /** Lambda memory sizes of infra/stacks/api-stack.ts, for the GB-second estimate. */
-const MEMORY_MB = { api: 512, worker: 512 };
+const MEMORY_MB = { api: 512, worker: 512, webhookRouter: 256, webhookDeliveryWorker: 256 };
+/**
+ * The receiver's answer dominates the delivery worker's billed time on AWS (a customer's server,
+ * up to the 10 s timeout); locally it answers in a millisecond, so this is an assumption.
+ */
+const ASSUMED_RECEIVER_ANSWER_MS = 200;
+/** The router's time per stream batch on AWS: one Query, a PutItem per event and per delivery, one SendMessageBatch. */
+const ASSUMED_ROUTER_MS_PER_BATCH = 100;
 /** The platform call dominates the worker's billed time on AWS and cannot be measured here. */
 const ASSUMED_WORKER_MS_PER_PUBLISH = 500;
 /**
@@ -46,11 +60,19 @@ export async function costPhase({ stack, db, users }: BenchContext, apiP50: Reco
     // In cents, so the printed figure keeps its precision (round() keeps 2 decimals below 10).
     budgets.push(budget(`cost per 1,000 published: ${scenarioName}`, scenario.usd * 100, BUDGETS.costPerThousandPublishedUsd * 100, 'US cents'));
   }
+  for (const [scenarioName, scenario] of Object.entries(cost.perThousandWebhookEvents)) {
+    budgets.push(budget(`cost per 1,000 webhook events: ${scenarioName}`, scenario.usd * 100, BUDGETS.costPerThousandWebhookEventsUsd * 100, 'US cents'));
+  }
   const out: string[] = [];
   out.push('Cost per operation (DynamoDB requests / read units / write units; SQS requests; Scheduler calls)');
   out.push(table([['operation', 'DDB req', 'RRU', 'WRU', 'SQS req', 'SQS msgs', 'Sched'], ...cost.operations.map((operation) => [operation.operation, ms(operation.dynamodbRequests), ms(operation.readUnits), ms(operation.writeUnits), ms(operation.sqsRequests), ms(operation.sqsMessages), ms(operation.schedulerCalls)])]));
   out.push('', 'AWS cost per 1,000 published posts (us-east-1 on-demand, free tiers not subtracted)');
   for (const [scenarioName, scenario] of Object.entries(cost.perThousandPublished)) out.push(`  ${scenarioName}: $${scenario.usd.toFixed(4)}`);
+  out.push('', 'AWS cost per 1,000 webhook events, one endpoint each (us-east-1 on-demand, free tiers not subtracted)');
+  for (const [scenarioName, scenario] of Object.entries(cost.perThousandWebhookEvents)) {
+    out.push(`  ${scenarioName}: $${scenario.usd.toFixed(4)}`);
+    for (const [line, usd] of Object.entries(scenario.lines)) out.push(`    ${line}: $${usd.toFixed(5)}`);
+  }
   out.push('');
   return {
     results: {
@@ -143,9 +165,109 @@ async function metered(operation: string, repetitions: number, action: (repetiti
   return costOf(operation, commands, repetitions);
 }
 
+interface CostScenario {
+  usd: number;
+  lines: Record<string, number>;
+  assumptions: string[];
+}
+
 interface CostFigures {
   operations: OperationCost[];
-  perThousandPublished: Record<string, { usd: number; lines: Record<string, number>; assumptions: string[] }>;
+  perThousandPublished: Record<string, CostScenario>;
+  perThousandWebhookEvents: Record<string, CostScenario>;
+}
+
+/** `with` minus `without`, per figure and per command, never below 0 (what `with` adds). */
+function extraCost(operation: string, withIt: OperationCost, without: OperationCost): OperationCost {
+  const less = (a: number, b: number): number => Math.max(0, a - b);
+  const byCommand: Record<string, number> = {};
+  for (const key of new Set([...Object.keys(withIt.byCommand), ...Object.keys(without.byCommand)])) {
+    const extra = less(withIt.byCommand[key] ?? 0, without.byCommand[key] ?? 0);
+    if (extra > 0) byCommand[key] = extra;
+  }
+  return {
+    operation,
+    dynamodbRequests: less(withIt.dynamodbRequests, without.dynamodbRequests),
+    readUnits: less(withIt.readUnits, without.readUnits),
+    writeUnits: less(withIt.writeUnits, without.writeUnits),
+    reportedUnits: less(withIt.reportedUnits, without.reportedUnits),
+    failedConditionalWrites: less(withIt.failedConditionalWrites, without.failedConditionalWrites),
+    sqsRequests: less(withIt.sqsRequests, without.sqsRequests),
+    sqsMessages: less(withIt.sqsMessages, without.sqsMessages),
+    schedulerCalls: less(withIt.schedulerCalls, without.schedulerCalls),
+    byCommand,
+  };
+}
+
+/** A receiver on 127.0.0.1 for the cost phase: 204 at once, or a 500 for the first arrival of each event while `failFirst` is set. */
+async function startCostReceiver(): Promise<{ url: string; arrivals: Map<string, number>; failFirst: boolean; stop(): Promise<void> }> {
+  const receiver = { url: '', arrivals: new Map<string, number>(), failFirst: false, stop: async (): Promise<void> => undefined };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      let postId = '';
+      try {
+        postId = String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { object?: { id?: unknown } } }).data?.object?.id ?? '');
+      } catch {
+        // Not an event: answered, not counted.
+      }
+      const seen = (receiver.arrivals.get(postId) ?? 0) + 1;
+      receiver.arrivals.set(postId, seen);
+      response.writeHead(receiver.failFirst && seen === 1 ? 500 : 204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.stop = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
+
+function mergeInto(merged: Record<string, CommandMeter>, run: Record<string, CommandMeter>): void {
+  for (const [key, value] of Object.entries(run)) {
+    const total = (merged[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0 });
+    total.requests += value.requests;
+    total.reportedCapacityUnits += value.reportedCapacityUnits;
+    total.capacityUnits += value.capacityUnits;
+    total.entries += value.entries;
+    for (const [name, count] of Object.entries(value.failures)) total.failures[name] = (total.failures[name] ?? 0) + count;
+  }
+}
+
+/**
+ * Publishes `reps` posts of `user` (due in 2.5 s) and meters each from its create's answer until
+ * the post is published, the receiver has had `arrivals` requests for it and a second has passed
+ * (the worker's bookkeeping after the answer): the publish and everything its change sets off.
+ */
+async function meterPublishWithWebhook(
+  stack: RunningStack,
+  db: DynamoDBClient,
+  user: BenchUser,
+  receiver: { arrivals: Map<string, number> },
+  reps: number,
+  arrivals: number,
+): Promise<Record<string, CommandMeter>> {
+  const meter = sdkMeter();
+  const merged: Record<string, CommandMeter> = {};
+  for (let rep = 0; rep < reps; rep++) {
+    const [id = ''] = await createPosts(stack, user, { accounts: [user.accountIds[rep % 2] ?? ''], text: `Cost webhook ${randomUUID()}`, scheduledFor: new Date(Date.now() + 2_500).toISOString() });
+    meter?.reset();
+    // A retry comes 5 s (±20 %) after the first attempt.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const item = await db.send(new GetItemCommand({ TableName: stack.tables.posts, Key: { id: { S: id } }, ConsistentRead: true }));
+      if (item.Item && unmarshall(item.Item).status !== 'scheduled' && (receiver.arrivals.get(id) ?? 0) >= arrivals) break;
+      if (Date.now() > deadline) throw new Error(`the metered publish with a webhook did not happen (${receiver.arrivals.get(id) ?? 0} arrival(s))`);
+      await sleep(100);
+    }
+    await sleep(1_000);
+    mergeInto(merged, structuredClone(meter?.commands ?? {}));
+  }
+  return merged;
 }
 
 async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchUser, apiP50: Record<string, number>): Promise<CostFigures> {
@@ -229,6 +351,21 @@ async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchU
     sqs.destroy();
   }
   await call(stack, user, 'DELETE', `/posts/${early ?? ''}`);
+  // Webhooks, after every figure above (measured without an endpoint): the user subscribes now.
+  const receiver = await startCostReceiver();
+  try {
+    const endpoint = await call<{ id?: string }>(stack, user, 'POST', '/webhook_endpoints', { url: receiver.url, enabledEvents: ['post.published', 'post.failed'] });
+    if (endpoint.status !== 201) throw new Error(`webhook endpoint not created: ${endpoint.status}`);
+    // The first delivery decrypts the secret (then cached for 5 minutes): warm that, as a busy endpoint is.
+    await meterPublishWithWebhook(stack, db, user, receiver, 1, 1);
+    operations.push(costOf('publish one post, endpoint subscribed (publish + event + delivery)', await meterPublishWithWebhook(stack, db, user, receiver, reps, 1), reps));
+    receiver.failFirst = true;
+    operations.push(costOf('publish one post, endpoint subscribed, first attempt refused (500, one retry)', await meterPublishWithWebhook(stack, db, user, receiver, 1, 2), 1));
+    receiver.failFirst = false;
+    await call(stack, user, 'DELETE', `/webhook_endpoints/${endpoint.body.id ?? ''}`);
+  } finally {
+    await receiver.stop();
+  }
   // Sweeper: one run (every minute on AWS), a fixed cost whatever the volume.
   operations.push(await metered('sweeper run (every minute)', 1, async () => {
     const handler = await loadHandler(SWEEPER.entry);
@@ -284,8 +421,50 @@ async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchU
       ],
     };
   };
+  const withWebhook = find('publish one post, endpoint subscribed (');
+  const event = extraCost('webhook event, one endpoint, delivered at the first attempt', withWebhook, publish);
+  const retry = extraCost('webhook retry (one more attempt)', find('publish one post, endpoint subscribed, first attempt refused'), withWebhook);
+  operations.push(event, retry);
+  // The router's endpoint Query runs for every stream batch with a post change, with or without an
+  // endpoint, so the subtraction leaves it out: it is counted back here, once per event (the worst case).
+  const routerQueryUnits = (withWebhook.byCommand['dynamodb:Query'] ?? 0) > 0 ? 0.5 : 0;
+  const webhookScenario = (retriesPerEvent: number, decryptsPerEvent: number, decryptNote: string): CostScenario => {
+    // Attempts per event, and so delivery messages, each received and deleted once by the event source mapping.
+    const attempts = 1 + retriesPerEvent;
+    const lines: Record<string, number> = {
+      'DynamoDB Streams reads by Lambda': 0,
+      'DynamoDB (event + delivery writes, endpoint Query, worker reads and writes)':
+        (dynamoUsd(event) + routerQueryUnits * PRICES.dynamodbReadRequestUnit.usd + retriesPerEvent * dynamoUsd(retry)) * 1000,
+      'SQS (sends + receive/delete per message)': (event.sqsRequests + retriesPerEvent * retry.sqsRequests + attempts * 2) * PRICES.sqsRequest.usd * 1000,
+      'Lambda requests (router batch + one per attempt)': (1 + attempts) * PRICES.lambdaRequest.usd * 1000,
+      'Lambda duration (arm64)':
+        ((ASSUMED_ROUTER_MS_PER_BATCH / 1000) * (MEMORY_MB.webhookRouter / 1024) + attempts * (ASSUMED_RECEIVER_ANSWER_MS / 1000) * (MEMORY_MB.webhookDeliveryWorker / 1024)) *
+        PRICES.lambdaArmGbSecond.usd *
+        1000,
+      'KMS Decrypt (signing secret)': decryptsPerEvent * PRICES.kmsRequest.usd * 1000,
+    };
+    return {
+      usd: Object.values(lines).reduce((total, value) => total + value, 0),
+      lines,
+      assumptions: [
+        'one endpoint subscribed to the event; an event for a user without one costs only the router\'s Query (already in the publish figure)',
+        'DynamoDB Streams GetRecords by a Lambda event source mapping are not charged',
+        `the router invoked once per event (one changed post per stream batch, the worst case; batches of up to 100 share one invocation and one Query), ${ASSUMED_ROUTER_MS_PER_BATCH} ms at ${MEMORY_MB.webhookRouter} MB (assumed), its endpoint Query counted as ${routerQueryUnits} RRU`,
+        `the delivery worker ${ASSUMED_RECEIVER_ANSWER_MS} ms per attempt at ${MEMORY_MB.webhookDeliveryWorker} MB (assumed: the receiver's answer dominates and cannot be measured locally)`,
+        `DynamoDB and SQS sends as measured here: the publish with an endpoint minus the publish without (${round(event.writeUnits)} WRU, ${round(event.readUnits)} RRU, ${round(event.sqsRequests)} SQS requests per event; a retry ${round(retry.writeUnits)} WRU, ${round(retry.readUnits)} RRU, ${round(retry.sqsRequests)} SQS requests)`,
+        'SQS receives and deletes by the event source mapping counted one each per message (no batching: the worst case)',
+        decryptNote,
+        'free tiers not subtracted',
+      ],
+    };
+  };
   return {
     operations,
+    perThousandWebhookEvents: {
+      'delivered at the first attempt, busy endpoint (secret cached)': webhookScenario(0, 0.001, 'KMS Decrypt: one per worker instance and endpoint every 5 minutes; at 1,000 events in 5 minutes, 1 per 1,000 events'),
+      'delivered at the first attempt, sparse endpoint (a Decrypt per event)': webhookScenario(0, 1, 'KMS Decrypt: every event more than 5 minutes after the last (or on a new instance): one Decrypt each, the worst case'),
+      'each event retried once, sparse endpoint': webhookScenario(1, 1, 'KMS Decrypt: one per event (the retry 5 s later finds the secret cached when it lands on the same instance)'),
+    },
     perThousandPublished: {
       'scheduled >15 min ahead, 1 target per create': scenario('create, 1 target, due in 2 days', 1, true, apiP50['create-1'] ?? 0),
       'scheduled >15 min ahead, 25 targets per create': scenario('create, 25 targets, due in 2 days', 25, true, apiP50['create-25'] ?? 0),
