@@ -348,6 +348,14 @@ describe('stack size', () => {
 });
 
 describe('grants', () => {
+  it('are inline in each function\'s role: no policy resource per function (docs/deploy.md, "Stack size")', () => {
+    expect(resourcesOfType('AWS::IAM::Policy')).toEqual([]);
+    for (const name of ALL_FUNCTIONS) {
+      const policies = s.apiJson.Resources[roleOf(name)]!.Properties?.Policies as unknown[] | undefined;
+      expect(policies, name).toHaveLength(1);
+    }
+  });
+
   it.each(ALL_FUNCTIONS)('%s may do exactly what its code needs', (name) => {
     expect(capabilitiesOf(name)).toEqual(sorted(EXPECTED[name] ?? ['(no expectation written for this function)']));
   });
