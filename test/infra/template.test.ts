@@ -46,8 +46,8 @@ const FACE_OF: Record<string, string> = Object.fromEntries([
 
 /**
  * The API stack's ceiling: CloudFormation refuses a stack of more than 500 resources, and each new
- * HTTP function costs about six (function, role, policy, route, integration, permission). Staying
- * under this leaves room for the next few functions; past it, make room (docs/deploy.md, "Stack size").
+ * HTTP function costs about five (function, role, route, integration, permission). Staying under
+ * this leaves room for the next few functions; past it, make room (docs/deploy.md, "Stack size").
  */
 const API_STACK_RESOURCE_CEILING = 450;
 
@@ -342,7 +342,7 @@ describe('stack size', () => {
     const breakdown = [...byType].sort((a, b) => b[1] - a[1]).map(([type, n]) => `${type} (${n})`).join(', ');
     expect(
       count,
-      `The API stack has ${count} resources; CloudFormation refuses more than 500 and the next functions need room. Share per-function resources (as the faces' log groups do) or move a face to a stack of its own. ${breakdown}`,
+      `The API stack has ${count} resources; CloudFormation refuses more than 500 and the next functions need room. Share per-function resources (as the faces' log groups and the inline role policies do) or move a face to a stack of its own (docs/deploy.md, "Stack size"). ${breakdown}`,
     ).toBeLessThanOrEqual(API_STACK_RESOURCE_CEILING);
   });
 });
