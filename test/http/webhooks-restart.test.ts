@@ -14,8 +14,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { dynamoDbClientFor, deleteTables } from '../../local/dynamodb-local.js';
-import { deleteQueues } from '../../local/messaging.js';
+import { deleteQueues, sqsClientFor } from '../../local/messaging.js';
 import { startStackServices, type RunningStack } from '../../local/stack.js';
+import { SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
 import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
 import { documentedApi } from '../support/openapi.js';
 import { GENEROUS_LIMITS } from '../support/posts.js';
@@ -126,3 +127,44 @@ it('a delivery waiting for its retry when a restart empties the queues: the swee
   expect(hook.received.map((entry) => entry.headers['webhook-id'])).toEqual([eventId, eventId]);
   client.destroy();
 }, 90_000);
+
+it('a worker that died after recording attempt n, before sending n+1: the redelivered message n is taken once the delivery is due, and two messages racing for it send it once', async () => {
+  const stack = running ?? (await start());
+  const user = await provisionUser({});
+  const api = documentedApi(stack.baseUrl, user.apiKey);
+  hook.received.length = 0;
+  hook.answer = () => ({ status: 204 });
+  const created = await api.post<{ id: string }>('/webhook_endpoints', { url: hook.url, enabledEvents: ['*'] });
+  expect(created.status, created.text).toBe(201);
+  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(endpoints.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  const store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client });
+  const queue = new SqsWebhookQueue(sqsClientFor(endpoints.sqsEndpoint), stack.queues.webhook.url);
+  // What the dead worker left: the event, its delivery with attempt 1 recorded (refused) and
+  // attempt 2 due now, and no message for attempt 2.
+  const now = new Date().toISOString();
+  const eventId = `evt_${randomBytes(10).toString('hex')}`;
+  const envelope = { id: eventId, object: 'event', type: 'webhook.test', createdAt: now, data: { object: {} } };
+  await store.putEvent({ id: eventId, userId: user.userId, type: 'webhook.test', createdAt: now, body: JSON.stringify(envelope) });
+  const delivery = { endpointId: created.body.id, eventId, eventCreatedAt: now };
+  await store.putDelivery({ ...delivery, userId: user.userId, eventType: 'webhook.test', status: 'pending', attempts: 0, attemptLog: [], nextAttemptAt: now, createdAt: now });
+  await store.recordAttempt(delivery, 1, { entry: { at: now, statusCode: 500, latencyMs: 3, error: 'HTTP 500' }, status: 'pending', nextAttemptAt: now });
+  // SQS redelivers message 1 (twice at once, as at-least-once delivery may): one request goes out.
+  const message = { userId: user.userId, endpointId: created.body.id, eventId, eventCreatedAt: now, attempt: 1, notBefore: null };
+  await queue.send([message, message]);
+  await hook.waitFor((all) => all.some((entry) => entry.headers['webhook-id'] === eventId));
+  const settledBy = Date.now() + 10_000;
+  for (;;) {
+    const current = await store.getDelivery(created.body.id, now, eventId);
+    if (current?.status === 'succeeded') {
+      expect(current.attempts).toBe(2);
+      break;
+    }
+    if (Date.now() > settledBy) throw new Error(`delivery not settled: ${JSON.stringify(current)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // A duplicate of a settled delivery is dropped too.
+  await queue.send([{ ...message, attempt: 2 }]);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  expect(hook.received.filter((entry) => entry.headers['webhook-id'] === eventId)).toHaveLength(1);
+  client.destroy();
+}, 60_000);
