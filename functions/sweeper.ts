@@ -1,7 +1,9 @@
 /**
  * The sweeper (EventBridge rule every minute on AWS; every few seconds in the local stack): puts
  * back on the publish queue every scheduled post whose message was lost, and on the deletion queue
- * every platform deletion still pending whose message was lost (lib/use-cases/sweep.ts).
+ * every platform deletion still pending whose message was lost (lib/use-cases/sweep.ts), and on the
+ * webhook queue every pending delivery whose attempt's message was lost
+ * (lib/use-cases/webhooks/sweep-deliveries.ts).
  * The first run in a process, and the first run after the publish queue was created anew, also look
  * ahead over the SQS delay window: that is what brings back, on time, the posts whose messages an
  * emptied queue lost (the local stack's in-memory queues after a restart).
@@ -15,17 +17,23 @@ import { atColdStart } from '../lib/cold-start.js';
 import { ENV, numberEnv, requireEnv } from '../lib/config.js';
 import { SqsPlatformDeletionQueue } from '../lib/dispatch/platform-deletion-queue.js';
 import { SqsPublishQueue } from '../lib/dispatch/publish-queue.js';
+import { SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
 import { DynamoDbPublishState } from '../lib/store/dynamodb-publish-state.js';
+import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
-import { DUE_SHARDS } from '../lib/store/tables.js';
+import { DUE_SHARDS, PENDING_DELIVERY_SHARDS } from '../lib/store/tables.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { Sweep, type SweepResult } from '../lib/use-cases/sweep.js';
+import { SweepDeliveries } from '../lib/use-cases/webhooks/sweep-deliveries.js';
 import { flushMetrics, metrics } from '../lib/worker-metrics.js';
 
 const sqs = new SQSClient({});
 meterSdkClient(sqs, 'sqs');
 
-/** The posts table (byDue index), the publish and deletion queues; no account, token or platform. */
+/**
+ * The posts table (byDue index), the publish and deletion queues, the webhooks table's outbox
+ * (byPending) and the webhook queue; no account, token, secret or platform.
+ */
 const composed = atColdStart(() => {
   const publishQueue = new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl));
   const sweep = new Sweep({
@@ -35,6 +43,12 @@ const composed = atColdStart(() => {
     clock: systemClock,
     shards: DUE_SHARDS,
     graceMs: numberEnv(ENV.sweeperGraceSeconds, 10) * 1000,
+    deliveries: new SweepDeliveries({
+      pending: new DynamoDbWebhookStore(),
+      queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)),
+      clock: systemClock,
+      shards: PENDING_DELIVERY_SHARDS,
+    }),
   });
   return { sweep, publishQueue };
 });
@@ -55,7 +69,8 @@ export const handler = middy<ScheduledEvent, SweepResult, Error, Context>()
     const lookAhead = queueGeneration === undefined || generation !== queueGeneration;
     const result = await sweep.execute({ lookAhead });
     queueGeneration = generation;
-    if (result.resent > 0 || result.deletionsResent > 0 || result.failedToSend > 0) logger.warn('Sweeper put lost messages back', { ...result, lookAhead });
+    if (result.resent > 0 || result.deletionsResent > 0 || result.deliveriesResent > 0 || result.failedToSend > 0) logger.warn('Sweeper put lost messages back', { ...result, lookAhead });
     if (result.resent > 0) metrics.addMetric('SweptPosts', MetricUnit.Count, result.resent);
+    if (result.deliveriesResent > 0) metrics.addMetric('SweptWebhookDeliveries', MetricUnit.Count, result.deliveriesResent);
     return result;
   });

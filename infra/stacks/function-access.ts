@@ -14,7 +14,14 @@
  * Every API route authenticates (directory: API key, user) and counts the request against the
  * rate limits (counters); the 404 fallback authenticates no one and counts the client address.
  */
-import { ACCOUNT_KEY_PREFIX, ALLOWANCE_KEY_PREFIX, CONNECT_KEY_PREFIX, DIRECTORY_KEY_PREFIXES as KEYS, SESSION_KEY_PREFIX } from '../../lib/store/tables.js';
+import {
+  ACCOUNT_KEY_PREFIX,
+  ALLOWANCE_KEY_PREFIX,
+  CONNECT_KEY_PREFIX,
+  DIRECTORY_KEY_PREFIXES as KEYS,
+  SESSION_KEY_PREFIX,
+  WEBHOOK_ENDPOINT_KEY_PREFIX,
+} from '../../lib/store/tables.js';
 import type { BucketAccess, KeyAccess, SchedulerAction, TableAccess } from '../constructs/bindings.js';
 import type { TableName } from './data-stack.js';
 
@@ -168,10 +175,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   WebhookDeliveryWorker: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'], tokenKey: 'decrypt' },
   // Finds scheduled posts that are due (byDue index) and whose message never arrived, marks and
   // sends them, and queues again the platform deletions still pending there whose message was
-  // lost; reads the publish queue's creation time to notice a queue created anew.
+  // lost; reads the publish queue's creation time to notice a queue created anew. Reads the pending
+  // webhook deliveries (byPending index), stamps the ones it re-sends (delivery items only, under
+  // ENDPOINT#) and queues their attempts again.
   Sweeper: {
-    tables: { posts: 'readWrite' },
-    sendsTo: ['publish', 'deletion'],
+    tables: { posts: 'readWrite', webhooks: 'readWrite' },
+    writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX] },
+    sendsTo: ['publish', 'deletion', 'webhook'],
     readsQueueAttributes: ['publish'],
   },
 };

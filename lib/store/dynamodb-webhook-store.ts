@@ -3,8 +3,14 @@
  * per endpoint newest first, and the endpoint's in-flight slots. Every write that must not happen
  * twice is conditional: the endpoint cap (a counter in the create transaction), an event and a
  * delivery (put if absent, so a router replay writes nothing new), an attempt (over the attempt
- * count it read), a slot (free or its lease over).
+ * count it read), a slot (free or its lease over), an attempt's claim (free or its lease over).
+ *
+ * The outbox of deliveries: every write that leaves a delivery pending puts it in the byPending
+ * index at its next attempt's time (pendingPk/pendingSk), and every write that settles it
+ * (succeeded, failed for good, cancelled) removes it, in the same UpdateItem, so no crash can
+ * separate the two. The sweeper reads it (listPending) and stamps what it re-sends (stampPending).
  */
+import { createHash } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -29,13 +35,15 @@ import type {
   DeliveryRecord,
   DeliveryStatus,
   EndpointChanges,
+  PendingDeliveries,
+  PendingDeliveryEntry,
   WebhookEventRecord,
   WebhookStore,
 } from '../use-cases/ports/webhooks.js';
 import { isConditionFailure } from './directory-table.js';
 import { documentClient } from './dynamo-client.js';
 import { nullableString, readItem } from './item-schema.js';
-import { WEBHOOKS_TABLE } from './tables.js';
+import { PENDING_DELIVERY_SHARDS, WEBHOOKS_TABLE } from './tables.js';
 
 /** The attempt log on a delivery keeps this many entries (the settings page shows the last few). */
 const ATTEMPT_LOG_ENTRIES = 12;
@@ -101,6 +109,29 @@ const DELIVERY_ITEM = v.object({
   createdAt: v.string(),
 });
 
+type DeliveryKey = Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>;
+
+const PENDING_INDEX = 'byPending';
+
+/** The outbox shard of a delivery: spread by a hash, so no single index partition gets hot. */
+export function pendingShard(endpointId: string, eventId: string): number {
+  return createHash('sha256').update(`${endpointId}#${eventId}`).digest().readUInt32BE(0) % PENDING_DELIVERY_SHARDS;
+}
+
+/** A delivery's place in the byPending index: at `at` (its next attempt's time, or a sweep's resend time). */
+function pendingKeys(delivery: DeliveryKey, at: string): { pendingPk: string; pendingSk: string } {
+  return { pendingPk: `pending#${pendingShard(delivery.endpointId, delivery.eventId)}`, pendingSk: `${at}#${delivery.endpointId}#${delivery.eventId}` };
+}
+
+/** The delivery an index entry names, from the table's keys it projects (ENDPOINT#<id> / DELIVERY#<createdAt>#<eventId>). */
+function entryOf(item: Record<string, unknown>): PendingDeliveryEntry | null {
+  const pk = String(item.pk);
+  const sk = String(item.sk);
+  const match = /^DELIVERY#(.+)#([^#]+)$/.exec(sk);
+  if (!pk.startsWith('ENDPOINT#') || !match || typeof item.pendingSk !== 'string') return null;
+  return { endpointId: pk.slice('ENDPOINT#'.length), eventCreatedAt: match[1] as string, eventId: match[2] as string, pendingSk: item.pendingSk };
+}
+
 function ttl(now: Date): number {
   return Math.floor(now.getTime() / 1000) + WEBHOOK_RECORD_TTL_SECONDS;
 }
@@ -118,7 +149,7 @@ function isCancelledBy(error: unknown, index: number): boolean {
   return error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 }
 
-export class DynamoDbWebhookStore implements WebhookStore {
+export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   private readonly tableName: string;
   private readonly client: DynamoDBDocumentClient;
 
@@ -337,6 +368,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
           Item: {
             ...keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
             ...delivery,
+            ...(delivery.status === 'pending' ? pendingKeys(delivery, delivery.nextAttemptAt ?? delivery.createdAt) : {}),
             expiresAt: ttl(new Date(delivery.createdAt)),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
@@ -364,12 +396,18 @@ export class DynamoDbWebhookStore implements WebhookStore {
     const current = await this.getDelivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId);
     if (!current) return false;
     const log = [...current.attemptLog, result.entry].slice(-ATTEMPT_LOG_ENTRIES);
+    const pending = result.status === 'pending' ? pendingKeys(delivery, result.nextAttemptAt ?? result.entry.at) : null;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
-          UpdateExpression: 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next',
+          // The same write moves the delivery in the outbox (a next attempt) or takes it out
+          // (settled), and gives the attempt's claim back.
+          UpdateExpression:
+            pending === null
+              ? 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk, claimToken, claimUntil'
+              : 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk REMOVE claimToken, claimUntil',
           ConditionExpression: 'attempts = :previous',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -378,6 +416,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
             ':log': log,
             ':status': result.status,
             ':next': result.nextAttemptAt,
+            ...(pending === null ? {} : { ':pendingPk': pending.pendingPk, ':pendingSk': pending.pendingSk }),
           },
         }),
       );
@@ -393,19 +432,111 @@ export class DynamoDbWebhookStore implements WebhookStore {
     status: DeliveryStatus,
     nextAttemptAt: string | null,
   ): Promise<void> {
+    const pending = status === 'pending' ? pendingKeys(delivery, nextAttemptAt ?? new Date().toISOString()) : null;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
-          UpdateExpression: 'SET #status = :status, nextAttemptAt = :next',
+          UpdateExpression:
+            pending === null
+              ? 'SET #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk'
+              : 'SET #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status, ':next': nextAttemptAt },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':next': nextAttemptAt,
+            ...(pending === null ? {} : { ':pendingPk': pending.pendingPk, ':pendingSk': pending.pendingSk }),
+          },
         }),
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async claimAttempt(delivery: DeliveryKey, attempt: number, claim: { token: string; now: Date; until: Date }): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+          UpdateExpression: 'SET claimToken = :token, claimUntil = :until',
+          // Not yet made, still pending, and nobody holds it (or its holder's lease ran out).
+          ConditionExpression: 'attempts = :previous AND #status = :pending AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':token': claim.token,
+            ':until': claim.until.getTime(),
+            ':previous': attempt - 1,
+            ':pending': 'pending',
+            ':now': claim.now.getTime(),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async releaseAttempt(delivery: DeliveryKey, token: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+          UpdateExpression: 'REMOVE claimToken, claimUntil',
+          ConditionExpression: 'claimToken = :token',
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async listPending(shard: number, options: { to: Date; limit: number }): Promise<PendingDeliveryEntry[]> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: PENDING_INDEX,
+        // Times are ISO strings, so "#" (after every character of a time) ends the range after `to`.
+        KeyConditionExpression: 'pendingPk = :pk AND pendingSk < :to',
+        ExpressionAttributeValues: { ':pk': `pending#${shard}`, ':to': `${options.to.toISOString()}$` },
+        Limit: options.limit,
+      }),
+    );
+    return (out.Items ?? []).flatMap((item) => entryOf(item) ?? []);
+  }
+
+  async stampPending(entry: PendingDeliveryEntry, stamp: { now: Date; resendAt: Date }): Promise<DeliveryRecord | null> {
+    try {
+      const out = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.delivery(entry.endpointId, entry.eventCreatedAt, entry.eventId),
+          UpdateExpression: 'SET pendingSk = :next, sweptAt = :now',
+          // Where it was listed (another sweeper that stamped it first moved it), still pending, and
+          // no worker on its attempt (that worker records it or its lease runs out).
+          ConditionExpression: 'pendingSk = :seen AND #status = :pending AND (attribute_not_exists(claimUntil) OR claimUntil < :nowMs)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':next': pendingKeys(entry, stamp.resendAt.toISOString()).pendingSk,
+            ':now': stamp.now.toISOString(),
+            ':seen': entry.pendingSk,
+            ':pending': 'pending',
+            ':nowMs': stamp.now.getTime(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes ? toDelivery(out.Attributes) : null;
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
     }
   }
 

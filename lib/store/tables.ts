@@ -77,6 +77,11 @@
  *                                                                       attempts (Query newest first: the settings page)
  *             ENDPOINT#<we_id>    SLOT#<n>                              a delivery in flight to that endpoint (leased)
  *   TTL attribute expiresAt on events, deliveries and slots (30 days; slots their lease).
+ *   byPending    pendingPk = pending#<shard>  pendingSk = <time>#<endpointId>#<eventId>
+ *                the outbox of deliveries: a delivery is in it while it is pending (written by the
+ *                write that makes it pending or records an attempt with a next one, removed by the
+ *                one that settles it), at its next attempt's time; the sweeper finds there the ones
+ *                whose queue message was lost (keys only; lib/use-cases/webhooks/sweep-deliveries.ts).
  *
  * Streams: posts and directory stream NEW_AND_OLD_IMAGES to the webhook router (events derived from
  * committed changes; docs/webhooks.md).
@@ -244,7 +249,8 @@ export const WEBHOOKS_TABLE: TableDefinition = {
   envVar: ENV.webhooksTable,
   partitionKey: 'pk',
   sortKey: 'sk',
-  indexes: [],
+  // Keys only: the sweeper stamps each delivery it finds with a conditional update that returns the item.
+  indexes: [{ indexName: 'byPending', partitionKey: 'pendingPk', sortKey: 'pendingSk', projection: { type: 'KEYS_ONLY' } }],
   ttlAttribute: 'expiresAt',
   holdsCustomerData: true,
 };
@@ -253,3 +259,7 @@ export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS
 
 /** Shards of the byDue index: spreads the sweeper's partition so no single key gets hot. */
 export const DUE_SHARDS = 8;
+/** Shards of the webhooks table's byPending index (pending deliveries), for the same reason. */
+export const PENDING_DELIVERY_SHARDS = 8;
+/** The partition key prefix of an endpoint's items in the webhooks table (deliveries, slots): what the sweeper may write. */
+export const WEBHOOK_ENDPOINT_KEY_PREFIX = 'ENDPOINT#';

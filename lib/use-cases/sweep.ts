@@ -25,6 +25,9 @@
  * deletion waiting for its next resend is not among the late entries a run reads (at most
  * `limitPerShard` a shard, oldest first), and many of them cannot hide a lost post behind them.
  * The deletion worker is idempotent, so a duplicate costs one read.
+ *
+ * With `deliveries`, the same run also sweeps the outbox of webhook deliveries
+ * (lib/use-cases/webhooks/sweep-deliveries.ts), beside the posts' shards.
  */
 import { MAX_QUEUE_DELAY_SECONDS, nextDueAt, queueDelaySeconds } from '../domain/publishing.js';
 import { deletionResendIntervalMs, platformDeletionPending, platformDeletionPendingSince } from '../domain/post-deletion.js';
@@ -32,6 +35,7 @@ import type { PostForPublishing } from '../domain/publish-state.js';
 import type { Clock } from './ports/clock.js';
 import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
 import type { PublishStateStore } from './ports/publish-state-store.js';
+import type { SweepDeliveries } from './webhooks/sweep-deliveries.js';
 
 export interface SweepDeps {
   state: PublishStateStore;
@@ -45,6 +49,8 @@ export interface SweepDeps {
   resendIntervalMs?: number;
   /** Posts examined per shard and pass, so one run stays within its time. */
   limitPerShard?: number;
+  /** The webhook deliveries' sweep, run beside the posts' (absent: posts only). */
+  deliveries?: SweepDeliveries;
 }
 
 export interface SweepResult {
@@ -53,6 +59,8 @@ export interface SweepResult {
   resent: number;
   /** Platform deletions queued again. */
   deletionsResent: number;
+  /** Webhook deliveries queued again (their attempt's message was lost). */
+  deliveriesResent: number;
   failedToSend: number;
 }
 
@@ -75,16 +83,24 @@ export class Sweep {
     // candidates: stamping one by one across every shard before sending anything could outlast the
     // run's timeout with a large backlog (8 shards of 1,000 candidates), and a run cut short then
     // would have stamped posts (so the next runs skip them for the interval) without sending them.
-    const perShard = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.sweepShard(shard, now, options.lookAhead)));
-    return perShard.reduce((sum, one) => ({
-      examined: sum.examined + one.examined,
-      resent: sum.resent + one.resent,
-      deletionsResent: sum.deletionsResent + one.deletionsResent,
-      failedToSend: sum.failedToSend + one.failedToSend,
-    }));
+    const [perShard, deliveries] = await Promise.all([
+      Promise.all(Array.from({ length: this.shards }, (_, shard) => this.sweepShard(shard, now, options.lookAhead))),
+      this.deps.deliveries?.execute(options) ?? { examined: 0, resent: 0, failedToSend: 0 },
+    ]);
+    const initial: SweepResult = { examined: deliveries.examined, resent: 0, deletionsResent: 0, deliveriesResent: deliveries.resent, failedToSend: deliveries.failedToSend };
+    return perShard.reduce<SweepResult>(
+      (sum, one) => ({
+        examined: sum.examined + one.examined,
+        resent: sum.resent + one.resent,
+        deletionsResent: sum.deletionsResent + one.deletionsResent,
+        deliveriesResent: sum.deliveriesResent,
+        failedToSend: sum.failedToSend + one.failedToSend,
+      }),
+      initial,
+    );
   }
 
-  private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<SweepResult> {
+  private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<Omit<SweepResult, 'deliveriesResent'>> {
     const lateBefore = new Date(now.getTime() - this.graceMs).toISOString();
     const horizon = new Date(now.getTime() + MAX_QUEUE_DELAY_SECONDS * 1000).toISOString();
     const late = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });

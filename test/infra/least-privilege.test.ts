@@ -77,6 +77,16 @@ describe('directory writes', () => {
   });
 });
 
+describe('webhook writes of the sweeper', () => {
+  it('stamps delivery items (ENDPOINT#) and writes nothing else of the webhooks table (endpoints, events)', () => {
+    const writing = writesTo('Sweeper', 'webhooks');
+    expect(writing.length).toBeGreaterThan(0);
+    for (const grant of writing) {
+      expect(grant.conditions).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ENDPOINT#*'] } });
+    }
+  });
+});
+
 describe('counter writes of the publish worker', () => {
   it('gives allowance units back (ALLOWANCE#) and writes no other counter (rate limits, last use)', () => {
     const writing = writesTo('PublishWorker', 'counters');

@@ -106,7 +106,7 @@ const EXPECTED: Record<string, string[]> = {
     'secret:platform',
     'kms:encryptDecrypt',
   ],
-  Sweeper: ['table:posts:readWrite', 'send:publish', 'send:deletion', 'attributes:publish'],
+  Sweeper: ['table:posts:readWrite', 'table:webhooks:readWrite', 'send:publish', 'send:deletion', 'send:webhook', 'attributes:publish'],
   // Webhook endpoints: their own items (webhooks); a new secret is only ever encrypted.
   CreateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'kms:encrypt'],
   ListWebhookEndpoints: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read', 'secret:cursor'],

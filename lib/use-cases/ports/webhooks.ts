@@ -80,12 +80,44 @@ export interface WebhookStore {
     status: DeliveryStatus,
     nextAttemptAt: string | null,
   ): Promise<void>;
+  /**
+   * Claims attempt `attempt` of a pending delivery that has made `attempt - 1` until `until` (a
+   * lease: a worker that died holding it is replaced once it runs out); false when another worker
+   * holds it or the attempt was made. Two messages for the same attempt send it once.
+   */
+  claimAttempt(
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    attempt: number,
+    claim: { token: string; now: Date; until: Date },
+  ): Promise<boolean>;
+  /** Gives a claim back unused (the endpoint was busy and the delivery goes back on the queue). */
+  releaseAttempt(delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>, token: string): Promise<void>;
   /** The endpoint's deliveries, newest first. */
   listDeliveries(endpointId: string, limit: number): Promise<DeliveryRecord[]>;
 
   /** Takes one of the endpoint's in-flight slots until `until` (its number) or finds them all held (null). */
   acquireSlot(endpointId: string, token: string, now: Date, until: Date): Promise<number | null>;
   releaseSlot(endpointId: string, slot: number, token: string): Promise<void>;
+}
+
+/** A pending delivery's entry in the outbox (the byPending index of lib/store/tables.ts). */
+export interface PendingDeliveryEntry {
+  endpointId: string;
+  eventCreatedAt: string;
+  eventId: string;
+  /** The entry's place as listed: the stamp holds only over it, so two sweepers send once. */
+  pendingSk: string;
+}
+
+/** The outbox of pending deliveries, for the sweeper (lib/use-cases/webhooks/sweep-deliveries.ts). */
+export interface PendingDeliveries {
+  /** The shard's entries whose time is at or before `to`, oldest first, at most `limit`. */
+  listPending(shard: number, options: { to: Date; limit: number }): Promise<PendingDeliveryEntry[]>;
+  /**
+   * Moves the entry to `resendAt` if it is still where it was listed, the delivery still pending and
+   * no worker holds its attempt (one conditional write); the delivery as it is then, or null when not.
+   */
+  stampPending(entry: PendingDeliveryEntry, stamp: { now: Date; resendAt: Date }): Promise<DeliveryRecord | null>;
 }
 
 /** A delivery waiting in the webhook queue. */

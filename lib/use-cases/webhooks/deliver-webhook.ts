@@ -12,8 +12,13 @@
  *   seconds, costing no attempt, and the worker is free for other customers' deliveries.
  * - SQS delays a message by 15 minutes at most, so a later retry is sent with the longest delay
  *   and `notBefore`; a message received before its time is sent again (chained), costing no attempt.
- * - A deleted or disabled endpoint receives nothing more; a message for an attempt already made
- *   (a duplicate) is dropped.
+ * - A deleted or disabled endpoint receives nothing more.
+ * - The delivery item, not the message, says which attempt is next (its attempts + 1): a message is
+ *   taken when it names that attempt, or when the delivery is pending and due (a message re-sent
+ *   by the sweeper, or an older one redelivered after the worker that made its attempt died
+ *   before sending the next one). Otherwise (settled, or a duplicate before the next attempt's
+ *   time) it is dropped. The attempt is claimed with a conditional write (a lease) before it is
+ *   sent, so two messages racing for it send it once.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -112,7 +117,10 @@ export class DeliverWebhook {
     }
     const delivery = await store.getDelivery(message.endpointId, message.eventCreatedAt, message.eventId);
     if (!delivery) return { outcome: 'dropped', reason: 'no such delivery' };
-    if (delivery.status !== 'pending' || delivery.attempts >= message.attempt) return { outcome: 'dropped', reason: 'attempt already made' };
+    if (delivery.status !== 'pending') return { outcome: 'dropped', reason: 'delivery settled' };
+    const attempt = delivery.attempts + 1;
+    const due = delivery.nextAttemptAt === null || Date.parse(delivery.nextAttemptAt) <= now.getTime();
+    if (message.attempt !== attempt && !due) return { outcome: 'dropped', reason: 'attempt already made' };
     const endpoint = await store.getEndpoint(message.userId, message.endpointId);
     if (!endpoint || endpoint.status !== 'enabled') {
       await store.setDeliveryStatus(delivery, 'cancelled', null);
@@ -125,9 +133,14 @@ export class DeliverWebhook {
     }
 
     const token = randomUUID();
+    const leaseMs = (this.deps.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS) + ENDPOINT_SLOT_LEASE_MARGIN_MS;
+    if (!(await store.claimAttempt(delivery, attempt, { token, now, until: new Date(now.getTime() + leaseMs) }))) {
+      return { outcome: 'dropped', reason: 'attempt claimed by another message' };
+    }
     const slot = await this.acquireSlot(endpoint.id, token);
     if (slot === null) {
-      await this.deps.queue.send([message], BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
+      await store.releaseAttempt(delivery, token);
+      await this.deps.queue.send([{ ...message, attempt }], BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
       return { outcome: 'waiting', reason: 'endpoint_busy' };
     }
     let entry: DeliveryAttempt;
@@ -150,19 +163,19 @@ export class DeliverWebhook {
     if (verdict?.kind === 'failed' && entry.error === null) entry = { ...entry, error: verdict.error };
 
     if (verdict?.kind === 'succeeded') {
-      await store.recordAttempt(delivery, message.attempt, { entry, status: 'succeeded', nextAttemptAt: null });
+      await store.recordAttempt(delivery, attempt, { entry, status: 'succeeded', nextAttemptAt: null });
       if (endpoint.failingSince !== null) await store.clearFailing(endpoint.userId, endpoint.id);
       return { outcome: 'succeeded', statusCode: entry.statusCode };
     }
     if (verdict?.kind === 'gone') {
-      await store.recordAttempt(delivery, message.attempt, { entry, status: 'failed', nextAttemptAt: null });
+      await store.recordAttempt(delivery, attempt, { entry, status: 'failed', nextAttemptAt: null });
       await store.disableEndpoint(endpoint.userId, endpoint.id, `The endpoint answered 410 Gone at ${after.toISOString()}: it asked to receive nothing more.`, after);
       return { outcome: 'gone', statusCode: 410 };
     }
 
-    const delayMs = message.manual ? null : retryDelayMs(message.attempt, this.random());
+    const delayMs = message.manual ? null : retryDelayMs(attempt, this.random());
     const nextAttemptAt = delayMs === null ? null : new Date(after.getTime() + delayMs).toISOString();
-    const recorded = await store.recordAttempt(delivery, message.attempt, { entry, status: nextAttemptAt === null ? 'failed' : 'pending', nextAttemptAt });
+    const recorded = await store.recordAttempt(delivery, attempt, { entry, status: nextAttemptAt === null ? 'failed' : 'pending', nextAttemptAt });
     const failingSince = await store.markFailing(endpoint.userId, endpoint.id, after);
     if (shouldDisableForFailures(failingSince, after)) {
       await store.disableEndpoint(
@@ -176,7 +189,7 @@ export class DeliverWebhook {
     if (!recorded || nextAttemptAt === null || delayMs === null) return { outcome: 'failed', statusCode: entry.statusCode };
     const delaySeconds = Math.ceil(delayMs / 1000);
     await this.deps.queue.send(
-      [{ ...message, attempt: message.attempt + 1, notBefore: delaySeconds > MAX_QUEUE_DELAY_SECONDS ? nextAttemptAt : null }],
+      [{ ...message, attempt: attempt + 1, notBefore: delaySeconds > MAX_QUEUE_DELAY_SECONDS ? nextAttemptAt : null }],
       Math.min(delaySeconds, MAX_QUEUE_DELAY_SECONDS),
     );
     return { outcome: 'retrying', statusCode: entry.statusCode };
