@@ -22,6 +22,17 @@ export type Scope = (typeof SCOPES)[number];
 export const POST_STATUSES = ['draft', 'scheduled', 'published', 'failed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 
+/**
+ * What a post is on its platform (beyond-v1.md "Native formats"): plain text with media, an X
+ * thread (the post and its further parts, each a reply to the one before), a poll, or a LinkedIn
+ * document (one PDF with a title). Decided once, when the post is created or changed.
+ */
+export const POST_FORMATS = ['text', 'thread', 'poll', 'document'] as const;
+export type PostFormat = (typeof POST_FORMATS)[number];
+
+export const FIRST_COMMENT_STATUSES = ['pending', 'published', 'failed'] as const;
+export type FirstCommentStatus = (typeof FIRST_COMMENT_STATUSES)[number];
+
 export const TOKEN_HEALTH = ['healthy', 'expiring', 'needs_reauth', 'refresh_failed'] as const;
 export type TokenHealth = (typeof TOKEN_HEALTH)[number];
 
@@ -118,6 +129,31 @@ export interface PostError {
   retryable?: boolean;
 }
 
+/**
+ * One further part of an X thread; the first part is the post itself (its text, media and
+ * platformPostId). The publish worker records each part's id before it sends the next.
+ */
+export interface ThreadPart {
+  text: string;
+  mediaUrls: string[];
+  /** Media library ids behind mediaUrls, in the same order. */
+  mediaIds: string[];
+  /** Set once this part is live. */
+  platformPostId: string | null;
+  publishedUrl: string | null;
+}
+
+/**
+ * The first comment asked for with `options.<platform>.firstComment`: posted as a reply (X) or a
+ * comment (LinkedIn) on the post right after it is live. It never changes the post's own status.
+ */
+export interface FirstComment {
+  text: string;
+  status: FirstCommentStatus;
+  platformCommentId: string | null;
+  error: PostError | null;
+}
+
 export interface Post {
   id: string;
   userId: string;
@@ -130,8 +166,15 @@ export interface Post {
   mediaUrls: string[];
   /** Media library ids behind mediaUrls, in the same order. */
   mediaIds: string[];
-  /** The `options` entry for this post's platform, as validated. */
+  /**
+   * The `options` entry for this post's platform, as validated. `thread` and `firstComment` are
+   * not kept here: they live in threadParts and firstComment.
+   */
   options: Record<string, unknown>;
+  format: PostFormat;
+  /** The further parts of a thread, in order ([] unless format is `thread`). */
+  threadParts: ThreadPart[];
+  firstComment: FirstComment | null;
   scheduledFor: string;
   publishedAt: string | null;
   publishedUrl: string | null;

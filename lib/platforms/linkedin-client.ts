@@ -6,7 +6,16 @@
  */
 import { ENV, optionalEnv } from '../config.js';
 import { PlatformAmbiguousError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';
-import type { PlatformAccount, PlatformMediaSource, PlatformPublishRequest, PlatformPublishResult, PlatformPublisher, PlatformTokens } from '../use-cases/ports/platform-publisher.js';
+import type {
+  PlatformAccount,
+  PlatformCommentRequest,
+  PlatformCommentResult,
+  PlatformMediaSource,
+  PlatformPublishRequest,
+  PlatformPublishResult,
+  PlatformPublisher,
+  PlatformTokens,
+} from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,
@@ -317,6 +326,15 @@ export class LinkedinClient implements PlatformPublisher {
     }
     return null;
   }
+  // Native formats' first comment: each platform's request lands with its adapter work; until then a
+  // first comment is refused for good (never guessed at), so it fails visibly on the post.
+  async publishComment(_request: PlatformCommentRequest): Promise<PlatformCommentResult> {
+    throw new PlatformRefusedError('First comments are not available on linkedin yet.', { platform: 'linkedin', status: null });
+  }
+
+  async findComment(_request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null> {
+    return null;
+  }
 }
 
 /** The media URNs a post of the Posts API carries (`content.media.id` or `content.multiImage.images[].id`). */
@@ -325,6 +343,7 @@ function mediaOf(element: Record<string, unknown>): string[] {
   if (isRecord(content.media) && typeof content.media.id === 'string') return [content.media.id];
   const images = isRecord(content.multiImage) && Array.isArray(content.multiImage.images) ? content.multiImage.images : [];
   return images.map((image) => (isRecord(image) && typeof image.id === 'string' ? image.id : '')).filter((id) => id !== '');
+
 }
 
 export function linkedinClientFromEnv(): LinkedinClient {

@@ -11,7 +11,16 @@ import {
   PlatformRefusedError,
   PlatformUnavailableError,
 } from '../domain/platform-errors.js';
-import type { PlatformAccount, PlatformMediaSource, PlatformPublishRequest, PlatformPublishResult, PlatformPublisher, PlatformTokens } from '../use-cases/ports/platform-publisher.js';
+import type {
+  PlatformAccount,
+  PlatformCommentRequest,
+  PlatformCommentResult,
+  PlatformMediaSource,
+  PlatformPublishRequest,
+  PlatformPublishResult,
+  PlatformPublisher,
+  PlatformTokens,
+} from '../use-cases/ports/platform-publisher.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,
@@ -289,6 +298,16 @@ export class XClient implements PlatformPublisher {
       }
       return { platformPostId: post.id, publishedUrl: xPublicUrl(request.account.handle, post.id) };
     }
+    return null;
+  }
+
+  // Native formats' first comment: each platform's request lands with its adapter work; until then a
+  // first comment is refused for good (never guessed at), so it fails visibly on the post.
+  async publishComment(_request: PlatformCommentRequest): Promise<PlatformCommentResult> {
+    throw new PlatformRefusedError('First comments are not available on x yet.', { platform: 'x', status: null });
+  }
+
+  async findComment(_request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null> {
     return null;
   }
 }

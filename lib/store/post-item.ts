@@ -29,7 +29,16 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { POST_STATUSES, PUBLISHABLE_PLATFORMS, type Post, type PostError } from '../domain/model.js';
+import {
+  FIRST_COMMENT_STATUSES,
+  POST_FORMATS,
+  POST_STATUSES,
+  PUBLISHABLE_PLATFORMS,
+  type FirstComment,
+  type Post,
+  type PostError,
+  type ThreadPart,
+} from '../domain/model.js';
 import { nullableString, readItem, stringList } from './item-schema.js';
 import { DUE_SHARDS } from './tables.js';
 
@@ -107,6 +116,7 @@ export function postToItem(post: Post): PostItem {
     mediaUrls: [...post.mediaUrls],
     mediaIds: [...post.mediaIds],
     options: { ...post.options },
+    format: post.format,
     scheduledFor: post.scheduledFor,
     createdAt: post.createdAt,
     updatedAt: post.updatedAt,
@@ -120,6 +130,25 @@ export function postToItem(post: Post): PostItem {
   if (post.deletedAt !== null) item.deletedAt = post.deletedAt;
   if (post.allowanceCycle !== null) item.allowanceCycle = post.allowanceCycle;
   if (post.inFlightSince !== undefined && post.inFlightSince !== null) item.inFlightSince = post.inFlightSince;
+  // Absent for a post without them, so a text post's item is no bigger than before formats existed.
+  if (post.threadParts.length > 0) item.threadParts = post.threadParts.map(threadPartToItem);
+  if (post.firstComment !== null) item.firstComment = firstCommentToItem(post.firstComment);
+  return item;
+}
+
+/** A thread part as stored (null ids absent, as on the post item itself). */
+export function threadPartToItem(part: ThreadPart): Record<string, unknown> {
+  const item: Record<string, unknown> = { text: part.text, mediaUrls: [...part.mediaUrls], mediaIds: [...part.mediaIds] };
+  if (part.platformPostId !== null) item.platformPostId = part.platformPostId;
+  if (part.publishedUrl !== null) item.publishedUrl = part.publishedUrl;
+  return item;
+}
+
+/** A first comment as stored (null fields absent). */
+export function firstCommentToItem(comment: FirstComment): Record<string, unknown> {
+  const item: Record<string, unknown> = { text: comment.text, status: comment.status };
+  if (comment.platformCommentId !== null) item.platformCommentId = comment.platformCommentId;
+  if (comment.error !== null) item.error = errorToItem(comment.error);
   return item;
 }
 
@@ -127,6 +156,26 @@ export function postToItem(post: Post): PostItem {
  * A post item as a Post: the schema names the Post's fields, so attributes beyond them (worker
  * bookkeeping, index keys) stay behind. Fields null on the Post are absent from the item.
  */
+const ERROR_ITEM = v.pipe(
+  v.object({ message: v.string(), advice: v.string(), retryable: v.optional(v.boolean()) }),
+  v.transform((error): PostError => (error.retryable === undefined ? { message: error.message, advice: error.advice } : error)),
+);
+
+const THREAD_PART_ITEM = v.object({
+  text: v.string(),
+  mediaUrls: stringList,
+  mediaIds: stringList,
+  platformPostId: nullableString,
+  publishedUrl: nullableString,
+});
+
+const FIRST_COMMENT_ITEM = v.object({
+  text: v.string(),
+  status: v.picklist(FIRST_COMMENT_STATUSES),
+  platformCommentId: nullableString,
+  error: v.nullish(ERROR_ITEM, null),
+});
+
 const POST_ITEM = v.object({
   id: v.string(),
   userId: v.string(),
@@ -144,13 +193,11 @@ const POST_ITEM = v.object({
   publishedAt: nullableString,
   publishedUrl: nullableString,
   platformPostId: nullableString,
-  error: v.nullish(
-    v.pipe(
-      v.object({ message: v.string(), advice: v.string(), retryable: v.optional(v.boolean()) }),
-      v.transform((error): PostError => (error.retryable === undefined ? { message: error.message, advice: error.advice } : error)),
-    ),
-    null,
-  ),
+  error: v.nullish(ERROR_ITEM, null),
+  // Items written before native formats have none of these: a text post.
+  format: v.optional(v.picklist(POST_FORMATS), 'text'),
+  threadParts: v.optional(v.array(THREAD_PART_ITEM), () => []),
+  firstComment: v.nullish(FIRST_COMMENT_ITEM, null),
   createdAt: v.string(),
   updatedAt: v.string(),
   deletedAt: nullableString,

@@ -227,6 +227,9 @@ export class CreatePosts {
       mediaUrls: shared.media.map((item) => item.url),
       mediaIds: shared.media.map((item) => item.id),
       options: optionsFor(request.options, platform),
+      format: 'text',
+      threadParts: [],
+      firstComment: null,
       // No scheduledFor: due at once (a draft keeps its creation time).
       scheduledFor: request.scheduledFor?.toISOString() ?? shared.createdAt,
       publishedAt: null,

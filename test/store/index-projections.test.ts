@@ -59,6 +59,9 @@ describe('posts index projections', () => {
       deletedAt: DUE.toISOString(),
       allowanceCycle: '2026-11',
       inFlightSince: DUE.toISOString(),
+      format: 'thread',
+      threadParts: [{ text: 'two', mediaUrls: ['https://media/1'], mediaIds: ['med_1'], platformPostId: '2', publishedUrl: 'https://x.com/i/web/status/2' }],
+      firstComment: { text: 'c', status: 'failed', platformCommentId: '3', error: { message: 'm', advice: 'a', retryable: false } },
     });
     const written = Object.keys(postToItem(full)).filter((name) => !INDEX_KEYS.has(name) && name !== 'inFlightSince');
     expect([...written].sort()).toEqual([...POST_LIST_ATTRIBUTES].sort());

@@ -93,6 +93,9 @@ describe('openapi.yaml', () => {
       publishedUrl: null,
       platformPostId: null,
       error: null,
+      format: 'text',
+      threadParts: [],
+      firstComment: null,
       createdAt: '2026-11-21T09:30:00.000Z',
       updatedAt: '2026-11-21T09:30:00.000Z',
     };
@@ -100,6 +103,12 @@ describe('openapi.yaml', () => {
     expect(() => assertDocumentedResponse('GET', '/posts/post_1', response(200, { ...post, scheduledFor: '2026-11-21T09:30:00Z' }))).toThrow(/body/);
     const { publishedAt: _publishedAt, ...withoutPublishedAt } = post;
     expect(() => assertDocumentedResponse('GET', '/posts/post_1', response(200, withoutPublishedAt))).toThrow(/body/);
+    expect(() => assertDocumentedResponse('GET', '/posts/post_1', response(200, { ...post, format: 'carousel' }))).toThrow(/body/);
+    const thread = { ...post, format: 'thread', threadParts: [{ platformPostId: '2', publishedUrl: 'https://x.com/a/status/2' }, { platformPostId: null, publishedUrl: null }] };
+    expect(() => assertDocumentedResponse('GET', '/posts/post_1', response(200, thread))).not.toThrow();
+    const comment = { status: 'failed', platformCommentId: null, error: { message: 'm', advice: 'a', retryable: false } };
+    expect(() => assertDocumentedResponse('GET', '/posts/post_1', response(200, { ...post, firstComment: comment }))).not.toThrow();
+    expect(() => assertDocumentedResponse('GET', '/posts/post_1', response(200, { ...post, firstComment: { ...comment, status: 'lost' } }))).toThrow(/body/);
     const accepted = { object: 'post_result', id: null, accountId: 'a', platform: 'x', status: 'accepted', reason: null, message: null };
     expect(() => assertDocumentedResponse('POST', '/posts', response(202, { object: 'post_batch', campaignId: 'c', posts: [accepted] }))).toThrow(/body/);
   });

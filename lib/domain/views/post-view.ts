@@ -1,4 +1,4 @@
-import type { Post, PostStatus } from '../model.js';
+import type { FirstCommentStatus, Post, PostError, PostFormat, PostStatus } from '../model.js';
 
 /** The `post` object of api-v1.md: what GET /posts/{id} and GET /posts return. */
 export interface PostView {
@@ -16,9 +16,20 @@ export interface PostView {
   publishedUrl: string | null;
   platformPostId: string | null;
   /** `retryable` (beyond-v1.md): an addition to v1's error; false when it was not decided. */
-  error: { message: string; advice: string; retryable: boolean } | null;
+  error: ErrorView | null;
+  /** Native formats (beyond-v1.md): additions to v1's post. */
+  format: PostFormat;
+  /** A thread's further parts, in order; each part's ids are null until it is live. */
+  threadParts: { platformPostId: string | null; publishedUrl: string | null }[];
+  firstComment: { status: FirstCommentStatus; platformCommentId: string | null; error: ErrorView | null } | null;
   createdAt: string;
   updatedAt: string;
+}
+
+type ErrorView = { message: string; advice: string; retryable: boolean };
+
+function errorView(error: PostError): ErrorView {
+  return { message: error.message, advice: error.advice, retryable: error.retryable === true };
 }
 
 /** Every timestamp leaves the API as UTC with milliseconds (decisions.md, Timestamps). */
@@ -46,7 +57,17 @@ export function postView(post: Post): PostView {
     publishedAt: post.publishedAt === null ? null : utc(post.publishedAt),
     publishedUrl: post.publishedUrl,
     platformPostId: post.platformPostId,
-    error: post.error === null ? null : { message: post.error.message, advice: post.error.advice, retryable: post.error.retryable === true },
+    error: post.error === null ? null : errorView(post.error),
+    format: post.format,
+    threadParts: post.threadParts.map((part) => ({ platformPostId: part.platformPostId, publishedUrl: part.publishedUrl })),
+    firstComment:
+      post.firstComment === null
+        ? null
+        : {
+            status: post.firstComment.status,
+            platformCommentId: post.firstComment.platformCommentId,
+            error: post.firstComment.error === null ? null : errorView(post.firstComment.error),
+          },
     createdAt: utc(post.createdAt),
     updatedAt: utc(post.updatedAt),
   };

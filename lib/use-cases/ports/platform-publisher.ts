@@ -26,8 +26,17 @@ export interface PlatformPublishRequest {
   accessToken: string;
   text: string;
   media: PlatformMediaSource[];
-  /** The validated `options` entry of this platform (x: communityId, shareWithFollowers). */
+  /**
+   * The validated `options` entry of this platform (x: communityId, shareWithFollowers, poll;
+   * linkedin: poll, documentTitle). Never `thread` or `firstComment`: the worker sends those as
+   * posts of their own (replyTo) and comments (publishComment).
+   */
   options: Record<string, unknown>;
+  /**
+   * X: the platform id of the post this one answers (a thread's previous part); the create then
+   * carries `reply.in_reply_to_tweet_id`. Absent for a post of its own.
+   */
+  replyTo?: string;
   /**
    * Called once media is uploaded, right before the create request. Throwing stops the send (the
    * post was deleted meanwhile); the worker also records here that a create is about to go out,
@@ -40,6 +49,19 @@ export interface PlatformPublishRequest {
 export interface PlatformPublishResult {
   platformPostId: string;
   publishedUrl: string;
+}
+
+/** A comment on a live post: X posts it as a reply, LinkedIn as a comment (socialActions). */
+export interface PlatformCommentRequest {
+  account: PlatformAccount;
+  accessToken: string;
+  /** The live post's platform id (the post's platformPostId). */
+  platformPostId: string;
+  text: string;
+}
+
+export interface PlatformCommentResult {
+  platformCommentId: string;
 }
 
 export interface PlatformTokens {
@@ -78,5 +100,17 @@ export interface PlatformPublisher {
     text: string;
     mediaIds?: readonly string[];
     since: Date;
+    /** X: only a reply to this post matches (a thread part, looked up after a lost answer). */
+    replyTo?: string;
   }): Promise<PlatformPublishResult | null>;
+  /**
+   * Posts a comment on a live post (a first comment). Failures as publish's: a PlatformRefusedError
+   * is final, anything transient is retried by the caller with backoff.
+   */
+  publishComment(request: PlatformCommentRequest): Promise<PlatformCommentResult>;
+  /**
+   * Looks for this account's comment with this text on the post, made since `since`: how a comment
+   * whose answer was lost is settled without posting it twice. null: no such comment.
+   */
+  findComment(request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null>;
 }

@@ -35,6 +35,9 @@ describe('postView', () => {
       publishedUrl: null,
       platformPostId: null,
       error: { message: 'm', advice: 'a', retryable: false },
+      format: 'text',
+      threadParts: [],
+      firstComment: null,
       createdAt: '2026-11-21T09:00:00.000Z',
       updatedAt: '2026-11-21T09:00:00.000Z',
     });
@@ -43,6 +46,17 @@ describe('postView', () => {
   it('shows error.retryable as decided, false when an older error has none', () => {
     expect(postView({ ...basePost, status: 'failed', error: { message: 'm', advice: 'a', retryable: true } }).error).toEqual({ message: 'm', advice: 'a', retryable: true });
     expect(postView({ ...basePost, status: 'failed', error: { message: 'm', advice: 'a' } }).error?.retryable).toBe(false);
+  });
+
+  it('shows a thread part and a first comment by their public fields only', () => {
+    const view = postView({
+      ...basePost,
+      format: 'thread',
+      threadParts: [{ text: 'two', mediaUrls: [], mediaIds: ['med_1'], platformPostId: '22', publishedUrl: 'https://x.com/a/status/22' }],
+      firstComment: { text: 'link', status: 'failed', platformCommentId: null, error: { message: 'm', advice: 'a' } },
+    });
+    expect(view.threadParts).toEqual([{ platformPostId: '22', publishedUrl: 'https://x.com/a/status/22' }]);
+    expect(view.firstComment).toEqual({ status: 'failed', platformCommentId: null, error: { message: 'm', advice: 'a', retryable: false } });
   });
 });
 
