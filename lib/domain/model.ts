@@ -39,8 +39,12 @@ export type TokenHealth = (typeof TOKEN_HEALTH)[number];
 export const ACCOUNT_TYPES = ['personal', 'organization'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 
-/** How a sandbox platform answers for this account (local stack and tests only). */
-export const SANDBOX_BEHAVIOURS = ['ok', 'refuse', 'expired', 'flaky'] as const;
+/**
+ * How a sandbox platform answers for this account (local stack and tests only). `refuse-comment`
+ * takes posts but refuses first comments; `refuse-part-3` takes posts but refuses a thread's third
+ * part (X), so a user can see both outcomes without a real platform misbehaving.
+ */
+export const SANDBOX_BEHAVIOURS = ['ok', 'refuse', 'expired', 'flaky', 'refuse-comment', 'refuse-part-3'] as const;
 export type SandboxBehaviour = (typeof SANDBOX_BEHAVIOURS)[number];
 
 export interface User {
