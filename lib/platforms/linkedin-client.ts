@@ -1,8 +1,10 @@
 /**
- * LinkedIn Posts API over plain HTTP (no SDK): create and delete posts, upload images and videos,
- * refresh a token when the app has a refresh token (approved partner apps only). Every call carries
- * the versioned-API headers. The paths, headers and error shapes are LinkedIn's own;
- * local/sandbox/linkedin.ts serves the same ones for the tests.
+ * LinkedIn Posts API over plain HTTP (no SDK): create and delete posts (text, images, a video, a
+ * poll, a document), upload images, videos and documents, comment on a post and find such a
+ * comment again, refresh a token when the app has a refresh token (approved partner apps only).
+ * Every call carries the versioned-API headers. The paths, bodies and error shapes are LinkedIn's
+ * own, with their sources in docs/platforms.md ("LinkedIn"); local/sandbox/linkedin.ts serves the
+ * same ones for the tests.
  */
 import { ENV, optionalEnv } from '../config.js';
 import { PlatformAmbiguousError, PlatformDuplicateError, PlatformRefusedError, PlatformUnavailableError } from '../domain/platform-errors.js';
@@ -51,6 +53,38 @@ export interface LinkedinClientConfig extends PlatformTimeouts {
 const DUPLICATE_URN = /duplicate of urn:li:(?:share|ugcPost):\d+/i;
 /** Newest posts read by a lookup: the post looked for was created moments before. */
 const FIND_PAGE_SIZE = 50;
+/**
+ * Comments read by a comment lookup. The first comment is posted right after the post went live,
+ * so it is among a post's first comments; LinkedIn lists a post's comments oldest first (?), and
+ * the lookup reads at most COMMENT_PAGES pages of this size (a post with more comments than that
+ * within minutes of going live is not a case to page through forever).
+ */
+const COMMENT_PAGE_SIZE = 100;
+const COMMENT_PAGES = 3;
+const PDF = 'application/pdf';
+
+/** `options.poll` of a LinkedIn target as the create rules validated it (beyond-v1.md "Native formats"). */
+interface LinkedinPoll {
+  question: string;
+  choices: string[];
+  duration: string;
+}
+
+/** The poll of a target's options, or null; a malformed one (the rules let none through) is refused, never guessed at. */
+function pollOf(options: Record<string, unknown>): LinkedinPoll | null {
+  const poll = options.poll;
+  if (poll === undefined || poll === null) return null;
+  if (
+    !isRecord(poll) ||
+    typeof poll.question !== 'string' ||
+    !Array.isArray(poll.choices) ||
+    !poll.choices.every((choice): choice is string => typeof choice === 'string') ||
+    typeof poll.duration !== 'string'
+  ) {
+    throw new PlatformRefusedError('The poll options are malformed.', { platform: 'linkedin', status: null });
+  }
+  return { question: poll.question, choices: poll.choices, duration: poll.duration };
+}
 
 function linkedinAuthorUrn(account: Pick<PlatformAccount, 'accountType' | 'platformUserId'>): string {
   return account.accountType === 'organization'
@@ -107,6 +141,12 @@ export class LinkedinClient implements PlatformPublisher {
 
   async publish(request: PlatformPublishRequest): Promise<PlatformPublishResult> {
     const author = linkedinAuthorUrn(request.account);
+    const poll = pollOf(request.options);
+    // LinkedIn takes a poll alone (content is one kind); refused here before any upload is wasted.
+    if (poll !== null && request.media.length > 0) {
+      throw new PlatformRefusedError('A LinkedIn poll cannot carry media.', { platform: 'linkedin', status: null });
+    }
+    const documentTitle = typeof request.options.documentTitle === 'string' ? request.options.documentTitle : null;
     const mediaUrns: string[] = [];
     for (const item of request.media) mediaUrns.push(await this.uploadMedia(item, author, request.accessToken));
 
@@ -118,8 +158,15 @@ export class LinkedinClient implements PlatformPublisher {
       lifecycleState: 'PUBLISHED',
       isReshareDisabledByAuthor: false,
     };
-    if (mediaUrns.length === 1) body.content = { media: { id: mediaUrns[0] } };
-    else if (mediaUrns.length > 1) body.content = { multiImage: { images: mediaUrns.map((id) => ({ id })) } };
+    if (poll !== null) {
+      body.content = {
+        poll: { question: poll.question, options: poll.choices.map((text) => ({ text })), settings: { duration: poll.duration } },
+      };
+    } else if (mediaUrns.length === 1) {
+      // A document post names its document with the title readers see above it.
+      const isDocument = mediaUrns[0]?.startsWith('urn:li:document:') === true;
+      body.content = { media: { id: mediaUrns[0], ...(isDocument && documentTitle !== null ? { title: documentTitle } : {}) } };
+    } else if (mediaUrns.length > 1) body.content = { multiImage: { images: mediaUrns.map((id) => ({ id })) } };
 
     await request.beforeCreate?.({ mediaIds: mediaUrns });
     const call = this.call([request.accessToken], 'create');
@@ -136,7 +183,35 @@ export class LinkedinClient implements PlatformPublisher {
   }
 
   private uploadMedia(item: PlatformMediaSource, owner: string, accessToken: string): Promise<string> {
+    if (item.contentType === PDF) return this.uploadDocument(item, owner, accessToken);
     return item.contentType.startsWith('video/') ? this.uploadVideo(item, owner, accessToken) : this.uploadImage(item, owner, accessToken);
+  }
+
+  /**
+   * Documents API: initializeUpload gives an upload URL and the document URN, the bytes go in one
+   * PUT (up to 100 MB), then LinkedIn converts the pages: the post may name the document only once
+   * its status is AVAILABLE, as with videos.
+   */
+  private async uploadDocument(item: PlatformMediaSource, owner: string, accessToken: string): Promise<string> {
+    const { text } = await this.send(
+      `${this.baseUrl}/rest/documents?action=initializeUpload`,
+      {
+        method: 'POST',
+        headers: this.headers(accessToken, { 'Content-Type': 'application/json' }),
+        body: JSON.stringify({ initializeUploadRequest: { owner } }),
+      },
+      this.call([accessToken]),
+    );
+    const value = this.valueOf(text);
+    const uploadUrl = value.uploadUrl;
+    const document = value.document;
+    if (typeof uploadUrl !== 'string' || typeof document !== 'string') {
+      throw new PlatformUnavailableError('LinkedIn document upload answered without uploadUrl/document', { platform: 'linkedin' });
+    }
+    const bytes = await item.read();
+    await this.send(uploadUrl, { method: 'PUT', headers: this.uploadHeaders(uploadUrl, accessToken), body: bytes }, this.call([accessToken], 'upload'));
+    await this.waitUntilAvailable('documents', document, accessToken);
+    return document;
   }
 
   /**
@@ -232,15 +307,17 @@ export class LinkedinClient implements PlatformPublisher {
       },
       this.call([accessToken]),
     );
-    await this.waitForVideo(video, accessToken);
+    await this.waitUntilAvailable('videos', video, accessToken);
     return video;
   }
 
-  private async waitForVideo(video: string, accessToken: string): Promise<void> {
+  /** Polls a video's or a document's status until AVAILABLE (PROCESSING_FAILED is final). */
+  private async waitUntilAvailable(resource: 'videos' | 'documents', urn: string, accessToken: string): Promise<void> {
+    const what = resource === 'videos' ? 'video' : 'document';
     const deadline = Date.now() + (this.config.processingTimeoutMs ?? 180_000);
     for (;;) {
       const { text } = await this.send(
-        `${this.baseUrl}/rest/videos/${encodeURIComponent(video)}`,
+        `${this.baseUrl}/rest/${resource}/${encodeURIComponent(urn)}`,
         { method: 'GET', headers: this.headers(accessToken) },
         this.call([accessToken]),
       );
@@ -249,9 +326,9 @@ export class LinkedinClient implements PlatformPublisher {
       if (status === 'AVAILABLE') return;
       if (status === 'PROCESSING_FAILED') {
         const reason = isRecord(answer) && typeof answer.processingFailureReason === 'string' ? answer.processingFailureReason : null;
-        throw new PlatformRefusedError(reason ?? 'LinkedIn could not process the video', { platform: 'linkedin', status: null });
+        throw new PlatformRefusedError(reason ?? `LinkedIn could not process the ${what}`, { platform: 'linkedin', status: null });
       }
-      if (Date.now() > deadline) throw new PlatformUnavailableError(`LinkedIn was still processing ${video}`, { platform: 'linkedin' });
+      if (Date.now() > deadline) throw new PlatformUnavailableError(`LinkedIn was still processing ${urn}`, { platform: 'linkedin' });
       await sleep(this.config.pollIntervalMs ?? 2_000);
     }
   }
@@ -326,15 +403,79 @@ export class LinkedinClient implements PlatformPublisher {
     }
     return null;
   }
-  // Native formats' first comment: each platform's request lands with its adapter work; until then a
-  // first comment is refused for good (never guessed at), so it fails visibly on the post.
-  async publishComment(_request: PlatformCommentRequest): Promise<PlatformCommentResult> {
-    throw new PlatformRefusedError('First comments are not available on linkedin yet.', { platform: 'linkedin', status: null });
+
+  /**
+   * A comment on a live post through the social actions API, as the account (`actor`). The text
+   * is "little text" like a post's commentary, so it is escaped the same way. Its answer lost is
+   * ambiguous (the comment may be live): the caller settles that with findComment, never by
+   * sending it again blindly.
+   */
+  async publishComment(request: PlatformCommentRequest): Promise<PlatformCommentResult> {
+    const actor = linkedinAuthorUrn(request.account);
+    const { response, text } = await this.send(
+      `${this.baseUrl}/rest/socialActions/${encodeURIComponent(request.platformPostId)}/comments`,
+      {
+        method: 'POST',
+        headers: this.headers(request.accessToken, { 'Content-Type': 'application/json' }),
+        body: JSON.stringify({ actor, object: request.platformPostId, message: { text: escapeLittleText(request.text) } }),
+      },
+      this.call([request.accessToken], 'create'),
+    );
+    const id = commentUrnOf(parseJson(text), request.platformPostId, response.headers.get('x-restli-id'));
+    if (id === null) {
+      throw new PlatformAmbiguousError('LinkedIn accepted the comment but named no comment', { platform: 'linkedin', status: response.status });
+    }
+    return { platformCommentId: id };
   }
 
-  async findComment(_request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null> {
+  /**
+   * This account's comment with this text on the post, made since `since`: the post's comments
+   * (`GET /rest/socialActions/{urn}/comments`) read a few pages deep, matched on the actor, the
+   * text as a reader sees it and `created.time`.
+   */
+  async findComment(request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null> {
+    const actor = linkedinAuthorUrn(request.account);
+    const wanted = request.text.normalize('NFC').trim();
+    for (let page = 0; page < COMMENT_PAGES; page++) {
+      const query = new URLSearchParams({ start: String(page * COMMENT_PAGE_SIZE), count: String(COMMENT_PAGE_SIZE) });
+      const { text } = await this.send(
+        `${this.baseUrl}/rest/socialActions/${encodeURIComponent(request.platformPostId)}/comments?${query.toString()}`,
+        { method: 'GET', headers: this.headers(request.accessToken) },
+        this.call([request.accessToken]),
+      );
+      const answer = parseJson(text);
+      const elements = isRecord(answer) && Array.isArray(answer.elements) ? answer.elements : [];
+      for (const element of elements) {
+        if (!isRecord(element) || element.actor !== actor) continue;
+        const created = isRecord(element.created) && typeof element.created.time === 'number' ? element.created.time : Number.NaN;
+        if (!(created >= request.since.getTime())) continue;
+        const said = isRecord(element.message) && typeof element.message.text === 'string' ? unescapeLittleText(element.message.text).normalize('NFC').trim() : null;
+        if (said !== wanted) continue;
+        const id = commentUrnOf(element, request.platformPostId, null);
+        if (id !== null) return { platformCommentId: id };
+      }
+      if (elements.length < COMMENT_PAGE_SIZE) break;
+    }
     return null;
   }
+}
+
+/**
+ * A comment's URN (`urn:li:comment:(<post or activity urn>,<id>)`), the id a later delete or
+ * lookup uses: from the body's `commentUrn` or `$URN`, else built from its `id` (or the
+ * x-restli-id header) and the post commented on. null when the answer names none.
+ */
+function commentUrnOf(body: unknown, postUrn: string, headerId: string | null): string | null {
+  if (isRecord(body)) {
+    for (const key of ['commentUrn', '$URN']) {
+      const value = body[key];
+      if (typeof value === 'string' && value.startsWith('urn:li:comment:(')) return value;
+    }
+    if (typeof body.id === 'string' && /^\d+$/.test(body.id)) return `urn:li:comment:(${postUrn},${body.id})`;
+  }
+  if (headerId !== null && /^\d+$/.test(headerId)) return `urn:li:comment:(${postUrn},${headerId})`;
+  if (headerId !== null && headerId.startsWith('urn:li:comment:(')) return headerId;
+  return null;
 }
 
 /** The media URNs a post of the Posts API carries (`content.media.id` or `content.multiImage.images[].id`). */
