@@ -1,7 +1,8 @@
 /**
  * A stand-in for the parts of LinkedIn's versioned REST API the `linkedin` adapter uses: Posts
- * (create, delete), Images and Videos (initializeUpload, PUT to the upload URL, finalizeUpload,
- * status), and the OAuth refresh. Every /rest call must carry `LinkedIn-Version` and
+ * (create with text, media, a poll or a document; delete; the author finder), Images, Videos and
+ * Documents (initializeUpload, PUT to the upload URL, finalizeUpload for videos, status), comments
+ * through socialActions (create, list), and the OAuth refresh. Every /rest call must carry `LinkedIn-Version` and
  * `X-Restli-Protocol-Version: 2.0.0`, as LinkedIn requires. Commentary is read as "little text":
  * an unescaped reserved character cuts the stored text there, exactly the silent loss the adapter
  * must prevent, so a test can see it.
@@ -10,7 +11,11 @@
  * LinkedIn answers once it retires a version.
  *
  * Behaviour per account (`accountBehaviour`): ok publishes; refuse 422 with LinkedIn's body;
- * expired 401 on every call and the refresh grant refused; flaky 503 once per post, then accepts.
+ * expired 401 on every call and the refresh grant refused; flaky 503 once per post (and per
+ * comment), then accepts; refuse-comment takes posts and refuses every comment (403, as LinkedIn
+ * answers a comment it will not take); refuse-part-3 means nothing here (LinkedIn has no threads):
+ * posts and comments are taken. Armed faults (drop_after_create, ...) apply to the next create,
+ * a post's or a comment's alike.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -63,11 +68,20 @@ const CREATE_FIELDS = new Set([
   'container',
 ]);
 const AUTHOR = /^urn:li:(person|organization):[A-Za-z0-9_-]+$/;
+const POST_URN = /^urn:li:(share|ugcPost):\S+$/;
+/** LinkedIn's poll durations (Poll API); 2-4 options of at most 30 characters, a question of at most 140 (?). */
+const POLL_DURATIONS = new Set(['ONE_DAY', 'THREE_DAYS', 'SEVEN_DAYS', 'FOURTEEN_DAYS']);
+const POLL_QUESTION_MAX = 140;
+const POLL_OPTION_MAX = 30;
+/** Documents API: at most 100 MB (and 300 pages). */
+const DOCUMENT_MAX_BYTES = 100 * 1024 * 1024;
+/** A comment's text: at most 1,250 characters. */
+const COMMENT_MAX = 1250;
 const RESERVED_UNESCAPED = /(?<!\\)(?:\\\\)*[|{}@[\]()<>#*_~]/;
 
 interface LinkedinAsset {
   urn: string;
-  kind: 'image' | 'video';
+  kind: 'image' | 'video' | 'document';
   owner: string;
   accountId: string;
   /** Image: received bytes. Video: expected size. */
@@ -78,6 +92,21 @@ interface LinkedinAsset {
   parts: { firstByte: number; lastByte: number; etag: string | null }[];
   status: 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED';
   pollsLeft: number;
+  processingFailureReason?: string;
+}
+
+/** A comment the sandbox holds (memory only: not journaled across restarts). */
+export interface SandboxComment {
+  urn: string;
+  id: string;
+  postUrn: string;
+  accountId: string;
+  actor: string;
+  /** As a reader sees it (unescaped, cut at an unescaped reserved character like a commentary). */
+  text: string;
+  /** The message as sent. */
+  message: string;
+  createdAt: Date;
 }
 
 function error(status: number, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -117,6 +146,7 @@ export function inactiveVersionAnswer(version: string, now: Date): Record<string
 
 export class LinkedinSandbox extends SandboxPlatform {
   private readonly assets = new Map<string, LinkedinAsset>();
+  private readonly comments: SandboxComment[] = [];
 
   constructor(private readonly options: LinkedinSandboxOptions) {
     super(options.accountBehaviour, options.journal ?? null);
@@ -128,6 +158,13 @@ export class LinkedinSandbox extends SandboxPlatform {
     return [...this.assets.values()]
       .filter((asset) => asset.accountId === accountId)
       .map(({ urn, kind, sizeBytes, status }) => ({ urn, kind, sizeBytes, status }));
+  }
+
+  /** The comments made on a post (or by an account), oldest first. */
+  listComments(filter: { postUrn?: string; accountId?: string } = {}): SandboxComment[] {
+    return this.comments.filter(
+      (comment) => (filter.postUrn === undefined || comment.postUrn === filter.postUrn) && (filter.accountId === undefined || comment.accountId === filter.accountId),
+    );
   }
 
   // ---- HTTP ----
@@ -150,6 +187,8 @@ export class LinkedinSandbox extends SandboxPlatform {
       if (method === 'PUT' && imageUpload?.[1]) return await this.putImage(req, res, accountId, imageUpload[1]);
       const videoUpload = /^\/sandbox-uploads\/videos\/([A-Za-z0-9]+)\/(\d+)$/.exec(path);
       if (method === 'PUT' && videoUpload?.[1] && videoUpload[2]) return await this.putVideoPart(req, res, accountId, videoUpload[1], Number(videoUpload[2]));
+      const documentUpload = /^\/sandbox-uploads\/documents\/([A-Za-z0-9]+)$/.exec(path);
+      if (method === 'PUT' && documentUpload?.[1]) return await this.putDocument(req, res, accountId, documentUpload[1]);
 
       if (!path.startsWith('/rest/')) return sendJson(res, 404, error(404, `No resource at ${path}`));
       const version = req.headers['linkedin-version'];
@@ -171,6 +210,12 @@ export class LinkedinSandbox extends SandboxPlatform {
       if (method === 'POST' && path === '/rest/videos' && query.get('action') === 'finalizeUpload') return await this.finalizeVideo(req, res, accountId);
       const video = /^\/rest\/videos\/([^/]+)$/.exec(path);
       if (method === 'GET' && video?.[1]) return this.videoStatus(res, accountId, decodeURIComponent(video[1]));
+      if (method === 'POST' && path === '/rest/documents' && query.get('action') === 'initializeUpload') return await this.initializeDocument(req, res, accountId);
+      const document = /^\/rest\/documents\/([^/]+)$/.exec(path);
+      if (method === 'GET' && document?.[1]) return this.documentStatus(res, accountId, decodeURIComponent(document[1]));
+      const comments = /^\/rest\/socialActions\/([^/]+)\/comments$/.exec(path);
+      if (method === 'POST' && comments?.[1]) return await this.createComment(req, res, accountId, behaviour, decodeURIComponent(comments[1]));
+      if (method === 'GET' && comments?.[1]) return this.listCommentsOf(res, accountId, decodeURIComponent(comments[1]), query);
       return sendJson(res, 404, error(404, `No resource at ${method} ${path}`));
     } catch (caught) {
       if (caught instanceof BodyTooLargeError) return sendJson(res, 413, error(413, 'Request entity too large'));
@@ -253,11 +298,23 @@ export class LinkedinSandbox extends SandboxPlatform {
 
     const mediaIds: string[] = [];
     const content = body.content;
+    let poll: Record<string, unknown> | null = null;
+    let documentTitle: string | null = null;
     if (content !== undefined) {
+      // One kind of content per post: a poll beside media is refused here.
       if (!isRecord(content) || Object.keys(content).length !== 1) return sendJson(res, 422, fieldError('/content', 'exactly one content type expected'));
-      if (content.media !== undefined) {
+      if (content.poll !== undefined) {
+        const checked = checkPoll(content.poll);
+        if ('refusal' in checked) return sendJson(res, 422, checked.refusal);
+        poll = checked.poll;
+      } else if (content.media !== undefined) {
         const checked = this.checkMediaRef(content.media, author, accountId, '/content/media');
         if (checked.refusal) return sendJson(res, Number(checked.refusal.status), checked.refusal);
+        if (checked.asset.kind === 'document') {
+          const title = isRecord(content.media) ? content.media.title : undefined;
+          if (typeof title !== 'string' || title.trim() === '') return sendJson(res, 422, fieldError('/content/media/title', 'a document post requires a title'));
+          documentTitle = title;
+        }
         mediaIds.push(checked.asset.urn);
       } else if (content.multiImage !== undefined) {
         const multi = content.multiImage;
@@ -273,7 +330,7 @@ export class LinkedinSandbox extends SandboxPlatform {
         return sendJson(res, 422, fieldError(`/content/${Object.keys(content)[0] ?? ''}`, 'unsupported content type'));
       }
     }
-    if (text.trim() === '' && mediaIds.length === 0) return sendJson(res, 422, fieldError('/commentary', 'a post needs commentary or content'));
+    if (text.trim() === '' && mediaIds.length === 0 && poll === null) return sendJson(res, 422, fieldError('/commentary', 'a post needs commentary or content'));
 
     if (behaviour === 'refuse') {
       return sendJson(res, 422, error(422, 'Post refused: the content was flagged as violating the Professional Community Policies.', { code: 'CONTENT_POLICY_VIOLATION' }));
@@ -288,7 +345,14 @@ export class LinkedinSandbox extends SandboxPlatform {
       mediaIds,
       createdAt: new Date(),
       deletedAt: null,
-      details: { author, commentary, visibility: body.visibility, lifecycleState: body.lifecycleState },
+      details: {
+        author,
+        commentary,
+        visibility: body.visibility,
+        lifecycleState: body.lifecycleState,
+        ...(poll !== null ? { poll } : {}),
+        ...(documentTitle !== null ? { documentTitle } : {}),
+      },
     });
     if (!(await this.answerAfterCreate(req, res, fault))) return;
     res.writeHead(201, { 'x-restli-id': urn, 'x-linkedin-id': urn, 'Content-Length': '0' });
@@ -311,7 +375,10 @@ export class LinkedinSandbox extends SandboxPlatform {
         commentary: post.details.commentary,
         createdAt: post.createdAt.getTime(),
         lifecycleState: post.details.lifecycleState,
-        ...(post.mediaIds.length === 1 ? { content: { media: { id: post.mediaIds[0] } } } : {}),
+        ...(post.mediaIds.length === 1
+          ? { content: { media: { id: post.mediaIds[0], ...(typeof post.details.documentTitle === 'string' ? { title: post.details.documentTitle } : {}) } } }
+          : {}),
+        ...(isRecord(post.details.poll) ? { content: { poll: post.details.poll } } : {}),
         ...(post.mediaIds.length > 1 ? { content: { multiImage: { images: post.mediaIds.map((id) => ({ id })) } } } : {}),
       }));
     return sendJson(res, 200, { paging: { start: 0, count, links: [] }, elements });
@@ -461,6 +528,128 @@ export class LinkedinSandbox extends SandboxPlatform {
     return sendJson(res, 200, { owner: asset.owner, id: urn, status: asset.status, duration: 0, aspectRatioWidth: 16, aspectRatioHeight: 9 });
   }
 
+  private async initializeDocument(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const body = await this.jsonBody(req, res);
+    if (!body) return;
+    const request = body.initializeUploadRequest;
+    if (!isRecord(request) || Object.keys(body).length !== 1) return sendJson(res, 422, fieldError('/initializeUploadRequest', 'field is required'));
+    for (const key of Object.keys(request)) {
+      if (key !== 'owner') return sendJson(res, 422, fieldError(`/initializeUploadRequest/${key}`, 'unrecognized field found but not allowed'));
+    }
+    const invalid = this.ownerError(request.owner);
+    if (invalid) return sendJson(res, 422, invalid);
+    const id = assetId();
+    const urn = `urn:li:document:${id}`;
+    this.assets.set(urn, {
+      urn,
+      kind: 'document',
+      owner: String(request.owner),
+      accountId,
+      sizeBytes: 0,
+      uploaded: false,
+      uploadToken: '',
+      parts: [],
+      status: 'WAITING_UPLOAD',
+      pollsLeft: this.options.processingPolls ?? 1,
+    });
+    return sendJson(res, 200, {
+      value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.options.baseUrl()}/sandbox-uploads/documents/${id}`, document: urn },
+    });
+  }
+
+  /**
+   * The document's bytes. LinkedIn takes PDF (and Office files, which this service never sends);
+   * anything else fails in processing, as LinkedIn reports it: status PROCESSING_FAILED.
+   */
+  private async putDocument(req: IncomingMessage, res: ServerResponse, accountId: string, id: string): Promise<void> {
+    const bytes = await readBody(req, DOCUMENT_MAX_BYTES);
+    const asset = this.assets.get(`urn:li:document:${id}`);
+    if (!asset || asset.accountId !== accountId || asset.kind !== 'document') return sendJson(res, 404, error(404, 'Upload not found'));
+    if (bytes.length === 0) return sendJson(res, 400, error(400, 'Empty upload'));
+    asset.sizeBytes = bytes.length;
+    asset.uploaded = true;
+    if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') {
+      asset.status = 'PROCESSING_FAILED';
+      asset.processingFailureReason = 'The document is not of a supported type (PDF, PPT, PPTX, DOC, DOCX).';
+    } else {
+      asset.status = asset.pollsLeft > 0 ? 'PROCESSING' : 'AVAILABLE';
+    }
+    res.writeHead(201, { 'Content-Length': '0' });
+    res.end();
+  }
+
+  private documentStatus(res: ServerResponse, accountId: string, urn: string): void {
+    const asset = this.assets.get(urn);
+    if (!asset || asset.kind !== 'document' || asset.accountId !== accountId) return sendJson(res, 404, error(404, `Document ${urn} not found`));
+    if (asset.status === 'PROCESSING') {
+      asset.pollsLeft--;
+      if (asset.pollsLeft <= 0) asset.status = 'AVAILABLE';
+      return sendJson(res, 200, { owner: asset.owner, id: urn, status: 'PROCESSING' });
+    }
+    return sendJson(res, 200, {
+      owner: asset.owner,
+      id: urn,
+      status: asset.status,
+      ...(asset.processingFailureReason !== undefined ? { processingFailureReason: asset.processingFailureReason } : {}),
+    });
+  }
+
+  /** `POST /rest/socialActions/{postUrn}/comments`: a first-level comment on a live post, as `actor`. */
+  private async createComment(req: IncomingMessage, res: ServerResponse, accountId: string, behaviour: string, postUrn: string): Promise<void> {
+    this.countCreateAttempt(accountId);
+    const body = await this.jsonBody(req, res);
+    if (!body) return;
+    const fault = this.faults.take(accountId);
+    if (fault === 'drop_before_create') return void req.socket.destroy();
+    if (fault === 'slow_rate_limited') await pause(SLOW_CREATE_MS);
+    if (fault === 'rate_limited' || fault === 'slow_rate_limited') return sendJson(res, 429, error(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.'));
+
+    for (const field of Object.keys(body)) {
+      if (!['actor', 'object', 'message', 'parentComment', 'content'].includes(field)) return sendJson(res, 422, fieldError(`/${field}`, 'unrecognized field found but not allowed'));
+    }
+    const actor = body.actor;
+    if (typeof actor !== 'string' || !AUTHOR.test(actor)) return sendJson(res, 422, fieldError('/actor', 'a person or organization URN is required'));
+    if (body.object !== postUrn) return sendJson(res, 422, fieldError('/object', 'must be the post of the path'));
+    const message = isRecord(body.message) ? body.message.text : undefined;
+    if (typeof message !== 'string' || message.trim() === '') return sendJson(res, 422, fieldError('/message/text', 'field is required but not found and has no default value'));
+    const shown = unescapeLittleText(message).length;
+    if (shown > COMMENT_MAX) return sendJson(res, 400, error(400, `Comment text length (${shown} characters) exceeded the maximum allowed (${COMMENT_MAX} characters)`, { code: 'ILLEGAL_ARGUMENT' }));
+    const post = POST_URN.test(postUrn) ? this.posts.get(postUrn) : undefined;
+    if (!post || post.deletedAt !== null) return sendJson(res, 404, error(404, `Post ${postUrn} not found`, { code: 'NOT_FOUND' }));
+
+    if (behaviour === 'refuse' || behaviour === 'refuse-comment') {
+      return sendJson(res, 403, error(403, `Not enough permissions to comment on ${postUrn}: comments are turned off for this post.`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 }));
+    }
+    if (behaviour === 'flaky' && this.failsOnce(accountId, `comment\n${postUrn}\n${message}`)) return sendJson(res, 503, error(503, 'Service Unavailable'));
+
+    const id = snowflakeId();
+    const comment: SandboxComment = {
+      urn: `urn:li:comment:(${postUrn},${id})`,
+      id,
+      postUrn,
+      accountId,
+      actor,
+      text: storedCommentary(message),
+      message,
+      createdAt: new Date(),
+    };
+    this.comments.push(comment);
+    if (!(await this.answerAfterCreate(req, res, fault))) return;
+    return sendJson(res, 201, commentElement(comment), { 'x-restli-id': id });
+  }
+
+  /** `GET /rest/socialActions/{postUrn}/comments`: the post's comments, oldest first, `start`/`count` paged. */
+  private listCommentsOf(res: ServerResponse, accountId: string, postUrn: string, query: URLSearchParams): void {
+    const post = this.posts.get(postUrn);
+    if (!post || post.deletedAt !== null) return sendJson(res, 404, error(404, `Post ${postUrn} not found`, { code: 'NOT_FOUND' }));
+    if (post.accountId !== accountId) return sendJson(res, 403, error(403, `Not enough permissions to read comments of ${postUrn}`, { code: 'ACCESS_DENIED' }));
+    const start = Math.max(0, Number(query.get('start') ?? '0') || 0);
+    const count = Math.min(100, Math.max(1, Number(query.get('count') ?? '10') || 10));
+    const all = this.listComments({ postUrn });
+    const elements = all.slice(start, start + count).map(commentElement);
+    return sendJson(res, 200, { paging: { start, count, total: all.length, links: [] }, elements });
+  }
+
   private async refresh(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req, 64 * 1024);
     const invalid = { error: 'invalid_request', error_description: 'The provided authorization grant or refresh token is invalid, expired or revoked' };
@@ -492,4 +681,45 @@ export class LinkedinSandbox extends SandboxPlatform {
       scope: 'w_member_social,r_liteprofile',
     });
   }
+}
+
+/** A comment as LinkedIn shows it (create answer and list element). */
+function commentElement(comment: SandboxComment): Record<string, unknown> {
+  const time = comment.createdAt.getTime();
+  return {
+    id: comment.id,
+    commentUrn: comment.urn,
+    $URN: comment.urn,
+    actor: comment.actor,
+    object: comment.postUrn,
+    message: { text: comment.message, attributes: [] },
+    created: { actor: comment.actor, time },
+    lastModified: { actor: comment.actor, time },
+  };
+}
+
+/** `content.poll` of a create, checked as LinkedIn's Poll API describes it. */
+function checkPoll(value: unknown): { poll: Record<string, unknown> } | { refusal: Record<string, unknown> } {
+  if (!isRecord(value)) return { refusal: fieldError('/content/poll', 'a poll object is required') };
+  for (const key of Object.keys(value)) {
+    if (!['question', 'options', 'settings'].includes(key)) return { refusal: fieldError(`/content/poll/${key}`, 'unrecognized field found but not allowed') };
+  }
+  const question = value.question;
+  if (typeof question !== 'string' || question.trim() === '' || question.length > POLL_QUESTION_MAX) {
+    return { refusal: fieldError('/content/poll/question', `a question of 1 to ${POLL_QUESTION_MAX} characters is required`) };
+  }
+  const options = value.options;
+  if (!Array.isArray(options) || options.length < 2 || options.length > 4) return { refusal: fieldError('/content/poll/options', 'between 2 and 4 options expected') };
+  for (const [index, option] of (options as unknown[]).entries()) {
+    const text = isRecord(option) ? option.text : undefined;
+    if (typeof text !== 'string' || text.trim() === '' || text.length > POLL_OPTION_MAX) {
+      return { refusal: fieldError(`/content/poll/options/${index}/text`, `an option of 1 to ${POLL_OPTION_MAX} characters is required`) };
+    }
+  }
+  const settings = value.settings;
+  const duration = isRecord(settings) ? settings.duration : undefined;
+  if (typeof duration !== 'string' || !POLL_DURATIONS.has(duration)) {
+    return { refusal: fieldError('/content/poll/settings/duration', 'value is not a valid enum symbol (ONE_DAY, THREE_DAYS, SEVEN_DAYS, FOURTEEN_DAYS)') };
+  }
+  return { poll: { question, options, settings: { duration } } };
 }

@@ -212,3 +212,187 @@ describe('LinkedIn sandbox: strict like LinkedIn', () => {
     expect(((await unknown.json()) as { message: string }).message).toContain('/text');
   });
 });
+
+/** A one-page PDF, small and real enough: starts with %PDF- as every PDF does. */
+const SMALL_PDF = new TextEncoder().encode(
+  '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+);
+
+async function rest(accessToken: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${sandbox.linkedinBaseUrl}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${accessToken}`,
+      'LinkedIn-Version': LINKEDIN_API_VERSION,
+      'X-Restli-Protocol-Version': '2.0.0',
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+function postBody(author: string, content: unknown): Record<string, unknown> {
+  return {
+    author,
+    commentary: 'Native format',
+    visibility: 'PUBLIC',
+    distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+    lifecycleState: 'PUBLISHED',
+    content,
+  };
+}
+
+describe('LinkedIn adapter: polls and documents', () => {
+  it('a poll post: content.poll with the question, the choices as options and the duration', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const poll = { question: 'Tabs or spaces?', choices: ['Tabs', 'Spaces', 'Both (sometimes)'], duration: 'THREE_DAYS' };
+    const result = await client.publish({ account: acct, accessToken, text: 'Settle it #devlife', media: [], options: { poll } });
+    const [post] = sandbox.linkedin.listPosts(acct.id);
+    expect(post).toMatchObject({ id: result.platformPostId, text: 'Settle it #devlife', mediaIds: [] });
+    expect(post?.details.poll).toEqual({
+      question: 'Tabs or spaces?',
+      options: [{ text: 'Tabs' }, { text: 'Spaces' }, { text: 'Both (sometimes)' }],
+      settings: { duration: 'THREE_DAYS' },
+    });
+    // The lookup after a lost answer recognises a poll post by its text.
+    expect(await client.findRecentPost({ account: acct, accessToken, text: 'Settle it #devlife', since: new Date(Date.now() - 60_000) })).toEqual(result);
+  });
+
+  it('a poll with media is refused before anything is uploaded', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const poll = { question: 'Q?', choices: ['a', 'b'], duration: 'ONE_DAY' };
+    const error = await caught(client.publish({ account: acct, accessToken, text: 'x', media: [bytesMediaSource(new Uint8Array(10).fill(1), 'image/png')], options: { poll } }));
+    expect(error).toBeInstanceOf(PlatformRefusedError);
+    expect(sandbox.linkedin.uploadedMedia(acct.id)).toEqual([]);
+    expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(0);
+  });
+
+  it('a bad duration reaches LinkedIn only to be refused (the sandbox checks as LinkedIn does)', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const error = await caught(client.publish({ account: acct, accessToken, text: 'x', media: [], options: { poll: { question: 'Q?', choices: ['a', 'b'], duration: 'TWO_DAYS' } } }));
+    expect(error).toBeInstanceOf(PlatformRefusedError);
+    expect(error.message).toContain('/content/poll/settings/duration');
+    expect(sandbox.linkedin.createCount(acct.id)).toBe(0);
+  });
+
+  it('a document post: Documents API upload, status polled to AVAILABLE, content.media with the title', async () => {
+    const { account: acct, accessToken } = account('ok', 'organization');
+    const result = await client.publish({
+      account: acct,
+      accessToken,
+      text: 'Our annual report',
+      media: [bytesMediaSource(SMALL_PDF, 'application/pdf')],
+      options: { documentTitle: 'Annual report 2026' },
+    });
+    const [document] = sandbox.linkedin.uploadedMedia(acct.id);
+    expect(document).toMatchObject({ kind: 'document', sizeBytes: SMALL_PDF.length, status: 'AVAILABLE' });
+    expect(document?.urn).toMatch(/^urn:li:document:/);
+    const [post] = sandbox.linkedin.listPosts(acct.id);
+    expect(post).toMatchObject({ id: result.platformPostId, mediaIds: [document?.urn] });
+    expect(post?.details.documentTitle).toBe('Annual report 2026');
+    expect(await client.findRecentPost({ account: acct, accessToken, text: 'Our annual report', mediaIds: [document?.urn ?? ''], since: new Date(Date.now() - 60_000) })).toEqual(result);
+  });
+
+  it('a "PDF" that is not one fails LinkedIn\'s processing: refused for good, no post', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const fake = new TextEncoder().encode('<html>not a pdf</html>');
+    const error = await caught(client.publish({ account: acct, accessToken, text: 'x', media: [bytesMediaSource(fake, 'application/pdf')], options: { documentTitle: 'Fake' } }));
+    expect(error).toBeInstanceOf(PlatformRefusedError);
+    expect(error.message).toContain('not of a supported type');
+    expect(sandbox.linkedin.createAttemptCount(acct.id)).toBe(0);
+  });
+
+  it('the sandbox refuses a document post without a title, a poll beside media, and 5 poll options', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const author = 'urn:li:person:abC12-xY';
+    const init = await rest(accessToken, 'POST', '/rest/documents?action=initializeUpload', { initializeUploadRequest: { owner: author } });
+    const value = init.json.value as { uploadUrl: string; document: string };
+    await fetch(value.uploadUrl, { method: 'PUT', headers: { Authorization: `Bearer ${accessToken}` }, body: SMALL_PDF });
+    // Processed after a few status reads, as LinkedIn converts the pages.
+    for (let read = 0; read < 5; read++) await rest(accessToken, 'GET', `/rest/documents/${encodeURIComponent(value.document)}`);
+    const untitled = await rest(accessToken, 'POST', '/rest/posts', postBody(author, { media: { id: value.document } }));
+    expect(untitled.status).toBe(422);
+    expect(String(untitled.json.message)).toContain('/content/media/title');
+    const poll = { question: 'Q?', options: [{ text: 'a' }, { text: 'b' }], settings: { duration: 'ONE_DAY' } };
+    const both = await rest(accessToken, 'POST', '/rest/posts', postBody(author, { poll, media: { id: value.document, title: 'T' } }));
+    expect(both.status).toBe(422);
+    const five = await rest(accessToken, 'POST', '/rest/posts', postBody(author, { poll: { ...poll, options: ['a', 'b', 'c', 'd', 'e'].map((text) => ({ text })) } }));
+    expect(five.status).toBe(422);
+    expect(sandbox.linkedin.createCount(acct.id)).toBe(0);
+  });
+});
+
+describe('LinkedIn adapter: comments', () => {
+  it('publishComment comments as the account, text whole; findComment finds it again, and only since the send', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const post = await client.publish({ account: acct, accessToken, text: 'Launch day', media: [], options: {} });
+    const since = new Date(Date.now() - 1000);
+    const text = 'Link in here: https://example.com/launch (details #1)';
+    const result = await client.publishComment({ account: acct, accessToken, platformPostId: post.platformPostId, text });
+    expect(result.platformCommentId).toMatch(new RegExp(`^urn:li:comment:\\(${post.platformPostId},\\d+\\)$`));
+    const [comment] = sandbox.linkedin.listComments({ postUrn: post.platformPostId });
+    expect(comment).toMatchObject({ urn: result.platformCommentId, actor: 'urn:li:person:abC12-xY', text });
+    expect(await client.findComment({ account: acct, accessToken, platformPostId: post.platformPostId, text, since })).toEqual(result);
+    expect(await client.findComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'another text', since })).toBeNull();
+    expect(await client.findComment({ account: acct, accessToken, platformPostId: post.platformPostId, text, since: new Date(Date.now() + 60_000) })).toBeNull();
+  });
+
+  it('an organization comments as the organization', async () => {
+    const { account: acct, accessToken } = account('ok', 'organization');
+    const post = await client.publish({ account: acct, accessToken, text: 'Org post', media: [], options: {} });
+    await client.publishComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'First!' });
+    expect(sandbox.linkedin.listComments({ postUrn: post.platformPostId })[0]?.actor).toBe('urn:li:organization:98765');
+  });
+
+  it('refuse-comment: the post is taken, the comment refused for good', async () => {
+    const { account: acct, accessToken } = account('refuse-comment');
+    const post = await client.publish({ account: acct, accessToken, text: 'Posts still go out', media: [], options: {} });
+    expect(sandbox.linkedin.createCount(acct.id)).toBe(1);
+    const error = await caught(client.publishComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'Never shown' }));
+    expect(error).toBeInstanceOf(PlatformRefusedError);
+    expect(sandbox.linkedin.listComments({ accountId: acct.id })).toEqual([]);
+  });
+
+  it('refuse-part-3 means nothing on LinkedIn: posts and comments are taken', async () => {
+    const { account: acct, accessToken } = account('refuse-part-3');
+    for (const text of ['one', 'two', 'three']) await client.publish({ account: acct, accessToken, text, media: [], options: {} });
+    const third = sandbox.linkedin.listPosts(acct.id)[2];
+    await client.publishComment({ account: acct, accessToken, platformPostId: third?.id ?? '', text: 'ok' });
+    expect(sandbox.linkedin.createCount(acct.id)).toBe(3);
+    expect(sandbox.linkedin.listComments({ accountId: acct.id })).toHaveLength(1);
+  });
+
+  it('a comment on an unknown or deleted post is refused', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const unknown = await caught(client.publishComment({ account: acct, accessToken, platformPostId: 'urn:li:share:1234567890123456789', text: 'hi' }));
+    expect(unknown).toBeInstanceOf(PlatformRefusedError);
+    const post = await client.publish({ account: acct, accessToken, text: 'Short-lived', media: [], options: {} });
+    await client.deletePost({ account: acct, accessToken, platformPostId: post.platformPostId });
+    expect(await caught(client.publishComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'hi' }))).toBeInstanceOf(PlatformRefusedError);
+  });
+
+  it('a comment whose answer is lost is ambiguous, and findComment settles it (no second comment)', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const post = await client.publish({ account: acct, accessToken, text: 'Lost answers', media: [], options: {} });
+    const since = new Date(Date.now() - 1000);
+    sandbox.linkedin.injectFault(acct.id, 'drop_after_create');
+    const error = await caught(client.publishComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'Was it sent?' }));
+    expect(error).toBeInstanceOf(PlatformAmbiguousError);
+    const found = await client.findComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'Was it sent?', since });
+    expect(found?.platformCommentId).toBe(sandbox.linkedin.listComments({ postUrn: post.platformPostId })[0]?.urn);
+    expect(sandbox.linkedin.listComments({ postUrn: post.platformPostId })).toHaveLength(1);
+  });
+
+  it('flaky: the comment is answered 503 once (ambiguous to the caller, settled by a lookup), then taken once', async () => {
+    const { account: acct, accessToken } = account('flaky');
+    const post = await client.publish({ account: acct, accessToken, text: 'Flaky', media: [], options: {} }).catch(() =>
+      client.publish({ account: acct, accessToken, text: 'Flaky', media: [], options: {} }),
+    );
+    const first = await caught(client.publishComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'c' }));
+    expect(first).toBeInstanceOf(PlatformAmbiguousError);
+    await client.publishComment({ account: acct, accessToken, platformPostId: post.platformPostId, text: 'c' });
+    expect(sandbox.linkedin.listComments({ accountId: acct.id })).toHaveLength(1);
+  });
+});
