@@ -10,7 +10,7 @@
  * instead, taking DIRECTORY_TABLE, TOKEN_KMS_KEY_ID, MEDIA_BUCKET, MEDIA_BASE_URL from the
  * environment and credentials from the default AWS chain.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -242,11 +242,16 @@ const COMMANDS: Record<string, Command> = {
     required: ['user', 'file'],
     async run(flags, { provisioning }) {
       const path = requiredStr(flags, 'file');
+      const cannotRead = (error: unknown) => new AdminUsageError(`--file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      // Type and size first: a file over its type's limit is refused before it is read.
+      const sizeBytes = await stat(path).then((stats) => stats.size, (error: unknown) => { throw cannotRead(error); });
+      const contentType = str(flags, 'content-type');
+      provisioning.checkMediaFile({ fileName: basename(path), sizeBytes, ...(contentType !== undefined ? { contentType } : {}) });
       let body: Buffer;
       try {
         body = await readFile(path);
       } catch (error) {
-        throw new AdminUsageError(`--file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+        throw cannotRead(error);
       }
       const item = await provisioning.addMedia({
         userId: requiredStr(flags, 'user'),
@@ -255,7 +260,7 @@ const COMMANDS: Record<string, Command> = {
         contentType: str(flags, 'content-type'),
         durationSeconds: positiveNumber(flags, 'duration-seconds'),
       });
-      return { id: item.id, url: item.url, contentType: item.contentType };
+      return { id: item.id, url: item.url, contentType: item.contentType, ...(item.pageCount !== undefined && item.pageCount !== null ? { pageCount: item.pageCount } : {}) };
     },
   },
 };

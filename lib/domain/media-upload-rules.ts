@@ -8,7 +8,7 @@
  */
 export interface UploadRule {
   contentType: string;
-  kind: 'image' | 'video';
+  kind: 'image' | 'video' | 'document';
   maxBytes: number;
   /** Does the file start like this type? (Magic numbers of the format.) */
   matches(head: Uint8Array): boolean;
@@ -35,6 +35,8 @@ export const UPLOAD_RULES: readonly UploadRule[] = [
   { contentType: 'image/gif', kind: 'image', maxBytes: 15 * MiB, matches: (head) => startsWith(head, ascii('GIF87a')) || startsWith(head, ascii('GIF89a')) },
   // LinkedIn: video up to 500 MB (X allows 512 MB).
   { contentType: 'video/mp4', kind: 'video', maxBytes: 500 * 1000 * 1000, matches: (head) => startsWith(head, ascii('ftyp'), 4) },
+  // LinkedIn's Documents API: up to 100 MB (and 300 pages, pdf-pages.ts); X takes no PDFs. Every PDF starts "%PDF-".
+  { contentType: 'application/pdf', kind: 'document', maxBytes: 100 * 1000 * 1000, matches: (head) => startsWith(head, ascii('%PDF-')) },
 ];
 
 export function uploadRule(contentType: string): UploadRule | undefined {
@@ -44,7 +46,8 @@ export function uploadRule(contentType: string): UploadRule | undefined {
 export const ACCEPTED_UPLOAD_TYPES = UPLOAD_RULES.map((rule) => rule.contentType);
 
 export function describeLimit(rule: UploadRule): string {
-  const mb = rule.maxBytes >= 100 * MiB ? `${Math.round(rule.maxBytes / 1_000_000)} MB` : `${rule.maxBytes / MiB} MB`;
+  // Limits set in decimal megabytes (platforms' video and document limits) read as such; the rest are mebibytes.
+  const mb = rule.maxBytes % 1_000_000 === 0 ? `${rule.maxBytes / 1_000_000} MB` : `${rule.maxBytes / MiB} MB`;
   return `${rule.contentType} up to ${mb}`;
 }
 

@@ -117,6 +117,11 @@ export interface MediaItem {
   contentType: string;
   sizeBytes: number;
   durationSeconds: number | null;
+  /**
+   * A PDF's pages when they could be read cheaply (lib/domain/pdf-pages.ts); null when unknown or
+   * not a PDF. Absent on items written before PDFs were taken: read as null.
+   */
+  pageCount?: number | null;
   /** Object key in the media bucket. */
   objectKey: string;
   createdAt: string;

@@ -11,6 +11,7 @@ const MEDIA_ITEM = v.object({
   contentType: v.string(),
   sizeBytes: v.number(),
   durationSeconds: v.nullish(v.number(), null),
+  pageCount: v.optional(v.number()),
   objectKey: v.string(),
   createdAt: v.string(),
 });
@@ -39,6 +40,8 @@ export function mediaRecord(item: MediaItem): Record<string, unknown> {
     contentType: item.contentType,
     sizeBytes: item.sizeBytes,
     durationSeconds: item.durationSeconds,
+    // Only PDFs carry it, so image and video items stay as they were.
+    ...(item.pageCount !== undefined && item.pageCount !== null ? { pageCount: item.pageCount } : {}),
     objectKey: item.objectKey,
     createdAt: item.createdAt,
   };

@@ -13,6 +13,8 @@ import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-librar
 import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
 import { MediaLibrary } from '../../lib/use-cases/settings/media-library.js';
 import { browserPost, PNG_1X1 } from '../support/connect.js';
+import { pdf } from '../support/pdf.js';
+import { PDF_WINDOW_BYTES } from '../../lib/domain/pdf-pages.js';
 import { provisionUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -106,7 +108,7 @@ describe('uploading to the media library', () => {
     // Each refusal in a person's words: kinds of files, never MIME types.
     await expect(library.prepare(user.userId, { fileName: 'a.svg', contentType: 'image/svg+xml', sizeBytes: 10 })).rejects.toMatchObject({
       code: 'media_type_unsupported',
-      message: 'This kind of file cannot be posted. You can upload a JPEG image up to 5 MB, a PNG image up to 5 MB, a WebP image up to 5 MB, a GIF image up to 15 MB or an MP4 video up to 500 MB.',
+      message: 'This kind of file cannot be posted. You can upload a JPEG image up to 5 MB, a PNG image up to 5 MB, a WebP image up to 5 MB, a GIF image up to 15 MB, an MP4 video up to 500 MB or a PDF document up to 100 MB.',
     });
     await expect(library.prepare(user.userId, { fileName: 'a.png', contentType: 'image/png', sizeBytes: 6 * 1024 * 1024 })).rejects.toMatchObject({
       code: 'media_too_large',
@@ -140,6 +142,72 @@ describe('uploading to the media library', () => {
     expect(await library.list(owner.userId)).toEqual([]);
     expect(await storage.head(item.objectKey)).toBeNull();
     expect((await fetch(item.url)).status).toBe(404);
+  });
+});
+
+describe('PDFs (issue 22 item 5)', () => {
+  async function upload(userId: string, fileName: string, bytes: Buffer) {
+    const prepared = await library.prepare(userId, { fileName, contentType: 'application/pdf', sizeBytes: bytes.byteLength });
+    expect((await browserPost(prepared.upload, bytes)).status).toBe(204);
+    return prepared;
+  }
+
+  it('a real PDF goes through the presigned upload, is registered with its page count, listed and served', async () => {
+    const user = await provisionUser();
+    const bytes = pdf(3);
+    const prepared = await upload(user.userId, 'Annual report.pdf', bytes);
+    expect(prepared.objectKey).toBe(`incoming/${user.userId}/${prepared.mediaId}/Annual-report.pdf`);
+    const item = await library.register(user.userId, prepared.objectKey);
+    expect(item).toMatchObject({ contentType: 'application/pdf', sizeBytes: bytes.byteLength, durationSeconds: null, pageCount: 3 });
+    expect(await library.list(user.userId)).toEqual([item]);
+    const served = await fetch(item.url);
+    expect(served.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('a big PDF whose page tree is at its end: counted from the last window, without reading the middle', async () => {
+    const user = await provisionUser();
+    const bytes = pdf(5, { padding: 2 * PDF_WINDOW_BYTES });
+    const item = await library.register(user.userId, (await upload(user.userId, 'big.pdf', bytes)).objectKey);
+    expect(item.pageCount).toBe(5);
+  });
+
+  it('a PDF whose pages cannot be read cheaply is taken, its count unknown', async () => {
+    const user = await provisionUser();
+    const bytes = Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /ObjStm /N 3 /First 20 /Length 0 >>\nstream\n\nendstream\nendobj\n%%EOF\n', 'latin1');
+    const item = await library.register(user.userId, (await upload(user.userId, 'compressed.pdf', bytes)).objectKey);
+    expect(item.contentType).toBe('application/pdf');
+    expect(item.pageCount).toBeUndefined();
+    expect((await library.list(user.userId))[0]?.pageCount).toBeUndefined();
+  });
+
+  it('a file named .pdf that is not a PDF is refused and deleted', async () => {
+    const user = await provisionUser();
+    const prepared = await upload(user.userId, 'invoice.pdf', Buffer.from('<html><body>not a pdf</body></html>'));
+    await expect(library.register(user.userId, prepared.objectKey)).rejects.toMatchObject({
+      code: 'upload_invalid',
+      message: expect.stringMatching(/^The file is not really a PDF document: /),
+    });
+    expect(await storage.head(prepared.objectKey)).toBeNull();
+    expect(await library.list(user.userId)).toEqual([]);
+  });
+
+  it('over 300 pages (LinkedIn\'s limit) is refused when registering', async () => {
+    const user = await provisionUser();
+    const prepared = await upload(user.userId, 'long.pdf', pdf(301));
+    await expect(library.register(user.userId, prepared.objectKey)).rejects.toMatchObject({ code: 'upload_invalid', message: expect.stringContaining('301 pages') });
+    expect(await storage.head(prepared.objectKey)).toBeNull();
+  });
+
+  it('over 100 MB is refused from its declared size, before any byte is sent; the policy bounds it too', async () => {
+    const user = await provisionUser();
+    await expect(library.prepare(user.userId, { fileName: 'huge.pdf', contentType: 'application/pdf', sizeBytes: 100_000_001 })).rejects.toMatchObject({
+      code: 'media_too_large',
+      message: 'The file is too large: a PDF document up to 100 MB is accepted.',
+    });
+    const prepared = await library.prepare(user.userId, { fileName: 'exact.pdf', contentType: 'application/pdf', sizeBytes: 100_000_000 });
+    const policy = JSON.parse(Buffer.from(prepared.upload.fields.Policy ?? prepared.upload.fields.policy ?? '', 'base64').toString('utf8')) as { conditions: unknown[] };
+    expect(policy.conditions).toContainEqual(['content-length-range', 1, 100_000_000]);
   });
 });
 

@@ -25,6 +25,8 @@ import {
   type Workspace,
 } from '../../domain/model.js';
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
+import { SNIFF_BYTES, uploadRule } from '../../domain/media-upload-rules.js';
+import { MAX_DOCUMENT_PAGES, PDF_WINDOW_BYTES, pdfPageCount } from '../../domain/pdf-pages.js';
 import { issueSandboxTokens } from '../../domain/sandbox-tokens.js';
 import { newId, randomToken } from '../../domain/ids.js';
 import type { AccountAdmin, CredentialStore } from '../ports/accounts.js';
@@ -262,11 +264,11 @@ export class Provisioning {
   }
 
   /**
-   * Stores a file in the media library: bytes to the media bucket, then the record, so a record
-   * never points at a missing object. A video's duration is read from the file when not given.
+   * The content type a file will be stored as, checked against its size before its bytes are
+   * read: the admin CLI asks this first, so a PDF over the library's limit is refused without
+   * reading 100 MB. Images and videos keep the CLI's latitude (any type, any size: test fixtures).
    */
-  async addMedia(input: AddMediaInput): Promise<MediaItem> {
-    if (!this.media) throw new Error('Provisioning was built without media storage');
+  checkMediaFile(input: { fileName: string; contentType?: string; sizeBytes: number }): string {
     const contentType = (input.contentType ?? guessContentType(input.fileName))?.toLowerCase();
     if (contentType === undefined) {
       throw new ProvisioningInputError('content-type', `cannot tell the content type of "${input.fileName}" from its extension; give it`);
@@ -274,7 +276,34 @@ export class Provisioning {
     if (!isContentType(contentType)) {
       throw new ProvisioningInputError('content-type', `content type must look like "image/png"; got "${contentType}"`);
     }
-    if (input.body.byteLength === 0) throw new ProvisioningInputError('file', 'file is empty');
+    if (input.sizeBytes === 0) throw new ProvisioningInputError('file', 'file is empty');
+    const rule = uploadRule(contentType);
+    if (rule?.kind === 'document' && input.sizeBytes > rule.maxBytes) {
+      throw new ProvisioningInputError('file', `a PDF may be at most ${rule.maxBytes / 1_000_000} MB; this one is ${(input.sizeBytes / 1_000_000).toFixed(1)} MB`);
+    }
+    return contentType;
+  }
+
+  /**
+   * Stores a file in the media library: bytes to the media bucket, then the record, so a record
+   * never points at a missing object. A video's duration is read from the file when not given. A
+   * PDF is held to the library's rules as in settings (its magic bytes, 100 MB, its page count
+   * where it can be read, at most MAX_DOCUMENT_PAGES).
+   */
+  async addMedia(input: AddMediaInput): Promise<MediaItem> {
+    if (!this.media) throw new Error('Provisioning was built without media storage');
+    const contentType = this.checkMediaFile({ fileName: input.fileName, sizeBytes: input.body.byteLength, ...(input.contentType !== undefined ? { contentType: input.contentType } : {}) });
+    let pageCount: number | null = null;
+    const rule = uploadRule(contentType);
+    if (rule?.kind === 'document') {
+      if (!rule.matches(input.body.subarray(0, SNIFF_BYTES))) throw new ProvisioningInputError('file', `"${input.fileName}" is not a PDF: it does not start with %PDF-`);
+      // The same windows settings reads, so both faces count alike.
+      const size = input.body.byteLength;
+      const windows = size > PDF_WINDOW_BYTES ? [input.body.subarray(0, PDF_WINDOW_BYTES), input.body.subarray(Math.max(PDF_WINDOW_BYTES, size - PDF_WINDOW_BYTES))] : [input.body];
+      pageCount = pdfPageCount(windows);
+      if (pageCount === 0) throw new ProvisioningInputError('file', 'the PDF has no pages');
+      if (pageCount !== null && pageCount > MAX_DOCUMENT_PAGES) throw new ProvisioningInputError('file', `the PDF has ${pageCount} pages; LinkedIn takes at most ${MAX_DOCUMENT_PAGES}`);
+    }
     let durationSeconds = input.durationSeconds ?? null;
     if (durationSeconds !== null && (!Number.isFinite(durationSeconds) || durationSeconds <= 0)) {
       throw new ProvisioningInputError('duration-seconds', 'duration-seconds must be a positive number');
@@ -297,6 +326,7 @@ export class Provisioning {
       contentType,
       sizeBytes: input.body.byteLength,
       durationSeconds,
+      ...(pageCount !== null ? { pageCount } : {}),
       objectKey,
       createdAt: this.now(),
     };

@@ -9,7 +9,8 @@
  *           (lib/domain/media-library.ts INCOMING_PREFIX).
  * register  after the browser's POST: the key must be under the caller's own incoming prefix, and
  *           the object S3 holds is checked there (size, declared type, first bytes of that type;
- *           an MP4's duration read from its moov box), moved to its served key
+ *           an MP4's duration read from its moov box; a PDF's page count read from a window at
+ *           each end of the file, lib/domain/pdf-pages.ts), moved to its served key
  *           `<userId>/<mediaId>/<name>`, and the library item written with its bytes added to the
  *           customer's total, conditioned on the quota. The item's URL is exactly what
  *           POST /api/v1/posts accepts in `media` (lib/domain/media-library.ts). Registering the
@@ -23,6 +24,7 @@ import { MAX_VIDEO_SECONDS, SNIFF_BYTES, describeLimit, readMoovBox, uploadRule,
 import { incomingObjectKey, INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl, safeFileName } from '../../domain/media-library.js';
 import type { MediaItem } from '../../domain/model.js';
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
+import { MAX_DOCUMENT_PAGES, PDF_WINDOW_BYTES, pdfPageCount } from '../../domain/pdf-pages.js';
 import { newId } from '../../domain/ids.js';
 import type { MediaLibraryStore, MediaUploadStorage, PresignedUpload } from '../ports/media-upload.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -75,6 +77,7 @@ export const UPLOAD_TYPE_WORDS: Readonly<Record<string, string>> = {
   'image/webp': 'a WebP image',
   'image/gif': 'a GIF image',
   'video/mp4': 'an MP4 video',
+  'application/pdf': 'a PDF document',
 };
 
 function wordsFor(contentType: string): string {
@@ -165,6 +168,7 @@ export class MediaLibrary {
       contentType: item.contentType,
       sizeBytes: head.sizeBytes,
       durationSeconds: item.durationSeconds,
+      ...(item.pageCount !== null ? { pageCount: item.pageCount } : {}),
       objectKey,
       createdAt: this.clock.now().toISOString(),
     };
@@ -194,18 +198,38 @@ export class MediaLibrary {
     return item;
   }
 
-  private async check(objectKey: string, head: { sizeBytes: number; contentType: string }): Promise<{ contentType: string; durationSeconds: number | null }> {
+  private async check(
+    objectKey: string,
+    head: { sizeBytes: number; contentType: string },
+  ): Promise<{ contentType: string; durationSeconds: number | null; pageCount: number | null }> {
     const rule = uploadRule(head.contentType);
     if (!rule) throw new MediaLibraryError('media_type_unsupported', `This kind of file cannot be posted. You can upload ${ACCEPTED}.`);
     if (head.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
     if (head.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${limitInWords(rule.contentType)} is accepted.`);
     const first = await this.deps.storage.read(objectKey, 0, Math.min(SNIFF_BYTES, head.sizeBytes));
     if (!rule.matches(first)) throw new MediaLibraryError('upload_invalid', `The file is not really ${wordsFor(rule.contentType)}: its contents are of another kind. Export it again, or choose another file.`);
-    if (rule.kind !== 'video') return { contentType: rule.contentType, durationSeconds: null };
+    if (rule.kind === 'document') return { contentType: rule.contentType, durationSeconds: null, pageCount: await this.pageCount(objectKey, head.sizeBytes) };
+    if (rule.kind !== 'video') return { contentType: rule.contentType, durationSeconds: null, pageCount: null };
     const moov = await readMoovBox((start, end) => this.deps.storage.read(objectKey, start, end), head.sizeBytes);
     const duration = moov ? mp4DurationSeconds(moov) : null;
     if (duration === null || duration <= 0) throw new MediaLibraryError('upload_invalid', 'The video’s length cannot be read; export it again as MP4.');
     if (duration > MAX_VIDEO_SECONDS) throw new MediaLibraryError('upload_invalid', `The video is longer than ${MAX_VIDEO_SECONDS / 60} minutes, more than any platform takes.`);
-    return { contentType: rule.contentType, durationSeconds: duration };
+    return { contentType: rule.contentType, durationSeconds: duration, pageCount: null };
+  }
+
+  /**
+   * Two ranged reads of at most PDF_WINDOW_BYTES (the start and the end of the file, or the whole
+   * of a small one), never the whole 100 MB. A count that cannot be read there is unknown, not a
+   * refusal; a known one must be what LinkedIn takes.
+   */
+  private async pageCount(objectKey: string, sizeBytes: number): Promise<number | null> {
+    const windows = [await this.deps.storage.read(objectKey, 0, Math.min(PDF_WINDOW_BYTES, sizeBytes))];
+    if (sizeBytes > PDF_WINDOW_BYTES) windows.push(await this.deps.storage.read(objectKey, Math.max(PDF_WINDOW_BYTES, sizeBytes - PDF_WINDOW_BYTES), sizeBytes));
+    const pages = pdfPageCount(windows);
+    if (pages === 0) throw new MediaLibraryError('upload_invalid', 'The PDF has no pages. Export it again, or choose another file.');
+    if (pages !== null && pages > MAX_DOCUMENT_PAGES) {
+      throw new MediaLibraryError('upload_invalid', `The PDF has ${pages} pages; LinkedIn takes documents of at most ${MAX_DOCUMENT_PAGES} pages.`);
+    }
+    return pages;
   }
 }

@@ -24,7 +24,14 @@ const TYPE_LABELS: Record<string, string> = {
   'image/webp': 'WebP image (X only)',
   'image/gif': 'GIF image',
   'video/mp4': 'MP4 video',
+  'application/pdf': 'PDF document (LinkedIn only)',
 };
+
+/** "12 pages" when the count was read from the file, nothing when unknown. */
+function pages(item: MediaItem): string {
+  const count = item.pageCount ?? null;
+  return count === null ? '' : `, ${count} ${count === 1 ? 'page' : 'pages'}`;
+}
 
 function size(bytes: number): string {
   return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1000))} kB`;
@@ -32,6 +39,7 @@ function size(bytes: number): string {
 
 function preview(item: MediaItem): Html {
   if (item.contentType.startsWith('image/')) return html`<img class="thumb" src="${item.url}" alt="" width="96" height="96" loading="lazy">`;
+  if (item.contentType === 'application/pdf') return html`<span class="thumb video" aria-hidden="true">PDF</span>`;
   return html`<span class="thumb video" aria-hidden="true">▶</span>`;
 }
 
@@ -42,7 +50,7 @@ function row(item: MediaItem, csrf: string, index: number): Html {
 <td data-label="URL"><label class="visually-hidden" for="${urlId}">Media URL</label>
 <input type="text" id="${urlId}" class="media-url" value="${item.url}" readonly>
 <button type="button" data-copy-target="${urlId}" hidden>Copy URL</button> <span id="${urlId}-status" role="status"></span></td>
-<td data-label="File">${TYPE_LABELS[item.contentType] ?? item.contentType}, ${size(item.sizeBytes)}${item.durationSeconds === null ? '' : `, ${item.durationSeconds} s`}<br><span class="muted">added ${formatTime(item.createdAt)}</span></td>
+<td data-label="File">${TYPE_LABELS[item.contentType] ?? item.contentType}, ${size(item.sizeBytes)}${item.durationSeconds === null ? '' : `, ${item.durationSeconds} s`}${pages(item)}<br><span class="muted">added ${formatTime(item.createdAt)}</span></td>
 <td data-label="Actions"><details><summary>Delete…</summary>
 <form method="post" action="/settings/media/delete">${csrfField(csrf)}<input type="hidden" name="mediaId" value="${item.id}">
 <p>Scheduled posts that use this file will fail when due.</p><button type="submit" class="danger">Delete this file</button></form></details></td>
@@ -53,7 +61,7 @@ export function mediaPage(input: { items: MediaItem[]; csrfToken: string; notice
   return html`${input.notice ? html`<p class="notice ok" role="status">${input.notice}</p>` : ''}
 <section class="card" aria-labelledby="upload-title"><h2 id="upload-title">Upload a file</h2>
 <form method="post" action="/settings/media/upload">${csrfField(input.csrfToken)}<button type="submit" class="primary">Upload a file…</button></form>
-<p class="muted">You can upload ${ACCEPTED_IN_WORDS}. Files go straight to storage; a video’s length is read from the file. X takes videos up to 140 s, LinkedIn up to 30 minutes.</p></section>
+<p class="muted">You can upload ${ACCEPTED_IN_WORDS}. Files go straight to storage; a video’s length and a PDF’s pages are read from the file. X takes videos up to 140 s, LinkedIn up to 30 minutes; a PDF (at most 300 pages) goes to LinkedIn as a document post.</p></section>
 ${
   input.items.length === 0
     ? html`<p class="muted">Your library is empty: <strong>Upload a file…</strong> above adds your first.</p>`
