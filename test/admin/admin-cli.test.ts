@@ -4,12 +4,13 @@
  * on stderr and exit code 1. What it provisions is checked through the HTTP API.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
+import { pdf } from '../support/pdf.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
@@ -157,6 +158,29 @@ describe('admin CLI against a running local stack', () => {
     expect(served.status).toBe(200);
     expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
     expect(await readFile(file)).toEqual(bytes);
+  });
+
+  it('adds a PDF with its page count; refuses a non-PDF named .pdf and one over 100 MB (from its size, unread)', async () => {
+    const file = join(dataDir, 'Deck.pdf');
+    await writeFile(file, pdf(4));
+    const media = await adminJson('media', 'add', '--user', userId, '--file', file);
+    expect(media).toEqual({ id: expect.stringMatching(/^med_/), url: `${stack.mediaBaseUrl}/${userId}/${media.id as string}/Deck.pdf`, contentType: 'application/pdf', pageCount: 4 });
+    expect((await fetch(media.url as string)).headers.get('content-type')).toBe('application/pdf');
+
+    const fake = join(dataDir, 'fake.pdf');
+    await writeFile(fake, '<html>not a pdf</html>');
+    const refused = await admin('media', 'add', '--user', userId, '--file', fake);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/"fake\.pdf" is not a PDF/);
+
+    // A sparse file: 100 MB + 1 byte long on paper, nothing written (and the CLI must not read it).
+    const huge = join(dataDir, 'huge.pdf');
+    const handle = await open(huge, 'w');
+    await handle.truncate(100_000_001);
+    await handle.close();
+    const tooBig = await admin('media', 'add', '--user', userId, '--file', huge);
+    expect(tooBig).toMatchObject({ code: 1, stdout: '' });
+    expect(tooBig.stderr).toMatch(/a PDF may be at most 100 MB/);
   });
 
   it.each([
