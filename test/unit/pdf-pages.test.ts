@@ -32,4 +32,11 @@ describe('pdfPageCount', () => {
     // "/Type /Page" objects alone are not counted: they may be only some of them.
     expect(pdfPageCount([Buffer.from('%PDF-1.4\n4 0 obj << /Type /Page /Parent 3 0 R >> endobj', 'latin1')])).toBeNull();
   });
+
+  it('a window stuffed with page tree nodes (a hostile file) is not read node by node: unknown', () => {
+    const stuffed = Buffer.from(`%PDF-1.4\n${'1 0 obj << /Type /Pages /Count 3 >> endobj\n'.repeat(2000)}`, 'latin1');
+    expect(pdfPageCount([stuffed])).toBeNull();
+    // A handful of roots is still read.
+    expect(pdfPageCount([Buffer.from(`%PDF-1.4\n${'1 0 obj << /Type /Pages /Count 3 >> endobj\n'.repeat(5)}`, 'latin1')])).toBe(3);
+  });
 });
