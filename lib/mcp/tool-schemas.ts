@@ -153,6 +153,7 @@ export const listMediaOutput = {
       contentType: z.string(),
       sizeBytes: z.number(),
       durationSeconds: nullable(z.number(), 'A video\'s length; null for images'),
+      pageCount: nullable(z.number(), 'A PDF\'s pages when they could be read; null otherwise. A PDF goes to LinkedIn as a document post (options.linkedin.documentTitle)'),
       createdAt: timestamp,
     }),
   ),

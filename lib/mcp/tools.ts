@@ -317,6 +317,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
           contentType: item.contentType,
           sizeBytes: item.sizeBytes,
           durationSeconds: item.durationSeconds,
+          pageCount: item.pageCount ?? null,
           createdAt: new Date(item.createdAt).toISOString(),
         }));
         return ok({ media }, `${media.length} file(s) in the media library.`);

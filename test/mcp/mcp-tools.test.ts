@@ -12,6 +12,7 @@ import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { sha256Hex } from '../../lib/oauth/secrets.js';
 import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
 import { MCP_SERVER_OPTIONS } from '../../lib/mcp/mcp-endpoint.js';
+import { pdf } from '../support/pdf.js';
 import { directConsent } from '../support/direct-consent.js';
 import { connectAssistant, testProvider, type ConnectedAssistant } from '../support/mcp-client.js';
 import { mcpCall, tokenRequest, toolsList } from '../support/mcp-http.js';
@@ -246,9 +247,12 @@ describe('tools', () => {
     await addMedia(other.userId, { fileName: 'theirs.png' });
     const first = await addMedia(user.userId, { fileName: 'one.png', contentType: 'image/png' });
     const second = await addMedia(user.userId, { fileName: 'two.png', contentType: 'image/png' });
+    const deck = await addMedia(user.userId, { fileName: 'deck.pdf', contentType: 'application/pdf', body: pdf(2) });
     const result = await call(assistant.client, 'list_media');
-    const media = result.structuredContent?.media as { url: string }[];
-    expect(media.map((item) => item.url)).toEqual([second.url, first.url]);
+    const media = result.structuredContent?.media as { url: string; pageCount: number | null }[];
+    expect(media.map((item) => item.url)).toEqual([deck.url, second.url, first.url]);
+    // A PDF's pages, read when it was added, tell the assistant what a document post would show.
+    expect(media.map((item) => item.pageCount)).toEqual([2, null, null]);
   });
 });
 
