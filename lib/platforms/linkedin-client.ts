@@ -62,6 +62,12 @@ const FIND_PAGE_SIZE = 50;
 const COMMENT_PAGE_SIZE = 100;
 const COMMENT_PAGES = 3;
 const PDF = 'application/pdf';
+/**
+ * A document goes up in one PUT but is read from the media bucket in ranges of this size, streamed:
+ * the publish worker handles a batch's posts side by side, and ten 100 MB PDFs held whole would not
+ * fit its memory.
+ */
+const DOCUMENT_READ_BYTES = 8 * 1024 * 1024;
 
 /** `options.poll` of a LinkedIn target as the create rules validated it (beyond-v1.md "Native formats"). */
 interface LinkedinPoll {
@@ -208,8 +214,18 @@ export class LinkedinClient implements PlatformPublisher {
     if (typeof uploadUrl !== 'string' || typeof document !== 'string') {
       throw new PlatformUnavailableError('LinkedIn document upload answered without uploadUrl/document', { platform: 'linkedin' });
     }
-    const bytes = await item.read();
-    await this.send(uploadUrl, { method: 'PUT', headers: this.uploadHeaders(uploadUrl, accessToken), body: bytes }, this.call([accessToken], 'upload'));
+    let offset = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (offset >= item.sizeBytes) return controller.close();
+        const end = Math.min(offset + DOCUMENT_READ_BYTES, item.sizeBytes);
+        controller.enqueue(await item.read({ start: offset, end }));
+        offset = end;
+      },
+    });
+    // A streamed body: its length said up front (LinkedIn's upload takes no chunked encoding), `duplex` as Node's fetch requires.
+    const init = { method: 'PUT', headers: { ...this.uploadHeaders(uploadUrl, accessToken), 'Content-Length': String(item.sizeBytes) }, body, duplex: 'half' };
+    await this.send(uploadUrl, init as RequestInit, this.call([accessToken], 'upload'));
     await this.waitUntilAvailable('documents', document, accessToken);
     return document;
   }

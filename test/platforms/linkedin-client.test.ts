@@ -295,6 +295,18 @@ describe('LinkedIn adapter: polls and documents', () => {
     expect(await client.findRecentPost({ account: acct, accessToken, text: 'Our annual report', mediaIds: [document?.urn ?? ''], since: new Date(Date.now() - 60_000) })).toEqual(result);
   });
 
+  it('a large document is streamed from ranged reads, never read whole', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const bytes = new Uint8Array(17 * 1024 * 1024).fill(0x20);
+    bytes.set(SMALL_PDF);
+    const source = bytesMediaSource(bytes, 'application/pdf');
+    const reads: (string | number)[] = [];
+    const recorded = { ...source, read: (range?: { start: number; end: number }) => (reads.push(range ? range.end - range.start : 'whole'), source.read(range)) };
+    await client.publish({ account: acct, accessToken, text: 'Big deck', media: [recorded], options: { documentTitle: 'Big' } });
+    expect(sandbox.linkedin.uploadedMedia(acct.id)).toEqual([expect.objectContaining({ kind: 'document', sizeBytes: bytes.length, status: 'AVAILABLE' })]);
+    expect(reads).toEqual([8 * 1024 * 1024, 8 * 1024 * 1024, 1024 * 1024]);
+  });
+
   it('a "PDF" that is not one fails LinkedIn\'s processing: refused for good, no post', async () => {
     const { account: acct, accessToken } = account('ok');
     const fake = new TextEncoder().encode('<html>not a pdf</html>');
