@@ -69,7 +69,7 @@ const PDF = 'application/pdf';
  */
 const DOCUMENT_READ_BYTES = 8 * 1024 * 1024;
 
-/** `options.poll` of a LinkedIn target as the create rules validated it (beyond-v1.md "Native formats"). */
+/** `options.poll` of a LinkedIn target as the create rules validated it (docs/native-formats.md). */
 interface LinkedinPoll {
   question: string;
   choices: string[];

@@ -2,8 +2,8 @@
  * LinkedIn document and poll posts through the publish worker, against the local stack and the
  * LinkedIn sandbox. Until the create rules take `options.linkedin.poll` / `documentTitle` (the rules
  * engineer's branch), the post is created through the API as a text post scheduled a few seconds
- * ahead and its item then given the format's fields exactly as create will store them
- * (docs: nf-design "How they are stored"), so what is tested here is the worker, the media
+ * ahead and its item then given the format's fields as create will store them (`options` as
+ * validated, `format`, the PDF in `mediaUrls`/`mediaIds`: lib/store/post-item.ts), so what is tested here is the worker, the media
  * bucket and the adapter: the PDF read from the library, uploaded through the Documents API and
  * posted with its title; the poll posted with its question, options and duration. The same flow
  * through the API alone is in linkedin-native-formats.pending.ts.
