@@ -80,6 +80,7 @@ async function burstLoad(stack: RunningStack, db: DynamoDBClient, user: BenchUse
   const prepared = await claimLeads(db, stack.tables.posts, ids, Date.parse(due));
   const ceiling = await dynamodbLocalCeiling(stack, db, posts.map((post) => post.id));
   const perPost = (count: number) => count / Math.max(1, figures.published);
+
   return {
     ...figures,
     platformLagMs: platformLag(stack, new Set(posts.map((post) => post.platformPostId ?? '')), Date.parse(due)),
