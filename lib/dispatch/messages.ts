@@ -30,8 +30,11 @@ export interface PublishGroupMessage {
   kind: 'publish-group';
   postIds: string[];
   scheduledFor: string;
-  /** How long before scheduledFor the posts are prepared (prepareWindowMs of the count). */
-  prepareMs: number;
+  /**
+   * How long before scheduledFor the posts are prepared (prepareWindowMs of the count); absent
+   * when their second is still to be counted (posts put back from a schedule fired 180 s ahead).
+   */
+  prepareMs?: number;
 }
 
 /** A post id's longest length in a message (ours are ~30 characters). */
@@ -46,8 +49,8 @@ export function publishMessage(postId: string, scheduledFor: string): PublishMes
   return { kind: 'publish', postId, scheduledFor };
 }
 
-export function publishGroupMessage(postIds: readonly string[], scheduledFor: string, prepareMs: number): PublishGroupMessage {
-  return { kind: 'publish-group', postIds: [...postIds], scheduledFor, prepareMs };
+export function publishGroupMessage(postIds: readonly string[], scheduledFor: string, prepareMs?: number): PublishGroupMessage {
+  return { kind: 'publish-group', postIds: [...postIds], scheduledFor, ...(prepareMs === undefined ? {} : { prepareMs }) };
 }
 
 export function platformDeletionMessage(postId: string): PlatformDeletionMessage {
@@ -82,10 +85,11 @@ export function parsePublishEntries(body: string): PublishEntry[] | null {
   const value = record(body);
   if (!value || value.kind !== 'publish-group' || typeof value.scheduledFor !== 'string' || Number.isNaN(Date.parse(value.scheduledFor))) return null;
   const { postIds, prepareMs } = value;
-  if (typeof prepareMs !== 'number' || !Number.isInteger(prepareMs) || prepareMs < PREPARE_WINDOW_MS || prepareMs > MAX_PREPARE_WINDOW_MS) return null;
+  if (prepareMs !== undefined && (typeof prepareMs !== 'number' || !Number.isInteger(prepareMs) || prepareMs < PREPARE_WINDOW_MS || prepareMs > MAX_PREPARE_WINDOW_MS)) return null;
   if (!Array.isArray(postIds) || postIds.length === 0 || postIds.length > MAX_GROUP_POSTS) return null;
   if (!postIds.every((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= MAX_POST_ID_LENGTH)) return null;
-  return [...new Set(postIds)].map((postId) => ({ postId, scheduledFor: value.scheduledFor as string, prepareMs }));
+  const scheduledFor = value.scheduledFor;
+  return [...new Set(postIds)].map((postId) => (prepareMs === undefined ? { postId, scheduledFor } : { postId, scheduledFor, prepareMs }));
 }
 
 export function parsePlatformDeletionMessage(body: string): PlatformDeletionMessage | null {

@@ -3,8 +3,8 @@
  * with a lead in proportion to how many posts share their second, and held together until it
  * (issue 23, docs/performance.md "Posts due at the same second").
  *
- *  1. A message that has not been counted yet and is more than MAX_PREPARE_WINDOW_MS early (a
- *     schedule fired 180 s ahead) is put back to arrive within that window.
+ *  1. Posts not counted yet and more than MAX_PREPARE_WINDOW_MS early (a schedule fired 180 s
+ *     ahead) are put back, grouped by second, to arrive within that window.
  *  2. Within it, the posts of each second are counted on the due index (DueCounter, at most once a
  *     second per process) and the second's lead is prepareWindowMs(count): 2 s for up to 500
  *     posts, a second more per further 500. Posts that are early for their lead are put back
@@ -103,17 +103,13 @@ export class PublishBatch {
       const ids = new Set(postIds);
       for (const item of items) if (ids.has(item.entry.postId)) failed.add(item.recordId);
     };
-    if (farAhead.length > 0) {
-      const { failed: notSent } = await this.deps.queue.send(
-        farAhead.map((item) => ({ postId: item.entry.postId, scheduledFor: item.entry.scheduledFor, delaySeconds: queueDelaySeconds(new Date(item.dueAt), now, MAX_PREPARE_WINDOW_MS) })),
-      );
-      markFailed(notSent, farAhead);
-    }
-    if (putBack.length > 0) {
-      const { failed: notSent } = await this.deps.queue.sendGroups(groupsOf(putBack, now));
+    // Both go back as groups: at MAX_PREPARE_WINDOW_MS ahead still to be counted, or at their lead.
+    const back = [...farAhead.map((item) => ({ item, prepareMs: undefined })), ...putBack];
+    if (back.length > 0) {
+      const { failed: notSent } = await this.deps.queue.sendGroups(groupsOf(back, now));
       markFailed(
         notSent,
-        putBack.map(({ item }) => item),
+        back.map(({ item }) => item),
       );
     }
 
@@ -160,19 +156,20 @@ function bySecond(items: readonly Item[]): Map<number, Item[]> {
 }
 
 /** Posts put back together: one group per due time and lead, at most MAX_GROUP_POSTS each. */
-function groupsOf(putBack: readonly { item: Item; prepareMs: number }[], now: Date): PublishGroup[] {
-  const byKey = new Map<string, { scheduledFor: string; prepareMs: number; dueAt: number; postIds: string[] }>();
+function groupsOf(putBack: readonly { item: Item; prepareMs: number | undefined }[], now: Date): PublishGroup[] {
+  const byKey = new Map<string, { scheduledFor: string; prepareMs: number | undefined; dueAt: number; postIds: string[] }>();
   for (const { item, prepareMs } of putBack) {
-    const key = `${item.entry.scheduledFor}|${prepareMs}`;
+    const key = `${item.entry.scheduledFor}|${prepareMs ?? 'uncounted'}`;
     const group = byKey.get(key) ?? { scheduledFor: item.entry.scheduledFor, prepareMs, dueAt: item.dueAt, postIds: [] };
     if (!group.postIds.includes(item.entry.postId)) group.postIds.push(item.entry.postId);
     byKey.set(key, group);
   }
   const groups: PublishGroup[] = [];
   for (const group of byKey.values()) {
-    const delaySeconds = queueDelaySeconds(new Date(group.dueAt), now, group.prepareMs);
+    const delaySeconds = queueDelaySeconds(new Date(group.dueAt), now, group.prepareMs ?? MAX_PREPARE_WINDOW_MS);
     for (let start = 0; start < group.postIds.length; start += MAX_GROUP_POSTS) {
-      groups.push({ postIds: group.postIds.slice(start, start + MAX_GROUP_POSTS), scheduledFor: group.scheduledFor, prepareMs: group.prepareMs, delaySeconds });
+      const postIds = group.postIds.slice(start, start + MAX_GROUP_POSTS);
+      groups.push(group.prepareMs === undefined ? { postIds, scheduledFor: group.scheduledFor, delaySeconds } : { postIds, scheduledFor: group.scheduledFor, prepareMs: group.prepareMs, delaySeconds });
     }
   }
   return groups;

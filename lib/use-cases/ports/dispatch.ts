@@ -45,7 +45,8 @@ export interface PublishEntry {
 export interface PublishGroup {
   postIds: readonly string[];
   scheduledFor: string;
-  prepareMs: number;
+  /** Absent: the posts' second is still to be counted when they arrive. */
+  prepareMs?: number;
   delaySeconds: number;
 }
 
