@@ -42,3 +42,24 @@ export function publishConsuming(scope: Construct): ConsumerOptions {
     maxConcurrency: setting(scope, PUBLISH_MAX_CONCURRENCY_CONTEXT, PUBLISH_CONSUMING_DEFAULT.maxConcurrency, LIMITS.maxConcurrency),
   };
 }
+
+export const POSTS_WARM_WRITE_UNITS_CONTEXT = 'postsTableWarmWriteUnits';
+
+/**
+ * The posts table's and its indexes' warm throughput, in write units a second
+ * (docs/performance.md, "10,000 posts due at one second"): what they serve at once, without
+ * DynamoDB first scaling up. A new on-demand table serves 4,000 at first, and 10,000 posts due at
+ * one second write about 10,000 a second for their "sent" markers (two units each, in
+ * transactions, within the 2 s before their second) and as many in the second their outcomes come
+ * in (the table and each index). 0 leaves DynamoDB's default (no pre-warming, no charge for it).
+ */
+export const POSTS_WARM_WRITE_UNITS_DEFAULT = 20_000;
+
+/** The table-level on-demand write quota DynamoDB allows by default (adjustable): no warm value above it. */
+const TABLE_WRITE_QUOTA = 40_000;
+
+/** The posts table's warm write units: cdk context, else POSTS_WARM_WRITE_UNITS_DEFAULT; undefined for none. */
+export function postsWarmWriteUnits(scope: Construct): number | undefined {
+  const units = setting(scope, POSTS_WARM_WRITE_UNITS_CONTEXT, POSTS_WARM_WRITE_UNITS_DEFAULT, [0, TABLE_WRITE_QUOTA]);
+  return units === 0 ? undefined : units;
+}
