@@ -15,7 +15,7 @@ export const MAX_QUEUE_DELAY_SECONDS = 900;
  * the due second only the "sent" marker, the create and its outcome remain. A message put back is
  * delayed to arrive PREPARE_LEAD_SECONDS to PREPARE_WINDOW_MS before due, because SQS delays are
  * whole seconds and a poll adds latency. The lead is as short as that allows: Lambda bills the
- * worker's wait (docs/performance.md, "AWS throughput").
+ * worker's wait (docs/performance.md, "Posts due at the same second").
  */
 export const PREPARE_WINDOW_MS = 2_000;
 const PREPARE_LEAD_SECONDS = 1;

@@ -674,7 +674,7 @@ describe('webhook router', () => {
   });
 });
 
-describe('publish throughput (docs/performance.md, "AWS throughput")', () => {
+describe('publish throughput (docs/performance.md, "Posts due at the same second")', () => {
   const publishMapping = (synth: Synthesized) => {
     const worker = QUEUE_CONSUMERS.find((consumer) => consumer.queue === 'publish')!;
     const mappings = Object.values(synth.apiJson.Resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping').map((r) => r.Properties!);
