@@ -5,6 +5,8 @@ import { round } from './stats.js';
 export const BUDGETS = {
   /** decisions.md: a post goes out within 1 s of its time, p99; for a burst of 500 and for 200 spread out. */
   publishLagP99Ms: 1000,
+  /** Issue 23: 2,000 posts due at one second (80 creates of 25 targets, created 17 s ahead), p99. */
+  publishLagP99Ms2000: 2000,
   /** The burst's stretch goal: printed beside the budget, not a budget of its own. */
   publishLagStretchP99Ms: 250,
   /** Issue 18: a post's state change to its webhook at the receiver, p99, burst and spread alike. */

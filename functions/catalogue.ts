@@ -180,7 +180,7 @@ export interface QueueConsumer {
 export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
   // Up to 100 batches of 10. A burst of 500 posts due at one second arrives over the second before
   // it, often in part batches, and each batch is held until its posts' time: twice the burst in
-  // slots keeps every post of it prepared in time (docs/performance.md, "AWS throughput").
+  // slots keeps every post of it prepared in time (docs/performance.md, "Posts due at the same second").
   { name: 'PublishWorker', queue: 'publish', entry: 'functions/publish-worker.ts', consuming: { batchSize: 10, maxConcurrency: 100 } },
   // Deletions are rare and go a few at a time, so a backlog cannot storm the platforms' rate limits.
   { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts', consuming: { batchSize: 5, maxConcurrency: 2 } },

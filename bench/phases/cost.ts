@@ -152,7 +152,7 @@ async function metered(operation: string, repetitions: number, action: (repetiti
     meter.reset();
     await action(repetition);
     for (const [key, value] of Object.entries(meter.commands)) {
-      const total = (commands[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0 });
+      const total = (commands[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0, tables: {} });
       total.requests += value.requests;
       total.reportedCapacityUnits += value.reportedCapacityUnits;
       total.capacityUnits += value.capacityUnits;
@@ -229,7 +229,7 @@ async function startCostReceiver(): Promise<{ url: string; arrivals: Map<string,
 
 function mergeInto(merged: Record<string, CommandMeter>, run: Record<string, CommandMeter>): void {
   for (const [key, value] of Object.entries(run)) {
-    const total = (merged[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0 });
+    const total = (merged[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0, tables: {} });
     total.requests += value.requests;
     total.reportedCapacityUnits += value.reportedCapacityUnits;
     total.capacityUnits += value.capacityUnits;
@@ -329,7 +329,7 @@ async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchU
   const merged: Record<string, CommandMeter> = {};
   for (const run of publishRuns) {
     for (const [key, value] of Object.entries(run)) {
-      const total = (merged[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0 });
+      const total = (merged[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0, tables: {} });
       total.requests += value.requests;
       total.reportedCapacityUnits += value.reportedCapacityUnits;
       total.capacityUnits += value.capacityUnits;

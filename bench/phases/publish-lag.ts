@@ -28,6 +28,10 @@ export interface LagFigures {
   dynamodbRequestsPerPost?: number;
   /** Of those, the ones made from the due time on: what a burst waits for in its second. */
   dynamodbRequestsPerPostFromDue?: number;
+  /** The same on the posts and directory tables only: the publish path's, without the webhook router's and delivery's. */
+  publishPathRequestsPerPostFromDue?: number;
+  /** When each create reached the platform (the sandbox's createdAt) after the due time. */
+  platformLagMs?: LatencySummary | undefined;
   /** Posts claimed (and so prepared) before the due time, and how far ahead (due minus first claim). */
   prepared?: { claimedBeforeDue: number; leadMs: { p50: number; min: number } };
   /** The same by command: made before the due time, and in all. */
@@ -77,6 +81,12 @@ export function lagReport(title: string, lag: LagFigures): string[] {
   out.push(`worker throughput ${round(lag.throughputPostsPerSecond)} posts/s (first to last publish ${round(lag.drainMs)} ms; last ${round(lag.lastPublishedAfterDueMs)} ms after due)`);
   if (lag.cpu) {
     out.push(`while sending: node process ${round(lag.cpu.nodeCores)} cores busy, DynamoDB Local ${lag.cpu.jvmCores === null ? '?' : round(lag.cpu.jvmCores)} cores, ${round(lag.dynamodbRequestsPerPost ?? NaN)} DynamoDB requests per post (${round(lag.dynamodbRequestsPerPostFromDue ?? NaN)} from the due time on)`);
+  }
+  if (lag.publishPathRequestsPerPostFromDue !== undefined) {
+    out.push(`publish path (posts and directory tables): ${round(lag.publishPathRequestsPerPostFromDue)} DynamoDB requests per post from the due time on`);
+  }
+  if (lag.platformLagMs) {
+    out.push(`creates reached the platform (its createdAt - scheduledFor): p50 ${ms(lag.platformLagMs.p50)} ms, p99 ${ms(lag.platformLagMs.p99)} ms, max ${ms(lag.platformLagMs.max)} ms`);
   }
   if (lag.prepared) {
     out.push(`prepared before the due time: ${lag.prepared.claimedBeforeDue} of ${lag.posts} posts claimed ahead of it (median ${round(lag.prepared.leadMs.p50)} ms ahead, least ${round(lag.prepared.leadMs.min)} ms)`);

@@ -126,7 +126,7 @@ const STATIC_FILES: Record<string, { from: string; to: string }> = {
 /**
  * Batch size and the ceiling of concurrent consumers per queue, so a backlog cannot storm the
  * platforms' rate limits (per user and per app). The publish worker sends a batch concurrently;
- * its settings are a deploy-time choice (publish-throughput.ts, docs/performance.md, "AWS throughput"), these
+ * its settings are a deploy-time choice (publish-throughput.ts, docs/performance.md, "Posts due at the same second"), these
  * are the defaults. Deletions are rarer and go one at a time per batch.
  */
 const CONSUMING: Record<'publish' | 'deletion' | 'webhook', ConsumerOptions> = {

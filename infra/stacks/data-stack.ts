@@ -23,6 +23,7 @@ import { INCOMING_EXPIRY_DAYS, INCOMING_PREFIX, MEDIA_CONTENT_SECURITY_POLICY } 
 import { TABLES } from '../../lib/store/tables.js';
 import type { TableDefinition } from '../../lib/store/tables.js';
 import { deletionProtectionSetting, signInDomainPrefixSetting } from './deploy-settings.js';
+import { postsWarmWriteUnits } from './publish-throughput.js';
 
 /** The logical names of lib/store/tables.ts TABLES (checked at synthesis: a new table must be named here). */
 export const TABLE_NAMES = ['directory', 'posts', 'idempotency', 'counters', 'sessions', 'oauth', 'webhooks'] as const;
@@ -59,8 +60,11 @@ export class DataStack extends Stack {
 
     const tables: Partial<Record<TableName, Table>> = {};
     const definitions: Partial<Record<TableName, TableDefinition>> = {};
+    // Pre-warmed for a burst of posts due at one second (publish-throughput.ts): the posts table and its indexes.
+    const postsWarmWrites = postsWarmWriteUnits(this);
     for (const definition of TABLES) {
       const name = definition.name;
+      const warmThroughput = name === 'posts' && postsWarmWrites !== undefined ? { warmThroughput: { writeUnitsPerSecond: postsWarmWrites } } : {};
       if (!isTableName(name)) throw new Error(`Table ${name} of lib/store/tables.ts is missing from TABLE_NAMES`);
       const table = new Table(this, tableId(definition.name), {
         partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
@@ -75,6 +79,7 @@ export class DataStack extends Stack {
         deletionProtection: definition.holdsCustomerData && deletionProtection,
         // Idempotency records are 24-hour replay memory, not customer data: they go with the stack.
         removalPolicy: definition.holdsCustomerData ? KEEP : RemovalPolicy.DESTROY,
+        ...warmThroughput,
       });
       for (const index of definition.indexes) {
         table.addGlobalSecondaryIndex({
@@ -83,6 +88,7 @@ export class DataStack extends Stack {
           ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
           projectionType: ProjectionType[index.projection.type],
           ...(index.projection.type === 'INCLUDE' ? { nonKeyAttributes: [...index.projection.attributes] } : {}),
+          ...warmThroughput,
         });
       }
       tables[name] = table;

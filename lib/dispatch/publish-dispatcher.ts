@@ -16,7 +16,7 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, requireEnv } from '../config.js';
 import { logger } from '../observability.js';
 import type { DueRequest, PostDispatcher } from '../use-cases/ports/dispatch.js';
-import { MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
+import { MAX_PREPARE_WINDOW_MS, MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
 import { publishMessage, scheduleName } from './messages.js';
 
 export const EARLY_FIRE_SECONDS = 180;
@@ -87,10 +87,11 @@ export class PublishDispatcher implements PostDispatcher {
     const queued: { request: DueRequest; delaySeconds: number }[] = [];
     const scheduled: DueRequest[] = [];
     for (const request of requests) {
-      // The same timing rule as the worker's: a delayed message arrives one to two seconds EARLY
-      // and the worker prepares the post, then waits out the rest, because SQS delays are whole
-      // seconds and a poll adds latency; a delay of ceil(seconds left) would make every post late.
-      const timing = timingFor(new Date(request.scheduledFor), now);
+      // The same timing rule as the worker's, with the longest lead: a delayed message arrives up
+      // to MAX_PREPARE_WINDOW_MS early, so the worker can count the posts due at its second and
+      // put it back for the lead that count needs (lib/use-cases/publish-batch.ts). Never late:
+      // SQS delays are whole seconds and a poll adds latency.
+      const timing = timingFor(new Date(request.scheduledFor), now, MAX_PREPARE_WINDOW_MS);
       if (timing.action !== 'requeue') queued.push({ request, delaySeconds: 0 });
       else if (Date.parse(request.scheduledFor) - now.getTime() <= MAX_QUEUE_DELAY_SECONDS * 1000) queued.push({ request, delaySeconds: timing.delaySeconds });
       else scheduled.push(request);

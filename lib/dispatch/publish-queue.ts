@@ -6,18 +6,33 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MAX_QUEUE_DELAY_SECONDS } from '../domain/publishing.js';
 import { logger } from '../observability.js';
-import type { PublishQueue } from '../use-cases/ports/dispatch.js';
-import { publishMessage } from './messages.js';
+import type { PublishGroup, PublishGroupQueue, PublishQueue } from '../use-cases/ports/dispatch.js';
+import { publishGroupMessage, publishMessage } from './messages.js';
 
 const BATCH = 10;
 
-export class SqsPublishQueue implements PublishQueue {
+export class SqsPublishQueue implements PublishQueue, PublishGroupQueue {
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
   ) {}
 
-  async send(entries: readonly { postId: string; scheduledFor: string; delaySeconds: number }[]): Promise<{ failed: string[] }> {
+  send(entries: readonly { postId: string; scheduledFor: string; delaySeconds: number }[]): Promise<{ failed: string[] }> {
+    return this.sendBodies(entries.map((entry) => ({ postIds: [entry.postId], body: publishMessage(entry.postId, entry.scheduledFor), delaySeconds: entry.delaySeconds })));
+  }
+
+  /** Each group as one message (lib/dispatch/messages.ts, PublishGroupMessage). */
+  sendGroups(groups: readonly PublishGroup[]): Promise<{ failed: string[] }> {
+    return this.sendBodies(
+      groups.map((group) => ({
+        postIds: group.postIds,
+        body: publishGroupMessage(group.postIds, group.scheduledFor, group.prepareMs),
+        delaySeconds: group.delaySeconds,
+      })),
+    );
+  }
+
+  private async sendBodies(entries: readonly { postIds: readonly string[]; body: object; delaySeconds: number }[]): Promise<{ failed: string[] }> {
     const failed: string[] = [];
     for (let start = 0; start < entries.length; start += BATCH) {
       const chunk = entries.slice(start, start + BATCH);
@@ -27,18 +42,18 @@ export class SqsPublishQueue implements PublishQueue {
             QueueUrl: this.queueUrl,
             Entries: chunk.map((entry, index) => ({
               Id: String(index),
-              MessageBody: JSON.stringify(publishMessage(entry.postId, entry.scheduledFor)),
+              MessageBody: JSON.stringify(entry.body),
               DelaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor(entry.delaySeconds))),
             })),
           }),
         );
         for (const refused of out.Failed ?? []) {
           const entry = chunk[Number(refused.Id)];
-          if (entry) failed.push(entry.postId);
+          if (entry) failed.push(...entry.postIds);
         }
       } catch (error) {
-        logger.error('Could not put publish messages back on the queue', { error: error as Error, posts: chunk.map((entry) => entry.postId) });
-        failed.push(...chunk.map((entry) => entry.postId));
+        logger.error('Could not put publish messages back on the queue', { error: error as Error, posts: chunk.flatMap((entry) => entry.postIds) });
+        failed.push(...chunk.flatMap((entry) => entry.postIds));
       }
     }
     return { failed };

@@ -15,10 +15,40 @@ export const MAX_QUEUE_DELAY_SECONDS = 900;
  * the due second only the "sent" marker, the create and its outcome remain. A message put back is
  * delayed to arrive PREPARE_LEAD_SECONDS to PREPARE_WINDOW_MS before due, because SQS delays are
  * whole seconds and a poll adds latency. The lead is as short as that allows: Lambda bills the
- * worker's wait (docs/performance.md, "AWS throughput").
+ * worker's wait (docs/performance.md, "Posts due at the same second").
  */
 export const PREPARE_WINDOW_MS = 2_000;
 const PREPARE_LEAD_SECONDS = 1;
+/**
+ * The longest lead a burst is prepared with, and so how early a message due within 15 minutes
+ * arrives first (the create's delay, the schedule's fire): early enough for the worker to count
+ * the posts due at its second and put it back for the lead that count needs (prepareWindowMs).
+ */
+export const MAX_PREPARE_WINDOW_MS = 30_000;
+/**
+ * Posts of one due second the workers prepare per second of lead (claim and account read, the
+ * two DynamoDB requests of a text post before its second): the first PREPARE_WINDOW_MS holds this
+ * many, each further second of lead this many more. Measured on the 2-core bench machine, where
+ * DynamoDB Local serves 800-1,300 requests/s (docs/performance.md, "Posts due at the same second").
+ */
+export const PREPARED_PER_SECOND = 500;
+/**
+ * The most posts one group message names (lib/dispatch/messages.ts): with the publish queue's
+ * batches of 10 messages, an invocation holds at most 250 posts until their second.
+ */
+export const MAX_GROUP_POSTS = 25;
+/** The most posts the due index is asked to count for one second: enough for MAX_PREPARE_WINDOW_MS. */
+export const DUE_COUNT_CAP = PREPARED_PER_SECOND * (1 + (MAX_PREPARE_WINDOW_MS - PREPARE_WINDOW_MS) / 1000);
+
+/**
+ * How long before their second the posts of a second are prepared, from how many share it: 2 s
+ * for up to 500, a second more per further 500 (2,000: 5 s; 10,000: 21 s), at most 30 s. A burst
+ * prepared in the last 2 s alone would still be claiming and reading accounts at its second.
+ */
+export function prepareWindowMs(dueCount: number): number {
+  const extra = Math.ceil(Math.max(0, dueCount - PREPARED_PER_SECOND) / PREPARED_PER_SECOND) * 1000;
+  return Math.min(MAX_PREPARE_WINDOW_MS, PREPARE_WINDOW_MS + extra);
+}
 /**
  * How long before a prepared post's time its "sent" marker is written: the marker (the one
  * DynamoDB write a burst would otherwise wait for in its second) is done before the second starts,
@@ -26,6 +56,20 @@ const PREPARE_LEAD_SECONDS = 1;
  * so a DELETE in this last half second soft-deletes it (softDeleted: true) rather than cancelling.
  */
 export const SENT_MARKER_LEAD_MS = 500;
+/** The longest a burst's markers are written ahead of their second (sentMarkerLeadMs). */
+export const MAX_SENT_MARKER_LEAD_MS = 2_000;
+
+/**
+ * How long before their second the "sent" markers of posts prepared `prepareMs` ahead are
+ * written: SENT_MARKER_LEAD_MS for the least lead, half of each further second of lead on top,
+ * at most MAX_SENT_MARKER_LEAD_MS (a lead of 5 s, 2,000 posts: 2 s). A burst's markers are
+ * thousands of conditional writes in the same instant; half a second was too little for them
+ * (npm run bench, `burst`), and a create waits for its marker. The price: a DELETE in that last
+ * stretch soft-deletes the post (it is being sent) instead of cancelling it.
+ */
+export function sentMarkerLeadMs(prepareMs: number): number {
+  return Math.min(MAX_SENT_MARKER_LEAD_MS, SENT_MARKER_LEAD_MS + Math.max(0, prepareMs - PREPARE_WINDOW_MS) / 2);
+}
 /**
  * After a create whose outcome is unknown, wait this long from when it was sent before looking the
  * post up: by then the platform has finished with it (our create timeout is 20 s, plus a margin),
@@ -45,19 +89,23 @@ const BACKOFF_MAX_MS = 120_000;
 
 export type Timing = { action: 'send' } | { action: 'prepare'; ms: number } | { action: 'requeue'; delaySeconds: number };
 
-/** What to do with a message for a post due at `dueAt` that arrives at `now`. */
-export function timingFor(dueAt: Date, now: Date): Timing {
+/**
+ * What to do with a message for a post due at `dueAt` that arrives at `now`, when the post is
+ * prepared `windowMs` ahead (PREPARE_WINDOW_MS, or prepareWindowMs of its second's count).
+ */
+export function timingFor(dueAt: Date, now: Date, windowMs: number = PREPARE_WINDOW_MS): Timing {
   const remaining = dueAt.getTime() - now.getTime();
   if (remaining <= 0) return { action: 'send' };
-  if (remaining <= PREPARE_WINDOW_MS) return { action: 'prepare', ms: remaining };
-  // Arrive PREPARE_LEAD_SECONDS early (never late), then prepare and wait inline for the rest.
-  const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor(remaining / 1000) - PREPARE_LEAD_SECONDS));
+  if (remaining <= windowMs) return { action: 'prepare', ms: remaining };
+  // Arrive within the window (never after it): SQS delays are whole seconds, so the message comes
+  // back between windowMs - 1 s and windowMs ahead, and the worker prepares and waits inline.
+  const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor((remaining - windowMs) / 1000) + PREPARE_LEAD_SECONDS));
   return { action: 'requeue', delaySeconds };
 }
 
 /** The delay of a message for a post due at `dueAt` sent at `now`: 0 when it is (nearly) due. */
-export function queueDelaySeconds(dueAt: Date, now: Date): number {
-  const timing = timingFor(dueAt, now);
+export function queueDelaySeconds(dueAt: Date, now: Date, windowMs: number = PREPARE_WINDOW_MS): number {
+  const timing = timingFor(dueAt, now, windowMs);
   return timing.action === 'requeue' ? timing.delaySeconds : 0;
 }
 

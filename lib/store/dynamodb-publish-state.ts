@@ -37,6 +37,7 @@ import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
 import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
 import { nextDueAt } from '../domain/publishing.js';
+import type { DueCounter } from '../use-cases/ports/dispatch.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { allowanceCounterUpdate } from './allowance-counter.js';
 import { documentClient } from './dynamo-client.js';
@@ -44,7 +45,7 @@ import { readItem } from './item-schema.js';
 import { duePartitionKey, dueSortKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
 import { SentMarkers } from './sent-markers.js';
-import { COUNTERS_TABLE, POSTS_TABLE } from './tables.js';
+import { COUNTERS_TABLE, DUE_SHARDS, POSTS_TABLE } from './tables.js';
 
 /** The worker's bookkeeping attributes; each absent until first written (a value of another type reads as absent). */
 const bookkeepingString = v.fallback(v.nullable(v.string()), null);
@@ -89,7 +90,7 @@ export interface DynamoDbPublishStateOptions {
 /** A refund's transaction retried on TransactionConflict (another request held the counter); each retry means one of them went through. */
 const REFUND_ATTEMPTS = 8;
 
-export class DynamoDbPublishState implements PublishStateStore {
+export class DynamoDbPublishState implements PublishStateStore, DueCounter {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
   private readonly sentMarkers: SentMarkers;
@@ -275,6 +276,43 @@ export class DynamoDbPublishState implements PublishStateStore {
         await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
       }
     }
+  }
+
+  /**
+   * How many posts are due in the whole second of `second` (DueCounter): one Query per byDue
+   * shard, in parallel, returning a count only (Select COUNT reads the index's keys, ~100 bytes a
+   * post), each stopping at `cap`. Posts deleted or sent have left the index, so it counts what is
+   * still to go out; a post retried into that second counts too (its entry moved there).
+   */
+  async countDue(second: Date, cap: number): Promise<number> {
+    const start = Math.floor(second.getTime() / 1000) * 1000;
+    // dueSk is `<scheduledFor>#<id>`: every entry of the second sorts from its bare ISO time to
+    // before the next second's bare ISO time (BETWEEN is inclusive; no entry equals either).
+    const from = new Date(start).toISOString();
+    const to = new Date(start + 1000).toISOString();
+    const counts = await Promise.all(
+      Array.from({ length: DUE_SHARDS }, async (_, shard) => {
+        let count = 0;
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const out = await this.client.send(
+            new QueryCommand({
+              TableName: this.table,
+              IndexName: POST_INDEXES.byDue,
+              KeyConditionExpression: 'duePk = :pk AND dueSk BETWEEN :from AND :to',
+              ExpressionAttributeValues: { ':pk': duePartitionKey(shard), ':from': from, ':to': to },
+              Select: 'COUNT',
+              Limit: cap - count,
+              ExclusiveStartKey: startKey,
+            }),
+          );
+          count += out.Count ?? 0;
+          startKey = out.LastEvaluatedKey;
+        } while (startKey && count < cap);
+        return count;
+      }),
+    );
+    return Math.min(cap, counts.reduce((total, count) => total + count, 0));
   }
 
   async listDue(shard: number, input: { dueFrom: string | null; dueTo: string; limit: number }): Promise<PostForPublishing[]> {

@@ -34,6 +34,8 @@ export interface CommandMeter {
   capacityUnits: number;
   /** SQS batch entries sent or deleted, messages received. */
   entries: number;
+  /** DynamoDB requests by the table they touch (a request on two tables counts for each). */
+  tables: Record<string, number>;
 }
 
 export interface SdkMeter {
@@ -68,7 +70,7 @@ function meter(): SdkMeter {
 
 function commandMeter(key: string): CommandMeter {
   const commands = meter().commands;
-  commands[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0 };
+  commands[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0, tables: {} };
   return commands[key];
 }
 
@@ -78,6 +80,13 @@ function record(value: unknown): Record<string, unknown> {
 
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
+}
+
+/** The tables a DynamoDB request touches: its TableName, its RequestItems' or its transaction's. */
+function tablesOf(input: Record<string, unknown>): string[] {
+  if (typeof input.TableName === 'string') return [input.TableName];
+  if (input.RequestItems !== undefined) return Object.keys(record(input.RequestItems));
+  return [...transactionActions(input).keys()];
 }
 
 /** Actions per table of a TransactWriteItems / TransactGetItems input. */
@@ -134,6 +143,7 @@ export function meterSdkClient<Input extends object, Output extends object>(
       const input = record(args.input);
       const target = commandMeter(`${service}:${operation}`);
       target.requests += 1;
+      if (service === 'dynamodb') for (const table of tablesOf(input)) target.tables[table] = (target.tables[table] ?? 0) + 1;
       try {
         const result = await next(args);
         const output = record(result.output);

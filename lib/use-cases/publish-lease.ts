@@ -37,10 +37,12 @@ export async function holdingLease<T>(
   token: string,
   lease: PublishLease,
   work: () => Promise<T>,
+  /** When the claim itself holds the post until (a post claimed ahead of its time): no renewal before it is needed. */
+  claimedUntil?: Date,
 ): Promise<T> {
   let renewing: Promise<void> | null = null;
   let stopped = false;
-  let heldUntil = 0;
+  let heldUntil = claimedUntil?.getTime() ?? 0;
   const renew = (): void => {
     if (stopped || renewing) return;
     const now = deps.clock.now();

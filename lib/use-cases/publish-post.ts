@@ -57,6 +57,7 @@ import {
   PREPARE_WINDOW_MS,
   refusalAdvice,
   SENT_MARKER_LEAD_MS,
+  sentMarkerLeadMs,
   RETRY_WINDOW_MS,
   timingFor,
 } from '../domain/publishing.js';
@@ -145,20 +146,28 @@ export class PublishPost {
     this.outcomes = new PublishOutcomes({ ...deps, sleep: this.sleep });
   }
 
-  async execute(message: PublishMessage, lease: PublishLease): Promise<PublishOutcome> {
+  /**
+   * `prepareMs`: how long before its time the post is prepared (PREPARE_WINDOW_MS, or the lead of
+   * its second's count: publish-batch.ts); a message earlier than that is put back.
+   */
+  async execute(message: PublishMessage, lease: PublishLease, prepareMs: number = PREPARE_WINDOW_MS): Promise<PublishOutcome> {
     // The message's own time first: an early message costs no read at all.
-    const early = await this.onTime(message.postId, new Date(message.scheduledFor));
+    const early = await this.onTime(message.postId, new Date(message.scheduledFor), prepareMs);
     if (early) return early;
 
     // Claim straight away: the claim's condition is the whole check, and what it returns is
     // either the post to send or the post as it was, which says why it was not claimed.
     for (let round = 1; ; round++) {
       const now = this.deps.clock.now();
-      const dueBy = new Date(now.getTime() + PREPARE_WINDOW_MS);
-      const result = await this.deps.state.claim(message.postId, { token: this.newClaimToken(), now, dueBy, leaseUntil: leaseEnd(lease, now) });
+      const dueBy = new Date(now.getTime() + prepareMs);
+      // A post claimed ahead of its time is held until its time plus a lease (never past the
+      // invocation's end), not a lease from now: the wait costs no renewal, and a worker that dies
+      // while holding it frees it a lease after its time, as one that claimed it at its time would.
+      const leaseUntil = leaseEnd(lease, new Date(Math.max(now.getTime(), Date.parse(message.scheduledFor))));
+      const result = await this.deps.state.claim(message.postId, { token: this.newClaimToken(), now, dueBy, leaseUntil });
       if (result.claimed) {
         const { post, claim } = result;
-        return holdingLease(this.deps, post.id, claim.token, lease, () => this.send(post, claim));
+        return holdingLease(this.deps, post.id, claim.token, lease, () => this.send(post, claim, sentMarkerLeadMs(prepareMs)), leaseUntil);
       }
       if (!result.current) return { outcome: 'skipped', reason: 'post removed' };
       const { post, state } = result.current;
@@ -171,14 +180,14 @@ export class PublishPost {
       // back, or claimed once more if it is within the window by now.
       const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
       if (round > 1 || dueAt.getTime() <= dueBy.getTime()) return { outcome: 'skipped', reason: 'post could not be claimed' };
-      const later = await this.onTime(post.id, dueAt);
+      const later = await this.onTime(post.id, dueAt, PREPARE_WINDOW_MS);
       if (later) return later;
     }
   }
 
   /** Null when it is time to prepare (or send); otherwise the message was put back. */
-  private async onTime(postId: string, dueAt: Date): Promise<PublishOutcome | null> {
-    const timing = timingFor(dueAt, this.deps.clock.now());
+  private async onTime(postId: string, dueAt: Date, prepareMs: number): Promise<PublishOutcome | null> {
+    const timing = timingFor(dueAt, this.deps.clock.now(), prepareMs);
     if (timing.action !== 'requeue') return null;
     const { failed } = await this.deps.queue.send([{ postId, scheduledFor: dueAt.toISOString(), delaySeconds: timing.delaySeconds }]);
     if (failed.length > 0) throw new RequeueFailedError(postId);
@@ -196,7 +205,8 @@ export class PublishPost {
     }
   }
 
-  private async send(post: Post, claim: PublishClaim): Promise<PublishOutcome> {
+  /** `markerLeadMs`: how long before its time the "sent" marker is written (sentMarkerLeadMs). */
+  private async send(post: Post, claim: PublishClaim, markerLeadMs = SENT_MARKER_LEAD_MS): Promise<PublishOutcome> {
     const publisher = this.deps.publishers[post.platform];
     let createSent = false;
     try {
@@ -229,9 +239,9 @@ export class PublishPost {
           media,
           options: post.options,
           beforeCreate: async (sent) => {
-            // Everything else is done: the marker half a second ahead, the create at the due time.
+            // Everything else is done: the marker half a second ahead (more in a big burst), the create at the due time.
             const sendAt = new Date(claim.sendAt);
-            await this.until(new Date(sendAt.getTime() - SENT_MARKER_LEAD_MS));
+            await this.until(new Date(sendAt.getTime() - markerLeadMs));
             if (!(await this.deps.state.markCreateSending(post.id, claim.token, this.deps.clock.now(), sent.mediaIds))) throw new SendStoppedError();
             createSent = true;
             await this.until(sendAt);
@@ -391,3 +401,4 @@ export class PublishPost {
     });
   }
 }
+

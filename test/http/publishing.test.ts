@@ -394,6 +394,39 @@ describe('delete and the send', () => {
     expect(await backdoor.item(postId)).toBeUndefined();
   });
 
+  it('held in a group of posts due at one second (issue 23), claimed seconds early: a cancel before the "sent" marker still removes it and nothing goes out; the others go out once', async () => {
+    const accts = [await account('x', 'ok'), await account('x', 'ok'), await account('linkedin', 'ok')];
+    const scheduledFor = new Date(Math.ceil((Date.now() + 7_000) / 1000) * 1000).toISOString();
+    const ids: string[] = [];
+    for (const acct of accts) ids.push(await create(acct.id, { text: uniqueText('Held in a group'), scheduledFor }));
+    // The group message a worker puts back once it counted a big second: its lead (8 s) makes the
+    // worker claim all three at once and hold them until their second.
+    const sqs = sqsClientFor(stack.info.sqsEndpoint);
+    try {
+      const body = JSON.stringify({ kind: 'publish-group', postIds: ids, scheduledFor, prepareMs: 8_000 });
+      await sqs.send(new SendMessageCommand({ QueueUrl: stack.info.queues.publish.url, MessageBody: body }));
+    } finally {
+      sqs.destroy();
+    }
+    const [cancelled, ...sent] = ids as [string, ...string[]];
+    await until('the worker to claim the group ahead of its time', async () => (await Promise.all(ids.map((id) => backdoor.item(id)))).every((item) => typeof item?.claimToken === 'string'), 5_000);
+    const claimed = await backdoor.item(cancelled);
+    // Claimed well before the default 2 s lead, and not in flight: the marker comes half a second before its time.
+    expect(Date.parse(scheduledFor) - Date.parse(String(claimed?.firstAttemptAt))).toBeGreaterThan(2_000);
+    expect(claimed?.inFlightSince).toBeUndefined();
+    const usedBefore = await backdoor.allowanceUsed(user.userId);
+    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${cancelled}`);
+    expect(deleted.body).toMatchObject({ softDeleted: false });
+    expect(await backdoor.allowanceUsed(user.userId)).toBe(usedBefore - 1);
+    const outcomes = await Promise.all(sent.map((id) => settled(id)));
+    expect(outcomes.map((post) => post.status)).toEqual(['published', 'published']);
+    await until('the publish queue to be idle', publishQueueIdle);
+    expect(sandbox.x.createAttemptCount((accts[0] as Account).id)).toBe(0);
+    expect(sandbox.x.createAttemptCount((accts[1] as Account).id)).toBe(1);
+    expect(sandboxOf('linkedin').listPosts((accts[2] as Account).id)).toHaveLength(1);
+    expect(await backdoor.item(cancelled)).toBeUndefined();
+  });
+
   it('a published post deleted with deleteFromPlatform=true: the deletion worker removes the live post (once)', async () => {
     const acct = await account('linkedin', 'ok');
     const postId = await create(acct.id, { text: uniqueText('Delete me later') });

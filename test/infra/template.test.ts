@@ -9,7 +9,13 @@ import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
 import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
-import { PUBLISH_BATCH_SIZE_CONTEXT, PUBLISH_CONSUMING_DEFAULT, PUBLISH_MAX_CONCURRENCY_CONTEXT } from '../../infra/stacks/publish-throughput.js';
+import {
+  POSTS_WARM_WRITE_UNITS_CONTEXT,
+  POSTS_WARM_WRITE_UNITS_DEFAULT,
+  PUBLISH_BATCH_SIZE_CONTEXT,
+  PUBLISH_CONSUMING_DEFAULT,
+  PUBLISH_MAX_CONCURRENCY_CONTEXT,
+} from '../../infra/stacks/publish-throughput.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { actionsByResource, describeValue, grantsOfRole, logicalId, synthesize } from './synth.js';
 import type { CfnResource, Grant, Synthesized } from './synth.js';
@@ -668,7 +674,7 @@ describe('webhook router', () => {
   });
 });
 
-describe('publish throughput (docs/performance.md, "AWS throughput")', () => {
+describe('publish throughput (docs/performance.md, "Posts due at the same second")', () => {
   const publishMapping = (synth: Synthesized) => {
     const worker = QUEUE_CONSUMERS.find((consumer) => consumer.queue === 'publish')!;
     const mappings = Object.values(synth.apiJson.Resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping').map((r) => r.Properties!);
@@ -690,6 +696,32 @@ describe('publish throughput (docs/performance.md, "AWS throughput")', () => {
     }
     expect(() => synthesize({ bundle: false, context: { [PUBLISH_MAX_CONCURRENCY_CONTEXT]: '1' } })).toThrow(/publishWorkerMaxConcurrency/);
     expect(() => synthesize({ bundle: false, context: { [PUBLISH_BATCH_SIZE_CONTEXT]: 11 } })).toThrow(/publishWorkerBatchSize/);
+  });
+
+  const warmWrites = (synth: Synthesized) => {
+    const tables = Object.entries(synth.dataJson.Resources).filter(([, r]) => r.Type === 'AWS::DynamoDB::Table');
+    return Object.fromEntries(
+      tables.map(([id, r]): [string, { table: number | undefined; indexes: (number | undefined)[] }] => {
+        const props = r.Properties as { WarmThroughput?: { WriteUnitsPerSecond?: number }; GlobalSecondaryIndexes?: { IndexName: string; WarmThroughput?: { WriteUnitsPerSecond?: number } }[] };
+        return [synth.labels.get(id) ?? id, { table: props.WarmThroughput?.WriteUnitsPerSecond, indexes: (props.GlobalSecondaryIndexes ?? []).map((index) => index.WarmThroughput?.WriteUnitsPerSecond) }];
+      }),
+    );
+  };
+
+  it('pre-warms the posts table and each of its indexes for 10,000 posts due at one second, and no other table', () => {
+    const warm = warmWrites(s);
+    expect(warm['table:posts']).toEqual({ table: POSTS_WARM_WRITE_UNITS_DEFAULT, indexes: [POSTS_WARM_WRITE_UNITS_DEFAULT, POSTS_WARM_WRITE_UNITS_DEFAULT, POSTS_WARM_WRITE_UNITS_DEFAULT] });
+    for (const [label, value] of Object.entries(warm)) if (label !== 'table:posts') expect(value.table, label).toBeUndefined();
+  });
+
+  it('takes the warm throughput from cdk context (0: none), within the table write quota', () => {
+    const none = synthesize({ bundle: false, context: { [POSTS_WARM_WRITE_UNITS_CONTEXT]: 0 } });
+    try {
+      expect(warmWrites(none)['table:posts']).toEqual({ table: undefined, indexes: [undefined, undefined, undefined] });
+    } finally {
+      none.cleanup();
+    }
+    expect(() => synthesize({ bundle: false, context: { [POSTS_WARM_WRITE_UNITS_CONTEXT]: 50_000 } })).toThrow(/postsTableWarmWriteUnits/);
   });
 });
 

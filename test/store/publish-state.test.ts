@@ -348,3 +348,20 @@ describe('"being sent" ends when nothing went out (issue 10, item 7)', () => {
     }
   });
 });
+
+describe('counting the posts due at one second (countDue, issue 23)', () => {
+  it('counts the second\'s scheduled posts across the due shards, not the seconds beside it nor deleted posts, and stops at the cap', async () => {
+    // A second of its own, whole: other tests share the table.
+    const second = new Date(Math.floor((DUE.getTime() + 86_400_000 + Math.floor(Math.random() * 1e9)) / 1000) * 1000);
+    const at = (ms: number) => ({ scheduledFor: new Date(second.getTime() + ms).toISOString() });
+    const inSecond = await Promise.all(Array.from({ length: 30 }, (_, index) => stored(at(index === 0 ? 0 : index * 33))));
+    await stored(at(-1));
+    await stored(at(1_000));
+    expect(await state.countDue(second, 1_000)).toBe(30);
+    // A post's entry leaves the index once it is deleted: it is not due any more.
+    const [first] = inSecond as [Post];
+    await client.send(new UpdateCommand({ TableName: postsTable, Key: { id: first.id }, UpdateExpression: 'REMOVE duePk' }));
+    expect(await state.countDue(new Date(second.getTime() + 999), 1_000)).toBe(29);
+    expect(await state.countDue(second, 10)).toBe(10);
+  });
+});

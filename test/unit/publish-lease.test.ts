@@ -54,4 +54,15 @@ describe('holdingLease', () => {
     await done;
     expect(calls).toHaveLength(1);
   });
+
+  it('a post claimed ahead of its time (held until its time plus a lease) is not renewed while it waits, only after its time', async () => {
+    const { calls, state } = renewals();
+    // Claimed 12 s before its time (a burst's lead): the claim holds it until 09:30:27.
+    const claimedUntil = new Date(T0.getTime() + 12_000 + 15_000);
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000 }, () => new Promise((resolve) => setTimeout(resolve, 17_000)), claimedUntil);
+    await vi.advanceTimersByTimeAsync(25_000);
+    await done;
+    // Renewals come every 5 s; the ones at 5 s and 10 s would end before the claim does, so only 15 s writes.
+    expect(calls).toEqual(['2026-11-21T09:30:30.000Z']);
+  });
 });

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { ADVICE, backoffMs, isRetryableFailure, nextRetry, refusalAdvice, RETRY_WINDOW_MS, timingFor } from '../../lib/domain/publishing.js';
+import {
+  ADVICE,
+  backoffMs,
+  DUE_COUNT_CAP,
+  isRetryableFailure,
+  MAX_PREPARE_WINDOW_MS,
+  nextRetry,
+  prepareWindowMs,
+  refusalAdvice,
+  RETRY_WINDOW_MS,
+  SENT_MARKER_LEAD_MS,
+  sentMarkerLeadMs,
+  timingFor,
+} from '../../lib/domain/publishing.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -20,6 +33,46 @@ describe('timingFor: early messages', () => {
   });
   it('never more than SQS allows (900 s)', () => {
     expect(timingFor(due, at('2026-11-21T09:00:00.000Z'))).toEqual({ action: 'requeue', delaySeconds: 900 });
+  });
+});
+
+describe('prepareWindowMs: the lead grows with the posts due at the same second (issue 23)', () => {
+  it('2 s for up to 500, a second more per further 500', () => {
+    expect([0, 1, 500, 501, 1_000, 1_001, 2_000, 10_000].map(prepareWindowMs)).toEqual([2_000, 2_000, 2_000, 3_000, 3_000, 4_000, 5_000, 21_000]);
+  });
+  it('never decreases as the count grows, and stops at MAX_PREPARE_WINDOW_MS', () => {
+    let last = 0;
+    for (let count = 0; count <= DUE_COUNT_CAP + 2_000; count += 97) {
+      const lead = prepareWindowMs(count);
+      expect(lead).toBeGreaterThanOrEqual(last);
+      last = lead;
+    }
+    expect(prepareWindowMs(DUE_COUNT_CAP)).toBe(MAX_PREPARE_WINDOW_MS);
+    expect(prepareWindowMs(1_000_000)).toBe(MAX_PREPARE_WINDOW_MS);
+  });
+});
+
+describe('sentMarkerLeadMs: a burst writes its markers earlier', () => {
+  it('half a second at the least lead, half of each further second of lead on top, at most 2 s', () => {
+    expect(sentMarkerLeadMs(2_000)).toBe(SENT_MARKER_LEAD_MS);
+    expect([3_000, 4_000, 5_000, 21_000, 30_000].map(sentMarkerLeadMs)).toEqual([1_000, 1_500, 2_000, 2_000, 2_000]);
+  });
+});
+
+describe('timingFor with a longer lead', () => {
+  const due = at('2026-11-21T09:30:00.000Z');
+  it('prepares within the lead, and puts back to arrive within it (between lead - 1 s and lead ahead), never after', () => {
+    expect(timingFor(due, at('2026-11-21T09:29:55.000Z'), 5_000)).toEqual({ action: 'prepare', ms: 5_000 });
+    expect(timingFor(due, at('2026-11-21T09:29:43.000Z'), 5_000)).toEqual({ action: 'requeue', delaySeconds: 13 });
+    expect(timingFor(due, at('2026-11-21T09:29:43.400Z'), 5_000)).toEqual({ action: 'requeue', delaySeconds: 12 });
+    for (let ms = 5_001; ms < 60_000; ms += 137) {
+      const now = new Date(due.getTime() - ms);
+      const timing = timingFor(due, now, 5_000);
+      if (timing.action !== 'requeue') throw new Error(`expected requeue at ${ms}`);
+      const leftOnArrival = ms - timing.delaySeconds * 1000;
+      expect(leftOnArrival).toBeGreaterThan(4_000);
+      expect(leftOnArrival).toBeLessThanOrEqual(5_000);
+    }
   });
 });
 

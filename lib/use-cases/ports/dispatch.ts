@@ -32,3 +32,30 @@ export interface PlatformDeletionQueue {
 export interface PublishQueue {
   send(entries: readonly { postId: string; scheduledFor: string; delaySeconds: number }[]): Promise<{ failed: string[] }>;
 }
+
+/** One post a publish message names (lib/dispatch/messages.ts): a group's posts carry its lead. */
+export interface PublishEntry {
+  postId: string;
+  scheduledFor: string;
+  /** Set when the post's second was counted (a group): its lead; else the default PREPARE_WINDOW_MS. */
+  prepareMs?: number;
+}
+
+/** Posts due at the same second put back as one message with the lead they are prepared with (lib/dispatch/messages.ts). */
+export interface PublishGroup {
+  postIds: readonly string[];
+  scheduledFor: string;
+  /** Absent: the posts' second is still to be counted when they arrive. */
+  prepareMs?: number;
+  delaySeconds: number;
+}
+
+/** Puts group messages on the publish queue; returns the ids of the posts whose message did not go. */
+export interface PublishGroupQueue {
+  sendGroups(groups: readonly PublishGroup[]): Promise<{ failed: string[] }>;
+}
+
+/** How many posts are due at one second (the byDue index), counted up to `cap`. */
+export interface DueCounter {
+  countDue(second: Date, cap: number): Promise<number>;
+}
