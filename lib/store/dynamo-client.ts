@@ -8,7 +8,18 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { meterSdkClient } from './sdk-metering.js';
 
-export const dynamoDbClient = new DynamoDBClient({});
+/**
+ * The SDK's default is 50 sockets per client. The publish worker holds a second's group of posts
+ * (up to 250 in one invocation, lib/use-cases/publish-batch.ts) and each waits on its own write at
+ * the due second, so 50 sockets queued the rest behind them; locally, where every handler shares
+ * this process, the SDK warned of over 1,000 requests queued in a burst. Connections are opened
+ * only as needed, so a function that makes one request at a time still opens one.
+ */
+const MAX_SOCKETS = 256;
+
+export const dynamoDbClient = new DynamoDBClient({
+  requestHandler: { httpAgent: { keepAlive: true, maxSockets: MAX_SOCKETS }, httpsAgent: { keepAlive: true, maxSockets: MAX_SOCKETS } },
+});
 // Off unless SDK_METERING=1 (the bench's local stack): counts requests and capacity units.
 meterSdkClient(dynamoDbClient, 'dynamodb');
 
