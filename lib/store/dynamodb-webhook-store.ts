@@ -553,10 +553,11 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     return (out.Items ?? []).map(toDelivery);
   }
 
-  async acquireSlot(endpointId: string, token: string, now: Date, until: Date): Promise<number | null> {
-    // Slots in a random order, so deliveries racing for a busy endpoint do not all try slot 0 first.
+  async acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]> {
+    // Slots in a random order, so messages racing for a busy endpoint do not all try slot 0 first.
     const start = Math.floor(Math.random() * ENDPOINT_IN_FLIGHT_LIMIT);
-    for (let offset = 0; offset < ENDPOINT_IN_FLIGHT_LIMIT; offset++) {
+    const taken: number[] = [];
+    for (let offset = 0; offset < ENDPOINT_IN_FLIGHT_LIMIT && taken.length < wanted; offset++) {
       const slot = (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT;
       try {
         await this.client.send(
@@ -568,12 +569,12 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
             ExpressionAttributeValues: { ':now': now.getTime() },
           }),
         );
-        return slot;
+        taken.push(slot);
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
     }
-    return null;
+    return taken;
   }
 
   async releaseSlot(endpointId: string, slot: number, token: string): Promise<void> {

@@ -95,8 +95,12 @@ export interface WebhookStore {
   /** The endpoint's deliveries, newest first. */
   listDeliveries(endpointId: string, limit: number): Promise<DeliveryRecord[]>;
 
-  /** Takes one of the endpoint's in-flight slots until `until` (its number) or finds them all held (null). */
-  acquireSlot(endpointId: string, token: string, now: Date, until: Date): Promise<number | null>;
+  /**
+   * Takes up to `wanted` of the endpoint's in-flight slots until `until`, each free or its lease
+   * over (one conditional write per slot tried, at most ENDPOINT_IN_FLIGHT_LIMIT); the numbers taken,
+   * none when all are held.
+   */
+  acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]>;
   releaseSlot(endpointId: string, slot: number, token: string): Promise<void>;
 }
 
@@ -134,8 +138,25 @@ export interface WebhookDeliveryMessage {
   manual?: boolean;
 }
 
+/**
+ * The first attempts of several events to one endpoint: the router's, one per endpoint and stream
+ * batch (at most MAX_EVENTS_PER_MESSAGE), so one invocation takes the endpoint's slots once and
+ * delivers them all at the endpoint's concurrency instead of each event racing for a slot.
+ */
+export interface WebhookBatchMessage {
+  userId: string;
+  endpointId: string;
+  events: readonly { eventId: string; eventCreatedAt: string }[];
+}
+
+export type WebhookQueueMessage = WebhookDeliveryMessage | WebhookBatchMessage;
+
+export function isBatchMessage(message: WebhookQueueMessage): message is WebhookBatchMessage {
+  return 'events' in message;
+}
+
 export interface WebhookQueue {
-  send(messages: readonly WebhookDeliveryMessage[], delaySeconds?: number): Promise<void>;
+  send(messages: readonly WebhookQueueMessage[], delaySeconds?: number): Promise<void>;
 }
 
 export interface WebhookUrlResolver {
