@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -388,14 +389,50 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     return out.Item ? toDelivery(out.Item) : null;
   }
 
+  async getDeliveriesWithEvents(endpointId: string, wanted: readonly { eventId: string; eventCreatedAt: string }[]): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>> {
+    const found = new Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>();
+    const unique = [...new Map(wanted.map((one) => [one.eventId, one])).values()];
+    for (const one of unique) found.set(one.eventId, { delivery: null, event: null });
+    // Two keys per event, 100 keys per request.
+    for (let start = 0; start < unique.length; start += 50) {
+      let pending: Record<string, unknown>[] = unique
+        .slice(start, start + 50)
+        .flatMap((one) => [keys.delivery(endpointId, one.eventCreatedAt, one.eventId), keys.event(one.eventId)]);
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt === 5) throw new Error(`DynamoDB left ${pending.length} keys unprocessed after 5 attempts`);
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt * (0.5 + Math.random() / 2)));
+        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[this.tableName] ?? []) {
+          if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
+            const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
+            const entry = found.get(event.id);
+            if (entry) entry.event = event;
+          } else {
+            const delivery = toDelivery(item);
+            const entry = found.get(delivery.eventId);
+            if (entry && delivery.endpointId === endpointId) entry.delivery = delivery;
+          }
+        }
+        pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    }
+    return found;
+  }
+
   async recordAttempt(
-    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'> & { attemptLog?: readonly DeliveryAttempt[] },
     attempt: number,
     result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
   ): Promise<boolean> {
-    const current = await this.getDelivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId);
-    if (!current) return false;
-    const log = [...current.attemptLog, result.entry].slice(-ATTEMPT_LOG_ENTRIES);
+    // The log as the caller read it, when it did: the write below holds only over the attempts it
+    // read, and only an attempt's record changes the log, so it is the log there now.
+    let previousLog = delivery.attemptLog;
+    if (previousLog === undefined) {
+      const current = await this.getDelivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId);
+      if (!current) return false;
+      previousLog = current.attemptLog;
+    }
+    const log = [...previousLog, result.entry].slice(-ATTEMPT_LOG_ENTRIES);
     const pending = result.status === 'pending' ? pendingKeys(delivery, result.nextAttemptAt ?? result.entry.at) : null;
     try {
       await this.client.send(

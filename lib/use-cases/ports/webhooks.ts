@@ -68,9 +68,20 @@ export interface WebhookStore {
   /** Writes the delivery unless it exists; true when written. */
   putDelivery(delivery: DeliveryRecord): Promise<boolean>;
   getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null>;
-  /** Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker made it. */
+  /**
+   * The deliveries of these events to the endpoint and the events, read together (BatchGetItem,
+   * consistent): by event id, each null when absent.
+   */
+  getDeliveriesWithEvents(
+    endpointId: string,
+    wanted: readonly { eventId: string; eventCreatedAt: string }[],
+  ): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>>;
+  /**
+   * Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker
+   * made it. Given the delivery's attempt log as read before the attempt, it is not read again.
+   */
   recordAttempt(
-    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'> & { attemptLog?: readonly DeliveryAttempt[] },
     attempt: number,
     result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
   ): Promise<boolean>;

@@ -8,10 +8,11 @@
  *   an endpoint whose deliveries have all failed for 3 days is disabled with a reason.
  * - A message names one endpoint and one or more events (the router's batch: every event of a
  *   stream batch for that endpoint; a retry, resend or test: one). The endpoint is read once, the
- *   deliveries and events up to READ_CONCURRENCY at a time.
+ *   deliveries and events together (BatchGetItem), the secrets decrypted once.
  * - Bounded per endpoint: the message then takes up to ENDPOINT_IN_FLIGHT_LIMIT of its endpoint's
  *   in-flight slots (leased items, one conditional write each, once per message) and delivers its
- *   events on that many lanes, one request in flight per lane, so the receiver never has more than
+ *   events on that many lanes, one request in flight per lane (the answer is recorded beside the
+ *   lane, which goes on to the next event), so the receiver never has more than
  *   10 requests of ours open, whichever messages they came from. Lanes start new requests for
  *   ENDPOINT_TURN_MS at most; what was not started goes back on the queue as one message. When no
  *   slot frees within SLOT_WAIT_MS (the endpoint is slow or dead and already holds them), the whole
@@ -68,7 +69,7 @@ const SECRET_CACHE_ENTRIES = 1_000;
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 /** How long a message goes back on the queue for when its endpoint's slots stayed held. */
 const BUSY_ENDPOINT_WAIT_SECONDS = 2;
-/** Deliveries and events of one message read at the same time. */
+/** Deliveries of one message judged (and cancelled, when their endpoint is gone) at the same time. */
 const READ_CONCURRENCY = 25;
 
 export type DeliveryResult =
@@ -161,10 +162,12 @@ export class DeliverWebhook {
       : [{ eventId: message.eventId, eventCreatedAt: message.eventCreatedAt, attempt: message.attempt, manual: message.manual === true }];
     const endpoint = await store.getEndpoint(message.userId, message.endpointId);
 
+    // Every delivery and event of the message in one read (BatchGetItem per 50 events).
+    const records = await store.getDeliveriesWithEvents(message.endpointId, wanted);
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
     await inTurns(wanted, READ_CONCURRENCY, async (one) => {
-      const found = await this.prepare(message.endpointId, endpoint, one, now);
+      const found = await this.prepare(endpoint, one, records.get(one.eventId) ?? { delivery: null, event: null }, now);
       if ('outcome' in found) results.push(found);
       else ready.push(found);
     });
@@ -182,6 +185,8 @@ export class DeliverWebhook {
     let gone = false;
     let failed = false;
     const lanes: Promise<void>[] = [];
+    // Recording an answer (and queuing its retry) does not hold the slot: the request is over.
+    const settling: Promise<void>[] = [];
     try {
       const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
       // One request in flight per slot held; a lane takes the next delivery until none is left, the
@@ -190,9 +195,21 @@ export class DeliverWebhook {
         while (next < ready.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds) {
           const one = ready[next++]!;
           try {
-            const result = await this.attempt(endpoint, one, secrets);
-            if (result.outcome === 'gone') gone = true;
-            results.push(result);
+            const sent = await this.send(endpoint, one, secrets);
+            if ('outcome' in sent) {
+              results.push(sent);
+              continue;
+            }
+            if (sent.statusCode === 410) gone = true;
+            settling.push(
+              this.settle(endpoint, one, sent).then(
+                (result) => void results.push(result),
+                (error: unknown) => {
+                  failed = true;
+                  throw error;
+                },
+              ),
+            );
           } catch (error) {
             failed = true;
             throw error;
@@ -206,6 +223,12 @@ export class DeliverWebhook {
       if (failure) throw failure.reason;
     } finally {
       await Promise.all(slots.map((slot) => store.releaseSlot(endpoint.id, slot, token)));
+      // Every record written (or failed) before the message is done: a crash before this line
+      // leaves the claim, and the attempt is made again once it runs out; a failed record fails the
+      // message (SQS hands it over again).
+      const recorded = await Promise.allSettled(settling);
+      const failure = recorded.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failure) throw failure.reason;
     }
 
     const left = ready.slice(next);
@@ -225,9 +248,13 @@ export class DeliverWebhook {
    * item says which attempt is next (see above); a deleted or disabled endpoint, or an expired event,
    * cancels it.
    */
-  private async prepare(endpointId: string, endpoint: WebhookEndpoint | null, wanted: Wanted, now: Date): Promise<Ready | DeliveryResult> {
+  private async prepare(
+    endpoint: WebhookEndpoint | null,
+    wanted: Wanted,
+    { delivery, event }: { delivery: DeliveryRecord | null; event: WebhookEventRecord | null },
+    now: Date,
+  ): Promise<Ready | DeliveryResult> {
     const { store } = this.deps;
-    const delivery = await store.getDelivery(endpointId, wanted.eventCreatedAt, wanted.eventId);
     if (!delivery) return { outcome: 'dropped', reason: 'no such delivery' };
     if (delivery.status !== 'pending') return { outcome: 'dropped', reason: 'delivery settled' };
     const attempt = delivery.attempts + 1;
@@ -237,7 +264,6 @@ export class DeliverWebhook {
       await store.setDeliveryStatus(delivery, 'cancelled', null);
       return { outcome: 'dropped', reason: endpoint ? 'endpoint disabled' : 'endpoint deleted' };
     }
-    const event = await store.getEvent(wanted.eventId);
     if (!event) {
       await store.setDeliveryStatus(delivery, 'cancelled', null);
       return { outcome: 'dropped', reason: 'event expired' };
@@ -254,10 +280,10 @@ export class DeliverWebhook {
     await this.deps.queue.send(left.map((one) => ({ ...message, attempt: one.attempt })), delaySeconds);
   }
 
-  /** One attempt of one delivery, on a slot the caller holds: claimed, sent, recorded, its retry queued. */
-  private async attempt(endpoint: WebhookEndpoint, ready: Ready, secrets: readonly string[]): Promise<DeliveryResult> {
+  /** One attempt of one delivery, on a slot the caller holds: claimed and sent; its answer, or why it was not sent. */
+  private async send(endpoint: WebhookEndpoint, ready: Ready, secrets: readonly string[]): Promise<DeliveryAttempt | DeliveryResult> {
     const { store } = this.deps;
-    const { delivery, attempt, event, wanted } = ready;
+    const { delivery, attempt, event } = ready;
     const now = this.deps.clock.now();
     const token = randomUUID();
     const leaseMs = this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
@@ -270,8 +296,14 @@ export class DeliverWebhook {
       headers: { 'content-type': 'application/json', 'user-agent': 'social-publishing-webhooks/1', ...signedHeaders(event.id, sentAt, event.body, [...secrets]) },
       body: event.body,
     });
-    let entry: DeliveryAttempt = { at: sentAt.toISOString(), statusCode: answer.statusCode, latencyMs: answer.latencyMs, error: answer.error };
+    return { at: sentAt.toISOString(), statusCode: answer.statusCode, latencyMs: answer.latencyMs, error: answer.error };
+  }
 
+  /** The answer of an attempt recorded, with what follows from it: the endpoint disabled, or the retry queued. */
+  private async settle(endpoint: WebhookEndpoint, ready: Ready, answered: DeliveryAttempt): Promise<DeliveryResult> {
+    const { store } = this.deps;
+    const { delivery, attempt, event, wanted } = ready;
+    let entry = answered;
     const after = this.deps.clock.now();
     // No answer (timeout, refused address or connection) is a failure whose error the sender named.
     const verdict = entry.statusCode === null ? null : classifyAnswer(entry.statusCode);
