@@ -16,7 +16,7 @@ import { parseWebhookQueueMessage, SqsWebhookQueue } from '../lib/dispatch/webho
 import { DELIVERY_TIMEOUT_MS } from '../lib/domain/webhooks.js';
 import { HttpWebhookSender } from '../lib/egress/webhook-sender.js';
 import { logger } from '../lib/observability.js';
-import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
+import { DynamoDbWebhookDeliveryStore } from '../lib/store/dynamodb-webhook-delivery-store.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
@@ -31,7 +31,7 @@ const deliver = atColdStart(() => {
   // 10 s (the contract); only tests change it.
   const timeoutMs = numberEnv(ENV.webhookDeliveryTimeoutSeconds, DELIVERY_TIMEOUT_MS / 1000) * 1000;
   return new DeliverWebhook({
-    store: new DynamoDbWebhookStore(),
+    store: new DynamoDbWebhookDeliveryStore(),
     cipher: tokenCipherFromEnv(),
     // The local stack alone sets it: receivers on http://127.0.0.1.
     sender: new HttpWebhookSender({ allowLoopback: optionalEnv(ENV.webhookAllowLoopback, 'false') === 'true', timeoutMs }),

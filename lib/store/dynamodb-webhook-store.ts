@@ -13,7 +13,6 @@
 import { createHash } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -49,7 +48,7 @@ import { PENDING_DELIVERY_SHARDS, WEBHOOKS_TABLE } from './tables.js';
 /** The attempt log on a delivery keeps this many entries (the settings page shows the last few). */
 const ATTEMPT_LOG_ENTRIES = 12;
 
-const keys = {
+export const keys = {
   endpoint: (userId: string, endpointId: string) => ({ pk: `USER#${userId}`, sk: `ENDPOINT#${endpointId}` }),
   endpointCount: (userId: string) => ({ pk: `USER#${userId}`, sk: 'ENDPOINTS' }),
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
@@ -74,7 +73,7 @@ const ENDPOINT_ITEM = v.object({
   failingSince: nullableString,
 });
 
-const EVENT_ITEM = v.object({
+export const EVENT_ITEM = v.object({
   id: v.string(),
   userId: v.string(),
   type: v.picklist([
@@ -141,7 +140,7 @@ function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
   return readItem(ENDPOINT_ITEM, item, `Webhook endpoint ${String(item.sk)}`);
 }
 
-function toDelivery(item: Record<string, unknown>): DeliveryRecord {
+export function toDelivery(item: Record<string, unknown>): DeliveryRecord {
   return readItem(DELIVERY_ITEM, item, `Webhook delivery ${String(item.sk)}`) as DeliveryRecord;
 }
 
@@ -151,8 +150,8 @@ function isCancelledBy(error: unknown, index: number): boolean {
 }
 
 export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
-  private readonly tableName: string;
-  private readonly client: DynamoDBDocumentClient;
+  protected readonly tableName: string;
+  protected readonly client: DynamoDBDocumentClient;
 
   constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
     this.tableName = options.tableName ?? requireEnv(WEBHOOKS_TABLE.envVar);
@@ -387,36 +386,6 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
       new GetCommand({ TableName: this.tableName, Key: keys.delivery(endpointId, eventCreatedAt, eventId), ConsistentRead: true }),
     );
     return out.Item ? toDelivery(out.Item) : null;
-  }
-
-  async getDeliveriesWithEvents(endpointId: string, wanted: readonly { eventId: string; eventCreatedAt: string }[]): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>> {
-    const found = new Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>();
-    const unique = [...new Map(wanted.map((one) => [one.eventId, one])).values()];
-    for (const one of unique) found.set(one.eventId, { delivery: null, event: null });
-    // Two keys per event, 100 keys per request.
-    for (let start = 0; start < unique.length; start += 50) {
-      let pending: Record<string, unknown>[] = unique
-        .slice(start, start + 50)
-        .flatMap((one) => [keys.delivery(endpointId, one.eventCreatedAt, one.eventId), keys.event(one.eventId)]);
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt === 5) throw new Error(`DynamoDB left ${pending.length} keys unprocessed after 5 attempts`);
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt * (0.5 + Math.random() / 2)));
-        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
-        for (const item of out.Responses?.[this.tableName] ?? []) {
-          if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
-            const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
-            const entry = found.get(event.id);
-            if (entry) entry.event = event;
-          } else {
-            const delivery = toDelivery(item);
-            const entry = found.get(delivery.eventId);
-            if (entry && delivery.endpointId === endpointId) entry.delivery = delivery;
-          }
-        }
-        pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
-    }
-    return found;
   }
 
   async recordAttempt(

@@ -69,14 +69,6 @@ export interface WebhookStore {
   putDelivery(delivery: DeliveryRecord): Promise<boolean>;
   getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null>;
   /**
-   * The deliveries of these events to the endpoint and the events, read together (BatchGetItem,
-   * consistent): by event id, each null when absent.
-   */
-  getDeliveriesWithEvents(
-    endpointId: string,
-    wanted: readonly { eventId: string; eventCreatedAt: string }[],
-  ): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>>;
-  /**
    * Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker
    * made it. Given the delivery's attempt log as read before the attempt, it is not read again.
    */
@@ -113,6 +105,18 @@ export interface WebhookStore {
    */
   acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]>;
   releaseSlot(endpointId: string, slot: number, token: string): Promise<void>;
+}
+
+/** The delivery worker's one read beyond the store's. */
+export interface WebhookDeliveryReads {
+  /**
+   * The deliveries of these events to the endpoint and the events, read together (BatchGetItem,
+   * consistent): by event id, each null when absent.
+   */
+  getDeliveriesWithEvents(
+    endpointId: string,
+    wanted: readonly { eventId: string; eventCreatedAt: string }[],
+  ): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>>;
 }
 
 /** A pending delivery's entry in the outbox (the byPending index of lib/store/tables.ts). */

@@ -49,6 +49,7 @@ import {
   isBatchMessage,
   type DeliveryAttempt,
   type DeliveryRecord,
+  type WebhookDeliveryReads,
   type WebhookEventRecord,
   type WebhookQueue,
   type WebhookQueueMessage,
@@ -78,7 +79,7 @@ export type DeliveryResult =
   | { outcome: 'dropped'; reason: string };
 
 export interface DeliverWebhookDeps {
-  store: WebhookStore;
+  store: WebhookStore & WebhookDeliveryReads;
   cipher: TokenCipher;
   sender: WebhookSender;
   queue: WebhookQueue;
