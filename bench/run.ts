@@ -178,7 +178,7 @@ async function main(): Promise<number> {
     if (bench) {
       const { context } = bench;
       if (runs('scale')) outcomes.set('scale', await scalePhase(context));
-      await bench.startRouter();
+      if ((['burst', 'spread', 'api', 'cost'] as const).some(runs)) await bench.startRouter();
       if (runs('burst')) outcomes.set('burst', await burstPhase(context));
       if (runs('spread')) outcomes.set('spread', await spreadPhase(context));
       let apiP50: Record<string, number> = {};
