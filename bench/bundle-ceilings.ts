@@ -65,7 +65,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   TestWebhookEndpoint: 305_000, // 296.9 kB
   RotateWebhookSecret: 305_000, // 298.7 kB
   CreateWebhookEndpoint: 315_000, // 305.7 kB (the store's outbox writes)
-  WebhookDeliveryWorker: 315_000, // 305.9 kB
+  WebhookDeliveryWorker: 325_000, // 315.6 kB (batch messages: BatchGetItem, the lanes)
   // The settings Webhooks page and its actions (the endpoint use case; KMS to encrypt, SQS to send).
   SettingsWebhooks: 275_000, // 264.8 kB
   SettingsWebhookStatus: 265_000, // 257.1 kB

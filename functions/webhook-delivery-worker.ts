@@ -1,7 +1,8 @@
 /**
- * Webhook queue consumer: one attempt per message (lib/use-cases/webhooks/deliver-webhook.ts).
- * The records of a batch are delivered at the same time, so a slow receiver holds only its own
- * deliveries (each also bounded by the endpoint's in-flight slots), never the others of the batch.
+ * Webhook queue consumer (lib/use-cases/webhooks/deliver-webhook.ts): a message is one endpoint's
+ * events (the router's batch) or one attempt (a retry, a resend, a test). The records of a batch
+ * are delivered at the same time, so a slow receiver holds only its own deliveries (bounded by the
+ * endpoint's in-flight slots and the message's turn), never the others of the batch.
  * Retries are new messages the use case queues; a record fails (and SQS tries it again, then the
  * DLQ) only when the service itself failed (DynamoDB, KMS, SQS).
  */
@@ -11,11 +12,11 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { atColdStart } from '../lib/cold-start.js';
 import { ENV, numberEnv, optionalEnv, requireEnv } from '../lib/config.js';
-import { parseWebhookDeliveryMessage, SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
+import { parseWebhookQueueMessage, SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
 import { DELIVERY_TIMEOUT_MS } from '../lib/domain/webhooks.js';
 import { HttpWebhookSender } from '../lib/egress/webhook-sender.js';
 import { logger } from '../lib/observability.js';
-import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
+import { DynamoDbWebhookDeliveryStore } from '../lib/store/dynamodb-webhook-delivery-store.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
@@ -30,7 +31,7 @@ const deliver = atColdStart(() => {
   // 10 s (the contract); only tests change it.
   const timeoutMs = numberEnv(ENV.webhookDeliveryTimeoutSeconds, DELIVERY_TIMEOUT_MS / 1000) * 1000;
   return new DeliverWebhook({
-    store: new DynamoDbWebhookStore(),
+    store: new DynamoDbWebhookDeliveryStore(),
     cipher: tokenCipherFromEnv(),
     // The local stack alone sets it: receivers on http://127.0.0.1.
     sender: new HttpWebhookSender({ allowLoopback: optionalEnv(ENV.webhookAllowLoopback, 'false') === 'true', timeoutMs }),
@@ -43,13 +44,18 @@ const deliver = atColdStart(() => {
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
   const worker = deliver();
   const handleRecord = async (record: SQSRecord): Promise<void> => {
-    const message = parseWebhookDeliveryMessage(record.body);
+    const message = parseWebhookQueueMessage(record.body);
     if (!message) {
       logger.error('Dropped a message that is not a webhook delivery message', { messageId: record.messageId });
       return;
     }
-    const result = await worker.execute(message);
-    logger.debug('Webhook delivery handled', { eventId: message.eventId, endpointId: message.endpointId, attempt: message.attempt, ...result });
+    const results = await worker.execute(message);
+    const outcomes: Record<string, number> = {};
+    for (const result of results) {
+      const key = 'reason' in result ? `${result.outcome}: ${result.reason}` : result.outcome;
+      outcomes[key] = (outcomes[key] ?? 0) + 1;
+    }
+    logger.debug('Webhook deliveries handled', { endpointId: message.endpointId, ...('events' in message ? { events: message.events.length } : { eventId: message.eventId, attempt: message.attempt }), outcomes });
   };
   return processPartialResponse(event, handleRecord, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
 });

@@ -23,6 +23,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { matchesStreamFilter, WEBHOOK_STREAM_FILTERS, type StreamFilterPattern } from '../lib/store/webhook-stream-filters.js';
 import { dynamoDbClientFor } from './dynamodb-local.js';
 import { lambdaContext, loadHandler } from './lambda-runtime.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
@@ -40,6 +41,17 @@ export interface StreamRouterOptions {
   intervalMs?: number;
   /** Records per batch (the mapping's batch size). */
   batchSize?: number;
+  /**
+   * Where a shard without a checkpoint is read from: its oldest record (TRIM_HORIZON, as the mapping
+   * on AWS; the default) or only what is written from now on (LATEST: the bench, whose seeded
+   * 100,000 posts have no endpoint to route to and must not be read during its measurements).
+   */
+  startAt?: 'oldest' | 'latest';
+  /**
+   * Per table (physical name), the event filter patterns of its mapping on AWS: a record matching
+   * none is not handed over (as Lambda drops it); a table without an entry passes everything.
+   */
+  filters?: Readonly<Record<string, readonly StreamFilterPattern[]>>;
   /** Tests: what handling a batch means (default: the entry's handler). */
   invoke?: (event: DynamoDBStreamEvent) => Promise<void>;
   log?: (message: string, error?: unknown) => void;
@@ -110,10 +122,22 @@ export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBR
   };
 }
 
+/** The webhook router's filters by physical table name, as its mappings have them on AWS. */
+export function routerFilters(tables: Readonly<Record<keyof typeof WEBHOOK_STREAM_FILTERS, string>>): Record<string, readonly StreamFilterPattern[]> {
+  return Object.fromEntries(Object.entries(WEBHOOK_STREAM_FILTERS).map(([name, patterns]) => [tables[name as keyof typeof WEBHOOK_STREAM_FILTERS], patterns]));
+}
+
 export async function startStreamRouter(options: StreamRouterOptions): Promise<StreamRouter> {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[streams] ${message}`, error ?? ''));
   const intervalMs = options.intervalMs ?? 150;
   const batchSize = options.batchSize ?? 100;
+  const startAt = options.startAt ?? 'oldest';
+  /**
+   * Per shard, the iterator where the last read left off: the shards are looked at again every 2 s
+   * (a new or split shard), and reading on from here instead of asking for a new iterator saves a
+   * GetShardIterator each time and never skips what a new LATEST iterator would.
+   */
+  const iterators = new Map<string, string>();
   const name = options.name ?? 'WebhookRouter';
   const abort = new AbortController();
   const dynamo = dynamoDbClientFor(options.dynamodbEndpoint);
@@ -144,7 +168,9 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
       new GetShardIteratorCommand({
         StreamArn: streamArn,
         ShardId: shardId,
-        ...(sequenceNumber === null ? { ShardIteratorType: 'TRIM_HORIZON' } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: sequenceNumber }),
+        ...(sequenceNumber === null
+          ? { ShardIteratorType: startAt === 'latest' ? 'LATEST' : 'TRIM_HORIZON' }
+          : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: sequenceNumber }),
       }),
     );
     return out.ShardIterator;
@@ -163,7 +189,7 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
         const stored = await readCheckpoint(file);
         // A table made anew has a new stream: its old checkpoint says nothing about it.
         const checkpoint: Checkpoint = stored?.streamArn === streamArn ? stored : { streamArn, shards: {} };
-        await pollStream(file, streamArn, checkpoint);
+        await pollStream(file, streamArn, checkpoint, options.filters?.[table] ?? null);
       } catch (error) {
         if (abort.signal.aborted) return;
         log(`${name}: reading the stream of ${table} failed; trying again`, error);
@@ -173,7 +199,7 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
   }
 
   /** Reads every open shard (parents first) until the set of shards changes, then returns to look again. */
-  async function pollStream(file: string, streamArn: string, checkpoint: Checkpoint): Promise<void> {
+  async function pollStream(file: string, streamArn: string, checkpoint: Checkpoint, filters: readonly StreamFilterPattern[] | null): Promise<void> {
     const shards = await shardsOf(streamArn);
     const known = new Set(shards.map((shard) => shard.ShardId));
     const open = shards.filter((shard) => shard.ShardId && !checkpoint.shards[shard.ShardId]?.closed);
@@ -184,13 +210,20 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
       return;
     }
     const rediscoverAt = Date.now() + 2000;
-    await Promise.all(ready.map((shard) => pollShard(file, streamArn, checkpoint, shard.ShardId ?? '', rediscoverAt)));
+    await Promise.all(ready.map((shard) => pollShard(file, streamArn, checkpoint, shard.ShardId ?? '', rediscoverAt, filters)));
   }
 
-  async function pollShard(file: string, streamArn: string, checkpoint: Checkpoint, shardId: string, until: number): Promise<void> {
+  async function pollShard(
+    file: string,
+    streamArn: string,
+    checkpoint: Checkpoint,
+    shardId: string,
+    until: number,
+    filters: readonly StreamFilterPattern[] | null,
+  ): Promise<void> {
     const state = (checkpoint.shards[shardId] ??= { sequenceNumber: null, closed: false });
     try {
-      await readShard(file, streamArn, checkpoint, state, shardId, until);
+      await readShard(file, streamArn, checkpoint, state, shardId, until, filters);
     } catch (error) {
       if ((error as { name?: string }).name !== 'TrimmedDataAccessException') throw error;
       if (state.sequenceNumber === null) {
@@ -213,14 +246,20 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
     state: Checkpoint['shards'][string],
     shardId: string,
     until: number,
+    filters: readonly StreamFilterPattern[] | null,
   ): Promise<void> {
-    let iterator = await iteratorFor(streamArn, shardId, state.sequenceNumber);
+    const key = `${streamArn} ${shardId}`;
+    let iterator = iterators.get(key) ?? (await iteratorFor(streamArn, shardId, state.sequenceNumber));
+    // Kept only while a read from it succeeds and its batch was handled: otherwise the next
+    // look starts again from the checkpoint.
+    iterators.delete(key);
     while (!abort.signal.aborted && iterator) {
       const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }));
       const records = out.Records ?? [];
+      const passed = records.map((record) => lambdaRecord(record, streamArn)).filter((record) => filters === null || filters.some((pattern) => matchesStreamFilter(record, pattern)));
       if (records.length > 0) {
         try {
-          await invoke({ Records: records.map((record) => lambdaRecord(record, streamArn)) });
+          if (passed.length > 0) await invoke({ Records: passed });
         } catch (error) {
           log(`${name} failed on a batch of ${records.length} record(s); it is handled again from the checkpoint`, error);
           await pause(1000);
@@ -237,7 +276,10 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
         return;
       }
       if (records.length === 0) {
-        if (Date.now() > until) return;
+        if (Date.now() > until) {
+          iterators.set(key, iterator);
+          return;
+        }
         await pause(intervalMs);
       }
     }

@@ -27,11 +27,12 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
+import { WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
 import {
   API_BASE_PATH,
   API_ROUTES,
@@ -95,6 +96,9 @@ export interface ApiStackProps extends StackProps {
   /** Stage-wide throttle, a backstop behind the per-key limits the service enforces itself. */
   throttle?: { rateLimit: number; burstLimit: number };
 }
+
+/** Batches of one stream shard the webhook router handles at once (Lambda's ParallelizationFactor, 1-10). */
+export const ROUTER_PARALLELIZATION = 4;
 
 /** Size and time of each kind of function; the queue visibility timeouts derive from these. */
 const API_FUNCTION = { timeout: Duration.seconds(15), memorySize: 512 };
@@ -415,24 +419,22 @@ export class ApiStack extends Stack {
     // events (docs/webhooks.md), in order per shard; a failing batch is bisected and retried for up
     // to a day (the stream's retention), then its place goes to the router's dead-letter queue.
     const router = build(WEBHOOK_ROUTER.name, WEBHOOK_ROUTER.entry, 'Turns committed post and account changes into webhook events', 'workers');
-    const streamFilters = {
-      posts: [
-        FilterCriteria.filter({ dynamodb: { NewImage: { status: { S: FilterRule.or('published', 'failed') } } } }),
-        FilterCriteria.filter({ dynamodb: { NewImage: { platformDeletedAt: { S: FilterRule.exists() } } } }),
-      ],
-      directory: [FilterCriteria.filter({ dynamodb: { Keys: { sk: { S: FilterRule.isEqual('ACCOUNT') } } } })],
-    } as const;
+    // The filters are shared with the local poller (lib/store/webhook-stream-filters.ts).
+    // No batching window: a record is handed over as soon as it is read (webhook lag, budget 1 s);
+    // a burst still fills batches of 100, and 4 batches of a shard at once (in order per post)
+    // keep a burst of publishes from queueing behind one batch at a time.
     for (const tableName of WEBHOOK_ROUTER.tables) {
       router.addEventSource(
         new DynamoEventSource(data.tables[tableName], {
           startingPosition: StartingPosition.TRIM_HORIZON,
           batchSize: 100,
           maxBatchingWindow: Duration.millis(0),
+          parallelizationFactor: ROUTER_PARALLELIZATION,
           bisectBatchOnError: true,
           retryAttempts: 50,
           maxRecordAge: Duration.hours(24),
           onFailure: new SqsDlq(this.webhookRouterDeadLetterQueue),
-          filters: [...streamFilters[tableName]],
+          filters: WEBHOOK_STREAM_FILTERS[tableName].map((pattern) => FilterCriteria.filter({ ...pattern })),
         }),
       );
     }

@@ -1,27 +1,42 @@
 /**
- * The webhook queue: one message per delivery attempt waiting to be made, read by the delivery
- * worker (functions/webhook-delivery-worker.ts). Like the publish queue's, a message only names
- * the records (user, endpoint, event, attempt): the worker reads them, so a message never carries
- * the body or a secret.
+ * The webhook queue, read by the delivery worker (functions/webhook-delivery-worker.ts). Like the
+ * publish queue's, a message only names the records (user, endpoint, events, attempt): the worker
+ * reads them, so a message never carries a body or a secret. Two kinds:
  *
+ *   the router's first attempts of a stream batch's events to one endpoint (at most MAX_EVENTS_PER_MESSAGE):
+ *   {"kind":"webhook-batch","userId","endpointId","events":[{"eventId","eventCreatedAt"},…]}
+ *   one attempt of one delivery (a retry, the sweeper's re-send, a test event, a resend from settings):
  *   {"kind":"webhook-delivery","userId","endpointId","eventId","eventCreatedAt","attempt":1,"notBefore":null}
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
-import type { WebhookDeliveryMessage, WebhookQueue } from '../use-cases/ports/webhooks.js';
+import { MAX_EVENTS_PER_MESSAGE } from '../domain/webhooks.js';
+import { isBatchMessage, type WebhookQueue, type WebhookQueueMessage } from '../use-cases/ports/webhooks.js';
 
-const MESSAGE = v.object({
+const ID = v.pipe(v.string(), v.maxLength(100));
+const TIME = v.pipe(v.string(), v.maxLength(40));
+
+const DELIVERY = v.object({
   kind: v.literal('webhook-delivery'),
-  userId: v.pipe(v.string(), v.maxLength(100)),
-  endpointId: v.pipe(v.string(), v.maxLength(100)),
-  eventId: v.pipe(v.string(), v.maxLength(100)),
-  eventCreatedAt: v.pipe(v.string(), v.maxLength(40)),
+  userId: ID,
+  endpointId: ID,
+  eventId: ID,
+  eventCreatedAt: TIME,
   attempt: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)),
-  notBefore: v.nullable(v.pipe(v.string(), v.maxLength(40))),
+  notBefore: v.nullable(TIME),
   manual: v.optional(v.boolean()),
 });
 
-export function parseWebhookDeliveryMessage(body: string): WebhookDeliveryMessage | null {
+const BATCH = v.object({
+  kind: v.literal('webhook-batch'),
+  userId: ID,
+  endpointId: ID,
+  events: v.pipe(v.array(v.object({ eventId: ID, eventCreatedAt: TIME })), v.minLength(1), v.maxLength(MAX_EVENTS_PER_MESSAGE)),
+});
+
+const MESSAGE = v.variant('kind', [DELIVERY, BATCH]);
+
+export function parseWebhookQueueMessage(body: string): WebhookQueueMessage | null {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -30,6 +45,10 @@ export function parseWebhookDeliveryMessage(body: string): WebhookDeliveryMessag
   }
   const parsed = v.safeParse(MESSAGE, value);
   if (!parsed.success) return null;
+  if (parsed.output.kind === 'webhook-batch') {
+    const { kind: _kind, ...batch } = parsed.output;
+    return batch;
+  }
   const { kind: _kind, manual, ...message } = parsed.output;
   return manual === undefined ? message : { ...message, manual };
 }
@@ -40,7 +59,7 @@ export class SqsWebhookQueue implements WebhookQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async send(messages: readonly WebhookDeliveryMessage[], delaySeconds = 0): Promise<void> {
+  async send(messages: readonly WebhookQueueMessage[], delaySeconds = 0): Promise<void> {
     for (let start = 0; start < messages.length; start += 10) {
       const chunk = messages.slice(start, start + 10);
       const out = await this.sqs.send(
@@ -48,7 +67,7 @@ export class SqsWebhookQueue implements WebhookQueue {
           QueueUrl: this.queueUrl,
           Entries: chunk.map((message, index) => ({
             Id: String(index),
-            MessageBody: JSON.stringify({ kind: 'webhook-delivery', ...message }),
+            MessageBody: JSON.stringify({ kind: isBatchMessage(message) ? 'webhook-batch' : 'webhook-delivery', ...message }),
             ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
           })),
         }),

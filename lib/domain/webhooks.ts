@@ -40,11 +40,22 @@ export const MAX_RESPONSE_BYTES = 4 * 1024;
  * many deliveries for its 10 s timeout.
  */
 export const ENDPOINT_IN_FLIGHT_LIMIT = 10;
-/** A delivery waits this long at most for a slot of its endpoint (trying every SLOT_RETRY_MS) before it is put back on the queue. */
+/** A message waits this long at most for a slot of its endpoint (trying every SLOT_RETRY_MS) before it is put back on the queue. */
 export const SLOT_WAIT_MS = 1_000;
 export const SLOT_RETRY_MS = 100;
-/** A delivery's slot on its endpoint is leased for the attempt's timeout plus this: a crashed worker's slot frees itself. */
+/**
+ * How long one message keeps starting deliveries on the slots it took: a fast receiver takes a
+ * whole batch well within it; a slow or dead one holds the invocation for about this plus one
+ * timeout, and what was not started goes back on the queue.
+ */
+export const ENDPOINT_TURN_MS = 5_000;
+/**
+ * Slots are leased for the turn, one attempt's timeout and this margin: a crashed worker's slots
+ * free themselves, and a live one never outlasts its lease.
+ */
 export const ENDPOINT_SLOT_LEASE_MARGIN_MS = 5_000;
+/** Events per batch message (the router's stream batches hold up to 100 records). */
+export const MAX_EVENTS_PER_MESSAGE = 100;
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 

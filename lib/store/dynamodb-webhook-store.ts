@@ -48,7 +48,7 @@ import { PENDING_DELIVERY_SHARDS, WEBHOOKS_TABLE } from './tables.js';
 /** The attempt log on a delivery keeps this many entries (the settings page shows the last few). */
 const ATTEMPT_LOG_ENTRIES = 12;
 
-const keys = {
+export const keys = {
   endpoint: (userId: string, endpointId: string) => ({ pk: `USER#${userId}`, sk: `ENDPOINT#${endpointId}` }),
   endpointCount: (userId: string) => ({ pk: `USER#${userId}`, sk: 'ENDPOINTS' }),
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
@@ -73,7 +73,7 @@ const ENDPOINT_ITEM = v.object({
   failingSince: nullableString,
 });
 
-const EVENT_ITEM = v.object({
+export const EVENT_ITEM = v.object({
   id: v.string(),
   userId: v.string(),
   type: v.picklist([
@@ -140,7 +140,7 @@ function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
   return readItem(ENDPOINT_ITEM, item, `Webhook endpoint ${String(item.sk)}`);
 }
 
-function toDelivery(item: Record<string, unknown>): DeliveryRecord {
+export function toDelivery(item: Record<string, unknown>): DeliveryRecord {
   return readItem(DELIVERY_ITEM, item, `Webhook delivery ${String(item.sk)}`) as DeliveryRecord;
 }
 
@@ -150,8 +150,8 @@ function isCancelledBy(error: unknown, index: number): boolean {
 }
 
 export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
-  private readonly tableName: string;
-  private readonly client: DynamoDBDocumentClient;
+  protected readonly tableName: string;
+  protected readonly client: DynamoDBDocumentClient;
 
   constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
     this.tableName = options.tableName ?? requireEnv(WEBHOOKS_TABLE.envVar);
@@ -389,13 +389,19 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   async recordAttempt(
-    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'> & { attemptLog?: readonly DeliveryAttempt[] },
     attempt: number,
     result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
   ): Promise<boolean> {
-    const current = await this.getDelivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId);
-    if (!current) return false;
-    const log = [...current.attemptLog, result.entry].slice(-ATTEMPT_LOG_ENTRIES);
+    // The log as the caller read it, when it did: the write below holds only over the attempts it
+    // read, and only an attempt's record changes the log, so it is the log there now.
+    let previousLog = delivery.attemptLog;
+    if (previousLog === undefined) {
+      const current = await this.getDelivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId);
+      if (!current) return false;
+      previousLog = current.attemptLog;
+    }
+    const log = [...previousLog, result.entry].slice(-ATTEMPT_LOG_ENTRIES);
     const pending = result.status === 'pending' ? pendingKeys(delivery, result.nextAttemptAt ?? result.entry.at) : null;
     try {
       await this.client.send(
@@ -553,10 +559,11 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     return (out.Items ?? []).map(toDelivery);
   }
 
-  async acquireSlot(endpointId: string, token: string, now: Date, until: Date): Promise<number | null> {
-    // Slots in a random order, so deliveries racing for a busy endpoint do not all try slot 0 first.
+  async acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]> {
+    // Slots in a random order, so messages racing for a busy endpoint do not all try slot 0 first.
     const start = Math.floor(Math.random() * ENDPOINT_IN_FLIGHT_LIMIT);
-    for (let offset = 0; offset < ENDPOINT_IN_FLIGHT_LIMIT; offset++) {
+    const taken: number[] = [];
+    for (let offset = 0; offset < ENDPOINT_IN_FLIGHT_LIMIT && taken.length < wanted; offset++) {
       const slot = (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT;
       try {
         await this.client.send(
@@ -568,12 +575,12 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
             ExpressionAttributeValues: { ':now': now.getTime() },
           }),
         );
-        return slot;
+        taken.push(slot);
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
     }
-    return null;
+    return taken;
   }
 
   async releaseSlot(endpointId: string, slot: number, token: string): Promise<void> {

@@ -248,6 +248,65 @@ describe('delivery', () => {
   }, 60_000);
 });
 
+describe('a burst to one endpoint (the router\'s batch messages)', () => {
+  /** `count` posts on the user's accounts, all due at the same second a few seconds ahead: the router sees them in few batches. */
+  async function burst(user: Awaited<ReturnType<typeof customer>>, count: number): Promise<string[]> {
+    const due = new Date(Math.ceil((Date.now() + 4_000) / 1000) * 1000).toISOString();
+    const accounts = user.accounts.map((account) => account.id);
+    const ids: string[] = [];
+    for (let made = 0; made < count; made += accounts.length) {
+      const response = await user.api.post<{ posts: { id: string | null }[] }>('/posts', {
+        accounts: accounts.slice(0, count - made),
+        text: `webhook burst ${newId('post').slice(-8)}`,
+        scheduledFor: due,
+      });
+      expect(response.status, response.text).toBe(202);
+      ids.push(...response.body.posts.map((post) => post.id as string));
+    }
+    return ids;
+  }
+
+  const publishedIds = (received: ReceivedDelivery[]): string[] =>
+    received.filter((delivery) => delivery.json.type === 'post.published').map((delivery) => String(delivery.json.data.object.id));
+
+  it('delivers 50 post events to one endpoint, each once, never more than its in-flight limit at once', async () => {
+    const user = await customer({ accounts: Array.from({ length: 5 }, () => ({ platform: 'x' as const })) });
+    const hook = await receiver();
+    // Slow enough that requests overlap: an unbounded sender would have them all open at once.
+    hook.answer = () => ({ status: 204, delayMs: 150 });
+    const endpoint = await register(user.api, hook.url, ['post.published']);
+    const ids = await burst(user, 50);
+    await hook.waitFor((received) => ids.every((id) => publishedIds(received).includes(id)), 60_000);
+    expect(hook.maxOpen).toBeLessThanOrEqual(ENDPOINT_IN_FLIGHT_LIMIT);
+    expect(publishedIds(hook.received).sort()).toEqual([...ids].sort());
+    for (const delivery of hook.received) expect(verify(endpoint.secret, delivery)).toBeTruthy();
+    // Each recorded as delivered at its first attempt (the record follows the answer).
+    await expect
+      .poll(async () => (await store.listDeliveries(endpoint.id, 100)).filter((delivery) => delivery.status === 'succeeded' && delivery.attempts === 1).length, { timeout: 15_000 })
+      .toBe(50);
+  }, 90_000);
+
+  it('a burst to a hanging endpoint holds only its own slots: another customer\'s event arrives meanwhile', async () => {
+    const slow = await customer({ accounts: Array.from({ length: 5 }, () => ({ platform: 'x' as const })) });
+    const fast = await customer();
+    const hanging = await receiver();
+    hanging.answer = () => 'hold';
+    const quick = await receiver();
+    const slowEndpoint = await register(slow.api, hanging.url, ['post.published']);
+    await register(fast.api, quick.url, ['post.published']);
+    await burst(slow, 40);
+    await hanging.waitFor((all) => all.length >= ENDPOINT_IN_FLIGHT_LIMIT, 60_000);
+    const postId = await createPost(fast, fast.accounts[0]!.id);
+    await quick.waitFor(ofType('post.published', postId), 60_000);
+    // Served while every request to the hanging endpoint was still open, and the hanging one never
+    // got more than its slots' worth.
+    expect(hanging.closedUnanswered).toBe(0);
+    expect(hanging.received.length).toBe(ENDPOINT_IN_FLIGHT_LIMIT);
+    hanging.release();
+    await store.updateEndpoint(slow.userId, slowEndpoint.id, { status: 'disabled' }, new Date());
+  }, 90_000);
+});
+
 describe('deleted endpoints', () => {
   it('receive nothing more', async () => {
     const user = await customer();

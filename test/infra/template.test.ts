@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
 import { TABLES } from '../../lib/store/tables.js';
+import { WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
 import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
-import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC } from '../../infra/stacks/api-stack.js';
+import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC, ROUTER_PARALLELIZATION } from '../../infra/stacks/api-stack.js';
 import {
   POSTS_WARM_WRITE_UNITS_CONTEXT,
   POSTS_WARM_WRITE_UNITS_DEFAULT,
@@ -664,6 +665,12 @@ describe('webhook router', () => {
     expect(mappings.map((m) => describeValue(m.EventSourceArn, s)).sort()).toEqual(['table:directory', 'table:posts']);
     for (const mapping of mappings) {
       expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRecordAgeInSeconds: 86_400 });
+      // Webhook lag (budget 1 s): no batching window, and a burst's batches of a shard handled side by side.
+      expect(mapping.MaximumBatchingWindowInSeconds ?? 0).toBe(0);
+      expect(mapping.ParallelizationFactor).toBe(ROUTER_PARALLELIZATION);
+      // The filters the local poller applies too (lib/store/webhook-stream-filters.ts).
+      const table = describeValue(mapping.EventSourceArn, s) === 'table:posts' ? 'posts' : 'directory';
+      expect((mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern) as unknown)).toEqual(WEBHOOK_STREAM_FILTERS[table]);
       expect(describeValue((mapping.DestinationConfig as { OnFailure: { Destination: unknown } }).OnFailure.Destination, s)).toBe('queue:webhook-router-dlq');
       expect(JSON.stringify(mapping.FilterCriteria)).toMatch(/NewImage|Keys/);
     }

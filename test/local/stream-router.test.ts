@@ -17,6 +17,8 @@ import { lambdaContext, loadHandler } from '../../local/lambda-runtime.js';
 import { sqsClientFor } from '../../local/messaging.js';
 import { startStreamRouter } from '../../local/stream-router.js';
 import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
+import { parseWebhookQueueMessage } from '../../lib/dispatch/webhook-queue.js';
+import { isBatchMessage } from '../../lib/use-cases/ports/webhooks.js';
 import { documentedApi } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { provisionUser, updateAccount } from '../support/provision.js';
@@ -50,7 +52,11 @@ async function queuedEventIds(): Promise<string[]> {
     for (let round = 0; round < 10; round += 1) {
       const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.queues.webhook.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
       if (!out.Messages?.length) break;
-      ids.push(...out.Messages.map((message) => (JSON.parse(message.Body ?? '{}') as { eventId: string }).eventId));
+      for (const message of out.Messages) {
+        const parsed = parseWebhookQueueMessage(message.Body ?? '');
+        if (!parsed) throw new Error(`not a webhook queue message: ${message.Body ?? ''}`);
+        ids.push(...(isBatchMessage(parsed) ? parsed.events.map((event) => event.eventId) : [parsed.eventId]));
+      }
     }
   } finally {
     sqs.destroy();

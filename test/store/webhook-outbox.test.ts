@@ -10,11 +10,11 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
-import { parseWebhookDeliveryMessage, SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
+import { parseWebhookQueueMessage, SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
 import { newEndpointId } from '../../lib/domain/webhooks.js';
 import { DynamoDbWebhookStore, pendingShard } from '../../lib/store/dynamodb-webhook-store.js';
 import { PENDING_DELIVERY_SHARDS } from '../../lib/store/tables.js';
-import type { DeliveryRecord, WebhookDeliveryMessage } from '../../lib/use-cases/ports/webhooks.js';
+import { isBatchMessage, type DeliveryRecord, type WebhookDeliveryMessage } from '../../lib/use-cases/ports/webhooks.js';
 import { SweepDeliveries } from '../../lib/use-cases/webhooks/sweep-deliveries.js';
 
 const { dynamodbEndpoint, sqsEndpoint, sharedTables } = inject('localAws');
@@ -96,8 +96,9 @@ async function visibleMessages(): Promise<WebhookDeliveryMessage[]> {
     const messages = out.Messages ?? [];
     if (messages.length === 0) return found;
     for (const message of messages) {
-      const parsed = parseWebhookDeliveryMessage(message.Body ?? '');
-      if (parsed) found.push(parsed);
+      const parsed = parseWebhookQueueMessage(message.Body ?? '');
+      // The sweeper sends one message per delivery, never a batch.
+      if (parsed && !isBatchMessage(parsed)) found.push(parsed);
     }
   }
 }

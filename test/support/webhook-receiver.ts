@@ -1,8 +1,9 @@
 /**
  * A webhook receiver for tests: a node:http server on 127.0.0.1 that records every request
  * (headers, body) and answers what the test says (`answer`, changeable at any time; a `hold`
- * answer keeps the request open until `release`). `closed` counts requests whose connection ended
- * before an answer was sent (the sender gave up).
+ * answer keeps the request open until `release`; `delayMs` answers after a pause). `closed` counts
+ * requests whose connection ended before an answer was sent (the sender gave up); `maxOpen` is the
+ * most requests it ever had open at once.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ export interface ReceivedDelivery {
   json: { id: string; type: string; createdAt: string; data: { object: Record<string, unknown> } };
 }
 
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hold';
+export type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hold';
 
 export interface WebhookReceiver {
   url: string;
@@ -23,6 +24,9 @@ export interface WebhookReceiver {
   received: ReceivedDelivery[];
   /** Requests whose connection closed before they were answered. */
   closedUnanswered: number;
+  /** Requests open now (received, not yet answered or closed), and the most there ever were. */
+  open: number;
+  maxOpen: number;
   answer: (request: ReceivedDelivery, index: number) => Answer;
   release(): void;
   waitFor(predicate: (received: ReceivedDelivery[]) => boolean, timeoutMs?: number): Promise<ReceivedDelivery[]>;
@@ -36,6 +40,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     origin: '',
     received: [],
     closedUnanswered: 0,
+    open: 0,
+    maxOpen: 0,
     answer: () => ({ status: 204 }),
     release: () => {
       for (const response of held.splice(0)) if (!response.writableEnded && !response.destroyed) response.writeHead(200).end();
@@ -55,6 +61,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
   };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    receiver.open += 1;
+    receiver.maxOpen = Math.max(receiver.maxOpen, receiver.open);
+    response.on('close', () => {
+      receiver.open -= 1;
+    });
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -77,7 +88,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         });
         return;
       }
-      response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+      const send = (): void => {
+        if (!response.destroyed) response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

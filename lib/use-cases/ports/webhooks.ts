@@ -68,9 +68,12 @@ export interface WebhookStore {
   /** Writes the delivery unless it exists; true when written. */
   putDelivery(delivery: DeliveryRecord): Promise<boolean>;
   getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null>;
-  /** Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker made it. */
+  /**
+   * Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker
+   * made it. Given the delivery's attempt log as read before the attempt, it is not read again.
+   */
   recordAttempt(
-    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'> & { attemptLog?: readonly DeliveryAttempt[] },
     attempt: number,
     result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
   ): Promise<boolean>;
@@ -95,9 +98,25 @@ export interface WebhookStore {
   /** The endpoint's deliveries, newest first. */
   listDeliveries(endpointId: string, limit: number): Promise<DeliveryRecord[]>;
 
-  /** Takes one of the endpoint's in-flight slots until `until` (its number) or finds them all held (null). */
-  acquireSlot(endpointId: string, token: string, now: Date, until: Date): Promise<number | null>;
+  /**
+   * Takes up to `wanted` of the endpoint's in-flight slots until `until`, each free or its lease
+   * over (one conditional write per slot tried, at most ENDPOINT_IN_FLIGHT_LIMIT); the numbers taken,
+   * none when all are held.
+   */
+  acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]>;
   releaseSlot(endpointId: string, slot: number, token: string): Promise<void>;
+}
+
+/** The delivery worker's one read beyond the store's. */
+export interface WebhookDeliveryReads {
+  /**
+   * The deliveries of these events to the endpoint and the events, read together (BatchGetItem,
+   * consistent): by event id, each null when absent.
+   */
+  getDeliveriesWithEvents(
+    endpointId: string,
+    wanted: readonly { eventId: string; eventCreatedAt: string }[],
+  ): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>>;
 }
 
 /** A pending delivery's entry in the outbox (the byPending index of lib/store/tables.ts). */
@@ -134,8 +153,25 @@ export interface WebhookDeliveryMessage {
   manual?: boolean;
 }
 
+/**
+ * The first attempts of several events to one endpoint: the router's, one per endpoint and stream
+ * batch (at most MAX_EVENTS_PER_MESSAGE), so one invocation takes the endpoint's slots once and
+ * delivers them all at the endpoint's concurrency instead of each event racing for a slot.
+ */
+export interface WebhookBatchMessage {
+  userId: string;
+  endpointId: string;
+  events: readonly { eventId: string; eventCreatedAt: string }[];
+}
+
+export type WebhookQueueMessage = WebhookDeliveryMessage | WebhookBatchMessage;
+
+export function isBatchMessage(message: WebhookQueueMessage): message is WebhookBatchMessage {
+  return 'events' in message;
+}
+
 export interface WebhookQueue {
-  send(messages: readonly WebhookDeliveryMessage[], delaySeconds?: number): Promise<void>;
+  send(messages: readonly WebhookQueueMessage[], delaySeconds?: number): Promise<void>;
 }
 
 export interface WebhookUrlResolver {

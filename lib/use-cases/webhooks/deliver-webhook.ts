@@ -6,10 +6,18 @@
  * - Any 2xx succeeds; 410 disables the endpoint at once; anything else (other statuses, a timeout,
  *   a refused address or connection) is tried again on the schedule of lib/domain/webhooks.ts, and
  *   an endpoint whose deliveries have all failed for 3 days is disabled with a reason.
- * - Bounded per endpoint: an attempt first takes one of its endpoint's 10 in-flight slots (a
- *   leased item), waiting up to a second for one. When they stay held (the endpoint is slow or dead
- *   and already occupies its share of workers), the delivery is put back on the queue for a few
- *   seconds, costing no attempt, and the worker is free for other customers' deliveries.
+ * - A message names one endpoint and one or more events (the router's batch: every event of a
+ *   stream batch for that endpoint; a retry, resend or test: one). The endpoint is read once, the
+ *   deliveries and events together (BatchGetItem), the secrets decrypted once.
+ * - Bounded per endpoint: the message then takes up to ENDPOINT_IN_FLIGHT_LIMIT of its endpoint's
+ *   in-flight slots (leased items, one conditional write each, once per message) and delivers its
+ *   events on that many lanes, one request in flight per lane (the answer is recorded beside the
+ *   lane, which goes on to the next event), so the receiver never has more than
+ *   10 requests of ours open, whichever messages they came from. Lanes start new requests for
+ *   ENDPOINT_TURN_MS at most; what was not started goes back on the queue as one message. When no
+ *   slot frees within SLOT_WAIT_MS (the endpoint is slow or dead and already holds them), the whole
+ *   message goes back on the queue for a few seconds, costing no attempt, and the worker is free for
+ *   other customers' deliveries.
  * - SQS delays a message by 15 minutes at most, so a later retry is sent with the longest delay
  *   and `notBefore`; a message received before its time is sent again (chained), costing no attempt.
  * - A deleted or disabled endpoint receives nothing more.
@@ -25,16 +33,29 @@ import {
   activeSecrets,
   classifyAnswer,
   DELIVERY_TIMEOUT_MS,
+  ENDPOINT_IN_FLIGHT_LIMIT,
   ENDPOINT_SLOT_LEASE_MARGIN_MS,
+  ENDPOINT_TURN_MS,
   SLOT_RETRY_MS,
   SLOT_WAIT_MS,
   retryDelayMs,
   shouldDisableForFailures,
   signedHeaders,
+  type WebhookEndpoint,
 } from '../../domain/webhooks.js';
 import type { Clock } from '../ports/clock.js';
 import type { TokenCipher } from '../ports/token-cipher.js';
-import type { DeliveryAttempt, WebhookDeliveryMessage, WebhookQueue, WebhookSender, WebhookStore } from '../ports/webhooks.js';
+import {
+  isBatchMessage,
+  type DeliveryAttempt,
+  type DeliveryRecord,
+  type WebhookDeliveryReads,
+  type WebhookEventRecord,
+  type WebhookQueue,
+  type WebhookQueueMessage,
+  type WebhookSender,
+  type WebhookStore,
+} from '../ports/webhooks.js';
 import { secretContext } from './endpoints.js';
 
 /**
@@ -47,16 +68,18 @@ const SECRET_CACHE_ENTRIES = 1_000;
 
 /** SQS DelaySeconds at most. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
-/** How long a delivery goes back on the queue for when its endpoint's slots stayed held. */
+/** How long a message goes back on the queue for when its endpoint's slots stayed held. */
 const BUSY_ENDPOINT_WAIT_SECONDS = 2;
+/** Deliveries of one message judged (and cancelled, when their endpoint is gone) at the same time. */
+const READ_CONCURRENCY = 25;
 
 export type DeliveryResult =
   | { outcome: 'succeeded' | 'gone' | 'failed' | 'retrying'; statusCode: number | null }
-  | { outcome: 'waiting'; reason: 'not_before' | 'endpoint_busy' }
+  | { outcome: 'waiting'; reason: 'not_before' | 'endpoint_busy' | 'turn_over' }
   | { outcome: 'dropped'; reason: string };
 
 export interface DeliverWebhookDeps {
-  store: WebhookStore;
+  store: WebhookStore & WebhookDeliveryReads;
   cipher: TokenCipher;
   sender: WebhookSender;
   queue: WebhookQueue;
@@ -68,28 +91,48 @@ export interface DeliverWebhookDeps {
   pause?: (ms: number) => Promise<void>;
 }
 
+/** One event of a message: the attempt the message names (1 for the router's first attempts). */
+interface Wanted {
+  eventId: string;
+  eventCreatedAt: string;
+  attempt: number;
+  manual: boolean;
+}
+
+/** A delivery found pending and due for the attempt: what a lane sends. */
+interface Ready {
+  wanted: Wanted;
+  delivery: DeliveryRecord;
+  attempt: number;
+  event: WebhookEventRecord;
+}
+
 export class DeliverWebhook {
   private readonly random: () => number;
   private readonly pause: (ms: number) => Promise<void>;
   private readonly secrets = new Map<string, { plain: Promise<string>; until: number }>();
+  private readonly timeoutMs: number;
 
   constructor(private readonly deps: DeliverWebhookDeps) {
     this.random = deps.random ?? Math.random;
     this.pause = deps.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.timeoutMs = deps.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS;
   }
 
   /**
-   * One of the endpoint's slots, waiting up to SLOT_WAIT_MS for one: a fast receiver frees its slots
-   * within milliseconds, so a burst to it waits little; a slow one keeps them, and the delivery goes
-   * back on the queue after the wait instead of holding a worker for the receiver's timeout.
+   * Up to `wanted` of the endpoint's slots, waiting up to SLOT_WAIT_MS for at least one: a fast
+   * receiver's slots come free as soon as the message holding them is done, so a burst waits
+   * little; a slow one keeps them, and the message goes back on the queue after the wait instead
+   * of holding a worker for the receiver's timeout.
    */
-  private async acquireSlot(endpointId: string, token: string): Promise<number | null> {
-    const leaseMs = (this.deps.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS) + ENDPOINT_SLOT_LEASE_MARGIN_MS;
+  private async acquireSlots(endpointId: string, token: string, wanted: number): Promise<number[]> {
+    // Long enough for the turn and the last attempt started in it: a live worker never outlasts it.
+    const leaseMs = ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
     const started = this.deps.clock.now().getTime();
     for (;;) {
       const now = this.deps.clock.now();
-      const slot = await this.deps.store.acquireSlot(endpointId, token, now, new Date(now.getTime() + leaseMs));
-      if (slot !== null || now.getTime() - started >= SLOT_WAIT_MS) return slot;
+      const slots = await this.deps.store.acquireSlots(endpointId, token, wanted, now, new Date(now.getTime() + leaseMs));
+      if (slots.length > 0 || now.getTime() - started >= SLOT_WAIT_MS) return slots;
       await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
     }
   }
@@ -107,56 +150,161 @@ export class DeliverWebhook {
     return plain;
   }
 
-  async execute(message: WebhookDeliveryMessage): Promise<DeliveryResult> {
+  async execute(message: WebhookQueueMessage): Promise<DeliveryResult[]> {
     const { store } = this.deps;
     const now = this.deps.clock.now();
-    if (message.notBefore !== null && Date.parse(message.notBefore) > now.getTime()) {
+    if (!isBatchMessage(message) && message.notBefore !== null && Date.parse(message.notBefore) > now.getTime()) {
       const seconds = Math.ceil((Date.parse(message.notBefore) - now.getTime()) / 1000);
       await this.deps.queue.send([message], Math.min(seconds, MAX_QUEUE_DELAY_SECONDS));
-      return { outcome: 'waiting', reason: 'not_before' };
+      return [{ outcome: 'waiting', reason: 'not_before' }];
     }
-    const delivery = await store.getDelivery(message.endpointId, message.eventCreatedAt, message.eventId);
+    const wanted: Wanted[] = isBatchMessage(message)
+      ? message.events.map((event) => ({ ...event, attempt: 1, manual: false }))
+      : [{ eventId: message.eventId, eventCreatedAt: message.eventCreatedAt, attempt: message.attempt, manual: message.manual === true }];
+    const endpoint = await store.getEndpoint(message.userId, message.endpointId);
+
+    // Every delivery and event of the message in one read (BatchGetItem per 50 events).
+    const records = await store.getDeliveriesWithEvents(message.endpointId, wanted);
+    const results: DeliveryResult[] = [];
+    const ready: Ready[] = [];
+    await inTurns(wanted, READ_CONCURRENCY, async (one) => {
+      const found = await this.prepare(endpoint, one, records.get(one.eventId) ?? { delivery: null, event: null }, now);
+      if ('outcome' in found) results.push(found);
+      else ready.push(found);
+    });
+    if (ready.length === 0 || !endpoint) return results;
+
+    const token = randomUUID();
+    const slots = await this.acquireSlots(endpoint.id, token, Math.min(ready.length, ENDPOINT_IN_FLIGHT_LIMIT));
+    if (slots.length === 0) {
+      await this.requeue(message, ready, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
+      return [...results, ...ready.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }))];
+    }
+
+    const turnEnds = this.deps.clock.now().getTime() + ENDPOINT_TURN_MS;
+    let next = 0;
+    let gone = false;
+    let failed = false;
+    const lanes: Promise<void>[] = [];
+    // Recording an answer (and queuing its retry) does not hold the slot: the request is over.
+    const settling: Promise<void>[] = [];
+    try {
+      const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
+      // One request in flight per slot held; a lane takes the next delivery until none is left, the
+      // turn is over, the endpoint answered 410 or a lane failed.
+      const lane = async (): Promise<void> => {
+        while (next < ready.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds) {
+          const one = ready[next++]!;
+          try {
+            const sent = await this.send(endpoint, one, secrets);
+            if ('outcome' in sent) {
+              results.push(sent);
+              continue;
+            }
+            if (sent.statusCode === 410) gone = true;
+            settling.push(
+              this.settle(endpoint, one, sent).then(
+                (result) => void results.push(result),
+                (error: unknown) => {
+                  failed = true;
+                  throw error;
+                },
+              ),
+            );
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
+        }
+      };
+      for (let index = 0; index < slots.length; index++) lanes.push(lane());
+      // Every lane ends before the slots are given back, also when one failed.
+      const ended = await Promise.allSettled(lanes);
+      const failure = ended.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failure) throw failure.reason;
+    } finally {
+      await Promise.all(slots.map((slot) => store.releaseSlot(endpoint.id, slot, token)));
+      // Every record written (or failed) before the message is done: a crash before this line
+      // leaves the claim, and the attempt is made again once it runs out; a failed record fails the
+      // message (SQS hands it over again).
+      const recorded = await Promise.allSettled(settling);
+      const failure = recorded.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failure) throw failure.reason;
+    }
+
+    const left = ready.slice(next);
+    if (left.length === 0) return results;
+    if (gone) {
+      // The endpoint asked for nothing more: what it was not sent is cancelled, as a later attempt would.
+      await Promise.all(left.map((one) => store.setDeliveryStatus(one.delivery, 'cancelled', null)));
+      return [...results, ...left.map((): DeliveryResult => ({ outcome: 'dropped', reason: 'endpoint disabled' }))];
+    }
+    // The turn is over (a slow receiver): the rest goes back on the queue at once, behind other work.
+    await this.requeue(message, left, 0);
+    return [...results, ...left.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'turn_over' }))];
+  }
+
+  /**
+   * The delivery as the message names it, when it is pending and this attempt is due: the delivery
+   * item says which attempt is next (see above); a deleted or disabled endpoint, or an expired event,
+   * cancels it.
+   */
+  private async prepare(
+    endpoint: WebhookEndpoint | null,
+    wanted: Wanted,
+    { delivery, event }: { delivery: DeliveryRecord | null; event: WebhookEventRecord | null },
+    now: Date,
+  ): Promise<Ready | DeliveryResult> {
+    const { store } = this.deps;
     if (!delivery) return { outcome: 'dropped', reason: 'no such delivery' };
     if (delivery.status !== 'pending') return { outcome: 'dropped', reason: 'delivery settled' };
     const attempt = delivery.attempts + 1;
     const due = delivery.nextAttemptAt === null || Date.parse(delivery.nextAttemptAt) <= now.getTime();
-    if (message.attempt !== attempt && !due) return { outcome: 'dropped', reason: 'attempt already made' };
-    const endpoint = await store.getEndpoint(message.userId, message.endpointId);
+    if (wanted.attempt !== attempt && !due) return { outcome: 'dropped', reason: 'attempt already made' };
     if (!endpoint || endpoint.status !== 'enabled') {
       await store.setDeliveryStatus(delivery, 'cancelled', null);
       return { outcome: 'dropped', reason: endpoint ? 'endpoint disabled' : 'endpoint deleted' };
     }
-    const event = await store.getEvent(message.eventId);
     if (!event) {
       await store.setDeliveryStatus(delivery, 'cancelled', null);
       return { outcome: 'dropped', reason: 'event expired' };
     }
+    return { wanted, delivery, attempt, event };
+  }
 
+  /** Puts deliveries not attempted back on the queue, in the message's own kind, costing no attempt. */
+  private async requeue(message: WebhookQueueMessage, left: readonly Ready[], delaySeconds: number): Promise<void> {
+    if (isBatchMessage(message)) {
+      await this.deps.queue.send([{ userId: message.userId, endpointId: message.endpointId, events: left.map(({ wanted }) => ({ eventId: wanted.eventId, eventCreatedAt: wanted.eventCreatedAt })) }], delaySeconds);
+      return;
+    }
+    await this.deps.queue.send(left.map((one) => ({ ...message, attempt: one.attempt })), delaySeconds);
+  }
+
+  /** One attempt of one delivery, on a slot the caller holds: claimed and sent; its answer, or why it was not sent. */
+  private async send(endpoint: WebhookEndpoint, ready: Ready, secrets: readonly string[]): Promise<DeliveryAttempt | DeliveryResult> {
+    const { store } = this.deps;
+    const { delivery, attempt, event } = ready;
+    const now = this.deps.clock.now();
     const token = randomUUID();
-    const leaseMs = (this.deps.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS) + ENDPOINT_SLOT_LEASE_MARGIN_MS;
+    const leaseMs = this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
     if (!(await store.claimAttempt(delivery, attempt, { token, now, until: new Date(now.getTime() + leaseMs) }))) {
       return { outcome: 'dropped', reason: 'attempt claimed by another message' };
     }
-    const slot = await this.acquireSlot(endpoint.id, token);
-    if (slot === null) {
-      await store.releaseAttempt(delivery, token);
-      await this.deps.queue.send([{ ...message, attempt }], BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
-      return { outcome: 'waiting', reason: 'endpoint_busy' };
-    }
-    let entry: DeliveryAttempt;
-    try {
-      const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
-      const sentAt = this.deps.clock.now();
-      const answer = await this.deps.sender.send({
-        url: endpoint.url,
-        headers: { 'content-type': 'application/json', 'user-agent': 'social-publishing-webhooks/1', ...signedHeaders(event.id, sentAt, event.body, secrets) },
-        body: event.body,
-      });
-      entry = { at: sentAt.toISOString(), statusCode: answer.statusCode, latencyMs: answer.latencyMs, error: answer.error };
-    } finally {
-      await store.releaseSlot(endpoint.id, slot, token);
-    }
+    const sentAt = this.deps.clock.now();
+    const answer = await this.deps.sender.send({
+      url: endpoint.url,
+      headers: { 'content-type': 'application/json', 'user-agent': 'social-publishing-webhooks/1', ...signedHeaders(event.id, sentAt, event.body, [...secrets]) },
+      body: event.body,
+    });
+    return { at: sentAt.toISOString(), statusCode: answer.statusCode, latencyMs: answer.latencyMs, error: answer.error };
+  }
 
+  /** The answer of an attempt recorded, with what follows from it: the endpoint disabled, or the retry queued. */
+  private async settle(endpoint: WebhookEndpoint, ready: Ready, answered: DeliveryAttempt): Promise<DeliveryResult> {
+    const { store } = this.deps;
+    const { delivery, attempt, event, wanted } = ready;
+    let entry = answered;
     const after = this.deps.clock.now();
     // No answer (timeout, refused address or connection) is a failure whose error the sender named.
     const verdict = entry.statusCode === null ? null : classifyAnswer(entry.statusCode);
@@ -173,7 +321,7 @@ export class DeliverWebhook {
       return { outcome: 'gone', statusCode: 410 };
     }
 
-    const delayMs = message.manual ? null : retryDelayMs(attempt, this.random());
+    const delayMs = wanted.manual ? null : retryDelayMs(attempt, this.random());
     const nextAttemptAt = delayMs === null ? null : new Date(after.getTime() + delayMs).toISOString();
     const recorded = await store.recordAttempt(delivery, attempt, { entry, status: nextAttemptAt === null ? 'failed' : 'pending', nextAttemptAt });
     const failingSince = await store.markFailing(endpoint.userId, endpoint.id, after);
@@ -189,9 +337,27 @@ export class DeliverWebhook {
     if (!recorded || nextAttemptAt === null || delayMs === null) return { outcome: 'failed', statusCode: entry.statusCode };
     const delaySeconds = Math.ceil(delayMs / 1000);
     await this.deps.queue.send(
-      [{ ...message, attempt: attempt + 1, notBefore: delaySeconds > MAX_QUEUE_DELAY_SECONDS ? nextAttemptAt : null }],
+      [
+        {
+          userId: endpoint.userId,
+          endpointId: endpoint.id,
+          eventId: event.id,
+          eventCreatedAt: delivery.eventCreatedAt,
+          attempt: attempt + 1,
+          notBefore: delaySeconds > MAX_QUEUE_DELAY_SECONDS ? nextAttemptAt : null,
+        },
+      ],
       Math.min(delaySeconds, MAX_QUEUE_DELAY_SECONDS),
     );
     return { outcome: 'retrying', statusCode: entry.statusCode };
   }
+}
+
+/** Runs `work` over the items, at most `concurrency` at a time. */
+async function inTurns<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }

@@ -8,6 +8,10 @@
  * if absent, so a batch handled again (a crash before the checkpoint, a Lambda retry) writes the
  * same records and at most queues a delivery message twice, which the delivery worker drops.
  *
+ * The first attempts are queued one message per endpoint and batch (MAX_EVENTS_PER_MESSAGE events
+ * at most): a burst of one customer's posts to one endpoint is one invocation that takes the
+ * endpoint's slots once and delivers at its concurrency, not hundreds racing for ten slots.
+ *
  * An event is recorded only for a user with an endpoint that takes its type: a customer without
  * webhooks costs one Query per batch, not a write per change.
  */
@@ -18,13 +22,14 @@ import {
   accountEvents,
   changeEventId,
   eventEnvelope,
+  MAX_EVENTS_PER_MESSAGE,
   postEvents,
   subscribes,
   type ChangeEventType,
   type PostImage,
   type WebhookEndpoint,
 } from '../../domain/webhooks.js';
-import type { WebhookDeliveryMessage, WebhookQueue, WebhookStore } from '../ports/webhooks.js';
+import type { WebhookBatchMessage, WebhookQueue, WebhookStore } from '../ports/webhooks.js';
 
 /** Changes of one batch routed at the same time. */
 const ROUTE_CONCURRENCY = 25;
@@ -45,6 +50,8 @@ export interface RouteSummary {
   changes: number;
   events: number;
   deliveries: number;
+  /** Queue messages sent: one per endpoint (and MAX_EVENTS_PER_MESSAGE events). */
+  messages: number;
 }
 
 export class RouteChanges {
@@ -61,7 +68,9 @@ export class RouteChanges {
       }
       return found;
     };
-    const messages: WebhookDeliveryMessage[] = [];
+    // Per endpoint, in stream order within each change's turn: its user and the events for it.
+    const byEndpoint = new Map<string, { userId: string; events: { eventId: string; eventCreatedAt: string }[] }>();
+    let deliveries = 0;
     let events = 0;
     const route = async (change: Change): Promise<void> => {
       const derived = derive(change);
@@ -88,7 +97,10 @@ export class RouteChanges {
             createdAt: event.createdAt,
           });
           // Queued also when the delivery existed (a replay): its first message may not have left.
-          messages.push({ userId: derived.userId, endpointId: endpoint.id, eventId: event.id, eventCreatedAt: event.createdAt, attempt: 1, notBefore: null });
+          const queued = byEndpoint.get(endpoint.id) ?? { userId: derived.userId, events: [] };
+          queued.events.push({ eventId: event.id, eventCreatedAt: event.createdAt });
+          byEndpoint.set(endpoint.id, queued);
+          deliveries += 1;
         }
       }
     };
@@ -97,8 +109,14 @@ export class RouteChanges {
     for (let start = 0; start < changes.length; start += ROUTE_CONCURRENCY) {
       await Promise.all(changes.slice(start, start + ROUTE_CONCURRENCY).map(route));
     }
+    const messages: WebhookBatchMessage[] = [];
+    for (const [endpointId, { userId, events: queued }] of byEndpoint) {
+      for (let start = 0; start < queued.length; start += MAX_EVENTS_PER_MESSAGE) {
+        messages.push({ userId, endpointId, events: queued.slice(start, start + MAX_EVENTS_PER_MESSAGE) });
+      }
+    }
     if (messages.length > 0) await this.deps.queue.send(messages);
-    return { changes: changes.length, events, deliveries: messages.length };
+    return { changes: changes.length, events, deliveries, messages: messages.length };
   }
 }
 
