@@ -26,13 +26,16 @@
  *  12. scheduled_for_in_past   before `now`
  *  13. scheduled_for_too_far   after now + 30 days (message names the latest accepted time)
  *  14. invalid_option          options not an object, a key that is not a platform we post to, a
- *                              setting unknown or mistyped (param options.<platform>[.<setting>])
+ *                              setting unknown, missing or mistyped (param options.<platform>[.<setting>],
+ *                              options.x.thread[i].text); invalid_media for a thread part's media
+ *                              (native formats; their value rules are per target, format-rules.ts)
  *
  * What needs stored data comes after, in the use case: workspace_required / workspace_not_found,
  * invalid_option for a platform not in the request, media_not_hosted, then the per-target reasons.
  */
 import * as v from 'valibot';
 import { ApiError, type ErrorCode } from './errors.js';
+import { MAX_THREAD_PARTS } from './format-rules.js';
 import { PUBLISHABLE_PLATFORMS, type PublishablePlatform } from './model.js';
 
 export const MAX_ACCOUNTS_PER_REQUEST = 25;
@@ -408,6 +411,18 @@ export function checkScheduledFor(value: unknown, now: Date): Date | null {
   return new Date(millis);
 }
 
+/**
+ * A thread longer than any X target accepts is rejected `invalid_thread` by its length alone
+ * (format-rules.ts), so only its first MAX_THREAD_PARTS + 1 parts are checked and kept: a 256 KiB
+ * body of 85,000 empty parts costs a slice, not 85,000 object checks (the rule's message then says
+ * "more than 24").
+ */
+function boundedThread(options: JsonObject): JsonObject {
+  const x = options.x;
+  if (!isJsonObject(x) || !Array.isArray(x.thread) || x.thread.length <= MAX_THREAD_PARTS + 1) return options;
+  return { ...options, x: { ...x, thread: x.thread.slice(0, MAX_THREAD_PARTS + 1) } };
+}
+
 /** `options.x.thread[2].media` from a valibot path (numbers are array indexes). */
 function optionParam(path: readonly (string | number)[]): string {
   return path.reduce<string>((param, key) => (typeof key === 'number' ? `${param}[${key}]` : `${param}.${key}`), 'options');
@@ -423,7 +438,7 @@ export function checkOptions(value: unknown): PlatformOptions {
   if (!isJsonObject(value)) {
     fail('invalid_option', `options must be an object keyed by platform; got ${describeJson(value)}.`, 'options');
   }
-  const result = v.safeParse(optionsSchema, value, { abortEarly: true });
+  const result = v.safeParse(optionsSchema, boundedThread(value), { abortEarly: true });
   if (!result.success) {
     const issue = result.issues[0];
     const path = (issue.path ?? []).map((item) => (typeof item.key === 'number' ? item.key : String(item.key)));

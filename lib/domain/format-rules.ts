@@ -116,7 +116,8 @@ function threadProblem(
 ): Problem | null {
   const invalid = (message: string): Problem => ({ reason: 'invalid_thread', message });
   if (count < 1 || count > MAX_THREAD_PARTS) {
-    return invalid(`options.x.thread holds the further parts of a thread: 1 to ${MAX_THREAD_PARTS} of them; got ${count}.`);
+    const got = count > MAX_THREAD_PARTS ? `more than ${MAX_THREAD_PARTS}` : `${count}`;
+    return invalid(`options.x.thread holds the further parts of a thread: 1 to ${MAX_THREAD_PARTS} of them; got ${got}.`);
   }
   for (const [index, part] of parts.entries()) {
     const media = threadMedia?.[index] ?? [];

@@ -63,9 +63,13 @@ describe('X', () => {
     expect(reason('x', { x: { thread: [{ text: 'a' }] } }, { threadMedia: [[item('application/pdf')]] })).toBe('unsupported_media');
   });
 
-  it('a huge thread is rejected by its count, whatever its parts hold', () => {
-    const parts = Array.from({ length: 20_000 }, () => ({ text: 'a'.repeat(10) }));
+  it('a huge thread is rejected by its count, its parts past the 25th not even looked at', () => {
+    const parts: unknown[] = Array.from({ length: 85_000 }, () => ({}));
+    parts[50_000] = { text: 42 };
     expect(reason('x', { x: { thread: parts } })).toBe('invalid_thread');
+    // Within the first 25 parts, a wrong type is still the request's invalid_option.
+    parts[24] = { text: 42 };
+    expect(() => checkOptions({ x: { thread: parts } })).toThrow(expect.objectContaining({ code: 'invalid_option', param: 'options.x.thread[24].text' }));
   });
 
   it('poll: 2-4 choices of 1-25 characters, 5-10,080 whole minutes, no media', () => {
