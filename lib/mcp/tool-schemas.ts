@@ -171,6 +171,9 @@ const previewLine = z.object({
   text: z.string(),
   textLength: nullable(z.number(), 'The text\'s length as the platform counts it; null for a platform that cannot be posted to'),
   maxTextLength: nullable(z.number(), 'The platform\'s limit; null for a platform that cannot be posted to'),
+  format: nullable(z.enum(['text', 'thread', 'poll', 'document']), 'The post\'s format; null when rejected'),
+  parts: nullable(z.number(), 'Posts it goes out as (1 unless a thread); null when rejected'),
+  firstComment: nullable(z.boolean(), 'Whether a first comment follows the post; null when rejected'),
 });
 
 const createdLine = z.object({

@@ -255,8 +255,9 @@ describe('tools', () => {
     const [x, linkedin] = user.accounts;
     const options = { x: { thread: [{ text: 'part two' }, { text: 'part three' }] }, linkedin: { poll: { question: 'Which?', choices: ['a'], duration: 'ONE_DAY' } } };
     const preview = await call(assistant.client, 'create_posts', { accounts: [x?.id, linkedin?.id], text: 'part one', draft: true, options, idempotencyKey: 'nf-preview' });
+    expect(preview.content[0]?.text).toContain('accepted, 8/280 characters, a thread of 3 posts');
     expect((preview.structuredContent?.preview as { targets: unknown[] }).targets).toEqual([
-      expect.objectContaining({ accountId: x?.id, verdict: 'accepted' }),
+      expect.objectContaining({ accountId: x?.id, verdict: 'accepted', format: 'thread', parts: 3, firstComment: false }),
       expect.objectContaining({ accountId: linkedin?.id, verdict: 'rejected', reason: 'invalid_poll' }),
     ]);
     const typo = await call(assistant.client, 'create_posts', { accounts: [x?.id], text: 'a', options: { x: { firstcomment: 'c' } }, idempotencyKey: 'nf-typo' });
