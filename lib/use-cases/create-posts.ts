@@ -18,7 +18,8 @@
  *      (schedule_failed) and its unit is given back
  * A request that ends in anything but a 202 releases its idempotency key (only a 202 is remembered).
  *
- * DynamoDB requests: claim 1 + accounts 1 (+ media 1 when media is attached) + transaction 1,
+ * DynamoDB requests: claim 1 + accounts 1 (+ media 1 when media is attached, to the post or to a
+ * thread part) + transaction 1,
  * whatever the number of targets; the counter is read only when the allowance condition fails.
  */
 import { allowanceCycle } from '../domain/allowance.js';

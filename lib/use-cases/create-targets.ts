@@ -2,7 +2,8 @@
  * Steps 3 and 4 of a create (lib/use-cases/create-posts.ts), shared with the assistant server's
  * preview (lib/use-cases/preview-posts.ts) so a preview says exactly what a create would decide:
  * the body rules, the workspace, options against the platforms of the resolved accounts, the
- * caller's media, then one verdict per target. Reads only; writes nothing.
+ * caller's media (the post's and an X thread's parts', in one batch read), then one verdict per
+ * target, native formats included (lib/domain/format-rules.ts). Reads only; writes nothing.
  */
 import { checkOptionPlatforms, parseCreatePostsBody, type CreatePostsRequest, type PlatformOptions } from '../domain/create-request.js';
 import { ApiError, type RejectionReason } from '../domain/errors.js';
