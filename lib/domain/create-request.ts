@@ -26,13 +26,16 @@
  *  12. scheduled_for_in_past   before `now`
  *  13. scheduled_for_too_far   after now + 30 days (message names the latest accepted time)
  *  14. invalid_option          options not an object, a key that is not a platform we post to, a
- *                              setting unknown or mistyped (param options.<platform>[.<setting>])
+ *                              setting unknown, missing or mistyped (param options.<platform>[.<setting>],
+ *                              options.x.thread[i].text); invalid_media for a thread part's media
+ *                              (native formats; their value rules are per target, format-rules.ts)
  *
  * What needs stored data comes after, in the use case: workspace_required / workspace_not_found,
  * invalid_option for a platform not in the request, media_not_hosted, then the per-target reasons.
  */
 import * as v from 'valibot';
 import { ApiError, type ErrorCode } from './errors.js';
+import { MAX_THREAD_PARTS } from './format-rules.js';
 import { PUBLISHABLE_PLATFORMS, type PublishablePlatform } from './model.js';
 
 export const MAX_ACCOUNTS_PER_REQUEST = 25;
@@ -52,14 +55,44 @@ export const CREATE_BODY_FIELDS = [
   'campaignId',
 ] as const;
 
+/** One further part of an X thread as asked (`options.x.thread[i]`); its media are library URLs. */
+export interface ThreadPartRequest {
+  text: string;
+  media: string[];
+}
+
+export interface XPollRequest {
+  choices: string[];
+  durationMinutes: number;
+}
+
 export interface XOptions {
   communityId?: string;
   shareWithFollowers?: boolean;
+  thread?: ThreadPartRequest[];
+  poll?: XPollRequest;
+  firstComment?: string;
 }
 
-/** The validated `options`: only platforms we post to, only their known settings. */
+export interface LinkedInPollRequest {
+  question: string;
+  choices: string[];
+  duration: string;
+}
+
+export interface LinkedInOptions {
+  poll?: LinkedInPollRequest;
+  documentTitle?: string;
+  firstComment?: string;
+}
+
+/**
+ * The validated `options`: only platforms we post to, only their known settings, each of the right
+ * JSON type. The rules on their values (lengths, counts, durations) are per target
+ * (lib/domain/format-rules.ts): a value of the right type that breaks one rejects the target alone.
+ */
 export interface PlatformOptions {
-  linkedin?: Record<string, never>;
+  linkedin?: LinkedInOptions;
   x?: XOptions;
 }
 
@@ -139,12 +172,6 @@ export function parseZonedDateTime(value: string): number | null {
   return Number.isFinite(utc) ? utc : null;
 }
 
-interface Failure {
-  code: ErrorCode;
-  message: string;
-  param: string | null;
-}
-
 function fail(code: ErrorCode, message: string, param: string | null): never {
   throw new ApiError(code, message, { param });
 }
@@ -157,16 +184,70 @@ function firstIssue<T extends v.GenericSchema>(schema: T, input: unknown): { pat
   return { path: (issue.path ?? []).map((item) => String(item.key)), input: issue.input };
 }
 
-/** The fields and settings allowed under `options`, per platform. */
-const optionsSchema = v.strictObject({
-  linkedin: v.optional(v.strictObject({})),
-  x: v.optional(
-    v.strictObject({
-      communityId: v.optional(v.pipe(v.string(), v.minLength(1))),
-      shareWithFollowers: v.optional(v.boolean()),
-    }),
-  ),
-});
+/*
+ * The fields and settings allowed under `options`, per platform: their JSON types only. Each
+ * schema's message is what the value must be, so a refusal says it in plain words.
+ */
+const optionString = v.string('a string');
+const optionStrings = v.array(optionString, 'an array of strings');
+/** A thread part's media: a create's `media` rules and code (invalid_media), not invalid_option. */
+const partMedia = v.array(v.string('a URL string'), 'an array of media library URLs');
+
+const threadPartSchema = v.strictObject(
+  {
+    text: v.optional(optionString, ''),
+    media: v.optional(partMedia, () => []),
+  },
+  'an object such as {"text": "...", "media": []}',
+);
+
+const optionsSchema = v.strictObject(
+  {
+    linkedin: v.optional(
+      v.strictObject(
+        {
+          poll: v.optional(
+            v.strictObject(
+              { question: optionString, choices: optionStrings, duration: optionString },
+              'an object {question, choices, duration}',
+            ),
+          ),
+          documentTitle: v.optional(optionString),
+          firstComment: v.optional(optionString),
+        },
+        'an object of settings',
+      ),
+    ),
+    x: v.optional(
+      v.strictObject(
+        {
+          communityId: v.optional(v.pipe(v.string('a non-empty string'), v.minLength(1, 'a non-empty string'))),
+          shareWithFollowers: v.optional(v.boolean('a boolean')),
+          thread: v.optional(v.array(threadPartSchema, 'an array of parts such as {"text": "...", "media": []}')),
+          poll: v.optional(
+            v.strictObject(
+              { choices: optionStrings, durationMinutes: v.number('a number') },
+              'an object {choices, durationMinutes}',
+            ),
+          ),
+          firstComment: v.optional(optionString),
+        },
+        'an object of settings',
+      ),
+    ),
+  },
+  'an object keyed by platform',
+);
+
+/** The keys each object under `options` accepts, by its path with indexes as `[]` (for messages). */
+const OPTION_KEYS: Record<string, readonly string[]> = {
+  '': PUBLISHABLE_PLATFORMS,
+  linkedin: ['poll', 'documentTitle', 'firstComment'],
+  'linkedin.poll': ['question', 'choices', 'duration'],
+  x: ['communityId', 'shareWithFollowers', 'thread', 'poll', 'firstComment'],
+  'x.thread[]': ['text', 'media'],
+  'x.poll': ['choices', 'durationMinutes'],
+};
 
 const knownFieldsSchema = v.strictObject(
   Object.fromEntries(CREATE_BODY_FIELDS.map((field) => [field, v.optional(v.unknown())])) as Record<
@@ -330,35 +411,63 @@ export function checkScheduledFor(value: unknown, now: Date): Date | null {
   return new Date(millis);
 }
 
-/** Also a PATCH's field rule (lib/domain/post-changes.ts): one rule in one place. */
+/**
+ * A thread longer than any X target accepts is rejected `invalid_thread` by its length alone
+ * (format-rules.ts), so only its first MAX_THREAD_PARTS + 1 parts are checked and kept: a 256 KiB
+ * body of 85,000 empty parts costs a slice, not 85,000 object checks (the rule's message then says
+ * "more than 24").
+ */
+function boundedThread(options: JsonObject): JsonObject {
+  const x = options.x;
+  if (!isJsonObject(x) || !Array.isArray(x.thread) || x.thread.length <= MAX_THREAD_PARTS + 1) return options;
+  return { ...options, x: { ...x, thread: x.thread.slice(0, MAX_THREAD_PARTS + 1) } };
+}
+
+/** `options.x.thread[2].media` from a valibot path (numbers are array indexes). */
+function optionParam(path: readonly (string | number)[]): string {
+  return path.reduce<string>((param, key) => (typeof key === 'number' ? `${param}[${key}]` : `${param}.${key}`), 'options');
+}
+
+/**
+ * Also a PATCH's and a preview's field rule (lib/domain/post-changes.ts): one rule in one place.
+ * invalid_option names the key (unknown, missing or of the wrong JSON type); a thread part's media
+ * give invalid_media as a create's `media` would.
+ */
 export function checkOptions(value: unknown): PlatformOptions {
   if (value === undefined) return {};
   if (!isJsonObject(value)) {
     fail('invalid_option', `options must be an object keyed by platform; got ${describeJson(value)}.`, 'options');
   }
-  const result = v.safeParse(optionsSchema, value, { abortEarly: true });
-  if (result.success) return result.output;
-  const issue = result.issues[0];
-  const path = (issue.path ?? []).map((item) => String(item.key));
-  const param = ['options', ...path].join('.');
-  const [platform, setting] = path;
-  let failure: Failure;
-  if (setting === undefined) {
-    failure = (PUBLISHABLE_PLATFORMS as readonly string[]).includes(platform ?? '')
-      ? { code: 'invalid_option', param, message: `${param} must be an object of settings; got ${describeJson(issue.input)}.` }
-      : {
-          code: 'invalid_option',
-          param,
-          message: `${param}: options are keyed by platform (${PUBLISHABLE_PLATFORMS.join(', ')}).`,
-        };
-  } else if (issue.type === 'strict_object') {
-    const allowed = platform === 'x' ? 'communityId, shareWithFollowers' : 'none';
-    failure = { code: 'invalid_option', param, message: `${param} is not a ${platform} option (accepted: ${allowed}).` };
-  } else {
-    const expected = setting === 'shareWithFollowers' ? 'a boolean' : 'a non-empty string';
-    failure = { code: 'invalid_option', param, message: `${param} must be ${expected}; got ${describeJson(issue.input)}.` };
+  const result = v.safeParse(optionsSchema, boundedThread(value), { abortEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = (issue.path ?? []).map((item) => (typeof item.key === 'number' ? item.key : String(item.key)));
+    const param = optionParam(path);
+    const isPartMedia = path[1] === 'thread' && path[3] === 'media';
+    if (issue.type === 'strict_object' && issue.expected !== 'Object' && issue.input === undefined) {
+      fail('invalid_option', `${param} is required.`, param);
+    }
+    if (issue.type === 'strict_object' && issue.expected !== 'Object') {
+      // The last key is one the object does not define.
+      const owner = path.slice(0, -1).map((key) => (typeof key === 'number' ? '[]' : key)).join('.').replace(/\.\[\]/g, '[]');
+      const accepted = OPTION_KEYS[owner] ?? [];
+      const what = owner === '' ? 'options are keyed by platform' : `not a setting of options.${owner.replace('[]', '[i]')}`;
+      fail('invalid_option', `${param}: ${what} (accepted: ${accepted.join(', ') || 'none'}).`, param);
+    }
+    const got = issue.input === undefined ? 'it is missing' : `got ${describeJson(issue.input)}`;
+    fail(isPartMedia ? 'invalid_media' : 'invalid_option', `${param} must be ${issue.message}; ${got}.`, param);
   }
-  return fail(failure.code, failure.message, failure.param);
+  const options = result.output;
+  options.x?.thread?.forEach((part, index) => {
+    if (part.media.length > MAX_MEDIA_PER_REQUEST) {
+      fail(
+        'invalid_media',
+        `options.x.thread[${index}].media lists ${part.media.length} files; no platform accepts more than ${MAX_MEDIA_PER_REQUEST}.`,
+        `options.x.thread[${index}].media`,
+      );
+    }
+  });
+  return options;
 }
 
 /**
@@ -377,9 +486,4 @@ export function checkOptionPlatforms(options: PlatformOptions, platformsInReques
       );
     }
   }
-}
-
-/** The options of one platform as stored on its posts (an empty object when none were given). */
-export function optionsFor(options: PlatformOptions, platform: PublishablePlatform): Record<string, unknown> {
-  return { ...(options[platform] ?? {}) };
 }

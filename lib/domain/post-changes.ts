@@ -9,7 +9,8 @@
  * invalid_media, invalid_scheduled_for / scheduled_for_in_past / scheduled_for_too_far,
  * invalid_option. Options name platforms as a create's do; only the post's own platform may appear.
  */
-import { checkMedia, checkOptions, checkScheduledFor, describeJson, optionsFor, type PlatformOptions } from './create-request.js';
+import { checkMedia, checkOptions, checkScheduledFor, describeJson, type PlatformOptions } from './create-request.js';
+import { formatFields } from './format-rules.js';
 import { ApiError } from './errors.js';
 import type { MediaItem, Post } from './model.js';
 import { platformName } from './publishing.js';
@@ -90,14 +91,25 @@ export function notRetryableReason(post: Post): string | null {
   return null;
 }
 
-/** The post as a PATCH leaves it: the fields asked for, the rest as they were. */
-export function applyUpdate(post: Post, request: PostUpdateRequest, media: MediaItem[] | null, now: Date): Post {
+/**
+ * The post as a PATCH leaves it: the fields asked for, the rest as they were. Options given replace
+ * the post's platform's entry whole, so its format, thread parts and first comment are made again
+ * from them (`threadMedia`: the new thread parts' media items, in part order); a PATCH applies only
+ * before anything was sent, so no part or comment id is lost.
+ */
+export function applyUpdate(
+  post: Post,
+  request: PostUpdateRequest,
+  resolved: { media: MediaItem[] | null; threadMedia: MediaItem[][] | null },
+  now: Date,
+): Post {
+  const { media } = resolved;
   return {
     ...post,
     text: request.text ?? post.text,
     mediaUrls: media === null ? post.mediaUrls : media.map((item) => item.url),
     mediaIds: media === null ? post.mediaIds : media.map((item) => item.id),
-    options: request.options === null ? post.options : optionsFor(request.options, post.platform),
+    ...(request.options === null ? {} : formatFields(request.options, post.platform, resolved.threadMedia)),
     scheduledFor: request.scheduledFor?.toISOString() ?? post.scheduledFor,
     updatedAt: now.toISOString(),
   };

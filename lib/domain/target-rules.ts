@@ -4,12 +4,15 @@
  *
  * Order (first failing rule is the reason):
  *   account_unresolved → platform_not_available → token_invalid → token_refresh_failed →
- *   text_empty → text_too_long → unsupported_media → video_too_long
+ *   text_empty → text_too_long → unsupported_media → video_too_long → the native formats' reasons
+ *   (format-rules.ts: invalid_thread, invalid_poll, invalid_document, invalid_first_comment)
  * (quota_exceeded is decided when the posts are written, schedule_failed when they are queued.)
  * Connection problems come first because reconnecting is the fix that matters most; a text or
  * media fix would still fail on a dead connection.
  */
 import type { RejectionReason } from './errors.js';
+import type { PlatformOptions } from './create-request.js';
+import { checkFormat, PDF_CONTENT_TYPE } from './format-rules.js';
 import { PUBLISHABLE_PLATFORMS, type Account, type MediaItem, type PublishablePlatform } from './model.js';
 import { xTextLength } from './x-text-length.js';
 
@@ -25,6 +28,8 @@ export interface PlatformRules {
   maxImages: number;
   videoTypes: readonly string[];
   maxVideoSeconds: number;
+  /** Files posted as a document (LinkedIn's PDF), judged by the document rule (format-rules.ts), not as images or videos. */
+  documentTypes: readonly string[];
 }
 
 /**
@@ -44,6 +49,7 @@ export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
     maxImages: 4,
     videoTypes: ['video/mp4'],
     maxVideoSeconds: 140,
+    documentTypes: [],
   },
   linkedin: {
     maxTextLength: 3000,
@@ -52,6 +58,7 @@ export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
     maxImages: 20,
     videoTypes: ['video/mp4'],
     maxVideoSeconds: 30 * 60,
+    documentTypes: [PDF_CONTENT_TYPE],
   },
 };
 
@@ -71,6 +78,10 @@ export interface TargetInput {
   text: string;
   /** The request's media, already resolved to the caller's library items, in request order. */
   media: readonly MediaItem[];
+  /** The options as validated (create-request.ts checkOptions); absent: none. */
+  options?: PlatformOptions;
+  /** Each X thread part's media, resolved like `media`, in part order; null or absent when there is none to look at. */
+  threadMedia?: readonly (readonly MediaItem[])[] | null;
 }
 
 export type TargetVerdict =
@@ -130,6 +141,17 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   const mediaProblem = checkMedia(rules, platform, input.media);
   if (mediaProblem) return reject(input, platform, mediaProblem.reason, mediaProblem.message);
 
+  const formatProblem = checkFormat(
+    {
+      platform,
+      maxTextLength: rules.maxTextLength,
+      textLength: rules.textLength,
+      mediaProblem: (media) => checkMedia(rules, platform, media),
+    },
+    { options: input.options ?? {}, media: input.media, threadMedia: input.threadMedia ?? null },
+  );
+  if (formatProblem) return reject(input, platform, formatProblem.reason, formatProblem.message);
+
   return { accepted: true, accountId: input.accountId, account, platform };
 }
 
@@ -146,6 +168,8 @@ function checkMedia(
   platform: PublishablePlatform,
   media: readonly MediaItem[],
 ): { reason: RejectionReason; message: string } | null {
+  // A document (LinkedIn's PDF) is the document rule's to judge (format-rules.ts).
+  media = media.filter((item) => !rules.documentTypes.includes(item.contentType));
   if (media.length === 0) return null;
   const images = media.filter((item) => rules.imageTypes.includes(item.contentType));
   const videos = media.filter((item) => rules.videoTypes.includes(item.contentType));
@@ -153,7 +177,7 @@ function checkMedia(
   if (other) {
     return {
       reason: 'unsupported_media',
-      message: `${platform} does not accept ${other.contentType} files (accepted: ${[...rules.imageTypes, ...rules.videoTypes].join(', ')}).`,
+      message: `${platform} does not accept ${other.contentType} files (accepted: ${[...rules.imageTypes, ...rules.videoTypes, ...rules.documentTypes].join(', ')}).`,
     };
   }
   if (videos.length > 0 && images.length > 0) {

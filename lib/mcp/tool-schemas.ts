@@ -21,8 +21,58 @@ export function nullable<T extends z.ZodType>(schema: T, whenNull: string): z.Zo
   return schema.describe(whenNull).nullable();
 }
 
-/** A platform option's value (the service's rules say which names and types each platform takes). */
-const optionValue = z.union([z.string().describe('A text setting, e.g. x communityId'), z.boolean().describe('A switch, e.g. x shareWithFollowers')]);
+/*
+ * A create's `options` (docs/native-formats.md). Strict objects, so a mistyped key is refused by
+ * name rather than dropped; the values' rules (lengths, counts, durations) are the service's, whose
+ * rejection reasons name them (invalid_thread, invalid_poll, invalid_document, invalid_first_comment).
+ */
+const firstCommentOption = z
+  .string()
+  .describe('A comment posted on the post right after it is live (X: a reply); not with thread. X 280 weighted characters, LinkedIn 1,250');
+const platformOptions = z
+  .strictObject({
+    x: z
+      .strictObject({
+        communityId: z.string().optional().describe('Post into this X community'),
+        shareWithFollowers: z.boolean().optional().describe('With communityId: also show it to followers'),
+        thread: z
+          .array(
+            z.strictObject({
+              text: z.string().optional().describe('280 weighted characters at most; may be empty when the part has media'),
+              media: z.array(z.string()).optional().describe('URLs from list_media, as a post\'s media'),
+            }),
+          )
+          .optional()
+          .describe('The FURTHER parts of a thread (the post\'s own text is part 1), 1 to 24, each a reply to the one before'),
+        poll: z
+          .strictObject({
+            choices: z.array(z.string()).describe('2 to 4 choices of 1 to 25 characters'),
+            durationMinutes: z.number().describe('Whole minutes, 5 to 10080'),
+          })
+          .optional()
+          .describe('A poll on the post; the post then has no media'),
+        firstComment: firstCommentOption.optional(),
+      })
+      .optional(),
+    linkedin: z
+      .strictObject({
+        poll: z
+          .strictObject({
+            question: z.string().describe('1 to 140 characters'),
+            choices: z.array(z.string()).describe('2 to 4 choices of 1 to 30 characters'),
+            duration: z.enum(['ONE_DAY', 'THREE_DAYS', 'SEVEN_DAYS', 'FOURTEEN_DAYS']),
+          })
+          .optional()
+          .describe('A poll on the post; the post then has no media'),
+        documentTitle: z
+          .string()
+          .optional()
+          .describe('1 to 400 characters; makes a document post, whose media is exactly one PDF from list_media. Required with a PDF'),
+        firstComment: firstCommentOption.optional(),
+      })
+      .optional(),
+  })
+  .describe('Per-platform options (they apply to every account of that platform)');
 
 export const accountShape = z.object({
   object: z.literal('account'),
@@ -54,6 +104,23 @@ export const postShape = z.object({
   error: z
     .object({ message: z.string(), advice: z.string(), retryable: z.boolean().optional().describe('true: retry_post can send it again safely') })
     .nullable(),
+  format: z.enum(['text', 'thread', 'poll', 'document']),
+  threadParts: z
+    .array(
+      z.object({
+        platformPostId: nullable(z.string(), 'null until this part is live'),
+        publishedUrl: nullable(z.string(), 'The live part; null until it is live'),
+      }),
+    )
+    .describe('A thread\'s further parts, in order ([] unless format is thread); the first part is the post itself'),
+  firstComment: nullable(
+    z.object({
+      status: z.enum(['pending', 'published', 'failed']).describe('The comment\'s own state; the post\'s status never depends on it'),
+      platformCommentId: nullable(z.string(), 'null until the comment is live'),
+      error: nullable(z.object({ message: z.string(), advice: z.string(), retryable: z.boolean().optional() }), 'Why the comment failed; null otherwise'),
+    }),
+    'null when no first comment was asked for',
+  ),
   createdAt: timestamp,
   updatedAt: timestamp,
   settingsUrl: z.string().describe('Where the person sees this post in settings (and cancels it while scheduled)'),
@@ -82,7 +149,7 @@ export const createPostsInput = {
   media: z.array(z.string()).optional().describe('URLs from list_media (files of the media library) only'),
   scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; omit to publish at once'),
   draft: z.boolean().optional().describe('true saves drafts that are never sent'),
-  options: z.record(z.string(), z.record(z.string(), optionValue)).optional().describe('Per-platform options: x: {communityId, shareWithFollowers}'),
+  options: platformOptions.optional(),
   workspaceId: z.string().optional().describe('Needed only when the person has several workspaces'),
   campaignId: z.string().optional(),
   idempotencyKey: z
@@ -104,6 +171,9 @@ const previewLine = z.object({
   text: z.string(),
   textLength: nullable(z.number(), 'The text\'s length as the platform counts it; null for a platform that cannot be posted to'),
   maxTextLength: nullable(z.number(), 'The platform\'s limit; null for a platform that cannot be posted to'),
+  format: nullable(z.enum(['text', 'thread', 'poll', 'document']), 'The post\'s format; null when rejected'),
+  parts: nullable(z.number(), 'Posts it goes out as (1 unless a thread); null when rejected'),
+  firstComment: nullable(z.boolean(), 'Whether a first comment follows the post; null when rejected'),
 });
 
 const createdLine = z.object({
@@ -172,7 +242,7 @@ export const updatePostInput = {
   text: z.string().optional(),
   media: z.array(z.string()).optional().describe('Replaces the media: URLs from list_media; [] removes them'),
   scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; moves a scheduled post'),
-  options: z.record(z.string(), z.record(z.string(), optionValue)).optional().describe('Per-platform options, as in create_posts'),
+  options: platformOptions.optional().describe('Per-platform options, as in create_posts; options.<platform> replaces that platform\'s options whole (thread, poll, first comment included)'),
   idempotencyKey: changeKey,
   confirm: confirmField,
 };

@@ -25,7 +25,7 @@ import type { DeletePost } from '../use-cases/delete-post.js';
 import type { GetPost } from '../use-cases/get-post.js';
 import { parseListAccountsQuery, type ListAccounts } from '../use-cases/list-accounts.js';
 import { parseListPostsQuery, type ListPosts } from '../use-cases/list-posts.js';
-import type { PreviewPosts } from '../use-cases/preview-posts.js';
+import type { PreviewLine, PreviewPosts } from '../use-cases/preview-posts.js';
 import type { PublishDraft } from '../use-cases/publish-draft.js';
 import type { RetryPost } from '../use-cases/retry-post.js';
 import type { UpdatePost } from '../use-cases/update-post.js';
@@ -68,6 +68,12 @@ function toolError(error: unknown): CallToolResult {
 }
 
 /** Drops undefined fields, so the use cases see exactly what the assistant sent. */
+/** A preview line's format in words (nothing for a plain text post). */
+function formatNote(line: PreviewLine): string {
+  const format = line.format === 'thread' ? `, a thread of ${line.parts ?? 1} posts` : line.format === 'poll' || line.format === 'document' ? `, a ${line.format} post` : '';
+  return `${format}${line.firstComment === true ? ', then a first comment' : ''}`;
+}
+
 function defined(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 }
@@ -180,7 +186,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
           const preview = await deps.previewPosts.execute(caller, body);
           const lines = preview.targets.map((line) =>
             line.verdict === 'accepted'
-              ? `- ${line.accountId} (${line.platform} ${line.handle}): accepted, ${line.textLength}/${line.maxTextLength} characters`
+              ? `- ${line.accountId} (${line.platform} ${line.handle}): accepted, ${line.textLength}/${line.maxTextLength} characters${formatNote(line)}`
               : `- ${line.accountId}: rejected (${line.reason}) ${line.message}`,
           );
           const when = preview.draft ? 'saved as drafts' : `published at ${preview.publishAt}`;

@@ -34,8 +34,24 @@ import { IN_FLIGHT_ATTRIBUTE, itemToPost, postToItem } from './post-item.js';
 import { ALLOWANCE_UPDATE, allowanceCounterKey, cancellationCodes, IdempotencyLockLostError, MAX_TRANSACTION_ATTEMPTS, type TransactItem } from './post-create-writes.js';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
 
-/** Post attributes that are absent when null (post-item.ts): a change that clears one removes it. */
-const NULLABLE_ATTRIBUTES = ['publishedAt', 'publishedUrl', 'platformPostId', 'error', 'deletedAt', 'allowanceCycle', IN_FLIGHT_ATTRIBUTE, 'duePk', 'dueSk'] as const;
+/**
+ * Post attributes that are absent when null or empty (post-item.ts): a change that clears one
+ * removes it (a PATCH that turns a thread into a poll drops threadParts, one without a first
+ * comment drops firstComment).
+ */
+const NULLABLE_ATTRIBUTES = [
+  'publishedAt',
+  'publishedUrl',
+  'platformPostId',
+  'error',
+  'deletedAt',
+  'allowanceCycle',
+  IN_FLIGHT_ATTRIBUTE,
+  'duePk',
+  'dueSk',
+  'threadParts',
+  'firstComment',
+] as const;
 /** The worker's bookkeeping (dynamodb-publish-state.ts) that a retry clears. */
 const PUBLISH_STATE_ATTRIBUTES = [
   'claimToken',

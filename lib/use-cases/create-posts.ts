@@ -18,11 +18,13 @@
  *      (schedule_failed) and its unit is given back
  * A request that ends in anything but a 202 releases its idempotency key (only a 202 is remembered).
  *
- * DynamoDB requests: claim 1 + accounts 1 (+ media 1 when media is attached) + transaction 1,
+ * DynamoDB requests: claim 1 + accounts 1 (+ media 1 when media is attached, to the post or to a
+ * thread part) + transaction 1,
  * whatever the number of targets; the counter is read only when the allowance condition fails.
  */
 import { allowanceCycle } from '../domain/allowance.js';
-import { optionsFor, type CreatePostsRequest } from '../domain/create-request.js';
+import type { CreatePostsRequest } from '../domain/create-request.js';
+import { formatFields } from '../domain/format-rules.js';
 import { ApiError, type RejectionReason } from '../domain/errors.js';
 import { bodyHash, parseIdempotencyKey } from '../domain/idempotency.js';
 import type { MediaItem, Post, PostError, PublishablePlatform } from '../domain/model.js';
@@ -151,13 +153,13 @@ export class CreatePosts {
     lock: IdempotencyLock | null,
     progress: { remembered: boolean; released: boolean },
   ): Promise<CreatePostsResponse> {
-    const { request, media, decisions } = await decideTargets(this.deps, caller, body, now);
+    const { request, media, threadMedia, decisions } = await decideTargets(this.deps, caller, body, now);
 
     const campaignId = request.campaignId ?? newId('cmp');
     const createdAt = now.toISOString();
     const targets: Target[] = decisions.map(({ verdict, text }) => ({
       verdict,
-      post: verdict.accepted ? this.newPost(caller, request, verdict, { campaignId, text, media, createdAt }) : null,
+      post: verdict.accepted ? this.newPost(caller, request, verdict, { campaignId, text, media, threadMedia, createdAt }) : null,
     }));
 
     const toWrite = targets.flatMap((target) => (target.post ? [target.post] : []));
@@ -212,7 +214,7 @@ export class CreatePosts {
     caller: Caller,
     request: CreatePostsRequest,
     verdict: Extract<TargetVerdict, { accepted: true }>,
-    shared: { campaignId: string; text: string; media: MediaItem[]; createdAt: string },
+    shared: { campaignId: string; text: string; media: MediaItem[]; threadMedia: MediaItem[][] | null; createdAt: string },
   ): Post {
     const platform: PublishablePlatform = verdict.platform;
     return {
@@ -226,10 +228,8 @@ export class CreatePosts {
       text: shared.text,
       mediaUrls: shared.media.map((item) => item.url),
       mediaIds: shared.media.map((item) => item.id),
-      options: optionsFor(request.options, platform),
-      format: 'text',
-      threadParts: [],
-      firstComment: null,
+      // options without thread and firstComment, which become threadParts and firstComment.
+      ...formatFields(request.options, platform, shared.threadMedia),
       // No scheduledFor: due at once (a draft keeps its creation time).
       scheduledFor: request.scheduledFor?.toISOString() ?? shared.createdAt,
       publishedAt: null,

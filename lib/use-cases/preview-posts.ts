@@ -9,6 +9,8 @@
 import { ApiError, type RejectionReason } from '../domain/errors.js';
 import { noTargetAccepted, type PostBatch, type PostResult } from './create-posts.js';
 import { PLATFORM_RULES, isPublishablePlatform } from '../domain/target-rules.js';
+import { formatFields } from '../domain/format-rules.js';
+import type { PostFormat } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
 import type { Caller } from '../domain/caller.js';
 import type { Clock } from './ports/clock.js';
@@ -26,6 +28,12 @@ export interface PreviewLine {
   /** The text's length as the platform counts it (X: weighted characters; LinkedIn: UTF-16 units). */
   textLength: number | null;
   maxTextLength: number | null;
+  /** The post's format (docs/native-formats.md); null when rejected. */
+  format: PostFormat | null;
+  /** Parts the post would go out in (1 unless a thread); null when rejected. */
+  parts: number | null;
+  /** Whether a first comment would follow the post; null when rejected. */
+  firstComment: boolean | null;
 }
 
 export interface PostsPreview {
@@ -54,6 +62,7 @@ export class PreviewPosts {
     const now = this.deps.clock.now();
     const { request, decisions } = await decideTargets(this.deps, caller, body, now);
     const targets = decisions.map(({ verdict, text }): PreviewLine => {
+      const format = verdict.accepted ? formatFields(request.options, verdict.platform, null) : null;
       const rules = verdict.platform !== null && isPublishablePlatform(verdict.platform) ? PLATFORM_RULES[verdict.platform] : null;
       return {
         accountId: verdict.accountId,
@@ -66,6 +75,9 @@ export class PreviewPosts {
         // A lower bound already over the limit when counting stopped early (x-text-length.ts).
         textLength: rules ? rules.textLength(text).length : null,
         maxTextLength: rules ? rules.maxTextLength : null,
+        format: format?.format ?? null,
+        parts: format ? format.threadParts.length + 1 : null,
+        firstComment: format ? format.firstComment !== null : null,
       };
     });
     const accepted = targets.filter((line) => line.verdict === 'accepted').length;

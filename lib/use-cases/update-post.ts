@@ -79,7 +79,7 @@ export class UpdatePost {
     if (post.status === 'scheduled') requireScope(caller, 'publish');
     const reason = notEditableReason(post, read.progress);
     if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
-    const { media } = await decideStoredTarget(this.deps, caller, post, request);
-    return { read, after: applyUpdate(post, request, media, this.deps.clock.now()) };
+    const resolved = await decideStoredTarget(this.deps, caller, post, request);
+    return { read, after: applyUpdate(post, request, resolved, this.deps.clock.now()) };
   }
 }

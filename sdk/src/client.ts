@@ -19,6 +19,17 @@ export type Account = components['schemas']['Account'];
 export type AccountList = components['schemas']['AccountList'];
 export type PreviewBatch = components['schemas']['PreviewBatch'];
 export type PreviewResult = components['schemas']['PreviewResult'];
+/** A create's, PATCH's or preview's `options` (docs/native-formats.md): per platform, native formats included. */
+export type PlatformOptions = components['schemas']['PlatformOptions'];
+export type XOptions = NonNullable<PlatformOptions['x']>;
+export type LinkedInOptions = NonNullable<PlatformOptions['linkedin']>;
+export type ThreadPartRequest = components['schemas']['ThreadPartRequest'];
+export type XPoll = components['schemas']['XPoll'];
+export type LinkedInPoll = components['schemas']['LinkedInPoll'];
+/** `text`, `thread`, `poll` or `document`. */
+export type PostFormat = Post['format'];
+export type ThreadPart = Post['threadParts'][number];
+export type FirstComment = NonNullable<Post['firstComment']>;
 export type CreatePostsParams = RequestBody<Operation<'/posts', 'post'>>;
 export type PreviewPostsParams = RequestBody<Operation<'/posts/preview', 'post'>>;
 export type UpdatePostParams = RequestBody<Operation<'/posts/{id}', 'patch'>>;

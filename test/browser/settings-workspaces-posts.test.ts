@@ -10,7 +10,11 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { DynamoDbIdentityStore } from '../../lib/store/dynamodb-identity-store.js';
+import { postToItem } from '../../lib/store/post-item.js';
+import { postFixture } from '../support/post-fixture.js';
 import { DESKTOP, launchChromium, PHONE, screenshot, signIn, signUp } from '../support/browser.js';
 import { connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -147,6 +151,61 @@ describe('workspaces and posts in a browser', () => {
     expect(await main.innerText()).toContain('Post cancelled');
     const gone = await fetch(`${stack.baseUrl}/posts/${scheduled}`, { headers: { authorization: `Bearer ${owner.apiKey}` } });
     expect(gone.status).toBe(404);
+    await context.close();
+  });
+
+  it('shows a post\'s format, its thread parts with a link to each live one, and the first comment\'s state', async () => {
+    const workspaceId = owner.workspaceIds[0]!;
+    const [x, linkedin] = owner.accounts;
+    const at = new Date().toISOString();
+    // Written through the store: the outcomes of publishing (parts live, a comment refused) are the publish worker's to make.
+    const thread = postFixture({
+      id: 'post_nfthreadsettings000001',
+      userId: owner.userId,
+      createdAt: at,
+      workspaceId,
+      accountId: x!.id,
+      text: 'A thread, part one',
+      status: 'failed',
+      format: 'thread',
+      platformPostId: '1001',
+      publishedUrl: 'https://x.com/owner/status/1001',
+      threadParts: [
+        { text: 'part two', mediaUrls: [], mediaIds: [], platformPostId: '1002', publishedUrl: 'https://x.com/owner/status/1002' },
+        { text: 'part three', mediaUrls: [], mediaIds: [], platformPostId: null, publishedUrl: null },
+      ],
+      error: { message: 'X refused part 3 of the thread; 2 of 3 parts are live.', advice: 'Retry to send the missing part.', retryable: true },
+    });
+    const poll = postFixture({
+      id: 'post_nfpollsettings00000001',
+      userId: owner.userId,
+      createdAt: at,
+      workspaceId,
+      accountId: linkedin!.id,
+      platform: 'linkedin',
+      text: 'A poll with a first comment',
+      status: 'published',
+      publishedAt: at,
+      format: 'poll',
+      options: { poll: { question: 'Q?', choices: ['a', 'b'], duration: 'ONE_DAY' } },
+      firstComment: { text: 'link', status: 'failed', platformCommentId: null, error: { message: 'LinkedIn refused the comment.', advice: 'Post it by hand.' } },
+    });
+    const documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint));
+    for (const post of [thread, poll]) await documents.send(new PutCommand({ TableName: stack.tables.posts, Item: postToItem(post) }));
+    documents.destroy();
+
+    const { context, page } = await signedInAsOwner();
+    await page.goto(`${stack.origin}/settings/posts`);
+    const threadRow = page.locator('tr', { hasText: 'A thread, part one' });
+    expect(await threadRow.locator('.post-format').innerText()).toContain('Thread of 3 parts');
+    expect(await threadRow.getByRole('link', { name: 'Part 2 live' }).getAttribute('href')).toBe('https://x.com/owner/status/1002');
+    expect(await threadRow.innerText()).toContain('Part 3 not live yet');
+    expect(await threadRow.locator('.first-comment').count()).toBe(0);
+    const pollRow = page.locator('tr', { hasText: 'A poll with a first comment' });
+    expect(await pollRow.locator('.post-format').innerText()).toContain('Poll');
+    expect(await pollRow.locator('.first-comment').innerText()).toMatch(/First comment: failed\s+LinkedIn refused the comment\. Post it by hand\./);
+    // A text post shows no format line.
+    expect(await page.locator('tr', { hasText: 'Hello from the settings test' }).locator('.post-format').count()).toBe(0);
     await context.close();
   });
 

@@ -254,6 +254,40 @@ describe('tools', () => {
     // A PDF's pages, read when it was added, tell the assistant what a document post would show.
     expect(media.map((item) => item.pageCount)).toEqual([2, null, null]);
   });
+
+  it('native formats: create_posts previews their verdicts, creates a thread and a poll, get_post and update_post show format, parts and first comment', async () => {
+    const [x, linkedin] = user.accounts;
+    const options = { x: { thread: [{ text: 'part two' }, { text: 'part three' }] }, linkedin: { poll: { question: 'Which?', choices: ['a'], duration: 'ONE_DAY' } } };
+    const preview = await call(assistant.client, 'create_posts', { accounts: [x?.id, linkedin?.id], text: 'part one', draft: true, options, idempotencyKey: 'nf-preview' });
+    expect(preview.content[0]?.text).toContain('accepted, 8/280 characters, a thread of 3 posts');
+    expect((preview.structuredContent?.preview as { targets: unknown[] }).targets).toEqual([
+      expect.objectContaining({ accountId: x?.id, verdict: 'accepted', format: 'thread', parts: 3, firstComment: false }),
+      expect.objectContaining({ accountId: linkedin?.id, verdict: 'rejected', reason: 'invalid_poll' }),
+    ]);
+    const typo = await call(assistant.client, 'create_posts', { accounts: [x?.id], text: 'a', options: { x: { firstcomment: 'c' } }, idempotencyKey: 'nf-typo' });
+    expect(typo.isError).toBe(true);
+    expect(typo.content[0]?.text).toContain('firstcomment');
+
+    const created = await call(assistant.client, 'create_posts', {
+      accounts: [x?.id],
+      text: 'part one',
+      draft: true,
+      options: { x: { thread: options.x.thread } },
+      idempotencyKey: 'nf-create',
+      confirm: true,
+    });
+    const id = (created.structuredContent?.posts as { id: string }[])[0]?.id ?? '';
+    const got = await call(assistant.client, 'get_post', { id });
+    expect(got.structuredContent?.post).toMatchObject({ format: 'thread', threadParts: [{ platformPostId: null }, { platformPostId: null }], firstComment: null });
+
+    const poll = { x: { poll: { choices: ['yes', 'no'], durationMinutes: 60 }, firstComment: 'Why: https://example.com' } };
+    const changed = await call(assistant.client, 'update_post', { id, options: poll, idempotencyKey: 'nf-update' });
+    expect(changed.structuredContent).toMatchObject({ mode: 'preview', post: { format: 'poll', threadParts: [], firstComment: { status: 'pending', platformCommentId: null } } });
+    const done = await call(assistant.client, 'update_post', { id, options: poll, idempotencyKey: 'nf-update', confirm: true });
+    expect(done.structuredContent).toMatchObject({ mode: 'done', post: { format: 'poll', firstComment: { status: 'pending' } } });
+    const refused = await call(assistant.client, 'update_post', { id, options: { x: { firstComment: ' ' } }, idempotencyKey: 'nf-update-2' });
+    expect(refused.content[0]?.text).toMatch(/^invalid_first_comment: /);
+  });
 });
 
 describe('grants', () => {

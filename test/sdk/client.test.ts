@@ -23,6 +23,7 @@ import {
   SocialPublishing,
   WaitForOutcomeError,
   type Post,
+  type PlatformOptions,
   type RetryEvent,
   type WebhookEndpoint,
 } from '../../sdk/src/index.js';
@@ -279,6 +280,21 @@ describe('the post lifecycle through the SDK', () => {
     expect(none).toMatchObject({ code: 'platform_not_available', status: 400 });
     expect((none as InvalidRequestError).posts?.map((result) => result.reason)).toEqual(['platform_not_available']);
     expect(await sdk.posts.list().toArray({ limit: 10 })).toEqual([]);
+  });
+
+  it('native formats: typed options make a thread draft, update makes it a poll with a first comment, a broken rule is InvalidRequestError', async () => {
+    const owner = await provisionUser({ accounts: [{ platform: 'x' }] });
+    const sdk = sdkFor(owner.apiKey);
+    const account = owner.accounts[0]?.id as string;
+    const thread: PlatformOptions = { x: { thread: [{ text: 'Part two' }, { text: 'Part three' }] } };
+    const batch = await sdk.posts.create({ accounts: [account], text: 'Part one', draft: true, options: thread });
+    const id = batch.posts[0]?.id as string;
+    expect(await sdk.posts.get(id)).toMatchObject({ format: 'thread', threadParts: [{ platformPostId: null }, { platformPostId: null }], firstComment: null });
+    const poll = await sdk.posts.update(id, { options: { x: { poll: { choices: ['Yes', 'No'], durationMinutes: 60 }, firstComment: 'Why I ask' } } });
+    expect(poll).toMatchObject({ format: 'poll', threadParts: [], firstComment: { status: 'pending', platformCommentId: null, error: null } });
+    const broken = await rejection(sdk.posts.update(id, { options: { x: { poll: { choices: ['Only one'], durationMinutes: 60 } } } }));
+    expect(broken).toBeInstanceOf(InvalidRequestError);
+    expect(broken).toMatchObject({ code: 'invalid_poll', param: 'options.x.poll', status: 400 });
   });
 
   it('update changes a scheduled post\'s text and time; waitForOutcome sees the new text published, once, at the new time', async () => {

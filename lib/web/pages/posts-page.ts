@@ -3,6 +3,8 @@
  * account, campaign, schedule, a failed post's error message and advice, the link to the live
  * post, a Cancel button on scheduled posts, Send now on drafts and Retry on failed posts whose
  * error is retryable (POSTs with the CSRF token, like Cancel). Pages follow the API's signed cursor.
+ * A native format (docs/native-formats.md) shows beside the text: a thread's further parts with a
+ * link to each once live, and the first comment's own state (the post's status never depends on it).
  */
 import type { Account } from '../../domain/model.js';
 import { POST_STATUSES } from '../../domain/model.js';
@@ -22,11 +24,35 @@ function safeLink(url: string | null): string | null {
   return url && /^https?:\/\//i.test(url) ? url : null;
 }
 
+const FORMAT_LABEL: Record<string, string> = { thread: 'Thread', poll: 'Poll', document: 'Document' };
+const COMMENT_BADGE: Record<string, string> = { pending: 'warn', published: 'ok', failed: 'bad' };
+
+/** The format, a thread's further parts (part 1 is the post itself) and the first comment; nothing for a text post without one. */
+function formatDetails(post: PostView): Html | string {
+  const parts =
+    post.threadParts.length === 0
+      ? ''
+      : html`<ol class="thread-parts" start="2">${post.threadParts.map((part, index) => {
+          const link = safeLink(part.publishedUrl);
+          return html`<li>${link ? html`<a href="${link}" rel="noopener noreferrer" target="_blank">Part ${index + 2} live</a>` : html`<span class="muted">Part ${index + 2} not live yet</span>`}</li>`;
+        })}</ol>`;
+  const comment = post.firstComment;
+  const commentLine =
+    comment === null
+      ? ''
+      : html`<p class="first-comment">First comment: <span class="badge ${COMMENT_BADGE[comment.status] ?? 'muted'}">${comment.status}</span>${comment.error ? html` <span class="error-text">${comment.error.message} ${comment.error.advice}</span>` : ''}</p>`;
+  const label = FORMAT_LABEL[post.format];
+  if (!label && parts === '' && commentLine === '') return '';
+  const title = post.format === 'thread' ? `Thread of ${post.threadParts.length + 1} parts` : label;
+  return html`<div class="post-format" data-format="${post.format}">${title ? html`<span class="muted">${title}</span>` : ''}${parts}${commentLine}</div>`;
+}
+
 function postRow(post: PostView, account: Account | undefined, csrfToken: string): Html {
   const live = safeLink(post.publishedUrl);
   // The row's id is the post id: an assistant links each post it creates to /settings/posts#<id>.
   return html`<tr id="${post.id}">
   <td data-label="Post">${post.text === '' ? html`<span class="muted">(no text)</span>` : excerpt(post.text)}${post.mediaUrls.length > 0 ? html`<br><span class="muted">${post.mediaUrls.length} media</span>` : ''}
+    ${formatDetails(post)}
     ${post.error ? html`<p class="error-text"><strong>${post.error.message}</strong><br>${post.error.advice}</p>` : ''}</td>
   <td data-label="Account">${account ? html`${account.name}<br><span class="muted">${post.platform} ${account.handle}</span>` : html`${post.platform}<br><span class="muted">${post.accountId}</span>`}</td>
   <td data-label="Status"><span class="badge ${STATUS_BADGE[post.status] ?? 'muted'}">${post.status}</span></td>
