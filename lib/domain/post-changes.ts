@@ -13,6 +13,7 @@ import { checkMedia, checkOptions, checkScheduledFor, describeJson, optionsFor, 
 import { ApiError } from './errors.js';
 import type { MediaItem, Post } from './model.js';
 import { platformName } from './publishing.js';
+import { livePartCount } from './thread-progress.js';
 
 export const UPDATE_BODY_FIELDS = ['text', 'media', 'scheduledFor', 'options'] as const;
 export const SEND_BODY_FIELDS = ['scheduledFor'] as const;
@@ -110,15 +111,18 @@ export function applyUpdate(post: Post, request: PostUpdateRequest, media: Media
  * be queued, the current one, spent again).
  */
 export function sendAgain(post: Post, at: Date, allowanceCycle: string, now: Date): Post {
+  // A thread that failed midway keeps its live parts' ids (and stays in flight: a delete must not
+  // cancel what is live): the retry continues from the first missing part (lib/use-cases/publish-thread.ts).
+  const partsLive = livePartCount(post) > 0;
   return {
     ...post,
     status: 'scheduled',
     scheduledFor: at.toISOString(),
     error: null,
     publishedAt: null,
-    publishedUrl: null,
-    platformPostId: null,
-    inFlightSince: null,
+    publishedUrl: partsLive ? post.publishedUrl : null,
+    platformPostId: partsLive ? post.platformPostId : null,
+    inFlightSince: partsLive ? (post.inFlightSince ?? null) : null,
     allowanceCycle,
     updatedAt: now.toISOString(),
   };
