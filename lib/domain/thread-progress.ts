@@ -59,3 +59,12 @@ export function withLiveParts<T extends Omit<PostError, 'retryable'>>(post: Post
     message: `${parts} of ${next.total} ${live === 1 ? 'is' : 'are'} live on ${platformName(post.platform)}; part ${next.number} did not go out: ${failure.message}`,
   };
 }
+
+/**
+ * A thread refused midway is retryable, unlike a post refused outright: its first parts are live,
+ * so creating it again would post them twice, and a retry is the one way to send the rest (from
+ * the first missing part). Any other failure follows the post's rule (publishing.ts isRetryableFailure).
+ */
+export function isRetryableThreadFailure(post: Pick<Post, 'platformPostId' | 'threadParts'>, kind: string, mayBeLive: boolean): boolean {
+  return kind === 'refused' && !mayBeLive && livePartCount(post) > 0 && nextPart({ text: '', mediaIds: [], ...post }) !== null;
+}

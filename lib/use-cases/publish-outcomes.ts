@@ -7,7 +7,7 @@
 import type { Post, PostError } from '../domain/model.js';
 import { isRetryableFailure, nextRetry, queueDelaySeconds } from '../domain/publishing.js';
 import type { PublishClaim } from '../domain/publish-state.js';
-import { livePartCount, withLiveParts } from '../domain/thread-progress.js';
+import { isRetryableThreadFailure, livePartCount, withLiveParts } from '../domain/thread-progress.js';
 import type { Clock } from './ports/clock.js';
 import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
 import type { PlatformPublishResult } from './ports/platform-publisher.js';
@@ -95,7 +95,7 @@ export class PublishOutcomes {
    */
   async fail(post: Post, claim: PublishClaim, failure: Omit<PostError, 'retryable'>, kind: string, mayBeLive = claim.uncertain): Promise<PublishOutcome> {
     // A thread stopped midway says which parts are live (they stay; a retry sends the rest).
-    const error: PostError = { ...withLiveParts(post, failure), retryable: isRetryableFailure(kind, mayBeLive) };
+    const error: PostError = { ...withLiveParts(post, failure), retryable: isRetryableFailure(kind, mayBeLive) || isRetryableThreadFailure(post, kind, mayBeLive) };
     const stored = await this.deps.state.recordFailed(post, error, this.deps.clock.now(), claim.token);
     // Refused: another worker took the post over (this one outlived its lease), and it decides.
     if (!stored) return { outcome: 'skipped', reason: 'the claim was lost before the outcome was recorded' };
