@@ -178,7 +178,11 @@ export class PublishPost {
       if (!result.current) return { outcome: 'skipped', reason: 'post removed' };
       const { post, state } = result.current;
       // A retry (or a sweep) of a published post's first comment.
-      if (post.status === 'published' && post.firstComment?.status === 'pending' && post.deletedAt === null) return this.firstComments.execute(post.id);
+      if (post.status === 'published' && post.firstComment?.status === 'pending' && post.deletedAt === null) {
+        // Its message comes up to the prepare window early: the comment's retry time is the message's.
+        await this.until(new Date(message.scheduledFor));
+        return this.firstComments.execute(post.id);
+      }
       if (post.deletedAt !== null) return { outcome: 'skipped', reason: 'post deleted' };
       if (post.status !== 'scheduled') return { outcome: 'skipped', reason: `post is ${post.status}` };
       if (state.claimUntil !== null && Date.parse(state.claimUntil) >= now.getTime()) {

@@ -268,6 +268,19 @@ describe('the first comment on X', () => {
     expect(replies.map((reply) => reply.id)).toEqual([post.firstComment?.platformCommentId]);
   });
 
+  it('failing transiently (flaky: 503 once): retried with backoff by a publish message, posted once', async () => {
+    const acct = await account('flaky');
+    const [text] = texts('Comment retried', 1);
+    const comment = `Retried comment of ${text}`;
+    const postId = await createPost(acct.id, { parts: [text as string], firstComment: comment });
+    const post = await commentSettled(postId);
+    expect(post.status).toBe('published');
+    expect(post.firstComment?.status).toBe('published');
+    expect(onX(acct.id).filter((live) => live.text === comment).map((live) => live.id)).toEqual([post.firstComment?.platformCommentId]);
+    // The post's create and the comment's each refused once (503), then taken: four requests.
+    expect(sandbox.x.createAttemptCount(acct.id)).toBe(4);
+  });
+
   it('refused (refuse-comment): the post stays published, firstComment failed', async () => {
     const acct = await account('refuse-comment');
     const [text] = texts('Comment refused', 1);
