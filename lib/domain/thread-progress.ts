@@ -23,9 +23,9 @@ export function isThread(post: Pick<Post, 'threadParts'>): boolean {
   return post.threadParts.length > 0;
 }
 
-/** How many parts are live, counting the post itself. */
+/** How many parts of a thread are live, counting the post itself (0 for a post that is no thread). */
 export function livePartCount(post: Pick<Post, 'platformPostId' | 'threadParts'>): number {
-  if (post.platformPostId === null) return 0;
+  if (!isThread(post) || post.platformPostId === null) return 0;
   const missing = post.threadParts.findIndex((part) => part.platformPostId === null);
   return 1 + (missing === -1 ? post.threadParts.length : missing);
 }
