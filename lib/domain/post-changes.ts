@@ -14,6 +14,7 @@ import { formatFields } from './format-rules.js';
 import { ApiError } from './errors.js';
 import type { MediaItem, Post } from './model.js';
 import { platformName } from './publishing.js';
+import { livePartCount } from './thread-progress.js';
 
 export const UPDATE_BODY_FIELDS = ['text', 'media', 'scheduledFor', 'options'] as const;
 export const SEND_BODY_FIELDS = ['scheduledFor'] as const;
@@ -122,15 +123,18 @@ export function applyUpdate(
  * be queued, the current one, spent again).
  */
 export function sendAgain(post: Post, at: Date, allowanceCycle: string, now: Date): Post {
+  // A thread that failed midway keeps its live parts' ids (and stays in flight: a delete must not
+  // cancel what is live): the retry continues from the first missing part (lib/use-cases/publish-thread.ts).
+  const partsLive = livePartCount(post) > 0;
   return {
     ...post,
     status: 'scheduled',
     scheduledFor: at.toISOString(),
     error: null,
     publishedAt: null,
-    publishedUrl: null,
-    platformPostId: null,
-    inFlightSince: null,
+    publishedUrl: partsLive ? post.publishedUrl : null,
+    platformPostId: partsLive ? post.platformPostId : null,
+    inFlightSince: partsLive ? (post.inFlightSince ?? null) : null,
     allowanceCycle,
     updatedAt: now.toISOString(),
   };

@@ -27,6 +27,21 @@ export interface PublishState {
   sweptAt: string | null;
   /** The live post was deleted from the platform (deleteFromPlatform). */
   platformDeletedAt: string | null;
+  /** The first comment's lease: who is posting it now, until when (lib/use-cases/first-comment.ts). */
+  commentClaimUntil: string | null;
+  /** The first comment's next attempt after a transient failure. */
+  commentRetryAt: string | null;
+}
+
+/** One attempt at a post's first comment (lib/use-cases/first-comment.ts). */
+export interface CommentClaim {
+  post: Post;
+  token: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  firstAttemptAt: string;
+  /** A comment create of an earlier attempt went out unanswered at this time: look it up first. */
+  sentAt: string | null;
 }
 
 export interface PostForPublishing {

@@ -70,6 +70,27 @@ function comparableText(text: string): string {
     .trim();
 }
 
+/**
+ * `options.poll` as the rules stored it ({choices, durationMinutes}) in X's CreatePostsPoll shape;
+ * null when the post has none. The rules checked it at create time; X checks it again.
+ */
+function pollOf(value: unknown): { options: string[]; duration_minutes: number } | null {
+  if (!isRecord(value) || !Array.isArray(value.choices) || typeof value.durationMinutes !== 'number') return null;
+  return { options: value.choices.filter((choice): choice is string => typeof choice === 'string'), duration_minutes: value.durationMinutes };
+}
+
+/** The id a post answers, from `referenced_tweets` (X's wire name) or `referenced_posts` (its OpenAPI document's). */
+function repliedTo(post: Record<string, unknown>): string | null {
+  for (const field of ['referenced_tweets', 'referenced_posts']) {
+    const references = post[field];
+    if (!Array.isArray(references)) continue;
+    for (const reference of references) {
+      if (isRecord(reference) && reference.type === 'replied_to' && typeof reference.id === 'string') return reference.id;
+    }
+  }
+  return null;
+}
+
 function xPublicUrl(handle: string, postId: string): string {
   const name = handle.replace(/^@/, '');
   return name === '' ? `https://x.com/i/status/${postId}` : `https://x.com/${encodeURIComponent(name)}/status/${postId}`;
@@ -121,6 +142,10 @@ export class XClient implements PlatformPublisher {
     const body: Record<string, unknown> = {};
     if (request.text !== '') body.text = request.text;
     if (mediaIds.length > 0) body.media = { media_ids: mediaIds };
+    // A thread's further part answers the part before it (X's CreatePostsReply).
+    if (request.replyTo !== undefined) body.reply = { in_reply_to_tweet_id: request.replyTo };
+    const poll = pollOf(request.options.poll);
+    if (poll !== null) body.poll = poll;
     const communityId = request.options.communityId;
     if (typeof communityId === 'string' && communityId !== '') {
       body.community_id = communityId;
@@ -262,7 +287,9 @@ export class XClient implements PlatformPublisher {
   /**
    * The author's timeline since `since`, matched on the text a reader sees and, when known, on the
    * attached media: X's duplicate refusal compares text only, so a post with media and no text
-   * can only be recognised by its media keys (`<type>_<media id>`).
+   * can only be recognised by its media keys (`<type>_<media id>`). With `replyTo` (a thread's part,
+   * a first comment) only a reply to that post matches, so replies are not excluded then, and the
+   * reference each reply carries is asked for (docs/platforms.md, "X").
    */
   async findRecentPost(request: {
     account: PlatformAccount;
@@ -270,15 +297,17 @@ export class XClient implements PlatformPublisher {
     text: string;
     mediaIds?: readonly string[];
     since: Date;
+    replyTo?: string;
   }): Promise<PlatformPublishResult | null> {
     // X wants whole seconds in start_time.
     const startTime = new Date(Math.floor(request.since.getTime() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
     const query = new URLSearchParams({
       max_results: '100',
       start_time: startTime,
-      exclude: 'replies,retweets',
+      exclude: request.replyTo === undefined ? 'replies,retweets' : 'retweets',
       // X's OpenAPI document names this parameter post.fields (test/platforms/x-openapi.test.ts).
       'post.fields': 'created_at,attachments',
+      ...(request.replyTo === undefined ? {} : { expansions: 'referenced_posts' }),
     });
     const answer = await this.json(
       `/2/users/${encodeURIComponent(request.account.platformUserId)}/tweets?${query.toString()}`,
@@ -291,6 +320,7 @@ export class XClient implements PlatformPublisher {
     const wantedMedia = [...(request.mediaIds ?? [])].sort().join(',');
     for (const post of posts) {
       if (!isRecord(post) || typeof post.id !== 'string' || typeof post.text !== 'string' || comparableText(post.text) !== wanted) continue;
+      if (request.replyTo !== undefined && repliedTo(post) !== request.replyTo) continue;
       if (request.mediaIds !== undefined && request.mediaIds.length > 0) {
         const keys = isRecord(post.attachments) && Array.isArray(post.attachments.media_keys) ? post.attachments.media_keys : [];
         const media = keys.filter((key): key is string => typeof key === 'string').map((key) => key.slice(key.indexOf('_') + 1));
@@ -301,14 +331,29 @@ export class XClient implements PlatformPublisher {
     return null;
   }
 
-  // Native formats' first comment: each platform's request lands with its adapter work; until then a
-  // first comment is refused for good (never guessed at), so it fails visibly on the post.
-  async publishComment(_request: PlatformCommentRequest): Promise<PlatformCommentResult> {
-    throw new PlatformRefusedError('First comments are not available on x yet.', { platform: 'x', status: null });
+  /** A first comment on X is a reply from the same account to the post (POST /2/tweets with `reply`). */
+  async publishComment(request: PlatformCommentRequest): Promise<PlatformCommentResult> {
+    const result = await this.publish({
+      account: request.account,
+      accessToken: request.accessToken,
+      text: request.text,
+      media: [],
+      options: {},
+      replyTo: request.platformPostId,
+    });
+    return { platformCommentId: result.platformPostId };
   }
 
-  async findComment(_request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null> {
-    return null;
+  /** The reply `publishComment` would have made, if X shows one: how a comment whose answer was lost is settled. */
+  async findComment(request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null> {
+    const found = await this.findRecentPost({
+      account: request.account,
+      accessToken: request.accessToken,
+      text: request.text,
+      since: request.since,
+      replyTo: request.platformPostId,
+    });
+    return found === null ? null : { platformCommentId: found.platformPostId };
   }
 }
 

@@ -18,6 +18,13 @@
  *   platformDeletedAt        deleteFromPlatform done
  *   platformDeletionAbandonedAt, platformDeletionAbandonedFor
  *                            deleteFromPlatform refused for good (account gone, ...), and why
+ *   commentClaimToken, commentClaimUntil, commentAttempts, commentFirstAttemptAt, commentRetryAt,
+ *   commentSentAt            the same for a published post's first comment (first-comment.ts):
+ *                            its lease, attempts, next try, and its own "sent" marker
+ *
+ * A thread (lib/domain/thread-progress.ts) reuses the post's own "sent" marker for each part: the
+ * marker always stands for the first part without an id, and recordThreadPart clears it in the
+ * write that records that part's id, so a part is never looked up or resent by mistake for another.
  *
  * (inFlightSince, the Post's own field, is set by the "sent" marker and cleared only by a release
  * that knows nothing went out: while it is set, DELETE soft-deletes rather than cancels.)
@@ -35,14 +42,14 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import type { Post, PostError } from '../domain/model.js';
-import type { ClaimResult, PostForPublishing, PublishState } from '../domain/publish-state.js';
+import type { ClaimResult, CommentClaim, PostForPublishing, PublishState } from '../domain/publish-state.js';
 import { nextDueAt } from '../domain/publishing.js';
 import type { DueCounter } from '../use-cases/ports/dispatch.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { allowanceCounterUpdate } from './allowance-counter.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { duePartitionKey, dueSortKey, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
+import { duePartitionKey, dueShard, dueSortKey, errorToItem, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
 import { SentMarkers } from './sent-markers.js';
 import { COUNTERS_TABLE, DUE_SHARDS, POSTS_TABLE } from './tables.js';
@@ -60,6 +67,14 @@ const PUBLISH_STATE_ITEM = v.object({
   platformCreateMediaIds: v.fallback(v.array(v.string()), []),
   sweptAt: bookkeepingString,
   platformDeletedAt: bookkeepingString,
+  commentClaimUntil: bookkeepingString,
+  commentRetryAt: bookkeepingString,
+});
+
+const COMMENT_STATE_ITEM = v.object({
+  commentAttempts: v.fallback(v.number(), 0),
+  commentFirstAttemptAt: bookkeepingString,
+  commentSentAt: bookkeepingString,
 });
 
 function publishStateOf(item: PostItem): PublishState {
@@ -138,7 +153,8 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
           // deleteFromPlatform asked; not there, its unit is given back (recordNeverSent).
           ConditionExpression:
             '#status = :scheduled AND scheduledFor <= :dueBy ' +
-            'AND (attribute_not_exists(deletedAt) OR attribute_exists(platformCreateSentAt)) ' +
+            // A thread deleted with parts live (platformPostId) is claimed too: to record what is live.
+            'AND (attribute_not_exists(deletedAt) OR attribute_exists(platformCreateSentAt) OR attribute_exists(platformPostId)) ' +
             'AND (attribute_not_exists(retryAt) OR retryAt <= :dueBy) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -199,7 +215,24 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
     });
   }
 
-  async releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean }): Promise<boolean> {
+  async releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean; partsLive?: boolean }): Promise<boolean> {
+    if (input.partsLive === true && !input.uncertain) {
+      // A thread with parts live stays in flight (a delete soft-deletes it: they are live), and is
+      // released even when deleted meanwhile: its next claim records what is live.
+      return this.updateIf(postId, {
+        UpdateExpression:
+          'SET retryAt = :retryAt, dueSk = :dueSk REMOVE claimToken, claimUntil, platformCreateSentAt, platformCreateMediaIds' + (input.failed ? ' ADD publishFailures :one' : ''),
+        ConditionExpression: '#status = :scheduled AND claimToken = :token',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':retryAt': input.retryAt.toISOString(),
+          ':dueSk': dueSortKey({ scheduledFor: input.retryAt.toISOString(), id: postId }),
+          ':token': token,
+          ':scheduled': 'scheduled',
+          ...(input.failed ? { ':one': 1 } : {}),
+        },
+      });
+    }
     return this.updateIf(postId, {
       // Certain that nothing went out: the post is no longer in flight (IN_FLIGHT_ATTRIBUTE),
       // so a delete while it waits for its retry cancels it and gives its unit back. Not a post
@@ -220,6 +253,107 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
         ':token': token,
         ':scheduled': 'scheduled',
         ...(input.failed ? { ':one': 1 } : {}),
+      },
+    });
+  }
+
+  async recordThreadPart(postId: string, index: number, result: { platformPostId: string; publishedUrl: string }, now: Date): Promise<Post | null> {
+    // Part 1 is the post's own platformPostId/publishedUrl; part i + 1 is threadParts[i].
+    const path = index === 0 ? { id: '#pid', url: '#url' } : { id: `#parts[${index - 1}].#pid`, url: `#parts[${index - 1}].#url` };
+    const out = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: postId },
+          UpdateExpression: `SET ${path.id} = :id, ${path.url} = :url, updatedAt = :now REMOVE platformCreateSentAt, platformCreateMediaIds`,
+          ConditionExpression: `#status = :scheduled AND (attribute_not_exists(${path.id}) OR ${path.id} = :id)`,
+          ExpressionAttributeNames: { '#status': 'status', '#pid': 'platformPostId', '#url': 'publishedUrl', ...(index === 0 ? {} : { '#parts': 'threadParts' }) },
+          ExpressionAttributeValues: { ':id': result.platformPostId, ':url': result.publishedUrl, ':now': now.toISOString(), ':scheduled': 'scheduled' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return out?.Attributes ? itemToPost(out.Attributes) : null;
+  }
+
+  async claimComment(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<CommentClaim | null> {
+    const now = input.now.toISOString();
+    const out = await conditional(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: postId },
+          UpdateExpression: 'SET commentClaimToken = :token, commentClaimUntil = :until, commentFirstAttemptAt = if_not_exists(commentFirstAttemptAt, :now) ADD commentAttempts :one',
+          ConditionExpression:
+            '#status = :published AND firstComment.#status = :pending AND attribute_not_exists(deletedAt) ' +
+            'AND (attribute_not_exists(commentClaimUntil) OR commentClaimUntil < :now) AND (attribute_not_exists(commentRetryAt) OR commentRetryAt <= :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':token': input.token, ':until': input.leaseUntil.toISOString(), ':now': now, ':one': 1, ':published': 'published', ':pending': 'pending' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    const item = out?.Attributes;
+    if (!item) return null;
+    const state = readItem(COMMENT_STATE_ITEM, item, `Post item ${postId}`);
+    return { post: itemToPost(item), token: input.token, attempt: state.commentAttempts, firstAttemptAt: state.commentFirstAttemptAt ?? now, sentAt: state.commentSentAt };
+  }
+
+  markCommentSending(postId: string, token: string, now: Date): Promise<boolean> {
+    return this.updateIf(postId, {
+      UpdateExpression: 'SET commentSentAt = :now',
+      ConditionExpression: '#status = :published AND firstComment.#status = :pending AND attribute_not_exists(deletedAt) AND commentClaimToken = :token AND commentClaimUntil >= :now',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':now': now.toISOString(), ':token': token, ':published': 'published', ':pending': 'pending' },
+    });
+  }
+
+  async recordComment(
+    postId: string,
+    outcome: { status: 'published'; platformCommentId: string } | { status: 'failed'; error: PostError },
+    now: Date,
+    token?: string,
+  ): Promise<Post | null> {
+    const set = outcome.status === 'published' ? 'firstComment.platformCommentId = :outcome' : 'firstComment.#error = :outcome';
+    const base = {
+      ConditionExpression: `#status = :published AND firstComment.#status = :pending${token === undefined ? '' : ' AND commentClaimToken = :token'}`,
+      ExpressionAttributeNames: { '#status': 'status', ...(outcome.status === 'failed' ? { '#error': 'error' } : {}) },
+      ExpressionAttributeValues: {
+        ':published': 'published',
+        ':pending': 'pending',
+        ':commentStatus': outcome.status,
+        ':now': now.toISOString(),
+        ':outcome': outcome.status === 'published' ? outcome.platformCommentId : errorToItem(outcome.error),
+        ...(token === undefined ? {} : { ':token': token }),
+      },
+      ReturnValues: 'ALL_NEW' as const,
+    };
+    const update = `SET firstComment.#status = :commentStatus, ${set}, updatedAt = :now REMOVE commentClaimToken, commentClaimUntil, commentSentAt, commentRetryAt`;
+    // Settled: its due entry goes too, unless the post was deleted meanwhile (then the entry, if
+    // any, is its platform deletion's: post-item.ts).
+    for (const attempt of [
+      { UpdateExpression: `${update}, duePk, dueSk`, ConditionExpression: `${base.ConditionExpression} AND attribute_not_exists(deletedAt)` },
+      { UpdateExpression: update, ConditionExpression: `${base.ConditionExpression} AND attribute_exists(deletedAt)` },
+    ]) {
+      const out = await conditional(() => this.client.send(new UpdateCommand({ TableName: this.table, Key: { id: postId }, ...base, ...attempt })));
+      if (out?.Attributes) return itemToPost(out.Attributes);
+    }
+    return null;
+  }
+
+  async releaseComment(postId: string, token: string, input: { retryAt: Date; uncertain: boolean }): Promise<boolean> {
+    return this.updateIf(postId, {
+      // Its due entry moves to the retry time: where the sweeper finds it if the retry's message is lost.
+      UpdateExpression: `SET commentRetryAt = :retryAt, duePk = :duePk, dueSk = :dueSk REMOVE commentClaimToken, commentClaimUntil${input.uncertain ? '' : ', commentSentAt'}`,
+      ConditionExpression: '#status = :published AND firstComment.#status = :pending AND attribute_not_exists(deletedAt) AND commentClaimToken = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':retryAt': input.retryAt.toISOString(),
+        ':duePk': duePartitionKey(dueShard(postId)),
+        ':dueSk': dueSortKey({ scheduledFor: input.retryAt.toISOString(), id: postId }),
+        ':token': token,
+        ':published': 'published',
+        ':pending': 'pending',
       },
     });
   }
@@ -366,11 +500,21 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
       UpdateExpression: 'SET sweptAt = :now',
       // A claim that ran out after the last sweep is a worker that died since: put back at once.
       ConditionExpression:
-        '#status = :scheduled AND (attribute_not_exists(deletedAt) OR attribute_exists(platformCreateSentAt)) ' +
+        '(#status = :scheduled AND (attribute_not_exists(deletedAt) OR attribute_exists(platformCreateSentAt) OR attribute_exists(platformPostId)) ' +
         'AND (attribute_not_exists(sweptAt) OR sweptAt < :before OR sweptAt < claimUntil) ' +
-        'AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+        'AND (attribute_not_exists(claimUntil) OR claimUntil < :now)) ' +
+        // A published post whose first comment is still to post (first-comment.ts).
+        'OR (#status = :published AND firstComment.#status = :pending AND attribute_not_exists(deletedAt) ' +
+        'AND (attribute_not_exists(sweptAt) OR sweptAt < :before OR sweptAt < commentClaimUntil) ' +
+        'AND (attribute_not_exists(commentClaimUntil) OR commentClaimUntil < :now))',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':now': input.now.toISOString(), ':before': input.sweptBefore.toISOString(), ':scheduled': 'scheduled' },
+      ExpressionAttributeValues: {
+        ':now': input.now.toISOString(),
+        ':before': input.sweptBefore.toISOString(),
+        ':scheduled': 'scheduled',
+        ':published': 'published',
+        ':pending': 'pending',
+      },
     });
   }
 

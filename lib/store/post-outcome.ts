@@ -6,7 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Post, PostError } from '../domain/model.js';
-import { errorToItem, itemToPost, platformDeletionDueKeys, statusPartitionKey } from './post-item.js';
+import { duePartitionKey, dueShard, dueSortKey, errorToItem, itemToPost, platformDeletionDueKeys, statusPartitionKey } from './post-item.js';
 
 /** The deletion's due entry as expression values; it becomes pending when the post is published (deletedAt is earlier). */
 function platformDeletionDueKeyValues(postId: string, publishedAt: string): Record<string, string> {
@@ -48,12 +48,25 @@ export async function recordPostOutcome(
     ...(options.claimToken === undefined ? {} : { ':claimToken': options.claimToken }),
   };
   const attempts = [
-    // A live post: its status index moves with it, and it leaves the due index.
-    {
-      UpdateExpression: `SET #status = :status, updatedAt = :now, statusPk = :statusPk, ${set.join(', ')} REMOVE duePk, dueSk`,
-      ConditionExpression: `#status = :scheduled AND attribute_not_exists(deletedAt)${claimCheck}`,
-      ExpressionAttributeValues: { ...values, ':statusPk': statusPartitionKey(post.userId, status) },
-    },
+    // A live post: its status index moves with it, and it leaves the due index, unless its first
+    // comment is still to post: then the entry stays, at the time it went live, so the sweeper
+    // brings the comment back if the worker stops before it is settled (first-comment.ts).
+    outcome.status === 'published' && post.firstComment?.status === 'pending'
+      ? {
+          UpdateExpression: `SET #status = :status, updatedAt = :now, statusPk = :statusPk, duePk = :duePk, dueSk = :dueSk, ${set.join(', ')}`,
+          ConditionExpression: `#status = :scheduled AND attribute_not_exists(deletedAt)${claimCheck}`,
+          ExpressionAttributeValues: {
+            ...values,
+            ':statusPk': statusPartitionKey(post.userId, status),
+            ':duePk': duePartitionKey(dueShard(post.id)),
+            ':dueSk': dueSortKey({ scheduledFor: outcome.publishedAt, id: post.id }),
+          },
+        }
+      : {
+          UpdateExpression: `SET #status = :status, updatedAt = :now, statusPk = :statusPk, ${set.join(', ')} REMOVE duePk, dueSk`,
+          ConditionExpression: `#status = :scheduled AND attribute_not_exists(deletedAt)${claimCheck}`,
+          ExpressionAttributeValues: { ...values, ':statusPk': statusPartitionKey(post.userId, status) },
+        },
     // Deleted with deleteFromPlatform while it was being sent, and it went out: the live copy must
     // come down, so its due entry becomes the deletion's (post-item.ts) in this same write. The
     // worker queues the deletion next; if it dies first, the sweeper finds this entry.

@@ -7,6 +7,7 @@
 import type { Post, PostError } from '../domain/model.js';
 import { isRetryableFailure, nextRetry, queueDelaySeconds } from '../domain/publishing.js';
 import type { PublishClaim } from '../domain/publish-state.js';
+import { isRetryableThreadFailure, livePartCount, withLiveParts } from '../domain/thread-progress.js';
 import type { Clock } from './ports/clock.js';
 import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
 import type { PlatformPublishResult } from './ports/platform-publisher.js';
@@ -93,7 +94,8 @@ export class PublishOutcomes {
    * found one unsettled). Decides the error's `retryable` (isRetryableFailure).
    */
   async fail(post: Post, claim: PublishClaim, failure: Omit<PostError, 'retryable'>, kind: string, mayBeLive = claim.uncertain): Promise<PublishOutcome> {
-    const error: PostError = { ...failure, retryable: isRetryableFailure(kind, mayBeLive) };
+    // A thread stopped midway says which parts are live (they stay; a retry sends the rest).
+    const error: PostError = { ...withLiveParts(post, failure), retryable: isRetryableFailure(kind, mayBeLive) || isRetryableThreadFailure(post, kind, mayBeLive) };
     const stored = await this.deps.state.recordFailed(post, error, this.deps.clock.now(), claim.token);
     // Refused: another worker took the post over (this one outlived its lease), and it decides.
     if (!stored) return { outcome: 'skipped', reason: 'the claim was lost before the outcome was recorded' };
@@ -138,7 +140,12 @@ export class PublishOutcomes {
     retryAt: Date,
     input: { kind: string; uncertain: boolean; lastSaid: string; failed?: boolean },
   ): Promise<PublishOutcome> {
-    const released = await this.deps.state.releaseForRetry(post.id, claim.token, { retryAt, uncertain: input.uncertain, failed: input.failed ?? false });
+    const released = await this.deps.state.releaseForRetry(post.id, claim.token, {
+      retryAt,
+      uncertain: input.uncertain,
+      failed: input.failed ?? false,
+      partsLive: livePartCount(post) > 0,
+    });
     if (!released) {
       // Nothing went out and the post was deleted meanwhile (with or without deleteFromPlatform):
       // recorded, so it leaves the due index (no claim or sweep would take it up again), and its

@@ -62,6 +62,7 @@ import {
   timingFor,
 } from '../domain/publishing.js';
 import type { PublishClaim } from '../domain/publish-state.js';
+import { isThread, livePartCount, type NextPart } from '../domain/thread-progress.js';
 import type { AccountWithCredentialsReader } from './ports/accounts.js';
 import type { Clock } from './ports/clock.js';
 import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
@@ -71,7 +72,9 @@ import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
 import type { CreatesInFlight } from './creates-in-flight.js';
 import { holdingLease, leaseEnd, type PublishLease } from './publish-lease.js';
+import { FirstComments } from './first-comment.js';
 import { PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
+import { PublishThread } from './publish-thread.js';
 
 export type { PublishLog, PublishMetrics, PublishOutcome } from './publish-outcomes.js';
 
@@ -139,11 +142,15 @@ export class PublishPost {
   private readonly newClaimToken: () => string;
 
   private readonly outcomes: PublishOutcomes;
+  private readonly thread: PublishThread;
+  private readonly firstComments: FirstComments;
 
   constructor(private readonly deps: PublishPostDeps) {
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.newClaimToken = deps.newClaimToken ?? randomUUID;
     this.outcomes = new PublishOutcomes({ ...deps, sleep: this.sleep });
+    this.thread = new PublishThread(deps, this.outcomes);
+    this.firstComments = new FirstComments({ ...deps, newClaimToken: this.newClaimToken, ...(deps.ambiguousRecheckMs === undefined ? {} : { ambiguousRecheckMs: deps.ambiguousRecheckMs }) });
   }
 
   /**
@@ -167,10 +174,24 @@ export class PublishPost {
       const result = await this.deps.state.claim(message.postId, { token: this.newClaimToken(), now, dueBy, leaseUntil });
       if (result.claimed) {
         const { post, claim } = result;
-        return holdingLease(this.deps, post.id, claim.token, lease, () => this.send(post, claim, sentMarkerLeadMs(prepareMs)), leaseUntil);
+        const outcome = await holdingLease(this.deps, post.id, claim.token, lease, () => this.send(post, claim, sentMarkerLeadMs(prepareMs)), leaseUntil);
+        // Live: its first comment next (first-comment.ts), which never changes the post's outcome.
+        if (outcome.outcome === 'published' && outcome.post.firstComment?.status === 'pending' && outcome.post.deletedAt === null) {
+          await this.firstComments.execute(post.id).catch((error: unknown) => {
+            // Its due entry stays while it is pending: the sweeper brings it back.
+            this.deps.log.warn('First comment attempt stopped; the sweeper will bring it back', { postId: post.id, error: String(error) });
+          });
+        }
+        return outcome;
       }
       if (!result.current) return { outcome: 'skipped', reason: 'post removed' };
       const { post, state } = result.current;
+      // A retry (or a sweep) of a published post's first comment.
+      if (post.status === 'published' && post.firstComment?.status === 'pending' && post.deletedAt === null) {
+        // Its message comes up to the prepare window early: the comment's retry time is the message's.
+        await this.until(new Date(message.scheduledFor));
+        return this.firstComments.execute(post.id);
+      }
       if (post.deletedAt !== null) return { outcome: 'skipped', reason: 'post deleted' };
       if (post.status !== 'scheduled') return { outcome: 'skipped', reason: `post is ${post.status}` };
       if (state.claimUntil !== null && Date.parse(state.claimUntil) >= now.getTime()) {
@@ -206,8 +227,12 @@ export class PublishPost {
   }
 
   /** `markerLeadMs`: how long before its time the "sent" marker is written (sentMarkerLeadMs). */
-  private async send(post: Post, claim: PublishClaim, markerLeadMs = SENT_MARKER_LEAD_MS): Promise<PublishOutcome> {
+  private async send(post: Post, initialClaim: PublishClaim, markerLeadMs = SENT_MARKER_LEAD_MS): Promise<PublishOutcome> {
     const publisher = this.deps.publishers[post.platform];
+    // A thread moves on part by part (publish-thread.ts): `current` is the post as last recorded,
+    // and once a part is recorded its sent marker is gone, so the claim is no longer uncertain.
+    let current = post;
+    let claim = initialClaim;
     let createSent = false;
     try {
       // The account and its credentials in one read (they share a partition).
@@ -224,48 +249,85 @@ export class PublishPost {
       const platformAccount: PlatformAccount = { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType };
       if (claim.uncertain) {
         const live = await this.lookUp(post, claim, platformAccount, accessToken);
-        if (live) return await this.outcomes.published(post, live);
-        // Deleted while its outcome was unknown, and nothing went out: never sent, its unit back.
-        if (post.deletedAt !== null) return this.outcomes.neverSent(post, claim, 'deleted');
+        if (live) {
+          if (!isThread(post)) return await this.outcomes.published(post, live);
+          const recorded = await this.thread.recordPart(post, live);
+          if (!recorded) return { outcome: 'skipped', reason: 'post was no longer scheduled when a thread part was recorded' };
+          current = recorded;
+          claim = { ...claim, uncertain: false };
+        } else if (post.deletedAt !== null && livePartCount(post) === 0) {
+          // Deleted while its outcome was unknown, and nothing went out: never sent, its unit back.
+          return this.outcomes.neverSent(post, claim, 'deleted');
+        }
         // Looked up: the earlier create left nothing live, so sending now is not a blind resend.
       }
-      const media = await this.mediaOf(post);
-      let createDone = (): void => undefined;
-      try {
-        const result = await publisher.publish({
-          account: platformAccount,
-          accessToken,
-          text: post.text,
-          media,
-          options: post.options,
-          beforeCreate: async (sent) => {
-            // Everything else is done: the marker half a second ahead (more in a big burst), the create at the due time.
-            const sendAt = new Date(claim.sendAt);
-            await this.until(new Date(sendAt.getTime() - markerLeadMs));
-            if (!(await this.deps.state.markCreateSending(post.id, claim.token, this.deps.clock.now(), sent.mediaIds))) throw new SendStoppedError();
-            createSent = true;
-            await this.until(sendAt);
-            if (this.deps.creates) createDone = this.deps.creates.begin();
-          },
+      for (;;) {
+        const part = this.thread.next(current);
+        // A thread whose every part is live, or deleted with some live: recorded as it is.
+        if (part === null || (current.deletedAt !== null && livePartCount(current) > 0)) return await this.thread.published(current);
+        const sent = await this.create(current, claim, part, platformAccount, accessToken, markerLeadMs, () => {
+          createSent = true;
         });
-        createDone();
-        // Live from the moment the platform answered, whenever the record is written.
-        const answeredAt = this.deps.clock.now();
-        // Send first, record after: the other creates under way go out before this write competes with them.
-        await this.deps.creates?.settled(OUTCOME_WAIT_MAX_MS, this.sleep);
-        return await this.outcomes.published(post, result, answeredAt);
-      } catch (error) {
-        createDone();
-        if (error instanceof PlatformDuplicateError && claim.uncertain) {
-          // The lookup did not show it, yet X says an identical post is live: look once more.
-          const live = await this.lookUp(post, claim, platformAccount, accessToken).catch(() => null);
-          if (live) return await this.outcomes.published(post, live);
-          return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.checkAccount(post.platform) }, 'ambiguous');
+        if ('outcome' in sent) return sent;
+        if (!isThread(current)) {
+          // Send first, record after: the other creates under way go out before this write competes with them.
+          await this.deps.creates?.settled(OUTCOME_WAIT_MAX_MS, this.sleep);
+          return await this.outcomes.published(current, sent.result, sent.answeredAt);
         }
-        throw error;
+        const recorded = await this.thread.recordPart(current, sent.result);
+        if (!recorded) return { outcome: 'skipped', reason: 'post was no longer scheduled when a thread part was recorded' };
+        current = recorded;
+        claim = { ...claim, uncertain: false };
+        createSent = false;
       }
     } catch (error) {
-      return this.onError(post, claim, error, createSent);
+      return this.onError(current, claim, error, createSent);
+    }
+  }
+
+  /** One create request: the post itself, or a thread's further part (answering the part before it). */
+  private async create(
+    post: Post,
+    claim: PublishClaim,
+    part: NextPart,
+    platformAccount: PlatformAccount,
+    accessToken: string,
+    markerLeadMs: number,
+    onSent: () => void,
+  ): Promise<{ result: PlatformPublishResult; answeredAt: Date } | PublishOutcome> {
+    const media = await this.mediaOf(part.mediaIds);
+    let createDone = (): void => undefined;
+    try {
+      const result = await this.deps.publishers[post.platform].publish({
+        account: platformAccount,
+        accessToken,
+        text: part.text,
+        media,
+        // A poll, a community: the post's own; a further part carries none of them.
+        options: part.index === 0 ? post.options : {},
+        ...(part.replyTo === undefined ? {} : { replyTo: part.replyTo }),
+        beforeCreate: async (sent) => {
+          // Everything else is done: the marker half a second ahead (more in a big burst), the create at the due time.
+          const sendAt = new Date(claim.sendAt);
+          await this.until(new Date(sendAt.getTime() - markerLeadMs));
+          if (!(await this.deps.state.markCreateSending(post.id, claim.token, this.deps.clock.now(), sent.mediaIds))) throw new SendStoppedError();
+          onSent();
+          await this.until(sendAt);
+          if (this.deps.creates) createDone = this.deps.creates.begin();
+        },
+      });
+      createDone();
+      // Live from the moment the platform answered, whenever the record is written.
+      return { result, answeredAt: this.deps.clock.now() };
+    } catch (error) {
+      createDone();
+      if (error instanceof PlatformDuplicateError && claim.uncertain) {
+        // The lookup did not show it, yet X says an identical post is live: look once more.
+        const live = await this.lookUp(post, claim, platformAccount, accessToken).catch(() => null);
+        if (live) return { result: live, answeredAt: this.deps.clock.now() };
+        return this.outcomes.fail(post, claim, { message: error.message, advice: ADVICE.checkAccount(post.platform) }, 'ambiguous');
+      }
+      throw error;
     }
   }
 
@@ -283,11 +345,14 @@ export class PublishPost {
 
   /** The live post of an earlier create whose outcome is unknown, null when the platform shows none. */
   private async lookUp(post: Post, claim: PublishClaim, account: PlatformAccount, accessToken: string): Promise<PlatformPublishResult | null> {
+    // The sent marker stands for the first part not yet live (for a post of one part, the post).
+    const part = this.thread.next(post) ?? { text: post.text, replyTo: undefined };
     try {
       return await this.deps.publishers[post.platform].findRecentPost({
         account,
         accessToken,
-        text: post.text,
+        text: part.text,
+        ...(part.replyTo === undefined ? {} : { replyTo: part.replyTo }),
         ...(claim.sentMediaIds.length > 0 ? { mediaIds: claim.sentMediaIds } : {}),
         // A minute of slack for the clocks of two machines.
         since: new Date(Date.parse(claim.platformCreateSentAt ?? claim.firstAttemptAt) - 60_000),
@@ -306,10 +371,10 @@ export class PublishPost {
     return this.outcomes.requeueRetry(post, claim, at, { kind: 'ambiguous', uncertain: true, lastSaid: 'waiting to look up an earlier create' });
   }
 
-  private async mediaOf(post: Post) {
-    if (post.mediaIds.length === 0) return [];
-    const items = await this.deps.media.getMediaItems(post.mediaIds);
-    return post.mediaIds.map((id) => {
+  private async mediaOf(mediaIds: readonly string[]) {
+    if (mediaIds.length === 0) return [];
+    const items = await this.deps.media.getMediaItems([...mediaIds]);
+    return mediaIds.map((id) => {
       const item = items.get(id);
       if (!item) throw new MediaMissingError(id);
       return this.deps.mediaSources.open(item);
@@ -322,6 +387,10 @@ export class PublishPost {
     // Cancelled before it went out: the delete removed the post and gave its unit back.
     if (!current) return { outcome: 'skipped', reason: 'post cancelled before it was sent' };
     if (current.state.claimToken !== claim.token) return { outcome: 'skipped', reason: 'another worker took the post over' };
+    if (current.post.deletedAt !== null && livePartCount(current.post) > 0) {
+      // A thread deleted between parts: what is live stays live, recorded so.
+      return this.thread.published(current.post);
+    }
     if (current.post.deletedAt !== null) {
       // Never sent, and hidden from every read: recorded so nothing comes back for it, its unit back.
       return this.outcomes.neverSent(current.post, claim, 'deleted');

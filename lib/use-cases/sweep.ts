@@ -143,10 +143,12 @@ export class Sweep {
   }
 
   private entryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date) {
+    if (post.status === 'published') return this.commentEntryFor({ post, state }, now, lookAhead, sweptBefore);
     if (post.status !== 'scheduled') return null;
     // A deleted post is only brought back to settle a create that may be live: to take it down
-    // (deleteFromPlatform), or to give its unit back when nothing went out.
-    if (post.deletedAt !== null && state.platformCreateSentAt === null) return null;
+    // (deleteFromPlatform), or to give its unit back when nothing went out; or a thread with parts
+    // live, to record them.
+    if (post.deletedAt !== null && state.platformCreateSentAt === null && post.platformPostId === null) return null;
     if (state.claimUntil !== null && Date.parse(state.claimUntil) > now.getTime()) return null;
     // An expired claim is a worker that stopped mid-send: its post is due again now, also when it
     // was swept a moment before that worker claimed it.
@@ -154,6 +156,18 @@ export class Sweep {
     const abandonedSinceSwept = abandoned && state.sweptAt !== null && state.sweptAt < (state.claimUntil as string);
     if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime() && !abandonedSinceSwept) return null;
     const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
+    const late = dueAt.getTime() < now.getTime() - this.graceMs;
+    if (!late && !lookAhead && !abandoned) return null;
+    return { postId: post.id, scheduledFor: dueAt.toISOString(), delaySeconds: queueDelaySeconds(dueAt, now) };
+  }
+
+  /** A published post whose first comment is still to post: its message is put back like a post's (first-comment.ts). */
+  private commentEntryFor({ post, state }: PostForPublishing, now: Date, lookAhead: boolean, sweptBefore: Date) {
+    if (post.firstComment?.status !== 'pending' || post.deletedAt !== null) return null;
+    if (state.commentClaimUntil !== null && Date.parse(state.commentClaimUntil) > now.getTime()) return null;
+    const abandoned = state.commentClaimUntil !== null;
+    if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime() && !abandoned) return null;
+    const dueAt = new Date(state.commentRetryAt ?? post.publishedAt ?? now.toISOString());
     const late = dueAt.getTime() < now.getTime() - this.graceMs;
     if (!late && !lookAhead && !abandoned) return null;
     return { postId: post.id, scheduledFor: dueAt.toISOString(), delaySeconds: queueDelaySeconds(dueAt, now) };

@@ -29,6 +29,9 @@ export const X_SANDBOX_IDENTITIES: readonly SandboxIdentity[] = [
   { id: '1850000000000000002', username: 'sandbox_bo', name: 'Bo Sandbox', behaviour: 'ok' },
   { id: '1850000000000000003', username: 'sandbox_flaky', name: 'Flaky Sandbox', behaviour: 'flaky' },
   { id: '1850000000000000004', username: 'sandbox_refused', name: 'Refused Sandbox', behaviour: 'refuse' },
+  // Native formats' failures (issue 22): a first comment refused, a thread refused at its part 3.
+  { id: '1850000000000000005', username: 'sandbox_nocomment', name: 'No Comment Sandbox', behaviour: 'refuse-comment' },
+  { id: '1850000000000000006', username: 'sandbox_thread3', name: 'Thread Three Sandbox', behaviour: 'refuse-part-3' },
 ];
 
 /** platforms.md: X codes are short-lived (about 30 s). */

@@ -9,6 +9,13 @@
  *   refuse   403 problem object, as X does for a post it will not take
  *   expired  401 on every call, and the refresh grant is refused too (the user revoked access)
  *   flaky    503 once per post (account + text), then accepts
+ *   refuse-comment  takes posts, refuses any reply to this account's own post (a first comment:
+ *            a post has no thread beside a first comment), 403 as a refusal
+ *   refuse-part-3   takes posts, refuses the third post of a reply chain (a thread's part 3), 403
+ *
+ * Replies (`reply.in_reply_to_tweet_id`) to an unknown or deleted post are refused as X refuses
+ * them (403); a poll is checked as X's CreatePostsPoll says (2 to 4 choices of 1 to 25
+ * characters, 5 to 10080 minutes) and refused beside media.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import twitterText from 'twitter-text';
@@ -27,6 +34,7 @@ import {
   snowflakeId,
   unixSeconds,
   type AccountBehaviour,
+  type SandboxPost,
 } from './common.js';
 import type { PostJournal } from './record.js';
 
@@ -104,6 +112,7 @@ function invalidRequest(message: string): Record<string, unknown> {
 const UNAUTHORIZED = problem(401, 'Unauthorized', 'Unauthorized');
 const FORBIDDEN_REFUSAL = problem(403, 'Forbidden', 'You are not permitted to perform this action.');
 const DUPLICATE = problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
+const REPLY_TO_GONE = problem(403, 'Forbidden', 'You attempted to reply to a Tweet that is deleted or not visible to you.');
 const UNAVAILABLE = problem(503, 'Service Unavailable', 'Service Unavailable');
 
 export class XSandbox extends SandboxPlatform {
@@ -228,6 +237,36 @@ export class XSandbox extends SandboxPlatform {
       if (typeof body.share_with_followers !== 'boolean') return sendProblem(res, 400, invalidRequest('$.share_with_followers: boolean expected'));
       if (body.community_id === undefined) return sendProblem(res, 400, invalidRequest('share_with_followers requires community_id'));
     }
+    let replyTo: string | null = null;
+    if (body.reply !== undefined) {
+      const reply = body.reply;
+      if (
+        !isRecord(reply) ||
+        typeof reply.in_reply_to_tweet_id !== 'string' ||
+        !/^\d{1,19}$/.test(reply.in_reply_to_tweet_id) ||
+        Object.keys(reply).some((key) => !['in_reply_to_tweet_id', 'auto_populate_reply_metadata', 'exclude_reply_user_ids'].includes(key))
+      ) {
+        return sendProblem(res, 400, invalidRequest('$.reply: in_reply_to_tweet_id (numeric string) expected'));
+      }
+      replyTo = reply.in_reply_to_tweet_id;
+    }
+    let poll: { options: string[]; duration_minutes: number } | null = null;
+    if (body.poll !== undefined) {
+      const given = body.poll;
+      if (!isRecord(given) || Object.keys(given).some((key) => !['options', 'duration_minutes', 'reply_settings'].includes(key))) {
+        return sendProblem(res, 400, invalidRequest('$.poll: options and duration_minutes expected'));
+      }
+      const options = given.options;
+      if (!Array.isArray(options) || options.length < 2 || options.length > 4 || options.some((option) => typeof option !== 'string' || option.length < 1 || option.length > 25)) {
+        return sendProblem(res, 400, invalidRequest('$.poll.options: 2 to 4 choices of 1 to 25 characters expected'));
+      }
+      const minutes = given.duration_minutes;
+      if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 5 || minutes > 10080) {
+        return sendProblem(res, 400, invalidRequest('$.poll.duration_minutes: a whole number from 5 to 10080 expected'));
+      }
+      if (mediaIds.length > 0) return sendProblem(res, 400, invalidRequest('A post cannot carry both media and a poll.'));
+      poll = { options: options as string[], duration_minutes: minutes };
+    }
     if ((text === undefined || text === '') && mediaIds.length === 0) {
       return sendProblem(res, 400, invalidRequest('Post text or media is required.'));
     }
@@ -244,6 +283,12 @@ export class XSandbox extends SandboxPlatform {
     if (rate.limited) return sendProblem(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), rate.headers);
     if (behaviour === 'refuse') return sendProblem(res, 403, FORBIDDEN_REFUSAL, rate.headers);
     if (behaviour === 'flaky' && this.failsOnce(accountId, normalized)) return sendProblem(res, 503, UNAVAILABLE);
+    if (replyTo !== null) {
+      const parent = this.posts.get(replyTo);
+      if (!parent || parent.deletedAt !== null) return sendProblem(res, 403, REPLY_TO_GONE, rate.headers);
+      if (behaviour === 'refuse-comment' && parent.accountId === accountId) return sendProblem(res, 403, FORBIDDEN_REFUSAL, rate.headers);
+      if (behaviour === 'refuse-part-3' && this.chainLength(parent) + 1 === 3) return sendProblem(res, 403, FORBIDDEN_REFUSAL, rate.headers);
+    }
     if (normalized !== '' && this.listPosts(accountId).some((post) => post.deletedAt === null && post.text === normalized)) {
       return sendProblem(res, 403, DUPLICATE, rate.headers);
     }
@@ -253,10 +298,24 @@ export class XSandbox extends SandboxPlatform {
     const details: Record<string, unknown> = {};
     if (body.community_id !== undefined) details.community_id = body.community_id;
     if (body.share_with_followers !== undefined) details.share_with_followers = body.share_with_followers;
+    if (replyTo !== null) details.in_reply_to_tweet_id = replyTo;
+    if (poll !== null) details.poll = poll;
     this.storePost({ id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
 
     if (!(await this.answerAfterCreate(req, res, fault))) return;
     return sendJson(res, 201, { data: { id, text: normalized, edit_history_tweet_ids: [id] } }, counted.headers);
+  }
+
+  /** How many posts a reply chain holds up to and including `post` (1 for a post that answers none). */
+  private chainLength(post: SandboxPost): number {
+    let length = 1;
+    for (let at = post; length <= 1000; length++) {
+      const parentId = at.details.in_reply_to_tweet_id;
+      const parent = typeof parentId === 'string' ? this.posts.get(parentId) : undefined;
+      if (!parent) return length;
+      at = parent;
+    }
+    return length;
   }
 
   private remove(res: ServerResponse, accountId: string, id: string): void {
@@ -407,9 +466,13 @@ export class XSandbox extends SandboxPlatform {
     const since = startTime === null ? 0 : Date.parse(startTime);
     if (Number.isNaN(since)) return sendProblem(res, 400, invalidRequest('$.start_time: invalid time'));
     const max = Number(query.get('max_results') ?? '10');
+    const excluded = (query.get('exclude') ?? '').split(',');
+    // X returns a reply's reference when asked to expand it (its document's `referenced_posts`).
+    const withReferences = (query.get('expansions') ?? '').split(',').includes('referenced_posts');
     // The token names the account; the sandbox has no user ids of its own, so the path id is the caller.
     const data = this.listPosts(accountId)
       .filter((post) => post.deletedAt === null && post.createdAt.getTime() >= since)
+      .filter((post) => !(excluded.includes('replies') && typeof post.details.in_reply_to_tweet_id === 'string'))
       .reverse()
       .slice(0, Number.isInteger(max) && max >= 5 && max <= 100 ? max : 10)
       .map((post) => ({
@@ -417,6 +480,9 @@ export class XSandbox extends SandboxPlatform {
         text: post.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
         edit_history_tweet_ids: [post.id],
         ...(post.mediaIds.length > 0 ? { attachments: { media_keys: post.mediaIds.map((id) => `3_${id}`) } } : {}),
+        ...(withReferences && typeof post.details.in_reply_to_tweet_id === 'string'
+          ? { referenced_posts: [{ type: 'replied_to', id: post.details.in_reply_to_tweet_id }] }
+          : {}),
       }));
     return sendJson(res, 200, data.length === 0 ? { meta: { result_count: 0 } } : { data, meta: { result_count: data.length } });
   }

@@ -281,6 +281,26 @@ describe("the X adapter and the X sandbox against X's OpenAPI document", () => {
     expect(seen.map((exchange) => `${exchange.method} ${exchange.path}`)).toEqual(['GET /2/users/1234567890/tweets']);
   });
 
+  it('native formats: a reply, a poll, a first comment, and the lookup of replies', async () => {
+    const { account, accessToken } = xAccount();
+    const seen = await conformance(async () => {
+      const first = await client.publish({ account, accessToken, text: 'Thread part 1', media: [], options: { poll: { choices: ['Yes', 'No'], durationMinutes: 1440 } } });
+      const second = await client.publish({ account, accessToken, text: 'Thread part 2', media: [], options: {}, replyTo: first.platformPostId });
+      await client.publishComment({ account, accessToken, platformPostId: second.platformPostId, text: 'First comment' });
+      await client.findRecentPost({ account, accessToken, text: 'Thread part 2', since: new Date(Date.now() - 60_000), replyTo: first.platformPostId });
+      await client.findComment({ account, accessToken, platformPostId: second.platformPostId, text: 'First comment', since: new Date(Date.now() - 60_000) });
+    });
+    expect(seen.map((exchange) => `${exchange.method} ${exchange.path} ${exchange.status}`)).toEqual([
+      'POST /2/tweets 201',
+      'POST /2/tweets 201',
+      'POST /2/tweets 201',
+      'GET /2/users/1234567890/tweets 200',
+      'GET /2/users/1234567890/tweets 200',
+    ]);
+    // The refusal of a reply to a post that is gone is in X's shape too.
+    await conformance(() => client.publish({ account, accessToken, text: 'To nowhere', media: [], options: {}, replyTo: '1999999999999999999' }).catch(() => null));
+  });
+
   it('error answers: refused, expired token, outage, rate limit, duplicate, unknown route', async () => {
     for (const behaviour of ['refuse', 'expired', 'flaky'] as const) {
       const { account, accessToken } = accounts.create('x', behaviour, { platformUserId: '1234567890', handle: '@h', accountType: 'personal' });

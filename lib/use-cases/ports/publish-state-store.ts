@@ -1,6 +1,6 @@
 /** The worker's and sweeper's writes on a post item: lib/store/dynamodb-publish-state.ts. */
 import type { Post, PostError } from '../../domain/model.js';
-import type { ClaimResult, PostForPublishing } from '../../domain/publish-state.js';
+import type { ClaimResult, CommentClaim, PostForPublishing } from '../../domain/publish-state.js';
 
 export interface PublishStateStore {
   /** One strongly consistent GetItem. */
@@ -25,7 +25,29 @@ export interface PublishStateStore {
    * post deleted meanwhile is not released (false): it is to be recorded as never sent.
    * `failed`: the attempt ended in a transient failure (counted: the backoff grows with them).
    */
-  releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean }): Promise<boolean>;
+  releaseForRetry(postId: string, token: string, input: { retryAt: Date; uncertain: boolean; failed: boolean; partsLive?: boolean }): Promise<boolean>;
+  /**
+   * A thread's part is live (`index` 0: the post itself, i ≥ 1: threadParts[i - 1]): its id
+   * recorded and the sent marker cleared in one write, before the next part is sent. Like
+   * recordPublished, conditional on the post still scheduled and not on the claim (a platform id in
+   * hand is a fact). Returns the post as stored; null when it is not scheduled any more or the part
+   * holds another id.
+   */
+  recordThreadPart(postId: string, index: number, result: { platformPostId: string; publishedUrl: string }, now: Date): Promise<Post | null>;
+  /**
+   * The first comment of a published post: claimed for one attempt (pending, not deleted, nobody
+   * holding it, its retry time reached). Null when not claimed.
+   */
+  claimComment(postId: string, input: { token: string; now: Date; leaseUntil: Date }): Promise<CommentClaim | null>;
+  /** The comment's "sent" marker, right before its create request; false: do not send. */
+  markCommentSending(postId: string, token: string, now: Date): Promise<boolean>;
+  /**
+   * The comment's outcome (published with its id, or failed for good); the post's own status never
+   * changes. `token`: only while that claim holds it (a published id is recorded whoever learnt it).
+   */
+  recordComment(postId: string, outcome: { status: 'published'; platformCommentId: string } | { status: 'failed'; error: PostError }, now: Date, token?: string): Promise<Post | null>;
+  /** Gives the comment up until `retryAt`; `uncertain` keeps its sent marker (look it up first). */
+  releaseComment(postId: string, token: string, input: { retryAt: Date; uncertain: boolean }): Promise<boolean>;
   /** The post went out; returns the post as stored (deletedAt set when it was deleted meanwhile). Null: not scheduled any more. */
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null>;
   /** The post did not go out; only while `token` still holds the claim (a worker whose lease was taken over writes nothing). */
