@@ -10,6 +10,7 @@ import { documentedApi } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { addMedia, provisionUser, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
+import { pdf } from '../support/pdf.js';
 
 interface PostResult {
   id: string | null;
@@ -40,11 +41,11 @@ beforeAll(async () => {
   user = await provisionUser({ accounts: [{ platform: 'x' }, { platform: 'linkedin' }] });
   x = user.accounts[0]?.id ?? '';
   linkedin = user.accounts[1]?.id ?? '';
-  // PDFs written straight into the library (the upload path for PDFs is the LinkedIn work's).
+  // PDFs added to the library as the admin CLI adds them (real, if tiny, PDFs: the library checks).
   media.png = (await addMedia(user.userId, { fileName: 'photo.png' })).url;
   media.webp = (await addMedia(user.userId, { fileName: 'photo.webp' })).url;
-  media.pdf = (await addMedia(user.userId, { fileName: 'deck.pdf', contentType: 'application/pdf' })).url;
-  media.pdf2 = (await addMedia(user.userId, { fileName: 'other.pdf', contentType: 'application/pdf' })).url;
+  media.pdf = (await addMedia(user.userId, { fileName: 'deck.pdf', contentType: 'application/pdf', body: pdf(3) })).url;
+  media.pdf2 = (await addMedia(user.userId, { fileName: 'other.pdf', contentType: 'application/pdf', body: pdf(1) })).url;
 });
 
 afterAll(async () => {
