@@ -199,21 +199,7 @@ export class LinkedinClient implements PlatformPublisher {
    * its status is AVAILABLE, as with videos.
    */
   private async uploadDocument(item: PlatformMediaSource, owner: string, accessToken: string): Promise<string> {
-    const { text } = await this.send(
-      `${this.baseUrl}/rest/documents?action=initializeUpload`,
-      {
-        method: 'POST',
-        headers: this.headers(accessToken, { 'Content-Type': 'application/json' }),
-        body: JSON.stringify({ initializeUploadRequest: { owner } }),
-      },
-      this.call([accessToken]),
-    );
-    const value = this.valueOf(text);
-    const uploadUrl = value.uploadUrl;
-    const document = value.document;
-    if (typeof uploadUrl !== 'string' || typeof document !== 'string') {
-      throw new PlatformUnavailableError('LinkedIn document upload answered without uploadUrl/document', { platform: 'linkedin' });
-    }
+    const { uploadUrl, urn: document } = await this.initializeUpload('documents', owner, accessToken);
     let offset = 0;
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -231,6 +217,30 @@ export class LinkedinClient implements PlatformPublisher {
   }
 
   /**
+   * The Images and Documents APIs' first step (one shape for both): where to PUT the bytes, and the
+   * URN the post will name (`image` or `document` in the answer).
+   */
+  private async initializeUpload(api: 'images' | 'documents', owner: string, accessToken: string): Promise<{ uploadUrl: string; urn: string }> {
+    const { text } = await this.send(
+      `${this.baseUrl}/rest/${api}?action=initializeUpload`,
+      {
+        method: 'POST',
+        headers: this.headers(accessToken, { 'Content-Type': 'application/json' }),
+        body: JSON.stringify({ initializeUploadRequest: { owner } }),
+      },
+      this.call([accessToken]),
+    );
+    const value = this.valueOf(text);
+    const field = api === 'images' ? 'image' : 'document';
+    const uploadUrl = value.uploadUrl;
+    const urn = value[field];
+    if (typeof uploadUrl !== 'string' || typeof urn !== 'string') {
+      throw new PlatformUnavailableError(`LinkedIn ${field} upload answered without uploadUrl/${field}`, { platform: 'linkedin' });
+    }
+    return { uploadUrl, urn };
+  }
+
+  /**
    * Headers for a PUT to an upload URL LinkedIn handed us. The token goes along only when the URL
    * is LinkedIn's own (or the configured API host): an upload URL must never leak it elsewhere.
    */
@@ -244,21 +254,7 @@ export class LinkedinClient implements PlatformPublisher {
   }
 
   private async uploadImage(item: PlatformMediaSource, owner: string, accessToken: string): Promise<string> {
-    const { text } = await this.send(
-      `${this.baseUrl}/rest/images?action=initializeUpload`,
-      {
-        method: 'POST',
-        headers: this.headers(accessToken, { 'Content-Type': 'application/json' }),
-        body: JSON.stringify({ initializeUploadRequest: { owner } }),
-      },
-      this.call([accessToken]),
-    );
-    const value = this.valueOf(text);
-    const uploadUrl = value.uploadUrl;
-    const image = value.image;
-    if (typeof uploadUrl !== 'string' || typeof image !== 'string') {
-      throw new PlatformUnavailableError('LinkedIn image upload answered without uploadUrl/image', { platform: 'linkedin' });
-    }
+    const { uploadUrl, urn: image } = await this.initializeUpload('images', owner, accessToken);
     const bytes = await item.read();
     await this.send(uploadUrl, { method: 'PUT', headers: this.uploadHeaders(uploadUrl, accessToken), body: bytes }, this.call([accessToken], 'upload'));
     return image;
