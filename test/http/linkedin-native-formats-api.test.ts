@@ -1,9 +1,7 @@
 /**
- * PENDING (enable at merge by renaming to linkedin-native-formats-api.test.ts): a LinkedIn
- * document post and a LinkedIn poll post created through POST /posts alone, published by the
- * worker against the LinkedIn sandbox, each shown by GET /posts/{id} with its `format`. It needs
- * the create rules for `options.linkedin.poll` / `documentTitle` (the native-format rules branch);
- * on the LinkedIn branch alone a PDF in `media` is still refused as unsupported media.
+ * LinkedIn's native formats created through POST /posts alone and published by the worker against
+ * the LinkedIn sandbox: a document post, a poll post, and a first comment (posted on the live post,
+ * or refused by a `refuse-comment` account without costing the post), each shown by GET /posts/{id}.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxPlatforms } from '../../local/sandbox/index.js';
@@ -18,7 +16,7 @@ interface PostView {
   status: string;
   format: string;
   platformPostId: string | null;
-  firstComment: unknown;
+  firstComment: { status: string; platformCommentId: string | null; error: { message: string } | null } | null;
   threadParts: unknown[];
   error: { message: string } | null;
 }
@@ -44,12 +42,14 @@ async function create(body: Record<string, unknown>): Promise<string> {
   return response.body.posts[0]?.id as string;
 }
 
-async function settled(postId: string, timeoutMs = 45_000): Promise<PostView> {
+/** The post once it has left `scheduled` (and, with `comment`, once its first comment is settled too). */
+async function settled(postId: string, timeoutMs = 45_000, comment = false): Promise<PostView> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await client().get<PostView>(`/posts/${postId}`);
     expect(response.status).toBe(200);
-    if (response.body.status !== 'scheduled') return response.body;
+    const commentSettled = !comment || (response.body.firstComment !== null && response.body.firstComment.status !== 'pending');
+    if (response.body.status !== 'scheduled' && commentSettled) return response.body;
     if (Date.now() > deadline) throw new Error(`post ${postId} still scheduled after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -76,5 +76,31 @@ describe('LinkedIn native formats through the API', () => {
     expect(post).toMatchObject({ status: 'published', format: 'poll' });
     const [live] = sandbox.linkedin.listPosts(account.id);
     expect(live?.details.poll).toEqual({ question: poll.question, options: poll.choices.map((text) => ({ text })), settings: { duration: 'THREE_DAYS' } });
+  });
+
+  it('a first comment: posted on the live post once, as the account', { timeout: 60_000 }, async () => {
+    const account = await connectAccount(user.workspaceIds[0] as string, { platform: 'linkedin', sandbox: 'ok' });
+    const post = await settled(
+      await create({ accounts: [account.id], text: 'Slides are out', options: { linkedin: { firstComment: 'Link: https://example.com/slides' } } }),
+      45_000,
+      true,
+    );
+    expect(post).toMatchObject({ status: 'published', format: 'text', firstComment: { status: 'published', error: null } });
+    const comments = sandbox.linkedin.listComments({ accountId: account.id });
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.postUrn).toBe(post.platformPostId);
+    expect(post.firstComment?.platformCommentId).toBe(comments[0]?.urn);
+  });
+
+  it('a refused first comment leaves the post published and says why', { timeout: 60_000 }, async () => {
+    const account = await connectAccount(user.workspaceIds[0] as string, { platform: 'linkedin', sandbox: 'refuse-comment' });
+    const post = await settled(
+      await create({ accounts: [account.id], text: 'Comments refused here', options: { linkedin: { firstComment: 'Link: https://example.com' } } }),
+      45_000,
+      true,
+    );
+    expect(post).toMatchObject({ status: 'published', error: null, firstComment: { status: 'failed', platformCommentId: null } });
+    expect(post.firstComment?.error?.message).toBeTruthy();
+    expect(sandbox.linkedin.listComments({ accountId: account.id })).toEqual([]);
   });
 });
