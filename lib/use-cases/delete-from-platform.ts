@@ -9,7 +9,7 @@
  * in the byDue index (lib/store/post-item.ts), and the sweeper queues it again whenever its
  * message was lost; a transient failure is simply thrown (SQS, then the sweeper, try again).
  */
-import type { PublishablePlatform } from '../domain/model.js';
+import type { Post, PublishablePlatform } from '../domain/model.js';
 import { PlatformAuthError, PlatformRefusedError } from '../domain/platform-errors.js';
 import type { AccountReader } from './ports/accounts.js';
 import type { Clock } from './ports/clock.js';
@@ -55,12 +55,13 @@ export class DeleteFromPlatform {
       if (error instanceof CredentialsMissingError || error instanceof TokenRefreshFailedError) return this.notDeleted(postId, error.message);
       throw error;
     }
+    const platformAccount = { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType };
     try {
-      await publisher.deletePost({
-        account: { id: account.id, platformUserId: account.platformUserId, handle: account.handle, accountType: account.accountType },
-        accessToken,
-        platformPostId: post.platformPostId,
-      });
+      // Everything of the post that is live: a thread's further parts last first, then the post
+      // itself; on X the first comment is a reply of its own, left standing by its post's deletion
+      // (a LinkedIn comment goes with its post). A delete of what is already gone succeeds, so a
+      // message delivered again after a partial run deletes the rest.
+      for (const platformPostId of liveIds(post)) await publisher.deletePost({ account: platformAccount, accessToken, platformPostId });
     } catch (error) {
       if (error instanceof PlatformAuthError) {
         await this.deps.setTokenHealth(account.id, 'needs_reauth');
@@ -80,4 +81,11 @@ export class DeleteFromPlatform {
     await this.deps.state.abandonPlatformDeletion(postId, { now: this.deps.clock.now(), reason });
     return { outcome: 'not_deleted', reason };
   }
+}
+
+/** The platform ids to delete for a live post, in the order they are deleted. */
+function liveIds(post: Post): string[] {
+  const parts = post.threadParts.map((part) => part.platformPostId).filter((id): id is string => id !== null);
+  const comment = post.platform === 'x' ? (post.firstComment?.platformCommentId ?? null) : null;
+  return [...(comment === null ? [] : [comment]), ...parts.reverse(), ...(post.platformPostId === null ? [] : [post.platformPostId])];
 }

@@ -170,6 +170,20 @@ describe('a thread on X', () => {
     expect(post.threadParts.every((part) => part.publishedUrl?.endsWith(`/status/${part.platformPostId}`))).toBe(true);
   });
 
+  it('deleted with deleteFromPlatform once live: every part comes down, not only the first', async () => {
+    const acct = await account('ok');
+    const parts = texts('Deleted thread', 3);
+    const postId = await createPost(acct.id, { parts });
+    expect((await settled(postId)).status).toBe('published');
+    const ids = expectChain(acct.id, parts);
+    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}?deleteFromPlatform=true`);
+    expect(deleted.status).toBe(200);
+    await until('every part deleted on X', async () => {
+      const live = sandbox.x.listPosts(acct.id).filter((post) => ids.includes(post.id) && post.deletedAt === null);
+      return live.length === 0 ? ({} as PostView) : null;
+    });
+  });
+
   it('part 3 of 5 refused (refuse-part-3): failed with the 2 live parts named; a retry continues from part 3', async () => {
     const acct = await account('refuse-part-3');
     const parts = texts('Refused midway', 5);
