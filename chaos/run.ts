@@ -5,8 +5,9 @@
  * (chaos/provision.ts: an `ok` and a `flaky` account per platform, an image in the media library).
  * Each cycle:
  *
- *   1. sends a burst of creates through the HTTP API and deletes some posts while they are being
- *      sent (chaos/burst.ts), and kill -9s the whole group at a random moment of it;
+ *   1. sends a burst of creates through the HTTP API, a few of them X threads, and deletes some
+ *      posts while they are being sent (chaos/burst.ts), and kill -9s the whole group at a random
+ *      moment of it (a thread's parts go out one after the other, so it may land between two);
  *   2. starts the stack again on the same DATA_DIR and port (that start is the next cycle's), sends
  *      again what lost its answer, waits for every post to settle, and checks the outcome against
  *      the sandbox platforms' own record, which survived the kill (chaos/verify.ts).
@@ -22,6 +23,8 @@
  *
  * Prints a table row per cycle, writes chaos/results.json, exits 1 when any cycle fails.
  * Everything listens on 127.0.0.1. Settings: CHAOS_CYCLES (10), CHAOS_CREATES (burst size, 16),
+ * CHAOS_THREADS (X thread creates among them, 4; their parts are checked one by one, duplicated
+ * and missing both 0 for a pass),
  * CHAOS_SEED, CHAOS_RECOVERY_DEADLINE_S (60: how long after the restart posts may take to settle),
  * CHAOS_WEBHOOK_DEADLINE_S (120: how long after the restart every settled post's event may take:
  * the receiver's down window and refusals cost an event up to two retries, 5 s and 30 s ± 20 %),
@@ -36,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from '../local/lambda-runtime.js';
-import { Api, planBurst, retryLost, runBurst, seededRng, type BurstState } from './burst.js';
+import { Api, planBurst, planThreads, retryLost, runBurst, seededRng, type BurstState } from './burst.js';
 import type { ChaosCustomer } from './provision.js';
 import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
 import { FlakyReceiver, MAX_DOWN_MS } from './receiver.js';
@@ -55,6 +58,7 @@ function intEnv(name: string, fallback: number): number {
 
 const CYCLES = intEnv('CHAOS_CYCLES', 10);
 const CREATES = intEnv('CHAOS_CREATES', 16);
+const THREADS = intEnv('CHAOS_THREADS', 4);
 const SEED = intEnv('CHAOS_SEED', Date.now() % 2 ** 31);
 const RECOVERY_DEADLINE_MS = intEnv('CHAOS_RECOVERY_DEADLINE_S', 60) * 1000;
 const WEBHOOK_DEADLINE_MS = intEnv('CHAOS_WEBHOOK_DEADLINE_S', 120) * 1000;
@@ -121,7 +125,10 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     await warmUp(new Api(first.info.baseUrl, customer.apiKey));
     await receiver.up();
     endpoint = { api: new Api(first.info.baseUrl, customer.apiKey), id: await registerEndpoint(new Api(first.info.baseUrl, customer.apiKey), receiver) };
-    const state: BurstState = { creates: planBurst(rng, customer, `${seed.toString(36)}c${cycle}`, CREATES), posts: new Map(), pendingDeletes: [], problems: [] };
+    const tag = `${seed.toString(36)}c${cycle}`;
+    // The threads from a generator of their own, so the rest of a seed's plan is what it was before them.
+    const creates = planThreads(seededRng(seed ^ 0x7b7ead5), customer, tag, planBurst(rng, customer, tag, CREATES), THREADS);
+    const state: BurstState = { creates, posts: new Map(), pendingDeletes: [], problems: [] };
 
     // The kill comes at a random moment of the burst: before, during or after its requests.
     const killAfterMs = 300 + Math.floor(rng() * 4500);
@@ -214,6 +221,8 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     c.liveAfterDelete === 0 &&
     c.sentAfterCancel === 0 &&
     c.allowance.ok &&
+    c.threads.duplicated === 0 &&
+    c.threads.missing === 0 &&
     w !== null &&
     w.missing === 0 &&
     w.invented === 0 &&
@@ -221,7 +230,7 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
   return result;
 }
 
-const COLUMNS = ['cycle', 'kill', 'kill@ms', 'restart s', 'recovery s', 'posts', 'published', 'failed', 'deleted', 'lost', 'dup', 'unknown', 'mismatch', 'live-del', 'allowance', 'survivors', 'events', 'wh-missing', 'wh-invented', 'per event', 'wh last s', 'result'];
+const COLUMNS = ['cycle', 'kill', 'kill@ms', 'restart s', 'recovery s', 'posts', 'published', 'failed', 'deleted', 'lost', 'dup', 'unknown', 'mismatch', 'live-del', 'allowance', 'threads', 'part dup', 'part miss', 'survivors', 'events', 'wh-missing', 'wh-invented', 'per event', 'wh last s', 'result'];
 
 function row(result: CycleResult): string[] {
   const c = result.check;
@@ -235,6 +244,7 @@ function row(result: CycleResult): string[] {
       ? [c.posts, c.published, c.failed, c.deleted, c.lost, c.duplicates, c.unknown, c.mismatched + c.sentAfterCancel, c.liveAfterDelete].map(String)
       : Array.from({ length: 9 }, () => '-')),
     c ? (c.allowance.ok ? `ok ${c.allowance.used}` : `${c.allowance.used}≠${c.allowance.expectedMin}`) : '-',
+    ...(c ? [c.threads.threads, c.threads.duplicated, c.threads.missing].map(String) : ['-', '-', '-']),
     String(result.survivors.length),
     ...(result.webhooks
       ? [
@@ -301,12 +311,13 @@ async function main(): Promise<void> {
     mismatched: total((check) => check.mismatched + check.sentAfterCancel),
     liveAfterDelete: total((check) => check.liveAfterDelete),
     survivors: results.reduce((sum, result) => sum + result.survivors.length, 0),
+    threadParts: { threads: total((check) => check.threads.threads), duplicated: total((check) => check.threads.duplicated), missing: total((check) => check.threads.missing) },
     webhooks: webhookSummary(results),
   };
   const finishedAt = new Date();
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000, webhookDeadlineS: WEBHOOK_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, threads: THREADS, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000, webhookDeadlineS: WEBHOOK_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
   );
   console.log(
     `\n${summary.passed}/${summary.cycles} cycles passed in ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s; ` +
@@ -318,6 +329,7 @@ async function main(): Promise<void> {
       `(receiver refused ${summary.webhooks.refusedByReceiver} of ${summary.webhooks.requests} requests; ` +
       `${summary.webhooks.seenBeforeKill} event(s) reached it before a kill, ${summary.webhooks.acrossKill} delivered only after the restart). Results: chaos/results.json`,
   );
+  console.log(`thread parts: ${summary.threadParts.threads} threads, duplicated ${summary.threadParts.duplicated}, missing ${summary.threadParts.missing}`);
   process.exitCode = summary.passed === summary.cycles ? 0 : 1;
 }
 
