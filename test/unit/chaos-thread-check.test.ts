@@ -4,7 +4,8 @@
  * tested on made-up sandbox records.
  */
 import { describe, expect, it } from 'vitest';
-import type { BurstState, KnownPost } from '../../chaos/burst.js';
+import { planBurst, planThreads, seededRng, threadOf, type BurstState, type KnownPost } from '../../chaos/burst.js';
+import type { ChaosCustomer } from '../../chaos/provision.js';
 import type { ReceivedRequest } from '../../chaos/receiver.js';
 import { checkThreads, checkWebhooks, type PostView, type SandboxRecord } from '../../chaos/verify.js';
 
@@ -163,5 +164,39 @@ describe('checkWebhooks with threads', () => {
     const partMissing = checkWebhooks({ state, expected, finals, readyAt: 0, killedAt: 500, requests: [event('evt_1', 'thread', ['t1-2', null])] });
     expect(partMissing.invented).toBe(1);
     expect(partMissing.problems.join('\n')).toMatch(/shows 1 of 2 further parts live/);
+  });
+});
+
+describe('planThreads', () => {
+  const customer: ChaosCustomer = {
+    userId: 'usr_1',
+    apiKey: 'ak_test',
+    allowance: 1000,
+    accounts: [
+      { id: 'acct_x_ok', platform: 'x', sandbox: 'ok' },
+      { id: 'acct_x_flaky', platform: 'x', sandbox: 'flaky' },
+      { id: 'acct_li_ok', platform: 'linkedin', sandbox: 'ok' },
+      { id: 'acct_li_flaky', platform: 'linkedin', sandbox: 'flaky' },
+    ],
+    mediaUrl: 'https://media.example.com/u/usr_1/med_1/chaos.png',
+  };
+
+  it('adds X threads among the burst without changing its other creates: 3-5 parts on ok, 3 with flaky, every text and key its own', () => {
+    const burst = planBurst(seededRng(7), customer, 'tag', 16);
+    const planned = planThreads(seededRng(8), customer, 'tag', burst, 12);
+    expect(planned).toHaveLength(28);
+    expect(planned.filter((create) => threadOf(create.body) === null)).toEqual(burst);
+    const threads = planned.filter((create) => threadOf(create.body) !== null);
+    expect(threads).toHaveLength(12);
+    for (const create of threads) {
+      expect(create.body.accounts.every((id) => id.startsWith('acct_x_'))).toBe(true);
+      const parts = 1 + (threadOf(create.body)?.length ?? 0);
+      if (create.body.accounts.includes('acct_x_flaky')) expect(parts).toBe(3);
+      else expect(parts).toBeGreaterThanOrEqual(3);
+      expect(parts).toBeLessThanOrEqual(5);
+    }
+    const texts = threads.flatMap((create) => [create.body.text, ...(threadOf(create.body) ?? [])]);
+    expect(new Set(texts).size).toBe(texts.length);
+    expect(new Set(planned.map((create) => create.idempotencyKey)).size).toBe(planned.length);
   });
 });
