@@ -4,6 +4,7 @@
  * seconds ahead), some posts cancelled or deleted with deleteFromPlatform=true while they are
  * being sent; every request whose answer was lost to the crash is sent again after the restart,
  * creates with the same Idempotency-Key and body (as the contract asks), until it gets an answer.
+ * A few of the creates are X threads (`options.x.thread`), so a kill can land between two parts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChaosCustomer } from './provision.js';
@@ -60,6 +61,7 @@ export interface CreateBody {
   text?: string;
   media?: string[];
   scheduledFor?: string;
+  options?: { x: { thread: { text: string; media?: string[] }[] } };
 }
 
 export interface PlannedCreate {
@@ -88,6 +90,8 @@ export interface KnownPost {
   accepted: boolean;
   /** Found only by listing the user's posts: created by a request whose answer was lost. */
   orphan: boolean;
+  /** An X thread: the texts of its further parts in order (part 1 is `text`); null for any other post. */
+  thread: string[] | null;
   deletion: Deletion | null;
 }
 
@@ -122,6 +126,51 @@ export function planBurst(rng: Rng, customer: ChaosCustomer, tag: string, create
   return planned;
 }
 
+/**
+ * A few X threads, placed at random among the burst's creates (numbered after them): on the `ok`
+ * account, the `flaky` one or both, immediate or due 1-5 s ahead, so their parts go out while the
+ * kill comes. 3 to 5 parts on `ok`; 3 with `flaky` in it, whose every part is refused once (a 503)
+ * and waits out the post's growing backoff (5 s, 10 s, ...), so a longer one would not settle
+ * within the recovery deadline. Each part's text is its own: X refuses a live duplicate, and the
+ * check finds each part on the platform by it.
+ */
+export function planThreads(rng: Rng, customer: ChaosCustomer, tag: string, planned: PlannedCreate[], threads: number): PlannedCreate[] {
+  const xOk = customer.accounts.find((account) => account.platform === 'x' && account.sandbox === 'ok');
+  const xFlaky = customer.accounts.find((account) => account.platform === 'x' && account.sandbox === 'flaky');
+  if (!xOk || !xFlaky) return planned;
+  const all = [...planned];
+  for (let number = 0; number < threads; number++) {
+    const index = planned.length + number;
+    const pick = rng();
+    const accounts = pick < 0.4 ? [xOk.id] : pick < 0.75 ? [xFlaky.id] : [xOk.id, xFlaky.id];
+    const parts = accounts.includes(xFlaky.id) ? 3 : 3 + Math.floor(rng() * 3);
+    const nonce = Math.floor(rng() * 1e9).toString(36);
+    const partText = (part: number): string => `Chaos ${tag} thread ${index} part ${part}/${parts} ${nonce}`;
+    const body: CreateBody = {
+      accounts,
+      text: partText(1),
+      options: {
+        x: {
+          thread: Array.from({ length: parts - 1 }, (_, at) => ({
+            text: partText(at + 2),
+            // Now and then a part with the image: its upload happens between two parts.
+            ...(rng() < 0.25 ? { media: [customer.mediaUrl] } : {}),
+          })),
+        },
+      },
+    };
+    if (rng() < 0.5) body.scheduledFor = new Date(Date.now() + 1000 + Math.floor(rng() * 4000)).toISOString();
+    all.splice(Math.floor(rng() * (all.length + 1)), 0, { index, idempotencyKey: `chaos-${tag}-${index}`, body, state: 'pending', detail: '' });
+  }
+  return all;
+}
+
+/** The texts of a create's further thread parts, or null when it is no thread. */
+export function threadOf(body: CreateBody): string[] | null {
+  const parts = body.options?.x.thread;
+  return parts && parts.length > 0 ? parts.map((part) => part.text) : null;
+}
+
 function recordAccepted(state: BurstState, customer: ChaosCustomer, create: PlannedCreate, answer: ApiAnswer): string[] {
   const accepted: string[] = [];
   const results = Array.isArray(answer.body.posts) ? (answer.body.posts as Record<string, unknown>[]) : [];
@@ -139,6 +188,7 @@ function recordAccepted(state: BurstState, customer: ChaosCustomer, create: Plan
         withMedia: (create.body.media ?? []).length > 0,
         accepted: true,
         orphan: false,
+        thread: threadOf(create.body),
         deletion: null,
       });
     }
@@ -209,7 +259,9 @@ export async function runBurst(api: Api, rng: Rng, customer: ChaosCustomer, stat
           // About a third of the posts are deleted a moment later, most from the platform too.
           // Never a media-only post: with no text, only its platform id (which a deleted post no
           // longer shows) tells its platform copy apart.
-          if (!post || post.text === '' || (deleteDelays[slot % 3] ?? 1) > 0.35) continue;
+          // Nor a thread: deleting one between parts leaves its further parts live (docs/reliability.md,
+          // "Threads"), which the thread check would have to tell from a lost part.
+          if (!post || post.text === '' || post.thread !== null || (deleteDelays[slot % 3] ?? 1) > 0.35) continue;
           post.deletion = { deleteFromPlatform: (deleteDelays[(slot + 1) % 3] ?? 0) < 0.66, outcome: 'pending' };
           await sleep(Math.floor((deleteDelays[(slot + 2) % 3] ?? 0) * 2500));
           await sendDelete(api, post, state.pendingDeletes);

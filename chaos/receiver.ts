@@ -32,6 +32,9 @@ export interface ReceivedRequest {
   postId: string | null;
   /** `data.object.status` of the event. */
   objectStatus: string | null;
+  /** `data.object.format` (`thread` for an X thread), and a thread's further parts' platform ids. */
+  format?: string | null;
+  threadParts?: (string | null)[];
   verified: boolean;
   answer: 'accepted' | 'error_500' | 'dropped';
 }
@@ -100,11 +103,21 @@ export class FlakyReceiver {
       let type = '';
       let postId: string | null = null;
       let objectStatus: string | null = null;
+      let format: string | null = null;
+      let threadParts: (string | null)[] = [];
       try {
-        const event = JSON.parse(body) as { type?: unknown; data?: { object?: { id?: unknown; status?: unknown } } };
+        const event = JSON.parse(body) as { type?: unknown; data?: { object?: { id?: unknown; status?: unknown; format?: unknown; threadParts?: unknown } } };
         type = typeof event.type === 'string' ? event.type : '';
         postId = typeof event.data?.object?.id === 'string' ? event.data.object.id : null;
         objectStatus = typeof event.data?.object?.status === 'string' ? event.data.object.status : null;
+        format = typeof event.data?.object?.format === 'string' ? event.data.object.format : null;
+        const parts = event.data?.object?.threadParts;
+        if (Array.isArray(parts)) {
+          threadParts = parts.map((part: unknown) => {
+            const id = typeof part === 'object' && part !== null ? (part as { platformPostId?: unknown }).platformPostId : null;
+            return typeof id === 'string' ? id : null;
+          });
+        }
       } catch {
         // Not JSON: kept with an empty type, so the check names it.
       }
@@ -117,7 +130,7 @@ export class FlakyReceiver {
       } else {
         this.failedOnce.add(webhookId);
       }
-      this.requests.push({ at: Date.now(), webhookId, type, postId, objectStatus, verified, answer });
+      this.requests.push({ at: Date.now(), webhookId, type, postId, objectStatus, format, threadParts, verified, answer });
       if (answer === 'dropped') request.socket.destroy();
       else if (answer === 'error_500') response.writeHead(500, { 'content-type': 'text/plain' }).end('chaos: failing on purpose');
       else response.writeHead(204).end();

@@ -5,8 +5,9 @@
  * (chaos/provision.ts: an `ok` and a `flaky` account per platform, an image in the media library).
  * Each cycle:
  *
- *   1. sends a burst of creates through the HTTP API and deletes some posts while they are being
- *      sent (chaos/burst.ts), and kill -9s the whole group at a random moment of it;
+ *   1. sends a burst of creates through the HTTP API, a few of them X threads, and deletes some
+ *      posts while they are being sent (chaos/burst.ts), and kill -9s the whole group at a random
+ *      moment of it (a thread's parts go out one after the other, so it may land between two);
  *   2. starts the stack again on the same DATA_DIR and port (that start is the next cycle's), sends
  *      again what lost its answer, waits for every post to settle, and checks the outcome against
  *      the sandbox platforms' own record, which survived the kill (chaos/verify.ts).
@@ -22,6 +23,10 @@
  *
  * Prints a table row per cycle, writes chaos/results.json, exits 1 when any cycle fails.
  * Everything listens on 127.0.0.1. Settings: CHAOS_CYCLES (10), CHAOS_CREATES (burst size, 16),
+ * CHAOS_THREADS (X thread creates among them, 4; their parts are checked one by one, duplicated
+ * and missing both 0 for a pass), CHAOS_THREAD_DEADLINE_S (120: how long after the restart a
+ * thread may take to settle: on a `flaky` account each part meets one 503, again after a kill, and
+ * the post's backoff grows with every one of them, 5 s, 10 s, 20 s, 40 s),
  * CHAOS_SEED, CHAOS_RECOVERY_DEADLINE_S (60: how long after the restart posts may take to settle),
  * CHAOS_WEBHOOK_DEADLINE_S (120: how long after the restart every settled post's event may take:
  * the receiver's down window and refusals cost an event up to two retries, 5 s and 30 s ± 20 %),
@@ -36,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from '../local/lambda-runtime.js';
-import { Api, planBurst, retryLost, runBurst, seededRng, type BurstState } from './burst.js';
+import { Api, planBurst, planThreads, retryLost, runBurst, seededRng, type BurstState } from './burst.js';
 import type { ChaosCustomer } from './provision.js';
 import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
 import { FlakyReceiver, MAX_DOWN_MS } from './receiver.js';
@@ -55,8 +60,10 @@ function intEnv(name: string, fallback: number): number {
 
 const CYCLES = intEnv('CHAOS_CYCLES', 10);
 const CREATES = intEnv('CHAOS_CREATES', 16);
+const THREADS = intEnv('CHAOS_THREADS', 4);
 const SEED = intEnv('CHAOS_SEED', Date.now() % 2 ** 31);
 const RECOVERY_DEADLINE_MS = intEnv('CHAOS_RECOVERY_DEADLINE_S', 60) * 1000;
+const THREAD_DEADLINE_MS = intEnv('CHAOS_THREAD_DEADLINE_S', 120) * 1000;
 const WEBHOOK_DEADLINE_MS = intEnv('CHAOS_WEBHOOK_DEADLINE_S', 120) * 1000;
 const BUDGET_MS = intEnv('CHAOS_BUDGET_MINUTES', 30) * 60_000;
 
@@ -68,8 +75,10 @@ interface CycleResult {
   killAfterMs: number;
   /** Start of the second run: spawn to ready. */
   restartMs: number;
-  /** Ready after the restart to the last post settled (p100 of the cycle). */
+  /** Ready after the restart to the last post settled (p100 of the cycle), threads apart. */
   recoveryMs: number;
+  /** Ready after the restart to the last thread settled. */
+  threadRecoveryMs: number;
   survivors: string[];
   check: Omit<CycleCheck, 'problems' | 'recoveryMs'> | null;
   webhooks: (Omit<WebhookCheck, 'problems'> & { downAfterReadyMs: number; downMs: number }) | null;
@@ -110,7 +119,7 @@ interface Run {
 
 async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, customer: ChaosCustomer): Promise<CycleResult> {
   const rng = seededRng(seed);
-  const result: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, webhooks: null, problems: [], passed: false, dataDir: run.dataDir };
+  const result: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, threadRecoveryMs: 0, survivors: [], check: null, webhooks: null, problems: [], passed: false, dataDir: run.dataDir };
   // Its own generator, so the burst's plan for a seed stays what it was before webhooks.
   const receiver = new FlakyReceiver(seededRng(seed ^ 0x5eedf00d));
   let endpoint: { api: Api; id: string } | null = null;
@@ -121,7 +130,10 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     await warmUp(new Api(first.info.baseUrl, customer.apiKey));
     await receiver.up();
     endpoint = { api: new Api(first.info.baseUrl, customer.apiKey), id: await registerEndpoint(new Api(first.info.baseUrl, customer.apiKey), receiver) };
-    const state: BurstState = { creates: planBurst(rng, customer, `${seed.toString(36)}c${cycle}`, CREATES), posts: new Map(), pendingDeletes: [], problems: [] };
+    const tag = `${seed.toString(36)}c${cycle}`;
+    // The threads from a generator of their own, so the rest of a seed's plan is what it was before them.
+    const creates = planThreads(seededRng(seed ^ 0x7b7ead5), customer, tag, planBurst(rng, customer, tag, CREATES), THREADS);
+    const state: BurstState = { creates, posts: new Map(), pendingDeletes: [], problems: [] };
 
     // The kill comes at a random moment of the burst: before, during or after its requests.
     const killAfterMs = 300 + Math.floor(rng() * 4500);
@@ -165,9 +177,10 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     })();
     // Our own idempotency lock from a create the kill interrupted holds for up to 20 s (IDEMPOTENCY_LOCK_MS).
     await retryLost(api, customer, state, stack.readyAt + 35_000);
-    const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000));
+    const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000), Math.max(stack.readyAt + THREAD_DEADLINE_MS, Date.now() + 5000));
     const deletions = await awaitPlatformDeletions(stack.info.sandboxOrigin ?? '', state, Math.max(deadline, Date.now() + 5000));
     result.recoveryMs = Math.max(settled.lastSettledAt, deletions.doneAt ?? 0) - stack.readyAt;
+    result.threadRecoveryMs = settled.lastThreadSettledAt - stack.readyAt;
     const check = await checkCycle({
       state,
       views: settled.views,
@@ -183,7 +196,8 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
 
     await downWindow;
     const { expected, finals } = await expectedPostEvents(stack.info, state);
-    await awaitWebhooks(receiver.requests, expected, Math.max(stack.readyAt + WEBHOOK_DEADLINE_MS, Date.now() + 5000));
+    // A thread may settle late (CHAOS_THREAD_DEADLINE_S): its event gets the same ~60 s as the others'.
+    await awaitWebhooks(receiver.requests, expected, Math.max(stack.readyAt + WEBHOOK_DEADLINE_MS, settled.lastThreadSettledAt + 60_000, Date.now() + 5000));
     // A moment more, so an event sent twice or invented just after the last expected one is seen.
     await sleep(1000);
     const { problems: webhookProblems, ...webhookFigures } = checkWebhooks({ state, requests: receiver.requests, expected, finals, readyAt: stack.readyAt, killedAt });
@@ -214,6 +228,8 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     c.liveAfterDelete === 0 &&
     c.sentAfterCancel === 0 &&
     c.allowance.ok &&
+    c.threads.duplicated === 0 &&
+    c.threads.missing === 0 &&
     w !== null &&
     w.missing === 0 &&
     w.invented === 0 &&
@@ -221,7 +237,7 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
   return result;
 }
 
-const COLUMNS = ['cycle', 'kill', 'kill@ms', 'restart s', 'recovery s', 'posts', 'published', 'failed', 'deleted', 'lost', 'dup', 'unknown', 'mismatch', 'live-del', 'allowance', 'survivors', 'events', 'wh-missing', 'wh-invented', 'per event', 'wh last s', 'result'];
+const COLUMNS = ['cycle', 'kill', 'kill@ms', 'restart s', 'recovery s', 'posts', 'published', 'failed', 'deleted', 'lost', 'dup', 'unknown', 'mismatch', 'live-del', 'allowance', 'threads', 'thread s', 'part dup', 'part miss', 'survivors', 'events', 'wh-missing', 'wh-invented', 'per event', 'wh last s', 'result'];
 
 function row(result: CycleResult): string[] {
   const c = result.check;
@@ -235,6 +251,7 @@ function row(result: CycleResult): string[] {
       ? [c.posts, c.published, c.failed, c.deleted, c.lost, c.duplicates, c.unknown, c.mismatched + c.sentAfterCancel, c.liveAfterDelete].map(String)
       : Array.from({ length: 9 }, () => '-')),
     c ? (c.allowance.ok ? `ok ${c.allowance.used}` : `${c.allowance.used}≠${c.allowance.expectedMin}`) : '-',
+    ...(c ? [String(c.threads.threads), (result.threadRecoveryMs / 1000).toFixed(1), String(c.threads.duplicated), String(c.threads.missing)] : ['-', '-', '-', '-']),
     String(result.survivors.length),
     ...(result.webhooks
       ? [
@@ -271,7 +288,7 @@ async function main(): Promise<void> {
       const cycle = index + 1;
       const customer = customers[index];
       if (!customer || Date.now() - startedAt.getTime() > BUDGET_MS) {
-        const skipped: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, survivors: [], check: null, webhooks: null, problems: ['not run: the time budget was spent'], passed: false, dataDir };
+        const skipped: CycleResult = { cycle, kill, killAfterMs: 0, restartMs: 0, recoveryMs: 0, threadRecoveryMs: 0, survivors: [], check: null, webhooks: null, problems: ['not run: the time budget was spent'], passed: false, dataDir };
         results.push(skipped);
         printRow(row(skipped));
         continue;
@@ -294,6 +311,7 @@ async function main(): Promise<void> {
     cycles: results.length,
     passed: results.filter((result) => result.passed).length,
     recoveryP100Ms: recoveries.length > 0 ? Math.max(...recoveries) : null,
+    threadRecoveryP100Ms: recoveries.length > 0 ? Math.max(...results.filter((result) => result.check !== null).map((result) => result.threadRecoveryMs)) : null,
     posts: total((check) => check.posts),
     lost: total((check) => check.lost),
     duplicates: total((check) => check.duplicates),
@@ -301,12 +319,13 @@ async function main(): Promise<void> {
     mismatched: total((check) => check.mismatched + check.sentAfterCancel),
     liveAfterDelete: total((check) => check.liveAfterDelete),
     survivors: results.reduce((sum, result) => sum + result.survivors.length, 0),
+    threadParts: { threads: total((check) => check.threads.threads), duplicated: total((check) => check.threads.duplicated), missing: total((check) => check.threads.missing) },
     webhooks: webhookSummary(results),
   };
   const finishedAt = new Date();
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000, webhookDeadlineS: WEBHOOK_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, threads: THREADS, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000, webhookDeadlineS: WEBHOOK_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
   );
   console.log(
     `\n${summary.passed}/${summary.cycles} cycles passed in ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s; ` +
@@ -317,6 +336,10 @@ async function main(): Promise<void> {
       `unverified ${summary.webhooks.unverified}; deliveries per event mean ${summary.webhooks.deliveriesPerEvent.mean}, max ${summary.webhooks.deliveriesPerEvent.max} ` +
       `(receiver refused ${summary.webhooks.refusedByReceiver} of ${summary.webhooks.requests} requests; ` +
       `${summary.webhooks.seenBeforeKill} event(s) reached it before a kill, ${summary.webhooks.acrossKill} delivered only after the restart). Results: chaos/results.json`,
+  );
+  console.log(
+    `thread parts: ${summary.threadParts.threads} threads, duplicated ${summary.threadParts.duplicated}, missing ${summary.threadParts.missing}` +
+      ` (threads settled within ${summary.threadRecoveryP100Ms === null ? '-' : (summary.threadRecoveryP100Ms / 1000).toFixed(1)} s of a restart)`,
   );
   process.exitCode = summary.passed === summary.cycles ? 0 : 1;
 }

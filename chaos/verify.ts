@@ -10,12 +10,13 @@
  *   sentAfterCancel  cancelled (softDeleted false, unit refunded) and still sent
  *   allowance     the user's counter against accepted posts minus refunded cancels (and soft-deleted
  *                 posts that never reached their platform, refunded once settled)
+ *   thread parts  per X thread (checkThreads): parts duplicated and parts missing
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoDbClientFor } from '../local/dynamodb-local.js';
 import type { StackInfo } from '../local/stack.js';
-import type { Api, BurstState, KnownPost } from './burst.js';
+import { threadOf, type Api, type BurstState, type KnownPost } from './burst.js';
 import type { ReceivedRequest } from './receiver.js';
 
 interface RecordedPost {
@@ -23,6 +24,8 @@ interface RecordedPost {
   text: string;
   mediaIds: string[];
   deletedAt: string | null;
+  /** X: the post it answers (local/sandbox/record.ts). */
+  inReplyTo?: string | null;
 }
 type PlatformRecord = { accounts: Record<string, { live: RecordedPost[]; deleted: RecordedPost[] }> };
 export type SandboxRecord = { x: PlatformRecord; linkedin: PlatformRecord };
@@ -33,6 +36,8 @@ export interface PostView {
   status: string;
   text?: string | null;
   platformPostId: string | null;
+  /** A thread's further parts in order, each null until live (docs/native-formats.md). */
+  threadParts?: { platformPostId: string | null }[];
   error: { message: string; advice: string } | null;
 }
 
@@ -51,6 +56,7 @@ export interface CycleCheck {
   liveAfterDelete: number;
   sentAfterCancel: number;
   allowance: { used: number; expectedMin: number; expectedMax: number; ok: boolean };
+  threads: ThreadFigures;
   /** Milliseconds from the restart's ready moment to the last post settled. */
   recoveryMs: number;
   problems: string[];
@@ -65,6 +71,12 @@ export async function readRecord(origin: string): Promise<SandboxRecord> {
 function onPlatform(record: SandboxRecord, post: KnownPost): RecordedPost[] {
   const account = record[post.platform].accounts[post.accountId];
   return account ? [...account.live, ...account.deleted] : [];
+}
+
+function orphanThread(state: BurstState, view: PostView & { platform: 'x' | 'linkedin' }): string[] | null {
+  if (view.platform !== 'x' || (view.threadParts ?? []).length === 0) return null;
+  const create = state.creates.find((planned) => planned.body.text === view.text && threadOf(planned.body) !== null);
+  return create ? threadOf(create.body) : null;
 }
 
 /** Posts of the user the client never heard of: their create's answer was lost and not replayed. */
@@ -84,6 +96,8 @@ async function findOrphans(api: Api, state: BurstState): Promise<void> {
         withMedia: false,
         accepted: true,
         orphan: true,
+        // A thread whose create's answer was lost: its parts are the plan's, found by its first part's text.
+        thread: orphanThread(state, view),
         deletion: null,
       });
     }
@@ -92,14 +106,29 @@ async function findOrphans(api: Api, state: BurstState): Promise<void> {
   }
 }
 
-/** Polls every post not deleted until it is published or failed, or the deadline passes. */
-export async function awaitSettled(api: Api, state: BurstState, readyAt: number, deadline: number): Promise<{ views: Map<string, PostView>; lastSettledAt: number }> {
+/**
+ * Polls every post not deleted until it is published or failed, or the deadline passes
+ * (`threadDeadline` while a thread is still open: its parts each wait out their own retry).
+ */
+export async function awaitSettled(
+  api: Api,
+  state: BurstState,
+  readyAt: number,
+  deadline: number,
+  threadDeadline: number,
+): Promise<{ views: Map<string, PostView>; lastSettledAt: number; lastThreadSettledAt: number }> {
   await findOrphans(api, state);
   const views = new Map<string, PostView>();
+  // Apart, so the recovery figure stays comparable with the runs before threads.
   let lastSettledAt = readyAt;
+  let lastThreadSettledAt = readyAt;
   for (;;) {
-    const open = [...state.posts.values()].filter((post) => post.deletion === null && !['published', 'failed'].includes(views.get(post.id)?.status ?? ''));
-    if (open.length === 0 || Date.now() > deadline) break;
+    // Past the posts' deadline only threads are asked again: another post still open then is lost.
+    const pastDeadline = Date.now() > deadline;
+    const open = [...state.posts.values()].filter(
+      (post) => post.deletion === null && (!pastDeadline || post.thread !== null) && !['published', 'failed'].includes(views.get(post.id)?.status ?? ''),
+    );
+    if (open.length === 0 || Date.now() > Math.max(deadline, threadDeadline)) break;
     for (let at = 0; at < open.length; at += 8) {
       await Promise.all(
         open.slice(at, at + 8).map(async (post) => {
@@ -108,7 +137,9 @@ export async function awaitSettled(api: Api, state: BurstState, readyAt: number,
             if (answer.status !== 200) return;
             const view = answer.body as unknown as PostView;
             views.set(post.id, view);
-            if (view.status === 'published' || view.status === 'failed') lastSettledAt = Math.max(lastSettledAt, Date.now());
+            if (view.status !== 'published' && view.status !== 'failed') return;
+            if (post.thread === null) lastSettledAt = Math.max(lastSettledAt, Date.now());
+            else lastThreadSettledAt = Math.max(lastThreadSettledAt, Date.now());
           } catch {
             // Asked again on the next round.
           }
@@ -117,7 +148,7 @@ export async function awaitSettled(api: Api, state: BurstState, readyAt: number,
     }
     await sleep(500);
   }
-  return { views, lastSettledAt };
+  return { views, lastSettledAt, lastThreadSettledAt };
 }
 
 /**
@@ -140,6 +171,84 @@ export async function awaitPlatformDeletions(origin: string, state: BurstState, 
 function matches(post: KnownPost, recorded: RecordedPost, view: PostView | null): boolean {
   if (post.text !== '') return recorded.text === post.text;
   return view?.platformPostId === recorded.id;
+}
+
+export interface ThreadFigures {
+  threads: number;
+  duplicated: number;
+  missing: number;
+}
+
+/**
+ * The X threads of a cycle against the X sandbox's record (pure: test/unit/chaos-thread-check.test.ts):
+ *   duplicated  per part, every copy on the platform past the first: its text sent more than once
+ *               (live or since deleted; two live answers to one parent for one part are two copies)
+ *   missing     a `published` thread: each part that is not live, answering the part before it,
+ *               with the id the post shows for it (part 1 `platformPostId`, then `threadParts`);
+ *               a `failed` one: each live part its error does not name ("Parts 1-k of n are live"),
+ *               and each part live out of order; one that never settled: each part not live in order
+ * A thread deleted in flight is checked for duplicates only (the burst deletes none). `claimed` is
+ * every platform post some part accounts for, so the cycle check does not count them as unasked.
+ */
+export function checkThreads(input: { posts: Iterable<KnownPost>; views: ReadonlyMap<string, PostView>; record: SandboxRecord }): ThreadFigures & { problems: string[]; claimed: Set<string> } {
+  const figures = { threads: 0, duplicated: 0, missing: 0, problems: [] as string[], claimed: new Set<string>() };
+  for (const post of input.posts) {
+    if (post.thread === null || post.platform !== 'x') continue;
+    figures.threads++;
+    const texts = [post.text, ...post.thread];
+    const total = texts.length;
+    const label = `x/${post.sandbox} thread ${post.id}${post.orphan ? ' (orphan)' : ''}`;
+    const held = onPlatform(input.record, post);
+    const hits = texts.map((text) => held.filter((recorded) => recorded.text === text));
+    for (const [index, copies] of hits.entries()) {
+      for (const copy of copies) figures.claimed.add(copy.id);
+      if (copies.length > 1) {
+        figures.duplicated += copies.length - 1;
+        figures.problems.push(`${label}: part ${index + 1} of ${total} is on X ${copies.length} times (${copies.map((copy) => `${copy.id}${copy.deletedAt === null ? '' : ' deleted'}`).join(', ')})`);
+      }
+    }
+    if (post.deletion) continue;
+    const view = input.views.get(post.id);
+    const shown = view ? [view.platformPostId, ...(view.threadParts ?? []).map((part) => part.platformPostId)] : [];
+    // The live chain: part 1, then each part live and answering the one before it (the copy the
+    // post shows first, when there are two).
+    const chain: string[] = [];
+    for (const [index, copies] of hits.entries()) {
+      const parent = chain.at(-1) ?? null;
+      const candidates = copies.filter((copy) => copy.deletedAt === null && (parent === null || copy.inReplyTo === parent));
+      const next = candidates.find((copy) => copy.id === shown[index]) ?? candidates[0];
+      if (!next) break;
+      chain.push(next.id);
+    }
+    const outOfOrder = hits.slice(chain.length).filter((copies) => copies.some((copy) => copy.deletedAt === null)).length;
+    if (view?.status === 'published') {
+      const inOrder = chain.findIndex((id, index) => shown[index] !== id);
+      const good = inOrder === -1 ? chain.length : inOrder;
+      if (good < total || shown.length !== total) {
+        figures.missing += total - good;
+        figures.problems.push(
+          `${label} is published but only parts 1-${good} of ${total} are live in order with the ids it shows (live chain ${chain.length}, shown ${shown.map((id) => id ?? 'null').join(' ')})`,
+        );
+      }
+      continue;
+    }
+    if (outOfOrder > 0) {
+      figures.missing += outOfOrder;
+      figures.problems.push(`${label}: ${outOfOrder} part(s) live but not answering the part before them`);
+    }
+    if (view?.status === 'failed') {
+      const live = chain.length;
+      const named = live === 0 || (view.error?.message ?? '').includes(live === 1 ? `Part 1 of ${total} is live` : `Parts 1-${live} of ${total} are live`);
+      if (!named) {
+        figures.missing += live;
+        figures.problems.push(`${label} failed with ${live} of ${total} parts live, which its error does not name: ${view.error?.message ?? 'no error'}`);
+      }
+      continue;
+    }
+    figures.missing += total - chain.length;
+    figures.problems.push(`${label} did not settle (${view?.status ?? 'never read'}) with ${chain.length} of ${total} parts live`);
+  }
+  return figures;
 }
 
 async function allowanceUsed(info: StackInfo, userId: string): Promise<number> {
@@ -179,6 +288,7 @@ export async function checkCycle(input: {
     liveAfterDelete: 0,
     sentAfterCancel: 0,
     allowance: { used: 0, expectedMin: 0, expectedMax: 0, ok: false },
+    threads: { threads: 0, duplicated: 0, missing: 0 },
     recoveryMs: input.recoveryMs,
     problems,
   };
@@ -229,11 +339,16 @@ export async function checkCycle(input: {
     } else if (UNKNOWN_OUTCOME.test(view.error.advice)) {
       check.unknown++;
       problems.push(`${label} failed as unknown (${view.error.message}) although the platform ${live.length > 0 ? 'holds it' : 'does not hold it'}`);
-    } else if (live.length > 0) {
+    } else if (live.length > 0 && post.thread === null) {
+      // A thread failed midway keeps its live parts by design; checkThreads holds it to naming them.
       check.mismatched++;
       problems.push(`${label} failed (${view.error.message}) but is live on its platform`);
     }
   }
+  const threads = checkThreads({ posts: state.posts.values(), views, record });
+  check.threads = { threads: threads.threads, duplicated: threads.duplicated, missing: threads.missing };
+  problems.push(...threads.problems);
+  for (const id of threads.claimed) claimed.add(id);
   // A platform post no post of ours accounts for: a second copy the text match could not see.
   for (const platform of ['x', 'linkedin'] as const) {
     for (const [accountId, held] of Object.entries(record[platform].accounts)) {
@@ -265,7 +380,8 @@ export async function checkCycle(input: {
  *   invented   an event (distinct `webhook-id`) for a state its post never reached: a type that is
  *              not the post's final status, a `data.object.status` that is not it, any event of a
  *              cancelled post or of a post this customer does not have, or a second event for the
- *              same post and type
+ *              same post and type; for a thread, an event whose `format` is not `thread`, or a
+ *              `post.published` one not showing every further part live
  *   unverified requests whose signature did not verify
  *   deliveriesPerEvent  requests the receiver saw per event (its refusals included; refused
  *              connections while it was down are not seen)
@@ -373,6 +489,10 @@ export function checkWebhooks(input: {
     else if (!final) reason = 'a post with no item';
     else if (`post.${final.status}` !== first.type) reason = `the post is ${final.status}`;
     else if (first.objectStatus !== final.status) reason = `data.object.status is ${first.objectStatus ?? 'missing'}, the post is ${final.status}`;
+    // A thread's events carry its format and parts: a published one with every further part live.
+    else if (post.thread !== null && first.format !== 'thread') reason = `data.object.format is ${first.format ?? 'missing'} for a thread`;
+    else if (post.thread !== null && first.type === 'post.published' && (first.threadParts?.length !== post.thread.length || first.threadParts.some((id) => id === null)))
+      reason = `a published thread whose event shows ${first.threadParts?.filter((id) => id !== null).length ?? 0} of ${post.thread.length} further parts live`;
     else if (seen.some((request) => request.type !== first.type || request.postId !== first.postId)) reason = 'one webhook-id carried different events';
     else {
       const key = `${first.postId ?? ''} ${first.type}`;

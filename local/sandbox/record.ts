@@ -98,6 +98,8 @@ interface RecordedPost {
   mediaIds: string[];
   createdAt: string;
   deletedAt: string | null;
+  /** X: the post it answers (`reply.in_reply_to_tweet_id`: a thread's part, a first comment), else null. */
+  inReplyTo: string | null;
 }
 
 export interface PlatformRecord {
@@ -120,6 +122,8 @@ function recordOf(holder: PostHolder, accountId: string | null): PlatformRecord 
       mediaIds: [...post.mediaIds],
       createdAt: post.createdAt.toISOString(),
       deletedAt: post.deletedAt === null ? null : post.deletedAt.toISOString(),
+      // A reader sees what a reply answers; the crash test checks a thread's order by it.
+      inReplyTo: typeof post.details.in_reply_to_tweet_id === 'string' ? post.details.in_reply_to_tweet_id : null,
     };
     (post.deletedAt === null ? entry.live : entry.deleted).push(view);
   }

@@ -14,7 +14,7 @@ import { LINKEDIN_API_VERSION } from '../../lib/platforms/linkedin-version.js';
 import { startSandboxProcess, type SandboxProcess } from '../../local/sandbox/process.js';
 
 interface RecordBody {
-  x: { accounts: Record<string, { live: { id: string; text: string }[]; deleted: { id: string; text: string; deletedAt: string }[] }> };
+  x: { accounts: Record<string, { live: { id: string; text: string; inReplyTo: string | null }[]; deleted: { id: string; text: string; deletedAt: string }[] }> };
   linkedin: { accounts: Record<string, { live: { id: string; text: string }[]; deleted: { id: string }[] }> };
 }
 
@@ -65,6 +65,14 @@ describe('sandbox record', () => {
       expect(created.status).toBe(201);
       xPosts.push(((await created.json()) as { data: { id: string } }).data.id);
     }
+    // A reply (a thread's part 2): the record names the post it answers.
+    const reply = await fetch(`${first.xBaseUrl}/2/tweets`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${xToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'a reply on record', reply: { in_reply_to_tweet_id: xPosts[1] } }),
+    });
+    expect(reply.status).toBe(201);
+    const replyId = ((await reply.json()) as { data: { id: string } }).data.id;
     const linkedinCreated = await fetch(`${first.linkedinBaseUrl}/rest/posts`, {
       method: 'POST',
       headers: {
@@ -90,7 +98,10 @@ describe('sandbox record', () => {
 
     const second = await start();
     const after = await record(second.origin);
-    expect(after.x.accounts[xAccount]?.live.map((post) => [post.id, post.text])).toEqual([[xPosts[1], 'second on record']]);
+    expect(after.x.accounts[xAccount]?.live.map((post) => [post.id, post.text, post.inReplyTo])).toEqual([
+      [xPosts[1], 'second on record', null],
+      [replyId, 'a reply on record', xPosts[1]],
+    ]);
     expect(after.x.accounts[xAccount]?.deleted.map((post) => [post.id, post.text])).toEqual([[xPosts[0], 'first on record']]);
     expect(after.linkedin.accounts[linkedinAccount]?.live.map((post) => [post.id, post.text])).toEqual([[urn, 'on LinkedIn, on record']]);
     // Filtered to one account, and X's duplicate check still knows the live post after the restart.

@@ -10,7 +10,7 @@ import { FlakyReceiver, type ReceivedRequest } from '../../chaos/receiver.js';
 import { checkWebhooks } from '../../chaos/verify.js';
 
 function post(id: string, deletion: KnownPost['deletion'] = null): KnownPost {
-  return { id, accountId: 'acc_1', platform: 'x', sandbox: 'ok', text: `text ${id}`, withMedia: false, accepted: true, orphan: false, deletion };
+  return { id, accountId: 'acc_1', platform: 'x', sandbox: 'ok', text: `text ${id}`, withMedia: false, accepted: true, orphan: false, thread: null, deletion };
 }
 
 function stateOf(posts: KnownPost[]): BurstState {
