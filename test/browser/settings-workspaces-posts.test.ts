@@ -206,6 +206,7 @@ describe('workspaces and posts in a browser', () => {
     expect(await pollRow.locator('.first-comment').innerText()).toMatch(/First comment: failed\s+LinkedIn refused the comment\. Post it by hand\./);
     // A text post shows no format line.
     expect(await page.locator('tr', { hasText: 'Hello from the settings test' }).locator('.post-format').count()).toBe(0);
+    await screenshot(page, 'posts-native-formats');
     await context.close();
   });
 
