@@ -42,31 +42,57 @@ export async function dispatchChanged(dispatcher: Pick<PostDispatcher, 'dispatch
   if (failed.length > 0) logger.warn('A post could not be queued; the sweeper will put it back once it is due', { postId });
 }
 
+/**
+ * What publish and retry share: the planned change written in one conditional write (with its
+ * allowance unit when it spends one, and the idempotency record), answered 200 with the post, then
+ * made due. A write that lost a race is planned again from the post as it is then (up to
+ * MAX_CHANGE_ATTEMPTS), so the 409 it ends in says why the post cannot change now.
+ */
+export function sendChange(
+  deps: SendPostDeps,
+  caller: Caller,
+  request: {
+    postId: string;
+    action: 'publish' | 'retry';
+    body: Record<string, unknown> | null;
+    idempotencyKey: string | undefined;
+    now: Date;
+    resetPublishState: boolean;
+    refused: 'post_not_editable' | 'post_not_retryable';
+  },
+  plan: () => Promise<{ read: PostForChange; after: Post; spendsUnit: boolean }>,
+): Promise<PostChangeOutcome> {
+  const { postId, body, idempotencyKey, now } = request;
+  return idempotentChange(deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/${request.action}`, body, idempotencyKey, now }, async (lock, progress) => {
+    for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
+      const { read, after, spendsUnit } = await plan();
+      const response = { status: 200, body: postView(after) };
+      const result = await deps.changes.changePost({
+        before: read,
+        after,
+        spend: spendsUnit ? { allowanceLimit: caller.user.monthlyPostAllowance } : null,
+        resetPublishState: request.resetPublishState,
+        idempotency: lock ? { lock, response } : null,
+      });
+      if (result.outcome === 'over_allowance') throw quotaExceeded();
+      if (result.outcome !== 'applied') continue;
+      progress.remembered = lock !== null;
+      await dispatchChanged(deps.dispatcher, postId, after.scheduledFor, deps.clock.now());
+      return response;
+    }
+    throw keptChanging(request.refused);
+  });
+}
+
 export class PublishDraft {
   constructor(private readonly deps: SendPostDeps) {}
 
   async execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<PostChangeOutcome> {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
-    return idempotentChange(this.deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/publish`, body, idempotencyKey, now }, async (lock, progress) => {
-      for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
-        const { read, after } = await this.plan(caller, postId, body, now);
-        const response = { status: 200, body: postView(after) };
-        const result = await this.deps.changes.changePost({
-          before: read,
-          after,
-          spend: { allowanceLimit: caller.user.monthlyPostAllowance },
-          resetPublishState: false,
-          idempotency: lock ? { lock, response } : null,
-        });
-        if (result.outcome === 'over_allowance') throw quotaExceeded();
-        if (result.outcome !== 'applied') continue;
-        progress.remembered = lock !== null;
-        await dispatchChanged(this.deps.dispatcher, postId, after.scheduledFor, this.deps.clock.now());
-        return response;
-      }
-      throw keptChanging('post_not_editable');
-    });
+    const request = { postId, action: 'publish', body, idempotencyKey, now, resetPublishState: false, refused: 'post_not_editable' } as const;
+    // A draft spends its unit now, always.
+    return sendChange(this.deps, caller, request, async () => ({ ...(await this.plan(caller, postId, body, now)), spendsUnit: true }));
   }
 
   /** The post as publishing would leave it, every check made, nothing written or spent (the assistant's publish_draft without confirm). */

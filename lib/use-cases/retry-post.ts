@@ -21,9 +21,9 @@ import type { Post } from '../domain/model.js';
 import type { PostForChange } from './ports/post-change-store.js';
 import type { Caller } from '../domain/caller.js';
 import { decideStoredTarget } from './create-targets.js';
-import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
+import type { PostChangeOutcome } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
-import { dispatchChanged, quotaExceeded, type SendPostDeps } from './publish-draft.js';
+import { sendChange, type SendPostDeps } from './publish-draft.js';
 
 export class RetryPost {
   constructor(private readonly deps: SendPostDeps) {}
@@ -31,25 +31,9 @@ export class RetryPost {
   async execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<PostChangeOutcome> {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
-    return idempotentChange(this.deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/retry`, body, idempotencyKey, now }, async (lock, progress) => {
-      for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
-        const { read, after, spendsUnit } = await this.plan(caller, postId, body, now);
-        const response = { status: 200, body: postView(after) };
-        const result = await this.deps.changes.changePost({
-          before: read,
-          after,
-          spend: spendsUnit ? { allowanceLimit: caller.user.monthlyPostAllowance } : null,
-          resetPublishState: true,
-          idempotency: lock ? { lock, response } : null,
-        });
-        if (result.outcome === 'over_allowance') throw quotaExceeded();
-        if (result.outcome !== 'applied') continue;
-        progress.remembered = lock !== null;
-        await dispatchChanged(this.deps.dispatcher, postId, after.scheduledFor, this.deps.clock.now());
-        return response;
-      }
-      throw keptChanging('post_not_retryable');
-    });
+    // A retry starts the worker's bookkeeping afresh: a new attempt with its own retry window.
+    const request = { postId, action: 'retry', body, idempotencyKey, now, resetPublishState: true, refused: 'post_not_retryable' } as const;
+    return sendChange(this.deps, caller, request, () => this.plan(caller, postId, body, now));
   }
 
   /** The post as a retry would leave it, and whether it spends a unit; nothing written (the assistant's retry_post without confirm). */

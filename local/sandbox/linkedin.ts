@@ -205,12 +205,12 @@ export class LinkedinSandbox extends SandboxPlatform {
       if (method === 'GET' && path === '/rest/posts' && query.get('q') === 'author') return this.findByAuthor(res, accountId, query);
       const post = /^\/rest\/posts\/([^/]+)$/.exec(path);
       if (method === 'DELETE' && post?.[1]) return this.remove(res, accountId, decodeURIComponent(post[1]));
-      if (method === 'POST' && path === '/rest/images' && query.get('action') === 'initializeUpload') return await this.initializeImage(req, res, accountId);
+      if (method === 'POST' && path === '/rest/images' && query.get('action') === 'initializeUpload') return await this.initializeAsset(req, res, accountId, 'image');
       if (method === 'POST' && path === '/rest/videos' && query.get('action') === 'initializeUpload') return await this.initializeVideo(req, res, accountId);
       if (method === 'POST' && path === '/rest/videos' && query.get('action') === 'finalizeUpload') return await this.finalizeVideo(req, res, accountId);
       const video = /^\/rest\/videos\/([^/]+)$/.exec(path);
       if (method === 'GET' && video?.[1]) return this.videoStatus(res, accountId, decodeURIComponent(video[1]));
-      if (method === 'POST' && path === '/rest/documents' && query.get('action') === 'initializeUpload') return await this.initializeDocument(req, res, accountId);
+      if (method === 'POST' && path === '/rest/documents' && query.get('action') === 'initializeUpload') return await this.initializeAsset(req, res, accountId, 'document');
       const document = /^\/rest\/documents\/([^/]+)$/.exec(path);
       if (method === 'GET' && document?.[1]) return this.documentStatus(res, accountId, decodeURIComponent(document[1]));
       const comments = /^\/rest\/socialActions\/([^/]+)\/comments$/.exec(path);
@@ -399,18 +399,29 @@ export class LinkedinSandbox extends SandboxPlatform {
     return null;
   }
 
-  private async initializeImage(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+
+  /**
+   * The Images and Documents APIs' initializeUpload (one request and answer shape): a new asset of
+   * `kind` waiting for its upload. The Documents API names a field it does not know in the
+   * request; the Images API is checked for the owner only, as before documents came.
+   */
+  private async initializeAsset(req: IncomingMessage, res: ServerResponse, accountId: string, kind: 'image' | 'document'): Promise<void> {
     const body = await this.jsonBody(req, res);
     if (!body) return;
     const request = body.initializeUploadRequest;
     if (!isRecord(request) || Object.keys(body).length !== 1) return sendJson(res, 422, fieldError('/initializeUploadRequest', 'field is required'));
+    if (kind === 'document') {
+      for (const key of Object.keys(request)) {
+        if (key !== 'owner') return sendJson(res, 422, fieldError(`/initializeUploadRequest/${key}`, 'unrecognized field found but not allowed'));
+      }
+    }
     const invalid = this.ownerError(request.owner);
     if (invalid) return sendJson(res, 422, invalid);
     const id = assetId();
-    const urn = `urn:li:image:${id}`;
+    const urn = `urn:li:${kind}:${id}`;
     this.assets.set(urn, {
       urn,
-      kind: 'image',
+      kind,
       owner: String(request.owner),
       accountId,
       sizeBytes: 0,
@@ -418,10 +429,11 @@ export class LinkedinSandbox extends SandboxPlatform {
       uploadToken: '',
       parts: [],
       status: 'WAITING_UPLOAD',
-      pollsLeft: 0,
+      // A document is converted after its upload (PROCESSING, then AVAILABLE); an image is ready at once.
+      pollsLeft: kind === 'document' ? (this.options.processingPolls ?? 1) : 0,
     });
     return sendJson(res, 200, {
-      value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.options.baseUrl()}/sandbox-uploads/images/${id}`, image: urn },
+      value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.options.baseUrl()}/sandbox-uploads/${kind}s/${id}`, [kind]: urn },
     });
   }
 
@@ -528,34 +540,6 @@ export class LinkedinSandbox extends SandboxPlatform {
     return sendJson(res, 200, { owner: asset.owner, id: urn, status: asset.status, duration: 0, aspectRatioWidth: 16, aspectRatioHeight: 9 });
   }
 
-  private async initializeDocument(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
-    const body = await this.jsonBody(req, res);
-    if (!body) return;
-    const request = body.initializeUploadRequest;
-    if (!isRecord(request) || Object.keys(body).length !== 1) return sendJson(res, 422, fieldError('/initializeUploadRequest', 'field is required'));
-    for (const key of Object.keys(request)) {
-      if (key !== 'owner') return sendJson(res, 422, fieldError(`/initializeUploadRequest/${key}`, 'unrecognized field found but not allowed'));
-    }
-    const invalid = this.ownerError(request.owner);
-    if (invalid) return sendJson(res, 422, invalid);
-    const id = assetId();
-    const urn = `urn:li:document:${id}`;
-    this.assets.set(urn, {
-      urn,
-      kind: 'document',
-      owner: String(request.owner),
-      accountId,
-      sizeBytes: 0,
-      uploaded: false,
-      uploadToken: '',
-      parts: [],
-      status: 'WAITING_UPLOAD',
-      pollsLeft: this.options.processingPolls ?? 1,
-    });
-    return sendJson(res, 200, {
-      value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.options.baseUrl()}/sandbox-uploads/documents/${id}`, document: urn },
-    });
-  }
 
   /**
    * The document's bytes. LinkedIn takes PDF (and Office files, which this service never sends);
