@@ -26,28 +26,30 @@ const PREPARE_LEAD_SECONDS = 1;
  */
 export const MAX_PREPARE_WINDOW_MS = 30_000;
 /**
- * Posts of one due second the workers prepare per second of lead (claim and account read, the
- * two DynamoDB requests of a text post before its second): the first PREPARE_WINDOW_MS holds this
- * many, each further second of lead this many more. Measured on the 2-core bench machine, where
- * DynamoDB Local serves 800-1,300 requests/s (docs/performance.md, "Posts due at the same second").
+ * DynamoDB Local's time per post of a burst on the 2-core bench machine, the slowest place the
+ * service runs (docs/performance.md, "Posts due at the same second"): its claim (~1.5 ms: an
+ * UpdateItem returning the item) and its "sent" marker (~1 ms: an action in a transaction of up
+ * to 100). A burst is prepared this much per post ahead of its second, on top of a fixed part.
  */
-export const PREPARED_PER_SECOND = 500;
+export const PREPARE_MS_PER_POST = 2.5;
+const PREPARE_FIXED_MS = 1_500;
 /**
  * The most posts one group message names (lib/dispatch/messages.ts): with the publish queue's
  * batches of 10 messages, an invocation holds at most 250 posts until their second.
  */
 export const MAX_GROUP_POSTS = 25;
 /** The most posts the due index is asked to count for one second: enough for MAX_PREPARE_WINDOW_MS. */
-export const DUE_COUNT_CAP = PREPARED_PER_SECOND * (1 + (MAX_PREPARE_WINDOW_MS - PREPARE_WINDOW_MS) / 1000);
+export const DUE_COUNT_CAP = Math.ceil((MAX_PREPARE_WINDOW_MS - PREPARE_FIXED_MS) / PREPARE_MS_PER_POST);
 
 /**
- * How long before their second the posts of a second are prepared, from how many share it: 2 s
- * for up to 500, a second more per further 500 (2,000: 5 s; 10,000: 21 s), at most 30 s. A burst
- * prepared in the last 2 s alone would still be claiming and reading accounts at its second.
+ * How long before their second the posts of a second are prepared, from how many share it: 1.5 s
+ * plus 2.5 ms a post, in whole seconds, at least 2 s (up to 200 posts), at most 30 s (500: 3 s;
+ * 2,000: 7 s; 10,000: 27 s). The claims go first, the markers in the last part of it
+ * (sentMarkerLeadMs), and neither must still be under way at the second.
  */
 export function prepareWindowMs(dueCount: number): number {
-  const extra = Math.ceil(Math.max(0, dueCount - PREPARED_PER_SECOND) / PREPARED_PER_SECOND) * 1000;
-  return Math.min(MAX_PREPARE_WINDOW_MS, PREPARE_WINDOW_MS + extra);
+  const lead = Math.ceil((PREPARE_FIXED_MS + Math.max(0, dueCount) * PREPARE_MS_PER_POST) / 1000) * 1000;
+  return Math.min(MAX_PREPARE_WINDOW_MS, Math.max(PREPARE_WINDOW_MS, lead));
 }
 /**
  * How long before a prepared post's time its "sent" marker is written: the marker (the one
@@ -57,18 +59,18 @@ export function prepareWindowMs(dueCount: number): number {
  */
 export const SENT_MARKER_LEAD_MS = 500;
 /** The longest a burst's markers are written ahead of their second (sentMarkerLeadMs). */
-export const MAX_SENT_MARKER_LEAD_MS = 2_000;
+export const MAX_SENT_MARKER_LEAD_MS = 3_000;
 
 /**
  * How long before their second the "sent" markers of posts prepared `prepareMs` ahead are
- * written: SENT_MARKER_LEAD_MS for the least lead, half of each further second of lead on top,
- * at most MAX_SENT_MARKER_LEAD_MS (a lead of 5 s, 2,000 posts: 2 s). A burst's markers are
- * thousands of conditional writes in the same instant; half a second was too little for them
- * (npm run bench, `burst`), and a create waits for its marker. The price: a DELETE in that last
- * stretch soft-deletes the post (it is being sent) instead of cancelling it.
+ * written: SENT_MARKER_LEAD_MS for the least lead, 0.4 s of each further second of lead on top
+ * (500 posts, a 3 s lead: 0.9 s; 2,000 posts, 7 s: 2.5 s), at most MAX_SENT_MARKER_LEAD_MS. A
+ * burst's markers are thousands of conditional writes in the same stretch, at about 1 ms each on
+ * the bench machine, and a create waits for its marker. The price: a DELETE in that last stretch
+ * soft-deletes the post (it is being sent) instead of cancelling it.
  */
 export function sentMarkerLeadMs(prepareMs: number): number {
-  return Math.min(MAX_SENT_MARKER_LEAD_MS, SENT_MARKER_LEAD_MS + Math.max(0, prepareMs - PREPARE_WINDOW_MS) / 2);
+  return Math.min(MAX_SENT_MARKER_LEAD_MS, SENT_MARKER_LEAD_MS + Math.max(0, prepareMs - PREPARE_WINDOW_MS) * 0.4);
 }
 /**
  * After a create whose outcome is unknown, wait this long from when it was sent before looking the

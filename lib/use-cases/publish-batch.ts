@@ -6,8 +6,8 @@
  *  1. Posts not counted yet and more than MAX_PREPARE_WINDOW_MS early (a schedule fired 180 s
  *     ahead) are put back, grouped by second, to arrive within that window.
  *  2. Within it, the posts of each second are counted on the due index (DueCounter, at most once a
- *     second per process) and the second's lead is prepareWindowMs(count): 2 s for up to 500
- *     posts, a second more per further 500. Posts that are early for their lead are put back
+ *     second per process) and the second's lead is prepareWindowMs(count): 1.5 s plus 2.5 ms a
+ *     post, at least 2 s (500 posts: 3 s; 2,000: 7 s). Posts that are early for their lead are put back
  *     together, as group messages of up to MAX_GROUP_POSTS that carry the lead, so at the lead
  *     one invocation of 10 messages holds up to 250 posts instead of 10: a burst needs a tenth of
  *     the invocations (and of the event source's concurrency) it needed.

@@ -37,8 +37,8 @@ describe('timingFor: early messages', () => {
 });
 
 describe('prepareWindowMs: the lead grows with the posts due at the same second (issue 23)', () => {
-  it('2 s for up to 500, a second more per further 500', () => {
-    expect([0, 1, 500, 501, 1_000, 1_001, 2_000, 10_000].map(prepareWindowMs)).toEqual([2_000, 2_000, 2_000, 3_000, 3_000, 4_000, 5_000, 21_000]);
+  it('1.5 s plus 2.5 ms a post, in whole seconds, at least 2 s', () => {
+    expect([0, 1, 200, 201, 500, 1_000, 1_001, 2_000, 10_000].map(prepareWindowMs)).toEqual([2_000, 2_000, 2_000, 3_000, 3_000, 4_000, 5_000, 7_000, 27_000]);
   });
   it('never decreases as the count grows, and stops at MAX_PREPARE_WINDOW_MS', () => {
     let last = 0;
@@ -53,9 +53,9 @@ describe('prepareWindowMs: the lead grows with the posts due at the same second 
 });
 
 describe('sentMarkerLeadMs: a burst writes its markers earlier', () => {
-  it('half a second at the least lead, half of each further second of lead on top, at most 2 s', () => {
+  it('half a second at the least lead, 0.4 s of each further second of lead on top, at most 3 s', () => {
     expect(sentMarkerLeadMs(2_000)).toBe(SENT_MARKER_LEAD_MS);
-    expect([3_000, 4_000, 5_000, 21_000, 30_000].map(sentMarkerLeadMs)).toEqual([1_000, 1_500, 2_000, 2_000, 2_000]);
+    expect([3_000, 4_000, 5_000, 7_000, 27_000, 30_000].map(sentMarkerLeadMs)).toEqual([900, 1_300, 1_700, 2_500, 3_000, 3_000]);
   });
 });
 
