@@ -1,16 +1,44 @@
 /**
- * The publish worker's account reads, shared while in flight (shared-in-flight.ts): a read of an
- * account that is already being read waits for that request instead of sending its own.
+ * The publish worker's account reads, shared: a read of an account that is already being read
+ * waits for that request instead of sending its own (shared-in-flight.ts), and a read that
+ * finished less than ACCOUNT_READ_REUSE_MS ago is used again.
  *
  * Why: the worker prepares the posts of a burst together, and many of them are for the same few
  * accounts (a create fans out to up to 25). Each asking alone would add one strongly consistent
- * Query per post to what a burst due at one second waits for; shared, it is one per account.
- * Results are shared objects and are only read (tokens are refreshed into new objects,
- * lib/use-cases/access-tokens.ts).
+ * Query per post to what a burst due at one second waits for. Sharing only reads in flight was
+ * not enough: a burst's claims finish one after another over a second or more, so each account
+ * was still read a dozen times (330 Queries for 500 posts on 25 accounts, npm run bench `burst`);
+ * reused for a second, it is read about once.
+ *
+ * Why a second old is fresh enough: a prepared post is sent up to MAX_PREPARE_WINDOW_MS after its
+ * account was read anyway, so an account read a second earlier changes nothing a post could not
+ * already meet; and a token refreshed meanwhile by another post is found by AccessTokens, which
+ * refreshes only over the credentials' stored revision and otherwise uses the stored token
+ * (lib/use-cases/access-tokens.ts). Results are shared objects and are only read (tokens are
+ * refreshed into new objects). A failed read is never reused.
  */
 import type { AccountWithCredentialsReader } from './ports/accounts.js';
 import { sharedInFlight } from './shared-in-flight.js';
 
-export function sharingAccountReads(reader: AccountWithCredentialsReader): AccountWithCredentialsReader {
-  return { getAccountWithCredentials: sharedInFlight((accountId) => reader.getAccountWithCredentials(accountId)) };
+/** How long a finished account read is used again by the posts prepared after it. */
+export const ACCOUNT_READ_REUSE_MS = 1_000;
+/** Accounts remembered at most: a burst touches few; past this, the oldest are forgotten. */
+const MAX_REMEMBERED = 1_000;
+
+type AccountRead = Awaited<ReturnType<AccountWithCredentialsReader['getAccountWithCredentials']>>;
+
+export function sharingAccountReads(reader: AccountWithCredentialsReader, now: () => number = Date.now): AccountWithCredentialsReader {
+  const inFlight = sharedInFlight((accountId) => reader.getAccountWithCredentials(accountId));
+  const finished = new Map<string, { at: number; read: AccountRead }>();
+  return {
+    getAccountWithCredentials: async (accountId) => {
+      const kept = finished.get(accountId);
+      if (kept && now() - kept.at < ACCOUNT_READ_REUSE_MS) return kept.read;
+      const read = await inFlight(accountId);
+      finished.delete(accountId);
+      if (finished.size >= MAX_REMEMBERED) finished.delete(finished.keys().next().value as string);
+      finished.set(accountId, { at: now(), read });
+      return read;
+    },
+  };
 }
