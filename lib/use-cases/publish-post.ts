@@ -99,10 +99,16 @@ export interface PublishPostDeps {
   ambiguousRecheckMs?: number;
 }
 
-/** The message could not be put back on the queue: the function reports it failed so SQS delivers it again. */
-/** The longest an outcome write waits for the other creates in flight (creates-in-flight.ts). */
-const OUTCOME_WAIT_MAX_MS = 1_000;
+/**
+ * The longest an outcome write waits for the other creates in flight (creates-in-flight.ts): long
+ * enough for a burst's creates to go out first (2,000 creates at one second take this 2-core
+ * machine's single Node process about 3-4 s; with 1 s the outcome writes of the first answers
+ * competed with the rest for its CPU), short enough that a slow platform delays the record only
+ * a little. The outcome's time is the answer's, however late it is written.
+ */
+const OUTCOME_WAIT_MAX_MS = 3_000;
 
+/** The message could not be put back on the queue: the function reports it failed so SQS delivers it again. */
 export class RequeueFailedError extends Error {
   readonly code = 'requeue_failed';
   constructor(postId: string) {
