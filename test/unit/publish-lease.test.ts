@@ -59,10 +59,21 @@ describe('holdingLease', () => {
     const { calls, state } = renewals();
     // Claimed 12 s before its time (a burst's lead): the claim holds it until 09:30:27.
     const claimedUntil = new Date(T0.getTime() + 12_000 + 15_000);
-    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000 }, () => new Promise((resolve) => setTimeout(resolve, 17_000)), claimedUntil);
-    await vi.advanceTimersByTimeAsync(25_000);
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000 }, () => new Promise((resolve) => setTimeout(resolve, 22_000)), claimedUntil);
+    await vi.advanceTimersByTimeAsync(30_000);
     await done;
-    // Renewals come every 5 s; the ones at 5 s and 10 s would end before the claim does, so only 15 s writes.
-    expect(calls).toEqual(['2026-11-21T09:30:30.000Z']);
+    // The heartbeat ticks every 5 s; it writes only once less than 10 s of the claim are left: not
+    // at 5 s, 10 s or 15 s (12 s left, 3 s after the post's time), at 20 s (7 s left).
+    expect(calls).toEqual(['2026-11-21T09:30:35.000Z']);
+  });
+
+  it('a burst post still waiting for its answer a few seconds after its time costs no renewal', async () => {
+    const { calls, state } = renewals();
+    // Claimed 7 s before its time (2,000 posts due at once): held until 09:30:22; done at its time + 4 s.
+    const claimedUntil = new Date(T0.getTime() + 7_000 + 15_000);
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000 }, () => new Promise((resolve) => setTimeout(resolve, 11_000)), claimedUntil);
+    await vi.advanceTimersByTimeAsync(20_000);
+    await done;
+    expect(calls).toEqual([]);
   });
 });
