@@ -174,17 +174,27 @@ export class DeliverWebhook {
     });
     if (ready.length === 0 || !endpoint) return results;
 
+    // The message's attempts are claimed together (one request for the whole group) while its
+    // endpoint's slots are taken: two messages racing for an attempt send it once, and no lane
+    // waits for a claim before its request.
     const token = randomUUID();
-    const slots = await this.acquireSlots(endpoint.id, token, Math.min(ready.length, ENDPOINT_IN_FLIGHT_LIMIT));
+    const [slots, claimed] = await Promise.all([
+      this.acquireSlots(endpoint.id, token, Math.min(ready.length, ENDPOINT_IN_FLIGHT_LIMIT)),
+      this.claim(ready, token),
+    ]);
+    for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
     if (slots.length === 0) {
-      await this.requeue(message, ready, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
-      return [...results, ...ready.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }))];
+      // Given back at once, so the message put back on the queue finds them free.
+      await this.release(claimed, token);
+      if (claimed.length > 0) await this.requeue(message, claimed, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
+      return [...results, ...claimed.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }))];
     }
 
     const turnEnds = this.deps.clock.now().getTime() + ENDPOINT_TURN_MS;
     let next = 0;
     let gone = false;
     let failed = false;
+    let lanesDone = false;
     const lanes: Promise<void>[] = [];
     // Recording an answer (and queuing its retry) does not hold the slot: the request is over.
     const settling: Promise<void>[] = [];
@@ -193,14 +203,10 @@ export class DeliverWebhook {
       // One request in flight per slot held; a lane takes the next delivery until none is left, the
       // turn is over, the endpoint answered 410 or a lane failed.
       const lane = async (): Promise<void> => {
-        while (next < ready.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds) {
-          const one = ready[next++]!;
+        while (next < claimed.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds) {
+          const one = claimed[next++]!;
           try {
             const sent = await this.send(endpoint, one, secrets);
-            if ('outcome' in sent) {
-              results.push(sent);
-              continue;
-            }
             if (sent.statusCode === 410) gone = true;
             settling.push(
               this.settle(endpoint, one, sent).then(
@@ -222,6 +228,7 @@ export class DeliverWebhook {
       const ended = await Promise.allSettled(lanes);
       const failure = ended.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       if (failure) throw failure.reason;
+      lanesDone = true;
     } finally {
       await Promise.all(slots.map((slot) => store.releaseSlot(endpoint.id, slot, token)));
       // Every record written (or failed) before the message is done: a crash before this line
@@ -229,19 +236,42 @@ export class DeliverWebhook {
       // message (SQS hands it over again).
       const recorded = await Promise.allSettled(settling);
       const failure = recorded.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      // When the message fails, the claims of what no lane started are given back, so the message
+      // handed over again need not wait for their lease; one that cannot be is left to its lease.
+      if (!lanesDone || failure) await this.release(claimed.slice(next), token).catch(() => undefined);
       if (failure) throw failure.reason;
     }
 
-    const left = ready.slice(next);
+    const left = claimed.slice(next);
     if (left.length === 0) return results;
     if (gone) {
-      // The endpoint asked for nothing more: what it was not sent is cancelled, as a later attempt would.
+      // The endpoint asked for nothing more: what it was not sent is cancelled, as a later attempt
+      // would (the cancel drops the claim with it).
       await Promise.all(left.map((one) => store.setDeliveryStatus(one.delivery, 'cancelled', null)));
       return [...results, ...left.map((): DeliveryResult => ({ outcome: 'dropped', reason: 'endpoint disabled' }))];
     }
-    // The turn is over (a slow receiver): the rest goes back on the queue at once, behind other work.
+    // The turn is over (a slow receiver): the rest is given back and goes on the queue at once, behind other work.
+    await this.release(left, token);
     await this.requeue(message, left, 0);
     return [...results, ...left.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'turn_over' }))];
+  }
+
+  /**
+   * Claims the attempts (asked together, so the store writes them in one request), leased for
+   * everything the message may still do with them: the wait for a slot, the turn, the last
+   * request's timeout, and a margin. A live worker never outlasts it; a crashed one's claims free
+   * themselves. The attempts claimed, in the message's order; the others are another message's.
+   */
+  private async claim(ready: readonly Ready[], token: string): Promise<Ready[]> {
+    const now = this.deps.clock.now();
+    const until = new Date(now.getTime() + SLOT_WAIT_MS + ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS);
+    const won = await Promise.all(ready.map((one) => this.deps.store.claimAttempt(one.delivery, one.attempt, { token, now, until })));
+    return ready.filter((_, index) => won[index]);
+  }
+
+  /** Gives back the claims of attempts not sent (together: one request). */
+  private async release(claimed: readonly Ready[], token: string): Promise<void> {
+    await Promise.all(claimed.map((one) => this.deps.store.releaseAttempt(one.delivery, token)));
   }
 
   /**
@@ -281,16 +311,9 @@ export class DeliverWebhook {
     await this.deps.queue.send(left.map((one) => ({ ...message, attempt: one.attempt })), delaySeconds);
   }
 
-  /** One attempt of one delivery, on a slot the caller holds: claimed and sent; its answer, or why it was not sent. */
-  private async send(endpoint: WebhookEndpoint, ready: Ready, secrets: readonly string[]): Promise<DeliveryAttempt | DeliveryResult> {
-    const { store } = this.deps;
-    const { delivery, attempt, event } = ready;
-    const now = this.deps.clock.now();
-    const token = randomUUID();
-    const leaseMs = this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
-    if (!(await store.claimAttempt(delivery, attempt, { token, now, until: new Date(now.getTime() + leaseMs) }))) {
-      return { outcome: 'dropped', reason: 'attempt claimed by another message' };
-    }
+  /** One attempt of one delivery, on a slot and with a claim the caller holds: its answer. */
+  private async send(endpoint: WebhookEndpoint, ready: Ready, secrets: readonly string[]): Promise<DeliveryAttempt> {
+    const { event } = ready;
     const sentAt = this.deps.clock.now();
     const answer = await this.deps.sender.send({
       url: endpoint.url,
