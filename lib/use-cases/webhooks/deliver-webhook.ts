@@ -25,8 +25,20 @@
  *   taken when it names that attempt, or when the delivery is pending and due (a message re-sent
  *   by the sweeper, or an older one redelivered after the worker that made its attempt died
  *   before sending the next one). Otherwise (settled, or a duplicate before the next attempt's
- *   time) it is dropped. The attempt is claimed with a conditional write (a lease) before it is
- *   sent, so two messages racing for it send it once.
+ *   time) it is dropped.
+ * - Claims: every attempt is claimed (a conditional write, a lease) before it is sent, so two
+ *   messages racing for it send it once. A message claims all its attempts together, while it takes
+ *   its slots (the store writes claims asked together as one request: lib/store/coalesced-updates.ts),
+ *   so no lane waits for a round trip before each request; a claim one per request, on the lane,
+ *   held a burst to one database round trip per delivery per lane. The lease covers all the message
+ *   may still do with them (the wait for a slot, the turn, the last request's timeout, a margin), as
+ *   the slots' does: a live worker never outlasts it, a crashed one's claims free themselves and the
+ *   attempts are made again. What the message does not send is never left blocked: without slots,
+ *   at the turn's end or when the message fails, the claims of what was not started are given back
+ *   (together) before it goes back on the queue; after a 410 the cancel drops them. An attempt
+ *   another message holds is dropped here: its holder sends it, or gives it back and requeues it.
+ * - The answers are recorded beside the lanes, and the store writes the records that come while
+ *   earlier ones are being written together (each keeps its own condition and answer).
  */
 import { randomUUID } from 'node:crypto';
 import {
