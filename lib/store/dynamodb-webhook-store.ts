@@ -605,14 +605,30 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   async acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]> {
-    // Slots in a random order, so messages racing for a busy endpoint do not all try slot 0 first.
+    // The slots are read first (one Query: at most ENDPOINT_IN_FLIGHT_LIMIT small items), and only
+    // the free ones tried, all at once: a free endpoint's slots cost two round trips, not ten in a
+    // row, and a busy one's cost one request per try, not a failed write per slot (a message
+    // waiting for a busy endpoint tries every SLOT_RETRY_MS, on a database a burst keeps busy).
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `ENDPOINT#${endpointId}`, ':prefix': 'SLOT#' },
+        ConsistentRead: true,
+      }),
+    );
+    const held = new Set(
+      (out.Items ?? []).flatMap((item) => (typeof item.leaseUntil === 'number' && item.leaseUntil >= now.getTime() ? [String(item.sk)] : [])),
+    );
+    // In a random order, so messages racing for a busy endpoint do not all try the same slot first.
     const start = Math.floor(Math.random() * ENDPOINT_IN_FLIGHT_LIMIT);
-    const order = Array.from({ length: ENDPOINT_IN_FLIGHT_LIMIT }, (_, offset) => (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT);
+    const free = Array.from({ length: ENDPOINT_IN_FLIGHT_LIMIT }, (_, offset) => (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT).filter(
+      (slot) => !held.has(keys.slot(endpointId, slot).sk),
+    );
     const taken: number[] = [];
-    // As many tried at once as are still wanted: a free endpoint's slots cost one round trip, not
-    // ten in a row; a busy one's are tried in further rounds until all were tried.
-    for (let tried = 0; tried < order.length && taken.length < wanted; ) {
-      const round = order.slice(tried, tried + wanted - taken.length);
+    // Another message may take a free one first (the write's condition decides): the next free ones are tried then.
+    for (let tried = 0; tried < free.length && taken.length < wanted; ) {
+      const round = free.slice(tried, tried + wanted - taken.length);
       tried += round.length;
       const won = await Promise.all(round.map((slot) => this.takeSlot(endpointId, slot, token, now, until)));
       taken.push(...round.filter((_, index) => won[index]));

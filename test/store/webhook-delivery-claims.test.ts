@@ -163,3 +163,22 @@ describe('the claims of a message\'s attempts, taken together', () => {
     clock.skewMs = 0;
   }, 60_000);
 });
+
+describe('an endpoint\'s slots', () => {
+  it('are read, then the free ones and those whose lease ran out taken; none of one still held', async () => {
+    const { store } = worker();
+    const endpointId = newEndpointId();
+    const now = new Date();
+    const lease = new Date(now.getTime() + 20_000);
+    expect(await store.acquireSlots(endpointId, 'a', 3, now, lease)).toHaveLength(3);
+    const [expired] = await store.acquireSlots(endpointId, 'b', 1, now, new Date(now.getTime() + 1_000));
+    const later = new Date(now.getTime() + 2_000);
+    const taken = await store.acquireSlots(endpointId, 'c', 10, later, new Date(later.getTime() + 20_000));
+    // 6 free and b's (its lease over); a's 3 still held.
+    expect(taken).toHaveLength(7);
+    expect(taken).toContain(expired);
+    expect(await store.acquireSlots(endpointId, 'd', 10, later, new Date(later.getTime() + 20_000))).toEqual([]);
+    await store.releaseSlot(endpointId, taken[0]!, 'c');
+    expect(await store.acquireSlots(endpointId, 'd', 10, later, new Date(later.getTime() + 20_000))).toEqual([taken[0]]);
+  });
+});

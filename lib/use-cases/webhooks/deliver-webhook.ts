@@ -80,8 +80,12 @@ const SECRET_CACHE_ENTRIES = 1_000;
 
 /** SQS DelaySeconds at most. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
-/** How long a message goes back on the queue for when its endpoint's slots stayed held. */
-const BUSY_ENDPOINT_WAIT_SECONDS = 2;
+/**
+ * How long a message goes back on the queue for when its endpoint's slots stayed held (and up to as
+ * long again, at random). Mostly a burst's later messages waiting for its earlier ones, whose slots
+ * come free within a second or two; a dead endpoint's waiting messages cost one slot Query per try.
+ */
+const BUSY_ENDPOINT_WAIT_SECONDS = 1;
 /** Deliveries of one message judged (and cancelled, when their endpoint is gone) at the same time. */
 const READ_CONCURRENCY = 25;
 
@@ -198,7 +202,7 @@ export class DeliverWebhook {
     if (slots.length === 0) {
       // Given back at once, so the message put back on the queue finds them free.
       await this.release(claimed, token);
-      if (claimed.length > 0) await this.requeue(message, claimed, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
+      if (claimed.length > 0) await this.requeue(message, claimed, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * (BUSY_ENDPOINT_WAIT_SECONDS + 1)));
       return [...results, ...claimed.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }))];
     }
 
