@@ -48,6 +48,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await sqs.send(new PurgeQueueCommand({ QueueUrl: queues.webhook.url }));
   hook.received.length = 0;
+  hook.maxOpen = 0;
   hook.answer = () => ({ status: 204 });
 });
 
@@ -165,6 +166,26 @@ describe('the claims of a message\'s attempts, taken together', () => {
 });
 
 describe('an endpoint\'s slots', () => {
+  it('a message that got one slot takes more as other messages give theirs back, never more than 10 in all', async () => {
+    const { message } = await routed(30);
+    const { deliver, store } = worker();
+    // Another message for the endpoint holds 9 of its 10 slots for now.
+    const now = new Date();
+    const others = await store.acquireSlots(message.endpointId, 'other', 9, now, new Date(now.getTime() + 60_000));
+    expect(others).toHaveLength(9);
+    hook.answer = () => ({ status: 204, delayMs: 100 });
+    const delivering = deliver.execute(message);
+    await hook.waitFor((received) => received.length >= 3, 10_000);
+    expect(hook.maxOpen).toBe(1);
+    for (const slot of others) await store.releaseSlot(message.endpointId, slot, 'other');
+    const results = await delivering;
+    expect(results.filter((result) => result.outcome === 'succeeded')).toHaveLength(30);
+    expect(hook.maxOpen).toBeGreaterThan(1);
+    expect(hook.maxOpen).toBeLessThanOrEqual(10);
+    // Every slot given back at the end.
+    expect(await store.acquireSlots(message.endpointId, 'after', 10, new Date(), new Date(Date.now() + 1_000))).toHaveLength(10);
+  }, 30_000);
+
   it('are read, then the free ones and those whose lease ran out taken; none of one still held', async () => {
     const { store } = worker();
     const endpointId = newEndpointId();

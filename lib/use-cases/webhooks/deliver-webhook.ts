@@ -142,8 +142,7 @@ export class DeliverWebhook {
    * of holding a worker for the receiver's timeout.
    */
   private async acquireSlots(endpointId: string, token: string, wanted: number): Promise<number[]> {
-    // Long enough for the turn and the last attempt started in it: a live worker never outlasts it.
-    const leaseMs = ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
+    const leaseMs = this.slotLeaseMs();
     const started = this.deps.clock.now().getTime();
     for (;;) {
       const now = this.deps.clock.now();
@@ -151,6 +150,11 @@ export class DeliverWebhook {
       if (slots.length > 0 || now.getTime() - started >= SLOT_WAIT_MS) return slots;
       await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
     }
+  }
+
+  /** Long enough for the turn and the last attempt started in it: a live worker never outlasts it. */
+  private slotLeaseMs(): number {
+    return ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
   }
 
   private decrypt(encrypted: string, endpointId: string, now: Date): Promise<string> {
@@ -212,41 +216,63 @@ export class DeliverWebhook {
     let failed = false;
     let lanesDone = false;
     const lanes: Promise<void>[] = [];
+    const released = new Set<number>();
     // Recording an answer (and queuing its retry) does not hold the slot: the request is over.
     const settling: Promise<void>[] = [];
+    const going = (): boolean => next < claimed.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds;
     try {
       const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
       // One request in flight per slot held; a lane takes the next delivery until none is left, the
-      // turn is over, the endpoint answered 410 or a lane failed.
-      const lane = async (): Promise<void> => {
-        while (next < claimed.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds) {
-          const one = claimed[next++]!;
-          try {
-            const sent = await this.send(endpoint, one, secrets);
-            if (sent.statusCode === 410) gone = true;
-            settling.push(
-              this.settle(endpoint, one, sent).then(
-                (result) => void results.push(result),
-                (error: unknown) => {
-                  failed = true;
-                  throw error;
-                },
-              ),
-            );
-          } catch (error) {
-            failed = true;
-            throw error;
+      // turn is over, the endpoint answered 410 or a lane failed, and then gives its slot back at
+      // once (another message for the endpoint may be waiting for it).
+      const lane = async (slot: number): Promise<void> => {
+        try {
+          while (going()) {
+            const one = claimed[next++]!;
+            try {
+              const sent = await this.send(endpoint, one, secrets);
+              if (sent.statusCode === 410) gone = true;
+              settling.push(
+                this.settle(endpoint, one, sent).then(
+                  (result) => void results.push(result),
+                  (error: unknown) => {
+                    failed = true;
+                    throw error;
+                  },
+                ),
+              );
+            } catch (error) {
+              failed = true;
+              throw error;
+            }
           }
+        } finally {
+          released.add(slot);
+          await store.releaseSlot(endpoint.id, slot, token);
         }
       };
-      for (let index = 0; index < slots.length; index++) lanes.push(lane());
-      // Every lane ends before the slots are given back, also when one failed.
+      for (const slot of slots) lanes.push(lane(slot));
+      // A message that got fewer slots than it has work for (other messages for the endpoint held
+      // the rest: a burst routed in parallel batches is several messages per endpoint) takes more
+      // as they come free, one lane each, so the endpoint's 10 stay in use between its messages.
+      const held = (): number => slots.length - released.size;
+      while (going()) {
+        await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
+        const more = Math.min(claimed.length - next, ENDPOINT_IN_FLIGHT_LIMIT - held());
+        if (!going() || more <= 0) continue;
+        const at = this.deps.clock.now();
+        const taken = await store.acquireSlots(endpoint.id, token, more, at, new Date(at.getTime() + this.slotLeaseMs()));
+        slots.push(...taken);
+        for (const slot of taken) lanes.push(lane(slot));
+      }
+      // Every lane ends (and gives its slot back) before the message is done, also when one failed.
       const ended = await Promise.allSettled(lanes);
       const failure = ended.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       if (failure) throw failure.reason;
       lanesDone = true;
     } finally {
-      await Promise.all(slots.map((slot) => store.releaseSlot(endpoint.id, slot, token)));
+      // The slots of lanes that never ran (the secrets could not be read).
+      await Promise.all(slots.filter((slot) => !released.has(slot)).map((slot) => store.releaseSlot(endpoint.id, slot, token)));
       // Every record written (or failed) before the message is done: a crash before this line
       // leaves the claim, and the attempt is made again once it runs out; a failed record fails the
       // message (SQS hands it over again).
