@@ -48,6 +48,7 @@ import {
   ENDPOINT_IN_FLIGHT_LIMIT,
   ENDPOINT_SLOT_LEASE_MARGIN_MS,
   ENDPOINT_TURN_MS,
+  MAX_EVENTS_PER_MESSAGE,
   SLOT_RETRY_MS,
   SLOT_WAIT_MS,
   retryDelayMs,
@@ -62,6 +63,7 @@ import {
   type DeliveryAttempt,
   type DeliveryRecord,
   type WebhookDeliveryReads,
+  type WebhookBatchMessage,
   type WebhookEventRecord,
   type WebhookQueue,
   type WebhookQueueMessage,
@@ -347,7 +349,13 @@ export class DeliverWebhook {
   /** Puts deliveries not attempted back on the queue, in the message's own kind, costing no attempt. */
   private async requeue(message: WebhookQueueMessage, left: readonly Ready[], delaySeconds: number): Promise<void> {
     if (isBatchMessage(message)) {
-      await this.deps.queue.send([{ userId: message.userId, endpointId: message.endpointId, events: left.map(({ wanted }) => ({ eventId: wanted.eventId, eventCreatedAt: wanted.eventCreatedAt })) }], delaySeconds);
+      // A merged message (mergeBatchMessages) may hold more events than one message may carry.
+      const events = left.map(({ wanted }) => ({ eventId: wanted.eventId, eventCreatedAt: wanted.eventCreatedAt }));
+      const messages: WebhookBatchMessage[] = [];
+      for (let start = 0; start < events.length; start += MAX_EVENTS_PER_MESSAGE) {
+        messages.push({ userId: message.userId, endpointId: message.endpointId, events: events.slice(start, start + MAX_EVENTS_PER_MESSAGE) });
+      }
+      await this.deps.queue.send(messages, delaySeconds);
       return;
     }
     await this.deps.queue.send(left.map((one) => ({ ...message, attempt: one.attempt })), delaySeconds);
@@ -416,6 +424,35 @@ export class DeliverWebhook {
     );
     return { outcome: 'retrying', statusCode: entry.statusCode };
   }
+}
+
+/**
+ * The messages of one receive (an SQS batch), with the router's batch messages of one endpoint
+ * merged into one, each with the ids of the messages it stands for. The router's parallel batches
+ * make several messages per endpoint for one burst; delivered apart, they compete for the
+ * endpoint's 10 slots (one waits, or goes back on the queue, while another holds them); merged, the
+ * endpoint's events share its lanes. Retries, resends and tests stay alone (each its own attempt).
+ */
+export function mergeBatchMessages<Id>(received: readonly { id: Id; message: WebhookQueueMessage }[]): { ids: Id[]; message: WebhookQueueMessage }[] {
+  const merged: { ids: Id[]; message: WebhookQueueMessage }[] = [];
+  const byEndpoint = new Map<string, { ids: Id[]; message: WebhookBatchMessage }>();
+  for (const { id, message } of received) {
+    if (!isBatchMessage(message)) {
+      merged.push({ ids: [id], message });
+      continue;
+    }
+    const key = `${message.userId}\u0000${message.endpointId}`;
+    const group = byEndpoint.get(key);
+    if (group) {
+      group.ids.push(id);
+      group.message = { ...group.message, events: [...group.message.events, ...message.events] };
+    } else {
+      const fresh = { ids: [id], message };
+      byEndpoint.set(key, fresh);
+      merged.push(fresh);
+    }
+  }
+  return merged;
 }
 
 /** Runs `work` over the items, at most `concurrency` at a time. */
