@@ -63,8 +63,8 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   GetWebhookEndpoint: 275_000, // 267.5 kB
   DeleteWebhookEndpoint: 275_000, // 267.5 kB
   UpdateWebhookEndpoint: 284_000, // 275.0 kB
-  ListWebhookEndpoints: 295_000, // 288.3 kB
-  TestWebhookEndpoint: 305_000, // 296.9 kB
+  ListWebhookEndpoints: 304_000, // 295.4 kB (the store's slot Query: one read, then only the free slots written)
+  TestWebhookEndpoint: 314_000, // 305.3 kB (the same)
   RotateWebhookSecret: 315_000, // 305.2 kB
   CreateWebhookEndpoint: 315_000, // 305.7 kB (the store's outbox writes)
   WebhookDeliveryWorker: 325_000, // 315.6 kB (batch messages: BatchGetItem, the lanes)

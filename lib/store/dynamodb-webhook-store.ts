@@ -37,7 +37,6 @@ import type {
   EndpointChanges,
   PendingDeliveries,
   PendingDeliveryEntry,
-  RoutedEvent,
   WebhookEventRecord,
   WebhookStore,
 } from '../use-cases/ports/webhooks.js';
@@ -47,8 +46,6 @@ import { documentClient } from './dynamo-client.js';
 import { nullableString, readItem } from './item-schema.js';
 import { PENDING_DELIVERY_SHARDS, WEBHOOKS_TABLE } from './tables.js';
 
-/** DynamoDB's most actions in one TransactWriteItems. */
-const MAX_TRANSACTION_ITEMS = 100;
 /** The attempt log on a delivery keeps this many entries (the settings page shows the last few). */
 const ATTEMPT_LOG_ENTRIES = 12;
 
@@ -360,7 +357,7 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...keys.event(event.id), ...event, expiresAt: ttl(new Date(event.createdAt)) },
+          Item: this.eventItem(event),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -389,58 +386,13 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     }
   }
 
-  async putRouted(routed: readonly RoutedEvent[]): Promise<void> {
-    // An event with its deliveries in one transaction (a change's items are never split), so no
-    // delivery is ever in the table without its event; up to MAX_TRANSACTION_ITEMS items each.
-    const groups: RoutedEvent[][] = [];
-    let size = 0;
-    for (const one of routed) {
-      const items = 1 + one.deliveries.length;
-      if (groups.length === 0 || size + items > MAX_TRANSACTION_ITEMS) {
-        groups.push([]);
-        size = 0;
-      }
-      groups[groups.length - 1]!.push(one);
-      size += items;
-    }
-    await Promise.all(groups.map((group) => this.writeRouted(group)));
+  /** An event's item as stored. */
+  protected eventItem(event: WebhookEventRecord): Record<string, unknown> {
+    return { ...keys.event(event.id), ...event, expiresAt: ttl(new Date(event.createdAt)) };
   }
 
-  private async writeRouted(group: readonly RoutedEvent[]): Promise<void> {
-    const writes = group.flatMap(({ event, deliveries }) => [
-      { event, delivery: null },
-      ...deliveries.map((delivery) => ({ event: null, delivery })),
-    ]);
-    if (writes.length === 1) {
-      await this.putEventItem(group[0]!.event);
-      return;
-    }
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: writes.map(({ event, delivery }) => ({ Put: event ? this.eventPut(event) : this.deliveryPut(delivery!) })),
-        }),
-      );
-    } catch (error) {
-      // All or nothing: a delivery that exists (a replay) cancels the others, which are then written
-      // one by one; so does a conflict with another write.
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      // The events first, as in the transaction: a delivery is never written before its event.
-      const existed = new Set((error.CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : [])));
-      await Promise.all(writes.map(({ event }) => (event ? this.putEventItem(event) : undefined)));
-      await Promise.all(writes.map(({ delivery }, index) => (delivery && !existed.has(index) ? this.putDelivery(delivery) : undefined)));
-    }
-  }
-
-  private eventPut(event: WebhookEventRecord): { TableName: string; Item: Record<string, unknown> } {
-    return { TableName: this.tableName, Item: { ...keys.event(event.id), ...event, expiresAt: ttl(new Date(event.createdAt)) } };
-  }
-
-  private async putEventItem(event: WebhookEventRecord): Promise<void> {
-    await this.client.send(new PutCommand(this.eventPut(event)));
-  }
-
-  private deliveryPut(delivery: DeliveryRecord): { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } {
+  /** A delivery's PutItem, written only if absent. */
+  protected deliveryPut(delivery: DeliveryRecord): { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } {
     return {
       TableName: this.tableName,
       Item: {

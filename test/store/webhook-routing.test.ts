@@ -12,7 +12,7 @@ import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
 import { parseWebhookQueueMessage, SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
 import { newEndpointId, type WebhookEndpoint } from '../../lib/domain/webhooks.js';
-import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
+import { DynamoDbWebhookRoutingStore } from '../../lib/store/dynamodb-webhook-routing-store.js';
 import { isBatchMessage, type WebhookBatchMessage } from '../../lib/use-cases/ports/webhooks.js';
 import { RouteChanges, type Change } from '../../lib/use-cases/webhooks/route-changes.js';
 import { postFixture } from '../support/post-fixture.js';
@@ -20,7 +20,7 @@ import { postFixture } from '../support/post-fixture.js';
 const { dynamodbEndpoint, sqsEndpoint, sharedTables } = inject('localAws');
 const raw = dynamoDbClientFor(dynamodbEndpoint);
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
-const store = new DynamoDbWebhookStore({ tableName: sharedTables.webhooks ?? '', client });
+const store = new DynamoDbWebhookRoutingStore({ tableName: sharedTables.webhooks ?? '', client });
 
 let queues: LocalQueues;
 let sqs: SQSClient;

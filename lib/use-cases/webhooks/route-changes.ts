@@ -36,7 +36,7 @@ import {
   type PostImage,
   type WebhookEndpoint,
 } from '../../domain/webhooks.js';
-import type { RoutedEvent, WebhookBatchMessage, WebhookQueue, WebhookStore } from '../ports/webhooks.js';
+import type { RoutedEvent, WebhookBatchMessage, WebhookQueue, WebhookRoutingWrites, WebhookStore } from '../ports/webhooks.js';
 
 interface ChangeBase {
   /** Which stream the change came from (its table), part of the event id. */
@@ -59,7 +59,7 @@ export interface RouteSummary {
 }
 
 export class RouteChanges {
-  constructor(private readonly deps: { store: WebhookStore; queue: WebhookQueue }) {}
+  constructor(private readonly deps: { store: Pick<WebhookStore, 'allEndpoints'> & WebhookRoutingWrites; queue: WebhookQueue }) {}
 
   async execute(changes: readonly Change[]): Promise<RouteSummary> {
     // One Query per user per batch: a burst of one customer's posts reads their endpoints once.
