@@ -59,15 +59,15 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsRetryPost: 389_000, // 377.0 kB
   // Webhooks: DynamoDB only (the endpoint reads and writes), the router with SQS, and the functions
   // with a second or third client (KMS to encrypt or decrypt secrets, SQS, Secrets Manager).
-  WebhookRouter: 275_000, // 266.8 kB
+  WebhookRouter: 283_000, // 274.3 kB (a batch's events and deliveries written in transactions)
   GetWebhookEndpoint: 275_000, // 267.5 kB
   DeleteWebhookEndpoint: 275_000, // 267.5 kB
   UpdateWebhookEndpoint: 284_000, // 275.0 kB
-  ListWebhookEndpoints: 295_000, // 288.3 kB
-  TestWebhookEndpoint: 305_000, // 296.9 kB
+  ListWebhookEndpoints: 304_000, // 295.4 kB (the store's slot Query: one read, then only the free slots written)
+  TestWebhookEndpoint: 314_000, // 305.3 kB (the same)
   RotateWebhookSecret: 315_000, // 305.2 kB
   CreateWebhookEndpoint: 315_000, // 305.7 kB (the store's outbox writes)
-  WebhookDeliveryWorker: 325_000, // 315.6 kB (batch messages: BatchGetItem, the lanes)
+  WebhookDeliveryWorker: 329_000, // 319.2 kB (batch messages: BatchGetItem, the lanes; writes grouped in transactions)
   // The settings Webhooks page and its actions (the endpoint use case; KMS to encrypt, SQS to send).
   SettingsWebhooks: 275_000, // 264.8 kB
   SettingsWebhookStatus: 265_000, // 257.1 kB

@@ -1,6 +1,7 @@
 /**
  * Webhook queue consumer (lib/use-cases/webhooks/deliver-webhook.ts): a message is one endpoint's
- * events (the router's batch) or one attempt (a retry, a resend, a test). The records of a batch
+ * events (the router's batch) or one attempt (a retry, a resend, a test); the router's messages of
+ * one endpoint in a receive are delivered as one (mergeBatchMessages). The records of a batch
  * are delivered at the same time, so a slow receiver holds only its own deliveries (bounded by the
  * endpoint's in-flight slots and the message's turn), never the others of the batch.
  * Retries are new messages the use case queues; a record fails (and SQS tries it again, then the
@@ -20,7 +21,7 @@ import { DynamoDbWebhookDeliveryStore } from '../lib/store/dynamodb-webhook-deli
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
-import { DeliverWebhook } from '../lib/use-cases/webhooks/deliver-webhook.js';
+import { DeliverWebhook, mergeBatchMessages, type DeliveryResult } from '../lib/use-cases/webhooks/deliver-webhook.js';
 
 const sqs = new SQSClient({});
 // The bench's cost phase counts its sends (a no-op unless SDK_METERING=1).
@@ -43,13 +44,24 @@ const deliver = atColdStart(() => {
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
   const worker = deliver();
+  const parsed = new Map(event.Records.map((record) => [record.messageId, parseWebhookQueueMessage(record.body)]));
+  // One endpoint's batch messages of this receive are delivered together (mergeBatchMessages); each
+  // of their records succeeds or fails with that one delivery.
+  const runs = new Map<string, Promise<DeliveryResult[]>>();
+  for (const { ids, message } of mergeBatchMessages([...parsed].flatMap(([id, message]) => (message ? [{ id, message }] : [])))) {
+    const run = worker.execute(message);
+    // Awaited by each record's handler below; a failure is reported there, never left unhandled.
+    run.catch(() => undefined);
+    for (const id of ids) runs.set(id, run);
+  }
   const handleRecord = async (record: SQSRecord): Promise<void> => {
-    const message = parseWebhookQueueMessage(record.body);
-    if (!message) {
+    const message = parsed.get(record.messageId);
+    const run = runs.get(record.messageId);
+    if (!message || !run) {
       logger.error('Dropped a message that is not a webhook delivery message', { messageId: record.messageId });
       return;
     }
-    const results = await worker.execute(message);
+    const results = await run;
     const outcomes: Record<string, number> = {};
     for (const result of results) {
       const key = 'reason' in result ? `${result.outcome}: ${result.reason}` : result.outcome;

@@ -12,7 +12,7 @@ import { atColdStart } from '../lib/cold-start.js';
 import { ENV, requireEnv } from '../lib/config.js';
 import { SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
 import { logger } from '../lib/observability.js';
-import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
+import { DynamoDbWebhookRoutingStore } from '../lib/store/dynamodb-webhook-routing-store.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { changeFromStreamRecord } from '../lib/store/webhook-stream-records.js';
 import { RouteChanges, type Change } from '../lib/use-cases/webhooks/route-changes.js';
@@ -21,7 +21,7 @@ const sqs = new SQSClient({});
 // The bench's cost phase counts its sends (a no-op unless SDK_METERING=1).
 meterSdkClient(sqs, 'sqs');
 
-const router = atColdStart(() => new RouteChanges({ store: new DynamoDbWebhookStore(), queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)) }));
+const router = atColdStart(() => new RouteChanges({ store: new DynamoDbWebhookRoutingStore(), queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)) }));
 
 export const handler = middy<DynamoDBStreamEvent, void, Error, Context>().handler(async (event) => {
   const changes = event.Records.map(changeFromStreamRecord).filter((change): change is Change => change !== null);

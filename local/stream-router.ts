@@ -1,15 +1,20 @@
 /**
  * What Lambda's DynamoDB Streams event source mapping does on AWS, locally: DynamoDB Local serves
  * the same Streams API (DescribeStream, GetShardIterator, GetRecords), and this poller reads each
- * table's stream shard by shard, in order, every ~150 ms, and hands each batch of records to the
- * router's handler (functions/webhook-router.ts) as a real DynamoDBStreamEvent.
+ * table's stream shard by shard, in order, every ~150 ms, and hands the records to the router's
+ * handler (functions/webhook-router.ts) as real DynamoDBStreamEvents, as the mapping does: up to
+ * 1,000 records per GetRecords, the mapping's filters applied, what passes cut into batches of at
+ * most the batch size (100), and up to ParallelizationFactor (4) batches of a shard handled at
+ * once, split by partition key so one item's records stay in order (handOver).
  *
- * The checkpoint (per shard, the sequence number of the last record the handler finished) lives in
- * DATA_DIR/streams/<table>.json and is written only AFTER the handler returned, with a rename so a
- * kill cannot tear it: a process killed mid-batch starts again after its last finished batch and
- * hands that batch to the router again (which writes nothing twice), never skipping one. A batch
- * the handler fails is retried from the checkpoint after a pause, as the mapping retries on AWS.
+ * The checkpoint (per shard, the sequence number of the last record read and handled) lives in
+ * DATA_DIR/streams/<table>.json and is written only AFTER every batch of a read returned, with a
+ * rename so a kill cannot tear it: a process killed mid-read starts again after its last finished
+ * read and hands those records to the router again (which writes nothing twice), never skipping
+ * one. A read whose batch the handler fails is retried from the checkpoint after a pause, as the
+ * mapping retries on AWS.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,7 +28,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { matchesStreamFilter, WEBHOOK_STREAM_FILTERS, type StreamFilterPattern } from '../lib/store/webhook-stream-filters.js';
+import { matchesStreamFilter, WEBHOOK_ROUTER_PARALLELIZATION, WEBHOOK_STREAM_FILTERS, type StreamFilterPattern } from '../lib/store/webhook-stream-filters.js';
 import { dynamoDbClientFor } from './dynamodb-local.js';
 import { lambdaContext, loadHandler } from './lambda-runtime.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
@@ -39,8 +44,15 @@ export interface StreamRouterOptions {
   name?: string;
   /** Pause between polls of a shard with nothing new. */
   intervalMs?: number;
-  /** Records per batch (the mapping's batch size). */
+  /** Records per batch handed over, after the filters (the mapping's batch size). */
   batchSize?: number;
+  /** Records read per GetRecords, before the filters (a mapping's poller reads up to 1,000). */
+  readLimit?: number;
+  /**
+   * Batches of one shard handled at once (the mapping's ParallelizationFactor): the records read are
+   * split by partition key, so one item's records stay in order in one batch sequence.
+   */
+  parallelization?: number;
   /**
    * Where a shard without a checkpoint is read from: its oldest record (TRIM_HORIZON, as the mapping
    * on AWS; the default) or only what is written from now on (LATEST: the bench, whose seeded
@@ -59,6 +71,12 @@ export interface StreamRouterOptions {
 
 export interface StreamRouter {
   stop(): Promise<void>;
+}
+
+/** How a table's records are read: its mapping's filters and its partition key's attribute. */
+interface Reading {
+  filters: readonly StreamFilterPattern[] | null;
+  hashKey: string | null;
 }
 
 interface Checkpoint {
@@ -131,6 +149,8 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[streams] ${message}`, error ?? ''));
   const intervalMs = options.intervalMs ?? 150;
   const batchSize = options.batchSize ?? 100;
+  const readLimit = options.readLimit ?? 1000;
+  const parallelization = options.parallelization ?? WEBHOOK_ROUTER_PARALLELIZATION;
   const startAt = options.startAt ?? 'oldest';
   /**
    * Per shard, the iterator where the last read left off: the shards are looked at again every 2 s
@@ -189,7 +209,8 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
         const stored = await readCheckpoint(file);
         // A table made anew has a new stream: its old checkpoint says nothing about it.
         const checkpoint: Checkpoint = stored?.streamArn === streamArn ? stored : { streamArn, shards: {} };
-        await pollStream(file, streamArn, checkpoint, options.filters?.[table] ?? null);
+        const hashKey = described.Table?.KeySchema?.find((key) => key.KeyType === 'HASH')?.AttributeName ?? null;
+        await pollStream(file, streamArn, checkpoint, { filters: options.filters?.[table] ?? null, hashKey });
       } catch (error) {
         if (abort.signal.aborted) return;
         log(`${name}: reading the stream of ${table} failed; trying again`, error);
@@ -199,7 +220,7 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
   }
 
   /** Reads every open shard (parents first) until the set of shards changes, then returns to look again. */
-  async function pollStream(file: string, streamArn: string, checkpoint: Checkpoint, filters: readonly StreamFilterPattern[] | null): Promise<void> {
+  async function pollStream(file: string, streamArn: string, checkpoint: Checkpoint, reading: Reading): Promise<void> {
     const shards = await shardsOf(streamArn);
     const known = new Set(shards.map((shard) => shard.ShardId));
     const open = shards.filter((shard) => shard.ShardId && !checkpoint.shards[shard.ShardId]?.closed);
@@ -210,7 +231,7 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
       return;
     }
     const rediscoverAt = Date.now() + 2000;
-    await Promise.all(ready.map((shard) => pollShard(file, streamArn, checkpoint, shard.ShardId ?? '', rediscoverAt, filters)));
+    await Promise.all(ready.map((shard) => pollShard(file, streamArn, checkpoint, shard.ShardId ?? '', rediscoverAt, reading)));
   }
 
   async function pollShard(
@@ -219,11 +240,11 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
     checkpoint: Checkpoint,
     shardId: string,
     until: number,
-    filters: readonly StreamFilterPattern[] | null,
+    reading: Reading,
   ): Promise<void> {
     const state = (checkpoint.shards[shardId] ??= { sequenceNumber: null, closed: false });
     try {
-      await readShard(file, streamArn, checkpoint, state, shardId, until, filters);
+      await readShard(file, streamArn, checkpoint, state, shardId, until, reading);
     } catch (error) {
       if ((error as { name?: string }).name !== 'TrimmedDataAccessException') throw error;
       if (state.sequenceNumber === null) {
@@ -246,7 +267,7 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
     state: Checkpoint['shards'][string],
     shardId: string,
     until: number,
-    filters: readonly StreamFilterPattern[] | null,
+    { filters, hashKey }: Reading,
   ): Promise<void> {
     const key = `${streamArn} ${shardId}`;
     let iterator = iterators.get(key) ?? (await iteratorFor(streamArn, shardId, state.sequenceNumber));
@@ -254,18 +275,18 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
     // look starts again from the checkpoint.
     iterators.delete(key);
     while (!abort.signal.aborted && iterator) {
-      const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }));
+      const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: readLimit }));
       const records = out.Records ?? [];
       const passed = records.map((record) => lambdaRecord(record, streamArn)).filter((record) => filters === null || filters.some((pattern) => matchesStreamFilter(record, pattern)));
       if (records.length > 0) {
         try {
-          if (passed.length > 0) await invoke({ Records: passed });
+          await handOver(passed, hashKey);
         } catch (error) {
-          log(`${name} failed on a batch of ${records.length} record(s); it is handled again from the checkpoint`, error);
+          log(`${name} failed on a batch of the ${records.length} record(s) read; they are handled again from the checkpoint`, error);
           await pause(1000);
           return;
         }
-        // Only now, after the handler finished: a kill before this line replays the batch.
+        // Only now, after every batch of the read finished: a kill before this line replays them.
         state.sequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? state.sequenceNumber;
         await writeCheckpoint(file, checkpoint);
       }
@@ -283,6 +304,30 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
         await pause(intervalMs);
       }
     }
+  }
+
+  /**
+   * The records of one read, as the mapping hands them over: split by partition key into up to
+   * `parallelization` sequences (one item's records in one sequence, in stream order), each cut into
+   * batches of at most `batchSize` handled one after another, the sequences at the same time. Done
+   * when every batch is; a failed one fails the read (after the others end), which is then handled
+   * again whole from the checkpoint: the router writes nothing twice.
+   */
+  async function handOver(passed: readonly DynamoDBRecord[], hashKey: string | null): Promise<void> {
+    if (passed.length === 0) return;
+    const sequences: DynamoDBRecord[][] = Array.from({ length: parallelization }, () => []);
+    for (const record of passed) {
+      const keys = record.dynamodb?.Keys as Record<string, unknown> | undefined;
+      const partition = JSON.stringify(hashKey !== null && keys ? keys[hashKey] : keys);
+      sequences[createHash('sha256').update(partition).digest().readUInt32BE(0) % parallelization]!.push(record);
+    }
+    const ended = await Promise.allSettled(
+      sequences.map(async (sequence) => {
+        for (let start = 0; start < sequence.length; start += batchSize) await invoke({ Records: sequence.slice(start, start + batchSize) });
+      }),
+    );
+    const failure = ended.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 
   const running = options.tables.map((table) => pollTable(table));

@@ -32,7 +32,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
-import { WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
+import { WEBHOOK_ROUTER_PARALLELIZATION, WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
 import {
   API_BASE_PATH,
   API_ROUTES,
@@ -98,7 +98,7 @@ export interface ApiStackProps extends StackProps {
 }
 
 /** Batches of one stream shard the webhook router handles at once (Lambda's ParallelizationFactor, 1-10). */
-export const ROUTER_PARALLELIZATION = 4;
+export const ROUTER_PARALLELIZATION = WEBHOOK_ROUTER_PARALLELIZATION;
 
 /** Size and time of each kind of function; the queue visibility timeouts derive from these. */
 const API_FUNCTION = { timeout: Duration.seconds(15), memorySize: 512 };

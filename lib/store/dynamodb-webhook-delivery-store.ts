@@ -1,10 +1,15 @@
 /**
- * The delivery worker's webhook store: the store, and the one read only the worker makes (a
- * message's deliveries and events together, with BatchGetItem). In its own module so the ten other
- * functions on the webhook store do not bundle BatchGetItem's ~6 kB (bench/bundle-ceilings.ts).
+ * The delivery worker's webhook store: the store, the one read only the worker makes (a message's
+ * deliveries and events together, with BatchGetItem), and its writes of deliveries (claims, their
+ * release, attempt records, cancels) grouped when they come together (lib/store/coalesced-updates.ts):
+ * a message's claims are one request, and the answers of its lanes are recorded a few at a time
+ * instead of one request each. In its own module so the ten other functions on the webhook store do
+ * not bundle BatchGetItem's ~6 kB (bench/bundle-ceilings.ts).
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, WebhookDeliveryReads, WebhookEventRecord } from '../use-cases/ports/webhooks.js';
+import { CoalescedUpdates, type ConditionalUpdate } from './coalesced-updates.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbWebhookStore, EVENT_ITEM, keys, toDelivery } from './dynamodb-webhook-store.js';
 import { readItem } from './item-schema.js';
 
@@ -12,6 +17,17 @@ import { readItem } from './item-schema.js';
 const BATCH_GET_ATTEMPTS = 5;
 
 export class DynamoDbWebhookDeliveryStore extends DynamoDbWebhookStore implements WebhookDeliveryReads {
+  private readonly updates: CoalescedUpdates;
+
+  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
+    super(options);
+    this.updates = new CoalescedUpdates(this.client);
+  }
+
+  protected override conditionalUpdate(update: ConditionalUpdate): Promise<boolean> {
+    return this.updates.write(update);
+  }
+
   async getDeliveriesWithEvents(endpointId: string, wanted: readonly { eventId: string; eventCreatedAt: string }[]): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>> {
     const found = new Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>();
     const unique = [...new Map(wanted.map((one) => [one.eventId, one])).values()];

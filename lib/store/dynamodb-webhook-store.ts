@@ -40,6 +40,7 @@ import type {
   WebhookEventRecord,
   WebhookStore,
 } from '../use-cases/ports/webhooks.js';
+import type { ConditionalUpdate } from './coalesced-updates.js';
 import { isConditionFailure } from './directory-table.js';
 import { documentClient } from './dynamo-client.js';
 import { nullableString, readItem } from './item-schema.js';
@@ -156,6 +157,21 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
     this.tableName = options.tableName ?? requireEnv(WEBHOOKS_TABLE.envVar);
     this.client = options.client ?? documentClient;
+  }
+
+  /**
+   * One conditional write of a delivery (an attempt's claim, its release, its record, a status):
+   * true when written, false when its condition failed. The delivery worker's store writes these
+   * together (lib/store/dynamodb-webhook-delivery-store.ts).
+   */
+  protected async conditionalUpdate(update: ConditionalUpdate): Promise<boolean> {
+    try {
+      await this.client.send(new UpdateCommand(update));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async createEndpoint(endpoint: WebhookEndpoint): Promise<'created' | 'limit_reached'> {
@@ -341,7 +357,7 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...keys.event(event.id), ...event, expiresAt: ttl(new Date(event.createdAt)) },
+          Item: this.eventItem(event),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -362,23 +378,31 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
 
   async putDelivery(delivery: DeliveryRecord): Promise<boolean> {
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
-            ...delivery,
-            ...(delivery.status === 'pending' ? pendingKeys(delivery, delivery.nextAttemptAt ?? delivery.createdAt) : {}),
-            expiresAt: ttl(new Date(delivery.createdAt)),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.client.send(new PutCommand(this.deliveryPut(delivery)));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /** An event's item as stored. */
+  protected eventItem(event: WebhookEventRecord): Record<string, unknown> {
+    return { ...keys.event(event.id), ...event, expiresAt: ttl(new Date(event.createdAt)) };
+  }
+
+  /** A delivery's PutItem, written only if absent. */
+  protected deliveryPut(delivery: DeliveryRecord): { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } {
+    return {
+      TableName: this.tableName,
+      Item: {
+        ...keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+        ...delivery,
+        ...(delivery.status === 'pending' ? pendingKeys(delivery, delivery.nextAttemptAt ?? delivery.createdAt) : {}),
+        expiresAt: ttl(new Date(delivery.createdAt)),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
   }
 
   async getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null> {
@@ -403,34 +427,26 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     }
     const log = [...previousLog, result.entry].slice(-ATTEMPT_LOG_ENTRIES);
     const pending = result.status === 'pending' ? pendingKeys(delivery, result.nextAttemptAt ?? result.entry.at) : null;
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
-          // The same write moves the delivery in the outbox (a next attempt) or takes it out
-          // (settled), and gives the attempt's claim back.
-          UpdateExpression:
-            pending === null
-              ? 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk, claimToken, claimUntil'
-              : 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk REMOVE claimToken, claimUntil',
-          ConditionExpression: 'attempts = :previous',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':attempt': attempt,
-            ':previous': attempt - 1,
-            ':log': log,
-            ':status': result.status,
-            ':next': result.nextAttemptAt,
-            ...(pending === null ? {} : { ':pendingPk': pending.pendingPk, ':pendingSk': pending.pendingSk }),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+      // The same write moves the delivery in the outbox (a next attempt) or takes it out
+      // (settled), and gives the attempt's claim back.
+      UpdateExpression:
+        pending === null
+          ? 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk, claimToken, claimUntil'
+          : 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk REMOVE claimToken, claimUntil',
+      ConditionExpression: 'attempts = :previous',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':attempt': attempt,
+        ':previous': attempt - 1,
+        ':log': log,
+        ':status': result.status,
+        ':next': result.nextAttemptAt,
+        ...(pending === null ? {} : { ':pendingPk': pending.pendingPk, ':pendingSk': pending.pendingSk }),
+      },
+    });
   }
 
   async setDeliveryStatus(
@@ -439,69 +455,50 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     nextAttemptAt: string | null,
   ): Promise<void> {
     const pending = status === 'pending' ? pendingKeys(delivery, nextAttemptAt ?? new Date().toISOString()) : null;
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
-          UpdateExpression:
-            pending === null
-              ? 'SET #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk'
-              : 'SET #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': status,
-            ':next': nextAttemptAt,
-            ...(pending === null ? {} : { ':pendingPk': pending.pendingPk, ':pendingSk': pending.pendingSk }),
-          },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+      UpdateExpression:
+        pending === null
+          ? // Settled or cancelled: out of the outbox, and any claim on it dropped (it is no longer an attempt to send).
+            'SET #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk, claimToken, claimUntil'
+          : 'SET #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':status': status,
+        ':next': nextAttemptAt,
+        ...(pending === null ? {} : { ':pendingPk': pending.pendingPk, ':pendingSk': pending.pendingSk }),
+      },
+    });
   }
 
   async claimAttempt(delivery: DeliveryKey, attempt: number, claim: { token: string; now: Date; until: Date }): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
-          UpdateExpression: 'SET claimToken = :token, claimUntil = :until',
-          // Not yet made, still pending, and nobody holds it (or its holder's lease ran out).
-          ConditionExpression: 'attempts = :previous AND #status = :pending AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':token': claim.token,
-            ':until': claim.until.getTime(),
-            ':previous': attempt - 1,
-            ':pending': 'pending',
-            ':now': claim.now.getTime(),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+      UpdateExpression: 'SET claimToken = :token, claimUntil = :until',
+      // Not yet made, still pending, and nobody holds it (or its holder's lease ran out).
+      ConditionExpression: 'attempts = :previous AND #status = :pending AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':token': claim.token,
+        ':until': claim.until.getTime(),
+        ':previous': attempt - 1,
+        ':pending': 'pending',
+        ':now': claim.now.getTime(),
+      },
+    });
   }
 
   async releaseAttempt(delivery: DeliveryKey, token: string): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
-          UpdateExpression: 'REMOVE claimToken, claimUntil',
-          ConditionExpression: 'claimToken = :token',
-          ExpressionAttributeValues: { ':token': token },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
+      UpdateExpression: 'REMOVE claimToken, claimUntil',
+      ConditionExpression: 'claimToken = :token',
+      ExpressionAttributeValues: { ':token': token },
+    });
   }
 
   async listPending(shard: number, options: { to: Date; limit: number }): Promise<PendingDeliveryEntry[]> {
@@ -560,27 +557,53 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   async acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]> {
-    // Slots in a random order, so messages racing for a busy endpoint do not all try slot 0 first.
+    // The slots are read first (one Query: at most ENDPOINT_IN_FLIGHT_LIMIT small items), and only
+    // the free ones tried, all at once: a free endpoint's slots cost two round trips, not ten in a
+    // row, and a busy one's cost one request per try, not a failed write per slot (a message
+    // waiting for a busy endpoint tries every SLOT_RETRY_MS, on a database a burst keeps busy).
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `ENDPOINT#${endpointId}`, ':prefix': 'SLOT#' },
+        ConsistentRead: true,
+      }),
+    );
+    const held = new Set(
+      (out.Items ?? []).flatMap((item) => (typeof item.leaseUntil === 'number' && item.leaseUntil >= now.getTime() ? [String(item.sk)] : [])),
+    );
+    // In a random order, so messages racing for a busy endpoint do not all try the same slot first.
     const start = Math.floor(Math.random() * ENDPOINT_IN_FLIGHT_LIMIT);
+    const free = Array.from({ length: ENDPOINT_IN_FLIGHT_LIMIT }, (_, offset) => (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT).filter(
+      (slot) => !held.has(keys.slot(endpointId, slot).sk),
+    );
     const taken: number[] = [];
-    for (let offset = 0; offset < ENDPOINT_IN_FLIGHT_LIMIT && taken.length < wanted; offset++) {
-      const slot = (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT;
-      try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...keys.slot(endpointId, slot), token, leaseUntil: until.getTime(), expiresAt: Math.ceil(until.getTime() / 1000) + 60 },
-            // Free, or held by a worker whose lease ran out (it crashed or hung): taken over.
-            ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
-            ExpressionAttributeValues: { ':now': now.getTime() },
-          }),
-        );
-        taken.push(slot);
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+    // Another message may take a free one first (the write's condition decides): the next free ones are tried then.
+    for (let tried = 0; tried < free.length && taken.length < wanted; ) {
+      const round = free.slice(tried, tried + wanted - taken.length);
+      tried += round.length;
+      const won = await Promise.all(round.map((slot) => this.takeSlot(endpointId, slot, token, now, until)));
+      taken.push(...round.filter((_, index) => won[index]));
     }
     return taken;
+  }
+
+  private async takeSlot(endpointId: string, slot: number, token: string, now: Date, until: Date): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.slot(endpointId, slot), token, leaseUntil: until.getTime(), expiresAt: Math.ceil(until.getTime() / 1000) + 60 },
+          // Free, or held by a worker whose lease ran out (it crashed or hung): taken over.
+          ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
+          ExpressionAttributeValues: { ':now': now.getTime() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async releaseSlot(endpointId: string, slot: number, token: string): Promise<void> {

@@ -8,6 +8,12 @@
  *
  * Only the pattern forms used here: a list of accepted string values, or `{ exists: true }`.
  */
+/**
+ * Batches of one stream shard the webhook router handles at once: the mappings' ParallelizationFactor
+ * on AWS (1-10; infra/stacks/api-stack.ts ROUTER_PARALLELIZATION) and the local poller's, from here too.
+ */
+export const WEBHOOK_ROUTER_PARALLELIZATION = 4;
+
 export type StreamFilterPattern = { [key: string]: StreamFilterPattern | readonly (string | { exists: boolean })[] };
 
 export const WEBHOOK_STREAM_FILTERS: Record<'posts' | 'directory', readonly StreamFilterPattern[]> = {

@@ -311,7 +311,9 @@ describe('deleted endpoints', () => {
   it('receive nothing more', async () => {
     const user = await customer();
     const hook = await receiver();
-    const endpoint = await register(user.api, hook.url);
+    // Post events only: the account.connected of the customer's own accounts, written before the
+    // endpoint, may be routed to it while it still exists and go out before the delete (rightly).
+    const endpoint = await register(user.api, hook.url, ['post.published', 'post.failed']);
     const id = newEndpointId();
     expect(id).toMatch(/^we_/);
     const deleted = await user.api.delete(`/webhook_endpoints/${endpoint.id}`);

@@ -40,6 +40,12 @@ export interface DeliveryRecord {
   createdAt: string;
 }
 
+/** One event of the router's batch and its deliveries, one per endpoint that takes it. */
+export interface RoutedEvent {
+  event: WebhookEventRecord;
+  deliveries: readonly DeliveryRecord[];
+}
+
 export type EndpointChanges = Partial<
   Pick<WebhookEndpoint, 'url' | 'enabledEvents' | 'description' | 'status' | 'disabledReason' | 'secrets' | 'failingSince'>
 >;
@@ -67,6 +73,7 @@ export interface WebhookStore {
 
   /** Writes the delivery unless it exists; true when written. */
   putDelivery(delivery: DeliveryRecord): Promise<boolean>;
+
   getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null>;
   /**
    * Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker
@@ -105,6 +112,17 @@ export interface WebhookStore {
    */
   acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]>;
   releaseSlot(endpointId: string, slot: number, token: string): Promise<void>;
+}
+
+/** The webhook router's writes beyond the store's. */
+export interface WebhookRoutingWrites {
+  /**
+   * The router's writes of a batch: each event (as given: it is made from its stream record alone,
+   * so a replay writes the same bytes) with its deliveries (each written only if absent, so a
+   * replay never resets one already attempted), together in a few requests, an event never in a
+   * later request than its deliveries. Resolves once all are written or found present.
+   */
+  putRouted(routed: readonly RoutedEvent[]): Promise<void>;
 }
 
 /** The delivery worker's one read beyond the store's. */

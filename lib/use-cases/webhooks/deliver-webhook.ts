@@ -25,8 +25,20 @@
  *   taken when it names that attempt, or when the delivery is pending and due (a message re-sent
  *   by the sweeper, or an older one redelivered after the worker that made its attempt died
  *   before sending the next one). Otherwise (settled, or a duplicate before the next attempt's
- *   time) it is dropped. The attempt is claimed with a conditional write (a lease) before it is
- *   sent, so two messages racing for it send it once.
+ *   time) it is dropped.
+ * - Claims: every attempt is claimed (a conditional write, a lease) before it is sent, so two
+ *   messages racing for it send it once. A message claims all its attempts together, while it takes
+ *   its slots (the store writes claims asked together as one request: lib/store/coalesced-updates.ts),
+ *   so no lane waits for a round trip before each request; a claim one per request, on the lane,
+ *   held a burst to one database round trip per delivery per lane. The lease covers all the message
+ *   may still do with them (the wait for a slot, the turn, the last request's timeout, a margin), as
+ *   the slots' does: a live worker never outlasts it, a crashed one's claims free themselves and the
+ *   attempts are made again. What the message does not send is never left blocked: without slots,
+ *   at the turn's end or when the message fails, the claims of what was not started are given back
+ *   (together) before it goes back on the queue; after a 410 the cancel drops them. An attempt
+ *   another message holds is dropped here: its holder sends it, or gives it back and requeues it.
+ * - The answers are recorded beside the lanes, and the store writes the records that come while
+ *   earlier ones are being written together (each keeps its own condition and answer).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -36,6 +48,7 @@ import {
   ENDPOINT_IN_FLIGHT_LIMIT,
   ENDPOINT_SLOT_LEASE_MARGIN_MS,
   ENDPOINT_TURN_MS,
+  MAX_EVENTS_PER_MESSAGE,
   SLOT_RETRY_MS,
   SLOT_WAIT_MS,
   retryDelayMs,
@@ -50,6 +63,7 @@ import {
   type DeliveryAttempt,
   type DeliveryRecord,
   type WebhookDeliveryReads,
+  type WebhookBatchMessage,
   type WebhookEventRecord,
   type WebhookQueue,
   type WebhookQueueMessage,
@@ -68,8 +82,12 @@ const SECRET_CACHE_ENTRIES = 1_000;
 
 /** SQS DelaySeconds at most. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
-/** How long a message goes back on the queue for when its endpoint's slots stayed held. */
-const BUSY_ENDPOINT_WAIT_SECONDS = 2;
+/**
+ * How long a message goes back on the queue for when its endpoint's slots stayed held (and up to as
+ * long again, at random). Mostly a burst's later messages waiting for its earlier ones, whose slots
+ * come free within a second or two; a dead endpoint's waiting messages cost one slot Query per try.
+ */
+const BUSY_ENDPOINT_WAIT_SECONDS = 1;
 /** Deliveries of one message judged (and cancelled, when their endpoint is gone) at the same time. */
 const READ_CONCURRENCY = 25;
 
@@ -126,8 +144,7 @@ export class DeliverWebhook {
    * of holding a worker for the receiver's timeout.
    */
   private async acquireSlots(endpointId: string, token: string, wanted: number): Promise<number[]> {
-    // Long enough for the turn and the last attempt started in it: a live worker never outlasts it.
-    const leaseMs = ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
+    const leaseMs = this.slotLeaseMs();
     const started = this.deps.clock.now().getTime();
     for (;;) {
       const now = this.deps.clock.now();
@@ -135,6 +152,11 @@ export class DeliverWebhook {
       if (slots.length > 0 || now.getTime() - started >= SLOT_WAIT_MS) return slots;
       await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
     }
+  }
+
+  /** Long enough for the turn and the last attempt started in it: a live worker never outlasts it. */
+  private slotLeaseMs(): number {
+    return ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
   }
 
   private decrypt(encrypted: string, endpointId: string, now: Date): Promise<string> {
@@ -174,74 +196,126 @@ export class DeliverWebhook {
     });
     if (ready.length === 0 || !endpoint) return results;
 
+    // The message's attempts are claimed together (one request for the whole group) while its
+    // endpoint's slots are taken: two messages racing for an attempt send it once, and no lane
+    // waits for a claim before its request.
     const token = randomUUID();
-    const slots = await this.acquireSlots(endpoint.id, token, Math.min(ready.length, ENDPOINT_IN_FLIGHT_LIMIT));
+    const [slots, claimed] = await Promise.all([
+      this.acquireSlots(endpoint.id, token, Math.min(ready.length, ENDPOINT_IN_FLIGHT_LIMIT)),
+      this.claim(ready, token),
+    ]);
+    for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
     if (slots.length === 0) {
-      await this.requeue(message, ready, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * BUSY_ENDPOINT_WAIT_SECONDS));
-      return [...results, ...ready.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }))];
+      // Given back at once, so the message put back on the queue finds them free.
+      await this.release(claimed, token);
+      if (claimed.length > 0) await this.requeue(message, claimed, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * (BUSY_ENDPOINT_WAIT_SECONDS + 1)));
+      return [...results, ...claimed.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }))];
     }
 
     const turnEnds = this.deps.clock.now().getTime() + ENDPOINT_TURN_MS;
     let next = 0;
     let gone = false;
     let failed = false;
+    let lanesDone = false;
     const lanes: Promise<void>[] = [];
+    const released = new Set<number>();
     // Recording an answer (and queuing its retry) does not hold the slot: the request is over.
     const settling: Promise<void>[] = [];
+    const going = (): boolean => next < claimed.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds;
     try {
       const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
       // One request in flight per slot held; a lane takes the next delivery until none is left, the
-      // turn is over, the endpoint answered 410 or a lane failed.
-      const lane = async (): Promise<void> => {
-        while (next < ready.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds) {
-          const one = ready[next++]!;
-          try {
-            const sent = await this.send(endpoint, one, secrets);
-            if ('outcome' in sent) {
-              results.push(sent);
-              continue;
+      // turn is over, the endpoint answered 410 or a lane failed, and then gives its slot back at
+      // once (another message for the endpoint may be waiting for it).
+      const lane = async (slot: number): Promise<void> => {
+        try {
+          while (going()) {
+            const one = claimed[next++]!;
+            try {
+              const sent = await this.send(endpoint, one, secrets);
+              if (sent.statusCode === 410) gone = true;
+              settling.push(
+                this.settle(endpoint, one, sent).then(
+                  (result) => void results.push(result),
+                  (error: unknown) => {
+                    failed = true;
+                    throw error;
+                  },
+                ),
+              );
+            } catch (error) {
+              failed = true;
+              throw error;
             }
-            if (sent.statusCode === 410) gone = true;
-            settling.push(
-              this.settle(endpoint, one, sent).then(
-                (result) => void results.push(result),
-                (error: unknown) => {
-                  failed = true;
-                  throw error;
-                },
-              ),
-            );
-          } catch (error) {
-            failed = true;
-            throw error;
           }
+        } finally {
+          released.add(slot);
+          await store.releaseSlot(endpoint.id, slot, token);
         }
       };
-      for (let index = 0; index < slots.length; index++) lanes.push(lane());
-      // Every lane ends before the slots are given back, also when one failed.
+      for (const slot of slots) lanes.push(lane(slot));
+      // A message that got fewer slots than it has work for (other messages for the endpoint held
+      // the rest: a burst routed in parallel batches is several messages per endpoint) takes more
+      // as they come free, one lane each, so the endpoint's 10 stay in use between its messages.
+      const held = (): number => slots.length - released.size;
+      while (going()) {
+        await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
+        const more = Math.min(claimed.length - next, ENDPOINT_IN_FLIGHT_LIMIT - held());
+        if (!going() || more <= 0) continue;
+        const at = this.deps.clock.now();
+        const taken = await store.acquireSlots(endpoint.id, token, more, at, new Date(at.getTime() + this.slotLeaseMs()));
+        slots.push(...taken);
+        for (const slot of taken) lanes.push(lane(slot));
+      }
+      // Every lane ends (and gives its slot back) before the message is done, also when one failed.
       const ended = await Promise.allSettled(lanes);
       const failure = ended.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       if (failure) throw failure.reason;
+      lanesDone = true;
     } finally {
-      await Promise.all(slots.map((slot) => store.releaseSlot(endpoint.id, slot, token)));
+      // The slots of lanes that never ran (the secrets could not be read).
+      await Promise.all(slots.filter((slot) => !released.has(slot)).map((slot) => store.releaseSlot(endpoint.id, slot, token)));
       // Every record written (or failed) before the message is done: a crash before this line
       // leaves the claim, and the attempt is made again once it runs out; a failed record fails the
       // message (SQS hands it over again).
       const recorded = await Promise.allSettled(settling);
       const failure = recorded.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      // When the message fails, the claims of what no lane started are given back, so the message
+      // handed over again need not wait for their lease; one that cannot be is left to its lease.
+      if (!lanesDone || failure) await this.release(claimed.slice(next), token).catch(() => undefined);
       if (failure) throw failure.reason;
     }
 
-    const left = ready.slice(next);
+    const left = claimed.slice(next);
     if (left.length === 0) return results;
     if (gone) {
-      // The endpoint asked for nothing more: what it was not sent is cancelled, as a later attempt would.
+      // The endpoint asked for nothing more: what it was not sent is cancelled, as a later attempt
+      // would (the cancel drops the claim with it).
       await Promise.all(left.map((one) => store.setDeliveryStatus(one.delivery, 'cancelled', null)));
       return [...results, ...left.map((): DeliveryResult => ({ outcome: 'dropped', reason: 'endpoint disabled' }))];
     }
-    // The turn is over (a slow receiver): the rest goes back on the queue at once, behind other work.
+    // The turn is over (a slow receiver): the rest is given back and goes on the queue at once, behind other work.
+    await this.release(left, token);
     await this.requeue(message, left, 0);
     return [...results, ...left.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'turn_over' }))];
+  }
+
+  /**
+   * Claims the attempts (asked together, so the store writes them in one request), leased for
+   * everything the message may still do with them: the wait for a slot, the turn, the last
+   * request's timeout, and a margin. A live worker never outlasts it; a crashed one's claims free
+   * themselves. The attempts claimed, in the message's order; the others are another message's.
+   */
+  private async claim(ready: readonly Ready[], token: string): Promise<Ready[]> {
+    const now = this.deps.clock.now();
+    const until = new Date(now.getTime() + SLOT_WAIT_MS + ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS);
+    const won = await Promise.all(ready.map((one) => this.deps.store.claimAttempt(one.delivery, one.attempt, { token, now, until })));
+    return ready.filter((_, index) => won[index]);
+  }
+
+  /** Gives back the claims of attempts not sent (together: one request). */
+  private async release(claimed: readonly Ready[], token: string): Promise<void> {
+    await Promise.all(claimed.map((one) => this.deps.store.releaseAttempt(one.delivery, token)));
   }
 
   /**
@@ -275,22 +349,21 @@ export class DeliverWebhook {
   /** Puts deliveries not attempted back on the queue, in the message's own kind, costing no attempt. */
   private async requeue(message: WebhookQueueMessage, left: readonly Ready[], delaySeconds: number): Promise<void> {
     if (isBatchMessage(message)) {
-      await this.deps.queue.send([{ userId: message.userId, endpointId: message.endpointId, events: left.map(({ wanted }) => ({ eventId: wanted.eventId, eventCreatedAt: wanted.eventCreatedAt })) }], delaySeconds);
+      // A merged message (mergeBatchMessages) may hold more events than one message may carry.
+      const events = left.map(({ wanted }) => ({ eventId: wanted.eventId, eventCreatedAt: wanted.eventCreatedAt }));
+      const messages: WebhookBatchMessage[] = [];
+      for (let start = 0; start < events.length; start += MAX_EVENTS_PER_MESSAGE) {
+        messages.push({ userId: message.userId, endpointId: message.endpointId, events: events.slice(start, start + MAX_EVENTS_PER_MESSAGE) });
+      }
+      await this.deps.queue.send(messages, delaySeconds);
       return;
     }
     await this.deps.queue.send(left.map((one) => ({ ...message, attempt: one.attempt })), delaySeconds);
   }
 
-  /** One attempt of one delivery, on a slot the caller holds: claimed and sent; its answer, or why it was not sent. */
-  private async send(endpoint: WebhookEndpoint, ready: Ready, secrets: readonly string[]): Promise<DeliveryAttempt | DeliveryResult> {
-    const { store } = this.deps;
-    const { delivery, attempt, event } = ready;
-    const now = this.deps.clock.now();
-    const token = randomUUID();
-    const leaseMs = this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS;
-    if (!(await store.claimAttempt(delivery, attempt, { token, now, until: new Date(now.getTime() + leaseMs) }))) {
-      return { outcome: 'dropped', reason: 'attempt claimed by another message' };
-    }
+  /** One attempt of one delivery, on a slot and with a claim the caller holds: its answer. */
+  private async send(endpoint: WebhookEndpoint, ready: Ready, secrets: readonly string[]): Promise<DeliveryAttempt> {
+    const { event } = ready;
     const sentAt = this.deps.clock.now();
     const answer = await this.deps.sender.send({
       url: endpoint.url,
@@ -351,6 +424,35 @@ export class DeliverWebhook {
     );
     return { outcome: 'retrying', statusCode: entry.statusCode };
   }
+}
+
+/**
+ * The messages of one receive (an SQS batch), with the router's batch messages of one endpoint
+ * merged into one, each with the ids of the messages it stands for. The router's parallel batches
+ * make several messages per endpoint for one burst; delivered apart, they compete for the
+ * endpoint's 10 slots (one waits, or goes back on the queue, while another holds them); merged, the
+ * endpoint's events share its lanes. Retries, resends and tests stay alone (each its own attempt).
+ */
+export function mergeBatchMessages<Id>(received: readonly { id: Id; message: WebhookQueueMessage }[]): { ids: Id[]; message: WebhookQueueMessage }[] {
+  const merged: { ids: Id[]; message: WebhookQueueMessage }[] = [];
+  const byEndpoint = new Map<string, { ids: Id[]; message: WebhookBatchMessage }>();
+  for (const { id, message } of received) {
+    if (!isBatchMessage(message)) {
+      merged.push({ ids: [id], message });
+      continue;
+    }
+    const key = `${message.userId}\u0000${message.endpointId}`;
+    const group = byEndpoint.get(key);
+    if (group) {
+      group.ids.push(id);
+      group.message = { ...group.message, events: [...group.message.events, ...message.events] };
+    } else {
+      const fresh = { ids: [id], message };
+      byEndpoint.set(key, fresh);
+      merged.push(fresh);
+    }
+  }
+  return merged;
 }
 
 /** Runs `work` over the items, at most `concurrency` at a time. */

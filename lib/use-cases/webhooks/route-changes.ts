@@ -3,10 +3,17 @@
  * the function's adapter into `Change`s, in stream order) become events and deliveries.
  *
  * Nothing lost, nothing invented: a change is in the stream only once it has committed, and the
- * stream keeps it 24 hours until the router has handled it. The event id comes from the stream
- * record (lib/domain/webhooks.ts changeEventId), and the event and each delivery are written only
- * if absent, so a batch handled again (a crash before the checkpoint, a Lambda retry) writes the
- * same records and at most queues a delivery message twice, which the delivery worker drops.
+ * stream keeps it 24 hours until the router has handled it. The event is made from its stream
+ * record alone (its id from the record, lib/domain/webhooks.ts changeEventId; its body from the
+ * record's image and time), so writing it again writes the same bytes; each delivery is written
+ * only if absent, so a batch handled again (a crash before the checkpoint, a Lambda retry) never
+ * resets a delivery already attempted, and at most queues a delivery message twice, which the
+ * delivery worker drops.
+ *
+ * The batch's events and deliveries are written together (store.putRouted: a transaction per 100
+ * items, each delivery keeping its condition), after the endpoint Queries and before any message
+ * leaves: two writes per change, one after the other, made a burst's routing the second part of
+ * its webhook lag (a round trip each on a busy database).
  *
  * The first attempts are queued one message per endpoint and batch (MAX_EVENTS_PER_MESSAGE events
  * at most): a burst of one customer's posts to one endpoint is one invocation that takes the
@@ -29,10 +36,7 @@ import {
   type PostImage,
   type WebhookEndpoint,
 } from '../../domain/webhooks.js';
-import type { WebhookBatchMessage, WebhookQueue, WebhookStore } from '../ports/webhooks.js';
-
-/** Changes of one batch routed at the same time. */
-const ROUTE_CONCURRENCY = 25;
+import type { RoutedEvent, WebhookBatchMessage, WebhookQueue, WebhookRoutingWrites, WebhookStore } from '../ports/webhooks.js';
 
 interface ChangeBase {
   /** Which stream the change came from (its table), part of the event id. */
@@ -55,7 +59,7 @@ export interface RouteSummary {
 }
 
 export class RouteChanges {
-  constructor(private readonly deps: { store: WebhookStore; queue: WebhookQueue }) {}
+  constructor(private readonly deps: { store: Pick<WebhookStore, 'allEndpoints'> & WebhookRoutingWrites; queue: WebhookQueue }) {}
 
   async execute(changes: readonly Change[]): Promise<RouteSummary> {
     // One Query per user per batch: a burst of one customer's posts reads their endpoints once.
@@ -68,47 +72,53 @@ export class RouteChanges {
       }
       return found;
     };
-    // Per endpoint, in stream order within each change's turn: its user and the events for it.
-    const byEndpoint = new Map<string, { userId: string; events: { eventId: string; eventCreatedAt: string }[] }>();
-    let deliveries = 0;
-    let events = 0;
-    const route = async (change: Change): Promise<void> => {
+    // The changes' events and deliveries, worked out for all changes at once (the only requests are
+    // the endpoint Queries, one per user), kept in stream order.
+    const routed = await Promise.all(changes.map(async (change): Promise<RoutedEvent[]> => {
       const derived = derive(change);
-      if (derived === null || derived.types.length === 0) return;
+      if (derived === null || derived.types.length === 0) return [];
       const subscribed = await endpoints(derived.userId);
-      for (const type of derived.types) {
+      return derived.types.flatMap((type): RoutedEvent[] => {
         const targets = subscribed.filter((endpoint) => subscribes(endpoint, type));
-        if (targets.length === 0) continue;
+        if (targets.length === 0) return [];
         const id = changeEventId(change.source, change.sequenceNumber, type);
         const envelope = eventEnvelope(id, type, change.at, derived.object(type));
-        const event = await this.deps.store.putEvent({ id, userId: derived.userId, type, createdAt: envelope.createdAt, body: JSON.stringify(envelope) });
-        events += 1;
-        for (const endpoint of targets) {
-          await this.deps.store.putDelivery({
+        const event = { id, userId: derived.userId, type, createdAt: envelope.createdAt, body: JSON.stringify(envelope) };
+        return [{
+          event,
+          deliveries: targets.map((endpoint) => ({
             endpointId: endpoint.id,
             userId: derived.userId,
-            eventId: event.id,
+            eventId: id,
             eventType: type,
             eventCreatedAt: event.createdAt,
-            status: 'pending',
+            status: 'pending' as const,
             attempts: 0,
             attemptLog: [],
             nextAttemptAt: event.createdAt,
             createdAt: event.createdAt,
-          });
-          // Queued also when the delivery existed (a replay): its first message may not have left.
-          const queued = byEndpoint.get(endpoint.id) ?? { userId: derived.userId, events: [] };
-          queued.events.push({ eventId: event.id, eventCreatedAt: event.createdAt });
-          byEndpoint.set(endpoint.id, queued);
-          deliveries += 1;
-        }
+          })),
+        }];
+      });
+    }));
+    const all = routed.flat();
+    // Written together (a few transactions for the batch, not two writes per change): the events as
+    // made from their records, each delivery only if absent (lib/store/dynamodb-webhook-store.ts).
+    if (all.length > 0) await this.deps.store.putRouted(all);
+
+    // Per endpoint, in stream order: its user and the events for it. Queued also when a delivery
+    // existed (a replay): its first message may not have left.
+    const byEndpoint = new Map<string, { userId: string; events: { eventId: string; eventCreatedAt: string }[] }>();
+    let deliveries = 0;
+    for (const { event, deliveries: targets } of all) {
+      for (const delivery of targets) {
+        const queued = byEndpoint.get(delivery.endpointId) ?? { userId: delivery.userId, events: [] };
+        queued.events.push({ eventId: event.id, eventCreatedAt: event.createdAt });
+        byEndpoint.set(delivery.endpointId, queued);
+        deliveries += 1;
       }
-    };
-    // Changes are independent (receivers order by the object's updatedAt, as the contract says), so a
-    // batch is routed ROUTE_CONCURRENCY at a time: a burst of publishes waits for no long chain of writes.
-    for (let start = 0; start < changes.length; start += ROUTE_CONCURRENCY) {
-      await Promise.all(changes.slice(start, start + ROUTE_CONCURRENCY).map(route));
     }
+    const events = all.length;
     const messages: WebhookBatchMessage[] = [];
     for (const [endpointId, { userId, events: queued }] of byEndpoint) {
       for (let start = 0; start < queued.length; start += MAX_EVENTS_PER_MESSAGE) {
