@@ -1,7 +1,8 @@
 /**
  * What Lambda's DynamoDB Streams event source mapping does on AWS, locally: DynamoDB Local serves
  * the same Streams API (DescribeStream, GetShardIterator, GetRecords), and this poller reads each
- * table's stream shard by shard, in order, every ~150 ms, and hands the records to the router's
+ * table's stream shard by shard, in order, every ~150 ms (GetRecords as plain JSON,
+ * stream-records.ts, which also gives each record Lambda's shape), and hands the records to the router's
  * handler (functions/webhook-router.ts) as real DynamoDBStreamEvents, as the mapping does: up to
  * 1,000 records per GetRecords, the mapping's filters applied, what passes cut into batches of at
  * most the batch size (100), and up to ParallelizationFactor (4) batches of a shard handled at
@@ -22,9 +23,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
-  GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record as StreamRecord,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
@@ -32,6 +31,7 @@ import { matchesStreamFilter, WEBHOOK_ROUTER_PARALLELIZATION, WEBHOOK_STREAM_FIL
 import { dynamoDbClientFor } from './dynamodb-local.js';
 import { lambdaContext, loadHandler } from './lambda-runtime.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import { getStreamRecords } from './stream-records.js';
 
 export interface StreamRouterOptions {
   dynamodbEndpoint: string;
@@ -98,46 +98,6 @@ async function writeCheckpoint(file: string, checkpoint: Checkpoint): Promise<vo
   const temporary = `${file}.tmp`;
   await writeFile(temporary, JSON.stringify(checkpoint));
   await rename(temporary, file);
-}
-
-/**
- * An empty map attribute comes back from DynamoDB Local's GetRecords, through the SDK, as `{}` (no
- * type at all), where Lambda's event has `{"M": {}}`; put the type back, at any depth, so the
- * router reads exactly what it reads on AWS (a post's `options` is often an empty map).
- */
-function restoreEmptyMaps(image: Record<string, unknown>): Record<string, unknown> {
-  const fix = (value: unknown): unknown => {
-    if (typeof value !== 'object' || value === null) return value;
-    const attribute = value as Record<string, unknown>;
-    if (Object.keys(attribute).length === 0) return { M: {} };
-    if (attribute.M && typeof attribute.M === 'object') return { M: restoreEmptyMaps(attribute.M as Record<string, unknown>) };
-    if (Array.isArray(attribute.L)) return { L: attribute.L.map(fix) };
-    return attribute;
-  };
-  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, fix(value)]));
-}
-
-/** A record as Lambda delivers it: the SDK's shape, with the time in epoch seconds. */
-export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
-  const data = record.dynamodb ?? {};
-  const created = data.ApproximateCreationDateTime;
-  return {
-    eventID: record.eventID ?? '',
-    eventName: record.eventName as DynamoDBRecord['eventName'],
-    eventVersion: record.eventVersion ?? '1.1',
-    eventSource: 'aws:dynamodb',
-    awsRegion: LOCAL_REGION,
-    eventSourceARN: streamArn,
-    dynamodb: {
-      ...(data.Keys ? { Keys: data.Keys as never } : {}),
-      ...(data.NewImage ? { NewImage: restoreEmptyMaps(data.NewImage) as never } : {}),
-      ...(data.OldImage ? { OldImage: restoreEmptyMaps(data.OldImage) as never } : {}),
-      ...(data.SequenceNumber ? { SequenceNumber: data.SequenceNumber } : {}),
-      ...(data.SizeBytes === undefined ? {} : { SizeBytes: data.SizeBytes }),
-      ...(data.StreamViewType ? { StreamViewType: data.StreamViewType } : {}),
-      ApproximateCreationDateTime: created instanceof Date ? Math.floor(created.getTime() / 1000) : Math.floor(Date.now() / 1000),
-    },
-  };
 }
 
 /** The webhook router's filters by physical table name, as its mappings have them on AWS. */
@@ -275,9 +235,9 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
     // look starts again from the checkpoint.
     iterators.delete(key);
     while (!abort.signal.aborted && iterator) {
-      const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: readLimit }));
-      const records = out.Records ?? [];
-      const passed = records.map((record) => lambdaRecord(record, streamArn)).filter((record) => filters === null || filters.some((pattern) => matchesStreamFilter(record, pattern)));
+      const out = await getStreamRecords(options.dynamodbEndpoint, { shardIterator: iterator, limit: readLimit, streamArn });
+      const records = out.records;
+      const passed = records.filter((record) => filters === null || filters.some((pattern) => matchesStreamFilter(record, pattern)));
       if (records.length > 0) {
         try {
           await handOver(passed, hashKey);
@@ -290,7 +250,7 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
         state.sequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? state.sequenceNumber;
         await writeCheckpoint(file, checkpoint);
       }
-      iterator = out.NextShardIterator;
+      iterator = out.nextShardIterator;
       if (!iterator) {
         state.closed = true;
         await writeCheckpoint(file, checkpoint);
