@@ -183,10 +183,11 @@ export class DeliverWebhook {
     const wanted: Wanted[] = isBatchMessage(message)
       ? message.events.map((event) => ({ ...event, attempt: 1, manual: false }))
       : [{ eventId: message.eventId, eventCreatedAt: message.eventCreatedAt, attempt: message.attempt, manual: message.manual === true }];
-    const endpoint = await store.getEndpoint(message.userId, message.endpointId);
-
-    // Every delivery and event of the message in one read (BatchGetItem per 50 events).
-    const records = await store.getDeliveriesWithEvents(message.endpointId, wanted);
+    // The endpoint, and every delivery and event of the message (BatchGetItem per 50 events), read at once.
+    const [endpoint, records] = await Promise.all([
+      store.getEndpoint(message.userId, message.endpointId),
+      store.getDeliveriesWithEvents(message.endpointId, wanted),
+    ]);
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
     await inTurns(wanted, READ_CONCURRENCY, async (one) => {
