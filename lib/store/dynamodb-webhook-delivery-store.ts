@@ -32,29 +32,35 @@ export class DynamoDbWebhookDeliveryStore extends DynamoDbWebhookStore implement
     const found = new Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>();
     const unique = [...new Map(wanted.map((one) => [one.eventId, one])).values()];
     for (const one of unique) found.set(one.eventId, { delivery: null, event: null });
-    // Two keys per event, 100 keys per request.
-    for (let start = 0; start < unique.length; start += 50) {
-      let pending: Record<string, unknown>[] = unique
-        .slice(start, start + 50)
-        .flatMap((one) => [keys.delivery(endpointId, one.eventCreatedAt, one.eventId), keys.event(one.eventId)]);
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`DynamoDB left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt * (0.5 + Math.random() / 2)));
-        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
-        for (const item of out.Responses?.[this.tableName] ?? []) {
-          if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
-            const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
-            const entry = found.get(event.id);
-            if (entry) entry.event = event;
-          } else {
-            const delivery = toDelivery(item);
-            const entry = found.get(delivery.eventId);
-            if (entry && delivery.endpointId === endpointId) entry.delivery = delivery;
-          }
-        }
-        pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
-    }
+    // Two keys per event, 100 keys per request; the requests at once (a merged message has hundreds).
+    const chunks: (typeof unique)[] = [];
+    for (let start = 0; start < unique.length; start += 50) chunks.push(unique.slice(start, start + 50));
+    await Promise.all(chunks.map((chunk) => this.readChunk(endpointId, chunk, found)));
     return found;
+  }
+
+  private async readChunk(
+    endpointId: string,
+    chunk: readonly { eventId: string; eventCreatedAt: string }[],
+    found: Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>,
+  ): Promise<void> {
+    let pending: Record<string, unknown>[] = chunk.flatMap((one) => [keys.delivery(endpointId, one.eventCreatedAt, one.eventId), keys.event(one.eventId)]);
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`DynamoDB left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt * (0.5 + Math.random() / 2)));
+      const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
+      for (const item of out.Responses?.[this.tableName] ?? []) {
+        if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
+          const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
+          const entry = found.get(event.id);
+          if (entry) entry.event = event;
+        } else {
+          const delivery = toDelivery(item);
+          const entry = found.get(delivery.eventId);
+          if (entry && delivery.endpointId === endpointId) entry.delivery = delivery;
+        }
+      }
+      pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    }
   }
 }

@@ -10,11 +10,13 @@
  *   stream batch for that endpoint; a retry, resend or test: one). The endpoint is read once, the
  *   deliveries and events together (BatchGetItem), the secrets decrypted once.
  * - Bounded per endpoint: the message then takes up to ENDPOINT_IN_FLIGHT_LIMIT of its endpoint's
- *   in-flight slots (leased items, one conditional write each, once per message) and delivers its
- *   events on that many lanes, one request in flight per lane (the answer is recorded beside the
- *   lane, which goes on to the next event), so the receiver never has more than
- *   10 requests of ours open, whichever messages they came from. Lanes start new requests for
- *   ENDPOINT_TURN_MS at most; what was not started goes back on the queue as one message. When no
+ *   in-flight slots (leased items: one Query reads them, one conditional write per free one) and
+ *   delivers its events on that many lanes, one request in flight per lane (the answer is recorded
+ *   beside the lane, which goes on to the next event), so the receiver never has more than
+ *   10 requests of ours open, whichever messages they came from. A lane gives its slot back as soon
+ *   as nothing is left for it, and a message with fewer slots than work takes more as they come
+ *   free (one lane each). Lanes start new requests for ENDPOINT_TURN_MS at most; what was not
+ *   started goes back on the queue (in messages of MAX_EVENTS_PER_MESSAGE at most). When no
  *   slot frees within SLOT_WAIT_MS (the endpoint is slow or dead and already holds them), the whole
  *   message goes back on the queue for a few seconds, costing no attempt, and the worker is free for
  *   other customers' deliveries.
@@ -183,10 +185,11 @@ export class DeliverWebhook {
     const wanted: Wanted[] = isBatchMessage(message)
       ? message.events.map((event) => ({ ...event, attempt: 1, manual: false }))
       : [{ eventId: message.eventId, eventCreatedAt: message.eventCreatedAt, attempt: message.attempt, manual: message.manual === true }];
-    const endpoint = await store.getEndpoint(message.userId, message.endpointId);
-
-    // Every delivery and event of the message in one read (BatchGetItem per 50 events).
-    const records = await store.getDeliveriesWithEvents(message.endpointId, wanted);
+    // The endpoint, and every delivery and event of the message (BatchGetItem per 50 events), read at once.
+    const [endpoint, records] = await Promise.all([
+      store.getEndpoint(message.userId, message.endpointId),
+      store.getDeliveriesWithEvents(message.endpointId, wanted),
+    ]);
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
     await inTurns(wanted, READ_CONCURRENCY, async (one) => {
