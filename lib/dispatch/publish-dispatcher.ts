@@ -16,11 +16,17 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, requireEnv } from '../config.js';
 import { logger } from '../observability.js';
 import type { DueRequest, PostDispatcher } from '../use-cases/ports/dispatch.js';
-import { MAX_PREPARE_WINDOW_MS, MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
-import { publishMessage, scheduleName } from './messages.js';
+import { MAX_GROUP_POSTS, MAX_PREPARE_WINDOW_MS, MAX_QUEUE_DELAY_SECONDS, timingFor } from '../domain/publishing.js';
+import { publishGroupMessage, publishMessage, scheduleName } from './messages.js';
 
 export const EARLY_FIRE_SECONDS = 180;
 const SEND_BATCH_SIZE = 10;
+/** One message on the publish queue: its body and the posts it names. */
+interface QueueEntry {
+  postIds: readonly string[];
+  body: object;
+  delaySeconds: number;
+}
 /** Schedules are created in parallel, a few at a time (Scheduler has no batch create). */
 const SCHEDULE_CONCURRENCY = 10;
 
@@ -126,14 +132,39 @@ export class PublishDispatcher implements PostDispatcher {
     return failed.length === 0;
   }
 
+  /**
+   * The posts of one due time (a create's fan-out) go as group messages of up to MAX_GROUP_POSTS,
+   * not a message each: the worker counts and puts them back in groups anyway
+   * (lib/use-cases/publish-batch.ts), and a group it receives comes back as one group. Sent one
+   * by one, each invocation got the few messages one receive returns (with many pollers, one or
+   * two), put back a group of those few posts, and a burst of 2,000 came back as a hundred or more
+   * small groups, each holding an invocation until its second: the pollers (the mapping's maximum
+   * concurrency) ran out, and the last groups were received seconds late (npm run bench, `burst`).
+   * A lone post keeps the single message.
+   */
   private async sendToQueue(entries: { request: DueRequest; delaySeconds: number }[]): Promise<string[]> {
-    const chunks: (typeof entries)[] = [];
-    for (let start = 0; start < entries.length; start += SEND_BATCH_SIZE) chunks.push(entries.slice(start, start + SEND_BATCH_SIZE));
+    const byTime = new Map<string, { scheduledFor: string; delaySeconds: number; postIds: string[] }>();
+    for (const { request, delaySeconds } of entries) {
+      const key = `${request.scheduledFor}|${delaySeconds}`;
+      const group = byTime.get(key) ?? { scheduledFor: request.scheduledFor, delaySeconds, postIds: [] };
+      group.postIds.push(request.postId);
+      byTime.set(key, group);
+    }
+    const messages: QueueEntry[] = [];
+    for (const { scheduledFor, delaySeconds, postIds } of byTime.values()) {
+      for (let start = 0; start < postIds.length; start += MAX_GROUP_POSTS) {
+        const ids = postIds.slice(start, start + MAX_GROUP_POSTS);
+        const body = ids.length === 1 ? publishMessage(ids[0] as string, scheduledFor) : publishGroupMessage(ids, scheduledFor);
+        messages.push({ postIds: ids, body, delaySeconds });
+      }
+    }
+    const chunks: QueueEntry[][] = [];
+    for (let start = 0; start < messages.length; start += SEND_BATCH_SIZE) chunks.push(messages.slice(start, start + SEND_BATCH_SIZE));
     const failed = await Promise.all(chunks.map((chunk) => this.sendChunk(chunk)));
     return failed.flat();
   }
 
-  private async sendChunk(chunk: { request: DueRequest; delaySeconds: number }[]): Promise<string[]> {
+  private async sendChunk(chunk: QueueEntry[]): Promise<string[]> {
     let pending = chunk.map((entry, index) => ({ ...entry, id: String(index) }));
     // The SDK retries a failed call; entries refused inside a successful call get one more try here.
     for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
@@ -143,7 +174,7 @@ export class PublishDispatcher implements PostDispatcher {
             QueueUrl: this.config.publishQueueUrl,
             Entries: pending.map((entry) => ({
               Id: entry.id,
-              MessageBody: JSON.stringify(publishMessage(entry.request.postId, entry.request.scheduledFor)),
+              MessageBody: JSON.stringify(entry.body),
               DelaySeconds: entry.delaySeconds,
             })),
           }),
@@ -152,11 +183,11 @@ export class PublishDispatcher implements PostDispatcher {
         if (refused.size > 0) logger.warn('Publish queue refused messages', { failed: out.Failed });
         pending = pending.filter((entry) => refused.has(entry.id));
       } catch (error) {
-        logger.error('Could not send to the publish queue', { error: error as Error, posts: pending.map((entry) => entry.request.postId) });
+        logger.error('Could not send to the publish queue', { error: error as Error, posts: pending.flatMap((entry) => entry.postIds) });
         break;
       }
     }
-    return pending.map((entry) => entry.request.postId);
+    return pending.flatMap((entry) => entry.postIds);
   }
 
   private async createSchedules(requests: DueRequest[]): Promise<string[]> {

@@ -66,14 +66,19 @@ beforeEach(() => {
 });
 
 describe('PublishDispatcher', () => {
-  it('queues posts due within 15 minutes on SQS, in batches of 10, with the message contract', async () => {
-    const requests = Array.from({ length: 23 }, (_, i) => ({ postId: postId(i), scheduledFor: at(0) }));
+  it('queues posts due within 15 minutes on SQS: the posts of a due time as groups of up to 25, a lone post as its own message', async () => {
+    // 60 posts of one due time (group messages of 25, 25 and 10: 60 single messages made a burst
+    // come back as many small groups, each holding an invocation), and one post of another time.
+    const requests = [...Array.from({ length: 60 }, (_, i) => ({ postId: postId(i), scheduledFor: at(0) })), { postId: postId(99), scheduledFor: at(5) }];
     const result = await dispatcher().dispatch(requests, NOW);
     expect(result.failed).toEqual([]);
-    const received = await receiveAll();
-    const messages = received.map((message) => parsePublishMessage(message.body));
-    expect(messages.map((message) => message?.postId).sort()).toEqual(requests.map((request) => request.postId).sort());
-    expect(received[0] ? JSON.parse(received[0].body) : null).toEqual({ kind: 'publish', postId: expect.any(String), scheduledFor: at(0) });
+    const bodies = (await receiveAll()).map((message) => JSON.parse(message.body) as Record<string, unknown>);
+    const groups = bodies.filter((body) => body.kind === 'publish-group');
+    expect(groups.map((group) => (group.postIds as string[]).length).sort((a, b) => a - b)).toEqual([10, 25, 25]);
+    expect(groups.every((group) => group.scheduledFor === at(0) && !('prepareMs' in group))).toBe(true);
+    expect(groups.flatMap((group) => group.postIds as string[]).sort()).toEqual(requests.slice(0, 60).map((request) => request.postId).sort());
+    const singles = bodies.filter((body) => body.kind === 'publish').map((body) => parsePublishMessage(JSON.stringify(body)));
+    expect(singles).toEqual([{ kind: 'publish', postId: postId(99), scheduledFor: at(5) }]);
     expect(schedulerMock.calls()).toHaveLength(0);
   });
 
