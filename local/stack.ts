@@ -98,6 +98,8 @@ export interface StackServicesOptions {
   streams?: boolean;
   /** true: in this process (tests read its state); 'process': a child with its record under DATA_DIR/sandbox. */
   sandbox?: boolean | 'process';
+  /** In-process sandbox only: how long it reuses an account's behaviour read (local/sandbox/directory-behaviour.ts; the bench's). */
+  sandboxBehaviourReuseMs?: number;
   /** Environment overrides for the handlers; they win over everything computed here. */
   env?: Record<string, string>;
   visibilityTimeoutSeconds?: number;
@@ -168,7 +170,7 @@ class EnvironmentScope {
   }
 }
 
-async function startSandbox(tables: TableNames, dynamodbEndpoint: string, mode: true | 'process', dataDir: string): Promise<StartedSandbox | null> {
+async function startSandbox(tables: TableNames, dynamodbEndpoint: string, mode: true | 'process', dataDir: string, behaviourReuseMs = 0): Promise<StartedSandbox | null> {
   if (!entryExists(SANDBOX_MODULE)) return null;
   if (mode === 'process') {
     // Its own process with its record under DATA_DIR/sandbox, so a crash of this one leaves the
@@ -182,7 +184,7 @@ async function startSandbox(tables: TableNames, dynamodbEndpoint: string, mode: 
   }
   const sandboxModule = await import('./sandbox/index.js');
   const { directoryBehaviour } = await import('./sandbox/directory-behaviour.js');
-  const directory = directoryBehaviour(dynamodbEndpoint, tables.directory);
+  const directory = directoryBehaviour(dynamodbEndpoint, tables.directory, { reuseMs: behaviourReuseMs });
   try {
     const platforms = await sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour: directory.accountBehaviour });
     const stop = async (): Promise<void> => {
@@ -284,7 +286,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
 
     let sandbox: StartedSandbox | null = null;
     if (options.sandbox) {
-      sandbox = await startSandbox(tables, endpoints.dynamodbEndpoint, options.sandbox, dataDir);
+      sandbox = await startSandbox(tables, endpoints.dynamodbEndpoint, options.sandbox, dataDir, options.sandboxBehaviourReuseMs);
       if (sandbox) {
         const running = sandbox;
         stops.push(() => running.stop());
