@@ -109,6 +109,9 @@ async function startBenchStack(): Promise<BenchStack> {
       dataDir: DATA_DIR,
       consumers: true,
       sandbox: true,
+      // The bench never changes an account's sandbox behaviour: the stand-in reads it once a
+      // minute, not once per create behind the burst's own writes (local/sandbox/directory-behaviour.ts).
+      sandboxBehaviourReuseMs: 60_000,
       // The webhook router on the posts and directory streams (burst and spread measure webhook lag)
       // is started by startRouter below, after `scale`.
       streams: false,
