@@ -19,11 +19,22 @@ import { lagFigures, lagReport, waitForOutcomes, type LagFigures } from './publi
 
 /** The two bursts (issue 23): creates of 25 targets, all due at one whole second `aheadMs` after the first create. */
 const BURSTS = {
+  /**
+   * Not measured: a burst first, with a webhook endpoint, so DynamoDB Local's JIT has compiled what
+   * a burst asks of it (conditional updates returning items, transactions, stream reads) before the
+   * measured ones. A fresh JVM serves the posts table's writes at ~300 a second and a warm one at
+   * ~1,000 (measured on this machine, 1,500 writes a round): without it the 500-post burst, the
+   * first, measured the emulator's compiler rather than the service (p99 2,951-7,999 ms in five
+   * runs cold, 1,010 ms after a warm-up; docs/performance.md), and a long-running stack is warm.
+   */
+  warmUp: { posts: 1_000, creates: 40, aheadMs: 12_000 },
   small: { posts: 500, creates: 20, aheadMs: 8_000 },
   large: { posts: 2_000, creates: 80, aheadMs: 17_000 },
 } as const;
 
 export async function burstPhase({ stack, db, users, jvmPid }: BenchContext): Promise<PhaseOutcome> {
+  log('publish lag: warming DynamoDB Local up with 1,000 posts due at the same second (not measured)');
+  const warmUp = await warmUpBurst(stack, db, users.warmUp, jvmPid);
   log('publish lag: 500 posts due at the same second');
   const receiver = await startLagReceiver();
   let burst: LagFigures & { webhooks?: WebhookLagFigures };
@@ -38,13 +49,20 @@ export async function burstPhase({ stack, db, users, jvmPid }: BenchContext): Pr
   log('publish lag: 2,000 posts due at the same second');
   const large = await burstLoad(stack, db, users.burstLarge, jvmPid, BURSTS.large);
   return {
-    results: { publishBurst: burst, publishBurst2000: large },
+    results: {
+      // Printed and kept for the record, never budgeted.
+      publishBurstWarmUp: { posts: warmUp.posts, published: warmUp.published, failed: warmUp.failed, lagMs: warmUp.lagMs, webhookLagMs: warmUp.webhooks.lagMs },
+      publishBurst: burst,
+      publishBurst2000: large,
+    },
     budgets: [
       budget('publish lag p99, 500 due at once', burst.lagMs.p99, BUDGETS.publishLagP99Ms, 'ms'),
       budget('publish lag p99, 2,000 due at once', large.lagMs.p99, BUDGETS.publishLagP99Ms2000, 'ms'),
       budget('webhook lag p99, 500 due at once', webhooks.lagMs.p99, BUDGETS.webhookLagP99Ms, 'ms'),
     ],
     report: [
+      `warm-up first (not measured, no budget): ${warmUp.posts} posts due at once, publish lag p99 ${Math.round(warmUp.lagMs.p99)} ms, webhook lag p99 ${Math.round(warmUp.webhooks.lagMs.p99)} ms`,
+      '',
       ...lagReport('500 posts due at the same second', burst).slice(0, -1),
       `stretch goal p99 <= ${BUDGETS.publishLagStretchP99Ms} ms: ${burst.lagMs.p99 <= BUDGETS.publishLagStretchP99Ms ? 'met' : 'not met'}`,
       ...webhookLagReport(webhooks),
@@ -52,6 +70,18 @@ export async function burstPhase({ stack, db, users, jvmPid }: BenchContext): Pr
       ...lagReport('2,000 posts due at the same second', large),
     ],
   };
+}
+
+/** The unmeasured first burst (BURSTS.warmUp), with an endpoint of its own: its figures are only printed. */
+async function warmUpBurst(stack: RunningStack, db: DynamoDBClient, user: BenchUser, jvmPid: number | null): Promise<LagFigures & { webhooks: WebhookLagFigures }> {
+  const receiver = await startLagReceiver();
+  try {
+    await subscribe(stack, user, receiver);
+    const figures = await burstLoad(stack, db, user, jvmPid, BURSTS.warmUp);
+    return { ...figures, webhooks: await webhookLag(receiver, await postsOf(db, stack.tables.posts, user.userId), Date.now() + 60_000) };
+  } finally {
+    await receiver.stop();
+  }
 }
 
 async function burstLoad(stack: RunningStack, db: DynamoDBClient, user: BenchUser, jvmPid: number | null, size: { posts: number; creates: number; aheadMs: number }): Promise<LagFigures> {
