@@ -71,7 +71,7 @@ import type { PlatformAccount, PlatformPublishResult, PlatformPublisher } from '
 import type { PublishStateStore } from './ports/publish-state-store.js';
 import { CredentialsMissingError, TokenRefreshFailedError, type AccessTokens } from './access-tokens.js';
 import type { CreatesInFlight } from './creates-in-flight.js';
-import { holdingLease, leaseEnd, type PublishLease } from './publish-lease.js';
+import { holdingLease, leaseEnd, type HeldLease, type PublishLease } from './publish-lease.js';
 import { FirstComments } from './first-comment.js';
 import { PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
 import { PublishThread } from './publish-thread.js';
@@ -180,7 +180,7 @@ export class PublishPost {
       const result = await this.deps.state.claim(message.postId, { token: this.newClaimToken(), now, dueBy, leaseUntil });
       if (result.claimed) {
         const { post, claim } = result;
-        const outcome = await holdingLease(this.deps, post.id, claim.token, lease, () => this.send(post, claim, sentMarkerLeadMs(prepareMs)), leaseUntil);
+        const outcome = await holdingLease(this.deps, post.id, claim.token, lease, (held) => this.send(post, claim, sentMarkerLeadMs(prepareMs), held), leaseUntil);
         // Live: its first comment next (first-comment.ts), which never changes the post's outcome.
         if (outcome.outcome === 'published' && outcome.post.firstComment?.status === 'pending' && outcome.post.deletedAt === null) {
           await this.firstComments.execute(post.id).catch((error: unknown) => {
@@ -233,7 +233,7 @@ export class PublishPost {
   }
 
   /** `markerLeadMs`: how long before its time the "sent" marker is written (sentMarkerLeadMs). */
-  private async send(post: Post, initialClaim: PublishClaim, markerLeadMs = SENT_MARKER_LEAD_MS): Promise<PublishOutcome> {
+  private async send(post: Post, initialClaim: PublishClaim, markerLeadMs = SENT_MARKER_LEAD_MS, held?: HeldLease): Promise<PublishOutcome> {
     const publisher = this.deps.publishers[post.platform];
     // A thread moves on part by part (publish-thread.ts): `current` is the post as last recorded,
     // and once a part is recorded its sent marker is gone, so the claim is no longer uncertain.
@@ -276,6 +276,8 @@ export class PublishPost {
         });
         if ('outcome' in sent) return sent;
         if (!isThread(current)) {
+          // Answered: recorded published whoever holds the post (publish-lease.ts), so no more renewals.
+          held?.stopRenewing();
           // Send first, record after: the other creates under way go out before this write competes with them.
           await this.deps.creates?.settled(OUTCOME_WAIT_MAX_MS, this.sleep);
           return await this.outcomes.published(current, sent.result, sent.answeredAt);

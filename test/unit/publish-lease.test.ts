@@ -1,7 +1,8 @@
 /**
  * The publish worker's lease heartbeat (lib/use-cases/publish-lease.ts), with fake timers: a send
  * that ends within the first third of a lease costs no write; a long one is renewed, never past
- * the invocation's deadline; a lost claim stops the renewals. The renewal itself against DynamoDB
+ * the invocation's deadline; a lost claim stops the renewals, and so does the work saying it needs
+ * the lease no more (a create answered, its outcome still to write). The renewal itself against DynamoDB
  * Local is in test/store/publish-state.test.ts, end to end in test/http/publishing-reliability.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -75,5 +76,30 @@ describe('holdingLease', () => {
     await vi.advanceTimersByTimeAsync(20_000);
     await done;
     expect(calls).toEqual([]);
+  });
+
+  it('the work can stop the renewals (a create answered): none after that, though the lease runs low', async () => {
+    const { calls, state } = renewals();
+    // Claimed 7 s before its time (held until T0 + 22 s), answered at T0 + 8 s, its outcome written
+    // at T0 + 16 s: the heartbeat would write at T0 + 15 s (less than 10 s of the claim left).
+    const claimedUntil = new Date(T0.getTime() + 7_000 + 15_000);
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000 }, async (held) => {
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+      held.stopRenewing();
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+      return 'published';
+    }, claimedUntil);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(await done).toBe('published');
+    expect(calls).toEqual([]);
+  });
+
+  it('without stopRenewing the same wait renews once (what the test above saves)', async () => {
+    const { calls, state } = renewals();
+    const claimedUntil = new Date(T0.getTime() + 7_000 + 15_000);
+    const done = holdingLease({ state, clock, log }, 'post_1', 'token', { leaseMs: 15_000 }, () => new Promise((resolve) => setTimeout(() => resolve('published'), 16_000)), claimedUntil);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(await done).toBe('published');
+    expect(calls).toEqual(['2026-11-21T09:30:30.000Z']);
   });
 });
