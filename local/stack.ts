@@ -98,8 +98,10 @@ export interface StackServicesOptions {
   streams?: boolean;
   /** true: in this process (tests read its state); 'process': a child with its record under DATA_DIR/sandbox. */
   sandbox?: boolean | 'process';
-  /** In-process sandbox only: how long it reuses an account's behaviour read (local/sandbox/directory-behaviour.ts; the bench's). */
+  /** How long the sandbox reuses an account's behaviour read (local/sandbox/directory-behaviour.ts; the bench's). */
   sandboxBehaviourReuseMs?: number;
+  /** 'process' only: keep the platforms' record under DATA_DIR/sandbox (default true; the bench keeps none). */
+  sandboxRecord?: boolean;
   /** Environment overrides for the handlers; they win over everything computed here. */
   env?: Record<string, string>;
   visibilityTimeoutSeconds?: number;
@@ -170,15 +172,22 @@ class EnvironmentScope {
   }
 }
 
-async function startSandbox(tables: TableNames, dynamodbEndpoint: string, mode: true | 'process', dataDir: string, behaviourReuseMs = 0): Promise<StartedSandbox | null> {
+async function startSandbox(
+  tables: TableNames,
+  dynamodbEndpoint: string,
+  mode: true | 'process',
+  dataDir: string,
+  { behaviourReuseMs = 0, record = true }: { behaviourReuseMs?: number | undefined; record?: boolean | undefined } = {},
+): Promise<StartedSandbox | null> {
   if (!entryExists(SANDBOX_MODULE)) return null;
   if (mode === 'process') {
     // Its own process with its record under DATA_DIR/sandbox, so a crash of this one leaves the
     // platforms' record of what was published intact (local/sandbox/record.ts).
     const { startSandboxProcess } = await import('./sandbox/process.js');
     const child = await startSandboxProcess({
-      journalDir: join(dataDir, 'sandbox'),
+      journalDir: record ? join(dataDir, 'sandbox') : null,
       directory: { dynamodbEndpoint, tableName: tables.directory },
+      behaviourReuseMs,
     });
     return { platforms: null, origin: child.origin, xBaseUrl: child.xBaseUrl, linkedinBaseUrl: child.linkedinBaseUrl, stop: () => child.stop() };
   }
@@ -286,7 +295,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
 
     let sandbox: StartedSandbox | null = null;
     if (options.sandbox) {
-      sandbox = await startSandbox(tables, endpoints.dynamodbEndpoint, options.sandbox, dataDir, options.sandboxBehaviourReuseMs);
+      sandbox = await startSandbox(tables, endpoints.dynamodbEndpoint, options.sandbox, dataDir, { behaviourReuseMs: options.sandboxBehaviourReuseMs, record: options.sandboxRecord });
       if (sandbox) {
         const running = sandbox;
         stops.push(() => running.stop());

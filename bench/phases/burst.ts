@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetItemCommand, GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { sdkMeter } from '../../lib/store/sdk-metering.js';
+import { RECORD_PATH, type PlatformRecord } from '../../local/sandbox/record.js';
 import type { RunningStack } from '../../local/stack.js';
 import { cpuSnapshot, cpuUse } from '../cpu.js';
 import { createPosts, inParallel, log, sleep, type BenchContext, type BenchUser } from '../harness.js';
@@ -113,7 +114,7 @@ async function burstLoad(stack: RunningStack, db: DynamoDBClient, user: BenchUse
 
   return {
     ...figures,
-    platformLagMs: platformLag(stack, new Set(posts.map((post) => post.platformPostId ?? '')), Date.parse(due)),
+    platformLagMs: await platformLag(stack, new Set(posts.map((post) => post.platformPostId ?? '')), Date.parse(due)),
     cpu: cpuUse(before, after),
     dynamodbRequestsPerPost: perPost(requests),
     dynamodbRequestsPerPostFromDue: perPost(requests - beforeDue),
@@ -128,11 +129,21 @@ async function burstLoad(stack: RunningStack, db: DynamoDBClient, user: BenchUse
  * When each create reached the platform (the sandbox's own createdAt) after the due time: the
  * publish lag less the platform's answer and the worker's reading of it.
  */
-function platformLag(stack: RunningStack, platformIds: Set<string>, due: number): LagFigures['platformLagMs'] {
+async function platformLag(stack: RunningStack, platformIds: Set<string>, due: number): Promise<LagFigures['platformLagMs']> {
   const platforms = stack.sandbox;
-  if (!platforms) return undefined;
-  const created = [...platforms.x.listPosts(), ...platforms.linkedin.listPosts()].filter((post) => platformIds.has(post.id));
-  return summarize(created.map((post) => post.createdAt.getTime() - due));
+  if (platforms) {
+    const created = [...platforms.x.listPosts(), ...platforms.linkedin.listPosts()].filter((post) => platformIds.has(post.id));
+    return summarize(created.map((post) => post.createdAt.getTime() - due));
+  }
+  // The sandbox in a process of its own (the bench's): its read-only record over HTTP.
+  if (!stack.sandboxOrigin) return undefined;
+  const response = await fetch(`${stack.sandboxOrigin}${RECORD_PATH}`);
+  const record = (await response.json()) as Record<'x' | 'linkedin', PlatformRecord>;
+  const created = [record.x, record.linkedin]
+    .flatMap((platform) => Object.values(platform.accounts))
+    .flatMap((account) => [...account.live, ...account.deleted])
+    .filter((post) => platformIds.has(post.id));
+  return summarize(created.map((post) => Date.parse(post.createdAt) - due));
 }
 
 /** DynamoDB requests on the posts and directory tables: the publish path's, not the webhook router's or delivery's. */

@@ -6,9 +6,10 @@
  *
  * Usage: `node --import tsx local/sandbox/main.ts <journal dir>` (the directory is on the command
  * line so that anyone can tell which stack a sandbox process belongs to, as DynamoDB Local's
- * -dbPath tells). Environment: SANDBOX_PORT (default 0: a free one),
- * SANDBOX_DYNAMODB_ENDPOINT and SANDBOX_DIRECTORY_TABLE (where each account's `--sandbox`
- * behaviour is read; every account is `ok` without them).
+ * -dbPath tells; `-` keeps no record, only memory, as the in-process sandbox does: the bench's).
+ * Environment: SANDBOX_PORT (default 0: a free one), SANDBOX_DYNAMODB_ENDPOINT and
+ * SANDBOX_DIRECTORY_TABLE (where each account's `--sandbox` behaviour is read; every account is
+ * `ok` without them), SANDBOX_BEHAVIOUR_REUSE_MS (directory-behaviour.ts `reuseMs`, default 0).
  * Prints one line `{"origin":"http://127.0.0.1:<port>"}` on stdout once it listens.
  */
 import { optionalEnv } from '../../lib/config.js';
@@ -17,14 +18,15 @@ import { startSandboxPlatforms } from './index.js';
 
 async function main(): Promise<void> {
   const journalDir = process.argv[2];
-  if (journalDir === undefined || journalDir === '') throw new Error('usage: local/sandbox/main.ts <journal dir>');
+  if (journalDir === undefined || journalDir === '') throw new Error('usage: local/sandbox/main.ts <journal dir | ->');
   const port = Number(optionalEnv('SANDBOX_PORT', '0'));
   const endpoint = optionalEnv('SANDBOX_DYNAMODB_ENDPOINT', '');
   const table = optionalEnv('SANDBOX_DIRECTORY_TABLE', '');
-  const directory = endpoint !== '' && table !== '' ? directoryBehaviour(endpoint, table) : null;
+  const reuseMs = Number(optionalEnv('SANDBOX_BEHAVIOUR_REUSE_MS', '0'));
+  const directory = endpoint !== '' && table !== '' ? directoryBehaviour(endpoint, table, { reuseMs }) : null;
   const platforms = await startSandboxPlatforms({
     port,
-    journalDir,
+    ...(journalDir === '-' ? {} : { journalDir }),
     accountBehaviour: directory?.accountBehaviour ?? (async () => 'ok'),
   });
   let stopping = false;

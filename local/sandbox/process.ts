@@ -9,7 +9,10 @@ import { guardChild } from '../child-guard.js';
 import { REPO_ROOT } from '../lambda-runtime.js';
 
 export interface SandboxProcessOptions {
-  journalDir: string;
+  /** Where its record of posts is kept; null: none, memory only (the bench's). */
+  journalDir: string | null;
+  /** directory-behaviour.ts `reuseMs` (the bench's); 0 by default. */
+  behaviourReuseMs?: number;
   /** Where account behaviours are read (the directory table); every account is `ok` without it. */
   directory?: { dynamodbEndpoint: string; tableName: string };
   port?: number;
@@ -46,11 +49,12 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export async function startSandboxProcess(options: SandboxProcessOptions): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/sandbox/main.ts', options.journalDir], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/sandbox/main.ts', options.journalDir ?? '-'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
       SANDBOX_PORT: String(options.port ?? 0),
+      SANDBOX_BEHAVIOUR_REUSE_MS: String(options.behaviourReuseMs ?? 0),
       ...(options.directory
         ? { SANDBOX_DYNAMODB_ENDPOINT: options.directory.dynamodbEndpoint, SANDBOX_DIRECTORY_TABLE: options.directory.tableName }
         : {}),

@@ -3,7 +3,7 @@
  * journal, a post the sandbox answered for is still on record after a kill -9 of that process
  * the very next instant, deletions are kept, and GET /sandbox/record shows it all read-only.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
 import { PostJournal } from '../../local/sandbox/record.js';
 import { LINKEDIN_API_VERSION } from '../../lib/platforms/linkedin-version.js';
+import { REPO_ROOT } from '../../local/lambda-runtime.js';
 import { startSandboxProcess, type SandboxProcess } from '../../local/sandbox/process.js';
 
 interface RecordBody {
@@ -139,4 +140,25 @@ describe('sandbox record', () => {
     expect(JSON.parse(lines.at(-2) ?? '')).toMatchObject({ op: 'delete', id: '1' });
     expect(PostJournal.open(journalDir, 'x').posts()).toMatchObject([{ id: '1', deletedAt: expect.any(Date) }]);
   });
+
+  it('without a journal directory (the bench\'s) holds its posts in memory only: the record shows them, nothing is written, a restart starts empty', { timeout: 60_000 }, async () => {
+    const account = 'acct_memoryOnly';
+    const token = issueSandboxTokens(account, 'x', new Date()).accessToken;
+    const first = await startSandboxProcess({ journalDir: null });
+    running.push(first);
+    const created = await fetch(`${first.xBaseUrl}/2/tweets`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'held in memory' }),
+    });
+    expect(created.status).toBe(201);
+    expect((await record(first.origin)).x.accounts[account]?.live.map((post) => post.text)).toEqual(['held in memory']);
+    // `-` is no folder: nothing appears under the process's working directory (the repository root).
+    expect(existsSync(join(REPO_ROOT, '-'))).toBe(false);
+    await killed(first);
+    const second = await startSandboxProcess({ journalDir: null });
+    running.push(second);
+    expect((await record(second.origin)).x.accounts[account]).toBeUndefined();
+  });
 });
+
