@@ -26,7 +26,7 @@ const BURSTS = {
    * measured ones. A fresh JVM serves the posts table's writes at ~300 a second and a warm one at
    * ~1,000 (measured on this machine, 1,500 writes a round): without it the 500-post burst, the
    * first, measured the emulator's compiler rather than the service (p99 2,951-7,999 ms in five
-   * runs cold, 1,010 ms after a warm-up; docs/performance.md), and a long-running stack is warm.
+   * runs cold, 352-1,010 ms in six after a warm-up; docs/performance.md), and a long-running stack is warm.
    */
   warmUp: { posts: 1_000, creates: 40, aheadMs: 12_000 },
   small: { posts: 500, creates: 20, aheadMs: 8_000 },
