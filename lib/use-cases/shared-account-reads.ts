@@ -18,27 +18,11 @@
  * refreshed into new objects). A failed read is never reused.
  */
 import type { AccountWithCredentialsReader } from './ports/accounts.js';
-import { sharedInFlight } from './shared-in-flight.js';
+import { sharedRecentReads } from './shared-in-flight.js';
 
 /** How long a finished account read is used again by the posts prepared after it. */
 export const ACCOUNT_READ_REUSE_MS = 1_000;
-/** Accounts remembered at most: a burst touches few; past this, the oldest are forgotten. */
-const MAX_REMEMBERED = 1_000;
-
-type AccountRead = Awaited<ReturnType<AccountWithCredentialsReader['getAccountWithCredentials']>>;
 
 export function sharingAccountReads(reader: AccountWithCredentialsReader, now: () => number = Date.now): AccountWithCredentialsReader {
-  const inFlight = sharedInFlight((accountId) => reader.getAccountWithCredentials(accountId));
-  const finished = new Map<string, { at: number; read: AccountRead }>();
-  return {
-    getAccountWithCredentials: async (accountId) => {
-      const kept = finished.get(accountId);
-      if (kept && now() - kept.at < ACCOUNT_READ_REUSE_MS) return kept.read;
-      const read = await inFlight(accountId);
-      finished.delete(accountId);
-      if (finished.size >= MAX_REMEMBERED) finished.delete(finished.keys().next().value as string);
-      finished.set(accountId, { at: now(), read });
-      return read;
-    },
-  };
+  return { getAccountWithCredentials: sharedRecentReads((accountId) => reader.getAccountWithCredentials(accountId), ACCOUNT_READ_REUSE_MS, now) };
 }

@@ -14,3 +14,26 @@ export function sharedInFlight<V>(read: (key: string) => Promise<V>): (key: stri
     return started;
   };
 }
+
+/** Keys remembered at most by sharedRecentReads: past this, the oldest is forgotten. */
+const MAX_REMEMBERED = 1_000;
+
+/**
+ * sharedInFlight, and a read that finished less than `reuseMs` ago is that read again (per key,
+ * at most MAX_REMEMBERED keys; a failed read is never kept). `reuseMs` of 0 (or not a number) is
+ * sharedInFlight alone: nothing is kept.
+ */
+export function sharedRecentReads<V>(read: (key: string) => Promise<V>, reuseMs: number, now: () => number = Date.now): (key: string) => Promise<V> {
+  const inFlight = sharedInFlight(read);
+  if (!(reuseMs > 0)) return inFlight;
+  const finished = new Map<string, { at: number; value: V }>();
+  return async (key) => {
+    const kept = finished.get(key);
+    if (kept && now() - kept.at < reuseMs) return kept.value;
+    const value = await inFlight(key);
+    finished.delete(key);
+    if (finished.size >= MAX_REMEMBERED) finished.delete(finished.keys().next().value as string);
+    finished.set(key, { at: now(), value });
+    return value;
+  };
+}

@@ -4,15 +4,15 @@
  * requests never mix with the handlers' (which the bench meters). Shared by the in-process
  * sandbox (local/stack.ts) and the sandbox process (main.ts).
  *
- * Lookups of one account that overlap share one read (lib/use-cases/shared-in-flight.ts; nothing
- * is cached, so a change made with the admin CLI is seen by the next request): a burst of posts due at one second reaches the sandbox
- * within milliseconds, and a read per request would load DynamoDB Local, which the service under
+ * Lookups of one account that overlap share one read (lib/use-cases/shared-in-flight.ts; by default
+ * nothing is kept, so a change made with the admin CLI is seen by the next request; the bench keeps
+ * a read a while, `reuseMs`): a burst of posts due at one second reaches the sandbox within milliseconds, and a read per request would load DynamoDB Local, which the service under
  * test shares on the same machine, with work the real platforms never put on it.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SandboxBehaviour } from '../../lib/domain/model.js';
-import { sharedInFlight } from '../../lib/use-cases/shared-in-flight.js';
+import { sharedRecentReads } from '../../lib/use-cases/shared-in-flight.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local-aws.js';
 import type { AccountBehaviour } from './common.js';
 
@@ -43,16 +43,5 @@ export function directoryBehaviour(dynamodbEndpoint: string, directoryTable: str
     const account = await (await directory).getAccount(accountId);
     return account?.sandbox ?? 'ok';
   };
-  const shared = sharedInFlight(read);
-  const reuseMs = options.reuseMs ?? 0;
-  if (reuseMs <= 0) return { accountBehaviour: shared, close: () => client.destroy() };
-  const kept = new Map<string, { behaviour: SandboxBehaviour; until: number }>();
-  const accountBehaviour = async (accountId: string): Promise<SandboxBehaviour> => {
-    const hit = kept.get(accountId);
-    if (hit && hit.until > Date.now()) return hit.behaviour;
-    const behaviour = await shared(accountId);
-    kept.set(accountId, { behaviour, until: Date.now() + reuseMs });
-    return behaviour;
-  };
-  return { accountBehaviour, close: () => client.destroy() };
+  return { accountBehaviour: sharedRecentReads(read, options.reuseMs ?? 0), close: () => client.destroy() };
 }

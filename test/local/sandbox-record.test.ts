@@ -161,4 +161,3 @@ describe('sandbox record', () => {
     expect((await record(second.origin)).x.accounts[account]).toBeUndefined();
   });
 });
-
