@@ -185,8 +185,12 @@ export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
   // Deletions are rare and go a few at a time, so a backlog cannot storm the platforms' rate limits.
   { name: 'PlatformDeletionWorker', queue: 'deletion', entry: 'functions/platform-deletion-worker.ts', consuming: { batchSize: 5, maxConcurrency: 2 } },
   // Deliveries of a batch go out at once (each bounded by its endpoint's in-flight slots), so a
-  // batch of 10 costs at most one 10 s timeout however many receivers are slow.
-  { name: 'WebhookDeliveryWorker', queue: 'webhook', entry: 'functions/webhook-delivery-worker.ts', consuming: { batchSize: 10, maxConcurrency: 10 } },
+  // batch of 10 costs at most one 10 s timeout however many receivers are slow. Twice an endpoint's
+  // 10 slots in invocations: a hanging endpoint's retries and tests are single messages, each
+  // holding one slot in an invocation of its own for up to the timeout, so with 10 invocations it
+  // could hold all of them and every other customer's deliveries waited (seen once the local
+  // pollers stopped queuing for connections); with 20 it holds at most half.
+  { name: 'WebhookDeliveryWorker', queue: 'webhook', entry: 'functions/webhook-delivery-worker.ts', consuming: { batchSize: 10, maxConcurrency: 20 } },
 ];
 
 /** The default consuming of one queue's consumer. */
