@@ -49,9 +49,18 @@ export async function startFauxqsServer(options: { mediaMirror?: boolean } = {})
   };
 }
 
-export function sqsClientFor(sqsEndpoint: string): SQSClient {
+/**
+ * `maxSockets`: connections the client may hold open at once (the SDK's default is 50). A client
+ * whose long polls would queue behind each other for a connection needs one per poller.
+ */
+export function sqsClientFor(sqsEndpoint: string, options: { maxSockets?: number } = {}): SQSClient {
   resolveLocalhostSubdomains();
-  return new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  return new SQSClient({
+    endpoint: sqsEndpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    ...(options.maxSockets === undefined ? {} : { requestHandler: { httpAgent: { keepAlive: true, maxSockets: options.maxSockets } } }),
+  });
 }
 
 export function s3ClientFor(endpoint: string): S3Client {

@@ -160,7 +160,6 @@ async function withinTimeout(invocation: Promise<unknown>, timeoutMs: number): P
 
 export function startQueueConsumers(options: ConsumerOptions): Runner {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[consumers] ${message}`, error ?? ''));
-  const sqs = sqsClientFor(options.sqsEndpoint);
   // One controller per poller, not one for all: every long poll in flight holds an abort listener
   // on its signal until it returns, so a shared signal carried one per poller (102 with the
   // catalogue's consumers) and Node warned of a listener leak (MaxListenersExceededWarning).
@@ -168,8 +167,17 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
   const pollers = options.pollersPerQueue ?? 4;
   const wait = options.waitTimeSeconds ?? 1;
   const timeoutMs = options.functionTimeoutMs ?? 30_000;
+  const pollersOf = (consumer: ConsumerDefinition): number => consumer.pollers ?? pollers;
+  /**
+   * A client per consumer, with a connection for each of its pollers' long polls and each one's
+   * delete: on AWS every event source mapping polls on its own. One client for all (the SDK's
+   * default of 50 connections, under the publish worker's 100 pollers alone) made the webhook
+   * consumer's receives wait up to a long poll (1 s) for a connection while messages sat in its queue.
+   */
+  const clients = new Map(options.consumers.map((consumer) => [consumer, sqsClientFor(options.sqsEndpoint, { maxSockets: 2 * pollersOf(consumer) })]));
 
   async function poll(consumer: ConsumerDefinition): Promise<void> {
+    const sqs = clients.get(consumer)!;
     const abort = new AbortController();
     controllers.push(abort);
     while (!abort.signal.aborted) {
@@ -217,14 +225,14 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
     }
   }
 
-  const running = options.consumers.flatMap((consumer) => Array.from({ length: consumer.pollers ?? pollers }, () => poll(consumer)));
+  const running = options.consumers.flatMap((consumer) => Array.from({ length: pollersOf(consumer) }, () => poll(consumer)));
   let stopping: Promise<void> | undefined;
   return {
     stop: () => {
       stopping ??= (async () => {
         for (const controller of controllers) controller.abort();
         await Promise.allSettled(running);
-        sqs.destroy();
+        for (const sqs of clients.values()) sqs.destroy();
       })();
       return stopping;
     },

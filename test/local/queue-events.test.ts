@@ -127,3 +127,38 @@ describe('the function timeout', () => {
     }
   });
 });
+
+describe('pollers of different consumers', () => {
+  it("one consumer's long polls never hold up another's receives (each polls on connections of its own, as each mapping does on AWS)", async () => {
+    const busyName = `busy-${randomBytes(4).toString('hex')}`;
+    const otherName = `other-${randomBytes(4).toString('hex')}`;
+    const busyUrl = (await sqs.send(new CreateQueueCommand({ QueueName: busyName }))).QueueUrl ?? '';
+    const otherUrl = (await sqs.send(new CreateQueueCommand({ QueueName: otherName }))).QueueUrl ?? '';
+    const state = slowHandlerState();
+    state.slowHandlerMs = 0;
+    // More long polls on an empty queue than the SDK's default of 50 connections per client, started
+    // first: on one shared client the other consumer's receive waited behind them for 20 s.
+    const consumers = startQueueConsumers({
+      sqsEndpoint: inject('localAws').sqsEndpoint,
+      consumers: [
+        { name: 'Busy', entry: 'test/local/fixtures/slow-handler.ts', queueUrl: busyUrl, queueArn: queueArnOf(busyName), pollers: 60 },
+        { name: 'Other', entry: 'test/local/fixtures/slow-handler.ts', queueUrl: otherUrl, queueArn: queueArnOf(otherName), pollers: 1 },
+      ],
+      waitTimeSeconds: 20,
+    });
+    try {
+      const body = `prompt-${randomBytes(4).toString('hex')}`;
+      await sqs.send(new SendMessageCommand({ QueueUrl: otherUrl, MessageBody: body }));
+      // Well within the busy consumer's first long poll (20 s).
+      const deadline = Date.now() + 10_000;
+      while (!state.invocations.some((bodies) => bodies.includes(body))) {
+        if (Date.now() > deadline) throw new Error("the other consumer's message was not received while the busy consumer's long polls were open");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await consumers.stop();
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: busyUrl }));
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: otherUrl }));
+    }
+  });
+});
