@@ -13,8 +13,8 @@
  *
  * Each update keeps its own condition and its own answer, as lib/store/sent-markers.ts does: a
  * transaction is all or nothing, so when DynamoDB cancels it, an update whose condition failed is
- * answered false, and every other one is written again on its own (exact, whatever else was in the
- * transaction). An update alone in its group is a single UpdateItem (a transactional write costs two
+ * answered false, and the others are written again together (or, when it was cancelled for another
+ * reason, each on its own): exact, whatever else was in the transaction. An update alone in its group is a single UpdateItem (a transactional write costs two
  * write units, so only updates that came together pay it). Two updates of one item never share a
  * transaction (DynamoDB refuses it): the second waits for the next write.
  */
@@ -96,9 +96,14 @@ export class CoalescedUpdates {
       for (const entry of chunk) entry.resolve(true);
     } catch (error) {
       const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
-      await Promise.all(
-        chunk.map((entry, index) => (reasons[index]?.Code === 'ConditionalCheckFailed' ? entry.resolve(false) : this.writeAlone(entry))),
-      );
+      const refused = chunk.filter((_, index) => reasons[index]?.Code === 'ConditionalCheckFailed');
+      for (const entry of refused) entry.resolve(false);
+      const others = chunk.filter((_, index) => reasons[index]?.Code !== 'ConditionalCheckFailed');
+      // Cancelled for conditions that failed: the others go again together (one post deleted in a
+      // burst's group must not turn the other 99 into single writes). Each round answers at least
+      // one, so this ends; cancelled for anything else (a conflict), each is written alone.
+      if (refused.length > 0 && others.length > 1) await this.writeTogether(others);
+      else await Promise.all(others.map((entry) => this.writeAlone(entry)));
     }
   }
 

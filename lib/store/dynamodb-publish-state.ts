@@ -47,6 +47,7 @@ import { nextDueAt } from '../domain/publishing.js';
 import type { DueCounter } from '../use-cases/ports/dispatch.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { allowanceCounterUpdate } from './allowance-counter.js';
+import { CoalescedUpdates } from './coalesced-updates.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { duePartitionKey, dueShard, dueSortKey, errorToItem, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
@@ -109,6 +110,8 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
   private readonly sentMarkers: SentMarkers;
+  /** The outcomes written together when they come together (lib/store/post-outcome.ts). */
+  private readonly outcomes: CoalescedUpdates;
   private readonly countersTableOption: string | undefined;
 
   constructor(options: DynamoDbPublishStateOptions = {}) {
@@ -116,6 +119,7 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
     this.countersTableOption = options.countersTable;
     this.client = options.client ?? documentClient;
     this.sentMarkers = new SentMarkers(this.client, this.table);
+    this.outcomes = new CoalescedUpdates(this.client);
   }
 
   /** One conditional UpdateItem on a post: true when written, false when its condition failed. */
@@ -363,12 +367,15 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
    * truth about the post, and a worker that took over can only be settling this very create.
    */
   recordPublished(post: Post, outcome: { publishedAt: string; publishedUrl: string; platformPostId: string }, now: Date): Promise<Post | null> {
-    return recordPostOutcome(this.client, this.table, post, { status: 'published', ...outcome }, now);
+    return recordPostOutcome(this.client, this.table, post, { status: 'published', ...outcome }, now, { grouped: (update) => this.outcomes.write(update) });
   }
 
   /** With `token` (the worker always passes it), only while that claim still holds the post. */
   recordFailed(post: Post, error: PostError, now: Date, token?: string): Promise<Post | null> {
-    return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now, token === undefined ? {} : { claimToken: token });
+    return recordPostOutcome(this.client, this.table, post, { status: 'failed', error }, now, {
+      grouped: (update) => this.outcomes.write(update),
+      ...(token === undefined ? {} : { claimToken: token }),
+    });
   }
 
   /**

@@ -225,6 +225,56 @@ describe('delete transitions and the worker', () => {
     expect(await rawItem(p.id)).not.toHaveProperty('duePk');
   });
 
+  it('outcomes recorded at the same time are written together, and each is answered as if written alone', async () => {
+    const userId = newId('usr');
+    // A client of its own, counting what it sends.
+    const counted = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    const sent: string[] = [];
+    counted.middlewareStack.add((next, context) => (args) => {
+      sent.push(String(context.commandName));
+      return next(args);
+    }, { step: 'initialize', name: 'countCommands' });
+    const grouped = new DynamoDbPublishState({ client: counted, postsTable: sharedTables.posts ?? '' });
+    const batch = Array.from({ length: 30 }, () => post(userId));
+    await write(userId, batch, 100);
+    const [deleted, settled, refused, ...rest] = batch;
+    // Claimed and then deleted with deleteFromPlatform while it was sent; already recorded; refused.
+    await client.send(new UpdateCommand({ TableName: sharedTables.posts, Key: { id: deleted!.id }, UpdateExpression: 'SET inFlightSince = :now', ExpressionAttributeValues: { ':now': NOW.toISOString() } }));
+    const claimedDeleted = await posts.getPost(deleted!.id);
+    await posts.softDeletePost(claimedDeleted!, { deleteFromPlatform: true, now: NOW });
+    await outcomes.recordFailed(settled!, { message: 'refused', advice: 'a' }, NOW);
+    sent.length = 0;
+
+    const live = (index: number) => ({ publishedAt: NOW.toISOString(), publishedUrl: `https://x.com/a/status/${index}`, platformPostId: String(index) });
+    const answers = await Promise.all([
+      grouped.recordPublished(claimedDeleted!, live(0), NOW),
+      grouped.recordPublished(settled!, live(1), NOW),
+      grouped.recordFailed(refused!, { message: 'too long', advice: 'Shorten it.', retryable: false }, NOW),
+      ...rest.map((one, index) => grouped.recordPublished(one, live(index + 3), NOW)),
+    ]);
+    // Together: the 30 asked in one turn are one transaction, cancelled by the two whose condition
+    // failed, and the other 28 again in one; not 30 UpdateItems. Then the two refused go through
+    // the other cases alone: the deleted post's (written), the settled one's (refused twice).
+    expect(sent.filter((name) => name === 'TransactWriteItemsCommand')).toHaveLength(2);
+    expect(sent.filter((name) => name === 'UpdateItemCommand')).toHaveLength(3);
+
+    // Each answer is the post as it now is in the table (but for the claim's own bookkeeping,
+    // inFlightSince, which is as the worker read it: never shown, and the worker does not read it).
+    const shown = (one: Post | null | undefined) => (one ? { ...one, inFlightSince: null } : one);
+    expect(answers[0]).toMatchObject({ status: 'published', deletedAt: NOW.toISOString(), deleteFromPlatformRequested: true, platformPostId: '0' });
+    expect(answers[1]).toBeNull();
+    expect(shown(answers[2])).toEqual(shown(await posts.getPost(refused!.id)));
+    expect(answers[2]).toMatchObject({ status: 'failed', error: { message: 'too long', retryable: false } });
+    for (const [index, one] of rest.entries()) {
+      const stored = await posts.getPost(one.id);
+      expect(shown(answers[index + 3])).toEqual(shown(stored));
+      expect(stored).toMatchObject({ status: 'published', platformPostId: String(index + 3), updatedAt: NOW.toISOString() });
+    }
+    const item = await rawItem(rest[0]!.id);
+    expect(item).not.toHaveProperty('duePk');
+    expect(item).toMatchObject({ statusPk: `${userId}#published` });
+  });
+
   it('markScheduleFailed fails the posts, gives their units back and updates the remembered response', async () => {
     const userId = newId('usr');
     const claim = await idempotency.claim(userId, 'k', 'h', NOW);
