@@ -165,6 +165,44 @@ describe('the claims of a message\'s attempts, taken together', () => {
   }, 60_000);
 });
 
+describe('claims taken while the message is read', () => {
+  it('a message naming an older attempt of a delivery that is due sends the delivery\'s next one, once', async () => {
+    const { endpoint, message } = await routed(2);
+    const { deliver, store } = worker();
+    // The first event's attempt 1 failed and its retry is due now; the message (the router's,
+    // handed over again, or one the sweeper re-sent) still names attempt 1.
+    const [retried] = await store.getDeliveriesWithEvents(endpoint.id, [message.events[0]!]).then((found) => [...found.values()]);
+    const before = retried!.delivery!;
+    await store.recordAttempt(before, 1, {
+      entry: { at: new Date().toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' },
+      status: 'pending',
+      nextAttemptAt: new Date(Date.now() - 1_000).toISOString(),
+    });
+    const results = await deliver.execute(message);
+    expect(results.filter((result) => result.outcome === 'succeeded')).toHaveLength(2);
+    expect([...sentIds()].sort()).toEqual(message.events.map((event) => event.eventId).sort());
+    const deliveries = new Map((await store.listDeliveries(endpoint.id, 100)).map((delivery) => [delivery.eventId, delivery]));
+    expect(deliveries.get(message.events[0]!.eventId)).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(deliveries.get(message.events[1]!.eventId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    // Handled again: nothing is sent twice.
+    expect((await deliver.execute(message)).every((result) => result.outcome === 'dropped')).toBe(true);
+    expect(sentIds()).toHaveLength(2);
+  }, 30_000);
+
+  it('a message with nothing to send gives back the slots it took meanwhile, and claims nothing', async () => {
+    const { endpoint, message } = await routed(3);
+    const { deliver, store } = worker();
+    expect(await store.disableEndpoint(endpoint.userId, endpoint.id, 'Disabled by the test.', new Date())).toBe(true);
+    const results = await deliver.execute(message);
+    expect(results.every((result) => result.outcome === 'dropped')).toBe(true);
+    expect(sentIds()).toEqual([]);
+    // All 10 slots free again, and every delivery cancelled with no claim left on it.
+    expect(await store.acquireSlots(endpoint.id, 'after', 10, new Date(), new Date(Date.now() + 1_000))).toHaveLength(10);
+    const deliveries = await store.listDeliveries(endpoint.id, 100);
+    expect(deliveries.map((delivery) => delivery.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+  }, 30_000);
+});
+
 describe('an endpoint\'s slots', () => {
   it('a message that got one slot takes more as other messages give theirs back, never more than 10 in all', async () => {
     const { message } = await routed(30);

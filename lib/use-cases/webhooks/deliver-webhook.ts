@@ -29,9 +29,10 @@
  *   before sending the next one). Otherwise (settled, or a duplicate before the next attempt's
  *   time) it is dropped.
  * - Claims: every attempt is claimed (a conditional write, a lease) before it is sent, so two
- *   messages racing for it send it once. A message claims all its attempts together, while it takes
- *   its slots (the store writes claims asked together as one request: lib/store/coalesced-updates.ts),
- *   so no lane waits for a round trip before each request; a claim one per request, on the lane,
+ *   messages racing for it send it once. A message claims all the attempts it names together, while
+ *   it reads them and takes its slots (the store writes claims asked together as one request:
+ *   lib/store/coalesced-updates.ts; a claim's condition is the delivery's own state, so it needs no
+ *   read first), so no lane waits for a round trip before each request; a claim one per request, on the lane,
  *   held a burst to one database round trip per delivery per lane. The lease covers all the message
  *   may still do with them (the wait for a slot, the turn, the last request's timeout, a margin), as
  *   the slots' does: a live worker never outlasts it, a crashed one's claims free themselves and the
@@ -119,6 +120,9 @@ interface Wanted {
   manual: boolean;
 }
 
+/** Which delivery an attempt is of: its endpoint and event (what a message names). */
+type DeliveryKey = Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>;
+
 /** A delivery found pending and due for the attempt: what a lane sends. */
 interface Ready {
   wanted: Wanted;
@@ -145,7 +149,7 @@ export class DeliverWebhook {
    * little; a slow one keeps them, and the message goes back on the queue after the wait instead
    * of holding a worker for the receiver's timeout.
    */
-  private async acquireSlots(endpointId: string, token: string, wanted: number): Promise<number[]> {
+  private async acquireSlots(endpointId: string, token: string, wanted: number, stillWanted: () => boolean): Promise<number[]> {
     const leaseMs = this.slotLeaseMs();
     const started = this.deps.clock.now().getTime();
     for (;;) {
@@ -153,6 +157,8 @@ export class DeliverWebhook {
       const slots = await this.deps.store.acquireSlots(endpointId, token, wanted, now, new Date(now.getTime() + leaseMs));
       if (slots.length > 0 || now.getTime() - started >= SLOT_WAIT_MS) return slots;
       await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
+      // The message found nothing to send meanwhile: it waits no longer.
+      if (!stillWanted()) return [];
     }
   }
 
@@ -185,10 +191,18 @@ export class DeliverWebhook {
     const wanted: Wanted[] = isBatchMessage(message)
       ? message.events.map((event) => ({ ...event, attempt: 1, manual: false }))
       : [{ eventId: message.eventId, eventCreatedAt: message.eventCreatedAt, attempt: message.attempt, manual: message.manual === true }];
-    // The endpoint, and every delivery and event of the message (BatchGetItem per 50 events), read at once.
-    const [endpoint, records] = await Promise.all([
+    // The endpoint, and every delivery and event of the message (BatchGetItem per 50 events), read
+    // while the attempts the message names are claimed (together: one request) and the endpoint's
+    // slots taken: a claim's condition is the delivery's own state (its attempts, pending, nobody
+    // holding it), so it needs nothing read first, and in a burst each of these was a round trip on
+    // the busy database between the router's message and the request to the receiver.
+    const token = randomUUID();
+    let slotsWanted = true;
+    const [endpoint, records, early, slots] = await Promise.all([
       store.getEndpoint(message.userId, message.endpointId),
       store.getDeliveriesWithEvents(message.endpointId, wanted),
+      this.claim(wanted.map((one) => ({ key: { endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt }, attempt: one.attempt })), token),
+      this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), () => slotsWanted),
     ]);
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
@@ -197,16 +211,29 @@ export class DeliverWebhook {
       if ('outcome' in found) results.push(found);
       else ready.push(found);
     });
-    if (ready.length === 0 || !endpoint) return results;
-
-    // The message's attempts are claimed together (one request for the whole group) while its
-    // endpoint's slots are taken: two messages racing for an attempt send it once, and no lane
-    // waits for a claim before its request.
-    const token = randomUUID();
-    const [slots, claimed] = await Promise.all([
-      this.acquireSlots(endpoint.id, token, Math.min(ready.length, ENDPOINT_IN_FLIGHT_LIMIT)),
-      this.claim(ready, token),
-    ]);
+    // What was claimed but is not to be sent: a cancel above dropped its claim with it, and nothing
+    // else can have been won (a claim's condition is what prepare checks), but it is given back all
+    // the same.
+    // By the message's entries, not event ids: a merged message may name an event twice, and only
+    // one of the two can hold its claim.
+    const won = new Set(wanted.filter((_, index) => early[index]));
+    const readyOnes = new Set(ready.map((one) => one.wanted));
+    const strays = wanted.filter((one) => won.has(one) && !readyOnes.has(one));
+    if (ready.length === 0 || !endpoint) {
+      slotsWanted = false;
+      await Promise.all([
+        ...slots.map((slot) => store.releaseSlot(message.endpointId, slot, token)),
+        this.release(strays.map((one) => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt })), token),
+      ]);
+      return results;
+    }
+    if (strays.length > 0) await this.release(strays.map((one) => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt })), token);
+    // A message that names another attempt than the delivery's next (a due delivery re-sent by the
+    // sweeper, an older message) claims the delivery's own next attempt now.
+    const again = ready.filter((one) => !won.has(one.wanted) && one.attempt !== one.wanted.attempt);
+    const late = await this.claim(again.map((one) => ({ key: one.delivery, attempt: one.attempt })), token);
+    again.forEach((one, index) => late[index] && won.add(one.wanted));
+    const claimed = ready.filter((one) => won.has(one.wanted));
     for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
     if (slots.length === 0) {
       // Given back at once, so the message put back on the queue finds them free.
@@ -309,16 +336,15 @@ export class DeliverWebhook {
    * request's timeout, and a margin. A live worker never outlasts it; a crashed one's claims free
    * themselves. The attempts claimed, in the message's order; the others are another message's.
    */
-  private async claim(ready: readonly Ready[], token: string): Promise<Ready[]> {
+  private async claim(attempts: readonly { key: DeliveryKey; attempt: number }[], token: string): Promise<boolean[]> {
     const now = this.deps.clock.now();
     const until = new Date(now.getTime() + SLOT_WAIT_MS + ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS);
-    const won = await Promise.all(ready.map((one) => this.deps.store.claimAttempt(one.delivery, one.attempt, { token, now, until })));
-    return ready.filter((_, index) => won[index]);
+    return Promise.all(attempts.map((one) => this.deps.store.claimAttempt(one.key, one.attempt, { token, now, until })));
   }
 
   /** Gives back the claims of attempts not sent (together: one request). */
-  private async release(claimed: readonly Ready[], token: string): Promise<void> {
-    await Promise.all(claimed.map((one) => this.deps.store.releaseAttempt(one.delivery, token)));
+  private async release(claimed: readonly (DeliveryKey | Ready)[], token: string): Promise<void> {
+    await Promise.all(claimed.map((one) => this.deps.store.releaseAttempt('delivery' in one ? one.delivery : one, token)));
   }
 
   /**
