@@ -42,6 +42,14 @@ export const MAX_RESPONSE_BYTES = 4 * 1024;
 export const ENDPOINT_IN_FLIGHT_LIMIT = 10;
 /** A message waits this long at most for a slot of its endpoint (trying every SLOT_RETRY_MS) before it is put back on the queue. */
 export const SLOT_WAIT_MS = 1_000;
+/**
+ * The router's batch messages (a burst's first attempts) wait longer: a burst to one endpoint is
+ * several of them, each waiting for the ones before it, whose lanes give the slots back within a
+ * second or two. With 1 s, a message that lost the race for the freed slots to a later one went back
+ * on the queue for 1-2 s more and came last (500-post burst: its events ~2 s after the others').
+ * Retries and tests are single events: a busy endpoint puts them back after SLOT_WAIT_MS.
+ */
+export const BATCH_SLOT_WAIT_MS = 3_000;
 export const SLOT_RETRY_MS = 100;
 /**
  * How long one message keeps starting deliveries on the slots it took: a fast receiver takes a

@@ -17,7 +17,8 @@
  *   as nothing is left for it, and a message with fewer slots than work takes more as they come
  *   free (one lane each). Lanes start new requests for ENDPOINT_TURN_MS at most; what was not
  *   started goes back on the queue (in messages of MAX_EVENTS_PER_MESSAGE at most). When no
- *   slot frees within SLOT_WAIT_MS (the endpoint is slow or dead and already holds them), the whole
+ *   slot frees within SLOT_WAIT_MS (BATCH_SLOT_WAIT_MS for the router's batch messages, which wait
+ *   for the burst's earlier ones) (the endpoint is slow or dead and already holds them), the whole
  *   message goes back on the queue for a few seconds, costing no attempt, and the worker is free for
  *   other customers' deliveries.
  * - SQS delays a message by 15 minutes at most, so a later retry is sent with the longest delay
@@ -54,6 +55,7 @@ import {
   MAX_EVENTS_PER_MESSAGE,
   SLOT_RETRY_MS,
   SLOT_WAIT_MS,
+  BATCH_SLOT_WAIT_MS,
   retryDelayMs,
   shouldDisableForFailures,
   signedHeaders,
@@ -144,18 +146,18 @@ export class DeliverWebhook {
   }
 
   /**
-   * Up to `wanted` of the endpoint's slots, waiting up to SLOT_WAIT_MS for at least one: a fast
+   * Up to `wanted` of the endpoint's slots, waiting up to `waitMs` for at least one: a fast
    * receiver's slots come free as soon as the message holding them is done, so a burst waits
    * little; a slow one keeps them, and the message goes back on the queue after the wait instead
    * of holding a worker for the receiver's timeout.
    */
-  private async acquireSlots(endpointId: string, token: string, wanted: number, stillWanted: () => boolean): Promise<number[]> {
+  private async acquireSlots(endpointId: string, token: string, wanted: number, waitMs: number, stillWanted: () => boolean): Promise<number[]> {
     const leaseMs = this.slotLeaseMs();
     const started = this.deps.clock.now().getTime();
     for (;;) {
       const now = this.deps.clock.now();
       const slots = await this.deps.store.acquireSlots(endpointId, token, wanted, now, new Date(now.getTime() + leaseMs));
-      if (slots.length > 0 || now.getTime() - started >= SLOT_WAIT_MS) return slots;
+      if (slots.length > 0 || now.getTime() - started >= waitMs) return slots;
       await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
       // The message found nothing to send meanwhile: it waits no longer.
       if (!stillWanted()) return [];
@@ -198,11 +200,12 @@ export class DeliverWebhook {
     // the busy database between the router's message and the request to the receiver.
     const token = randomUUID();
     let slotsWanted = true;
+    const slotWaitMs = isBatchMessage(message) ? BATCH_SLOT_WAIT_MS : SLOT_WAIT_MS;
     const [endpoint, records, early, slots] = await Promise.all([
       store.getEndpoint(message.userId, message.endpointId),
       store.getDeliveriesWithEvents(message.endpointId, wanted),
-      this.claim(wanted.map((one) => ({ key: { endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt }, attempt: one.attempt })), token),
-      this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), () => slotsWanted),
+      this.claim(wanted.map((one) => ({ key: { endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt }, attempt: one.attempt })), token, slotWaitMs),
+      this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), slotWaitMs, () => slotsWanted),
     ]);
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
@@ -231,7 +234,7 @@ export class DeliverWebhook {
     // A message that names another attempt than the delivery's next (a due delivery re-sent by the
     // sweeper, an older message) claims the delivery's own next attempt now.
     const again = ready.filter((one) => !won.has(one.wanted) && one.attempt !== one.wanted.attempt);
-    const late = await this.claim(again.map((one) => ({ key: one.delivery, attempt: one.attempt })), token);
+    const late = await this.claim(again.map((one) => ({ key: one.delivery, attempt: one.attempt })), token, slotWaitMs);
     again.forEach((one, index) => late[index] && won.add(one.wanted));
     const claimed = ready.filter((one) => won.has(one.wanted));
     for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
@@ -336,9 +339,9 @@ export class DeliverWebhook {
    * request's timeout, and a margin. A live worker never outlasts it; a crashed one's claims free
    * themselves. The attempts claimed, in the message's order; the others are another message's.
    */
-  private async claim(attempts: readonly { key: DeliveryKey; attempt: number }[], token: string): Promise<boolean[]> {
+  private async claim(attempts: readonly { key: DeliveryKey; attempt: number }[], token: string, slotWaitMs: number): Promise<boolean[]> {
     const now = this.deps.clock.now();
-    const until = new Date(now.getTime() + SLOT_WAIT_MS + ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS);
+    const until = new Date(now.getTime() + slotWaitMs + ENDPOINT_TURN_MS + this.timeoutMs + ENDPOINT_SLOT_LEASE_MARGIN_MS);
     return Promise.all(attempts.map((one) => this.deps.store.claimAttempt(one.key, one.attempt, { token, now, until })));
   }
 
