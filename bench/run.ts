@@ -40,7 +40,7 @@ import { dynamoDbClientFor, startDynamoDbLocal, type DynamoDbLocal } from '../lo
 import { startFauxqsServer, type Fauxqs } from '../local/messaging.js';
 import { startSweeper, type Runner } from '../local/queue-consumers.js';
 import { startStackServices, type RunningStack } from '../local/stack.js';
-import { routerFilters, startStreamRouter, type StreamRouter } from '../local/stream-router.js';
+import { routerFilters, routerIdleIntervals, startStreamRouter, type StreamRouter } from '../local/stream-router.js';
 import { log, provisionUsers, started, type BenchContext } from './harness.js';
 import { LoadGenerator } from './load-generator.js';
 import { describeLoad, machineLoad } from './machine-load.js';
@@ -151,6 +151,7 @@ async function startBenchStack(): Promise<BenchStack> {
           name: WEBHOOK_ROUTER.name,
           startAt: 'latest',
           filters: routerFilters(running.tables),
+          idleIntervalsMs: routerIdleIntervals(running.tables),
           log: (message, error) => log(`streams: ${message}${error === undefined ? '' : ` ${String(error)}`}`),
         });
       },

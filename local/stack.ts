@@ -47,7 +47,7 @@ import { availableConsumers, startQueueConsumers, startSweeper, type Runner } fr
 import { startSchedulerStandIn, type SchedulerStandIn } from './scheduler-stand-in.js';
 import { startS3BrowserUpload } from './s3-browser-upload.js';
 import { buildApiReference } from '../web/api-reference/build.js';
-import { routerFilters, startStreamRouter } from './stream-router.js';
+import { routerFilters, routerIdleIntervals, startStreamRouter } from './stream-router.js';
 import type { SandboxPlatforms } from './sandbox/index.js';
 
 export type Log = (message: string, error?: unknown) => void;
@@ -379,6 +379,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
         entry: WEBHOOK_ROUTER.entry,
         name: WEBHOOK_ROUTER.name,
         filters: routerFilters(tables),
+        idleIntervalsMs: routerIdleIntervals(tables),
         log: (message, error) => log(`streams: ${message}`, error),
       });
       stops.push(() => router.stop());
