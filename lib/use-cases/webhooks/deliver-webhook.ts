@@ -201,12 +201,29 @@ export class DeliverWebhook {
     const token = randomUUID();
     let slotsWanted = true;
     const slotWaitMs = isBatchMessage(message) ? BATCH_SLOT_WAIT_MS : SLOT_WAIT_MS;
-    const [endpoint, records, early, slots] = await Promise.all([
-      store.getEndpoint(message.userId, message.endpointId),
-      store.getDeliveriesWithEvents(message.endpointId, wanted),
-      this.claim(wanted.map((one) => ({ key: { endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt }, attempt: one.attempt })), token, slotWaitMs),
-      this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), slotWaitMs, () => slotsWanted),
-    ]);
+    // Awaited apart: a message found to have nothing to send stops waiting for slots at once.
+    const taking = this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), slotWaitMs, () => slotsWanted);
+    // Its failure is met where it is awaited below; this only keeps it from counting as unhandled meanwhile.
+    taking.catch(() => undefined);
+    const giveBackSlots = async (): Promise<void> => {
+      slotsWanted = false;
+      const slots = await taking.catch((): number[] => []);
+      await Promise.all(slots.map((slot) => store.releaseSlot(message.endpointId, slot, token)));
+    };
+    let endpoint: WebhookEndpoint | null;
+    let records: Awaited<ReturnType<typeof store.getDeliveriesWithEvents>>;
+    let early: boolean[];
+    try {
+      [endpoint, records, early] = await Promise.all([
+        store.getEndpoint(message.userId, message.endpointId),
+        store.getDeliveriesWithEvents(message.endpointId, wanted),
+        this.claim(wanted.map((one) => ({ key: { endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt }, attempt: one.attempt })), token, slotWaitMs),
+      ]);
+    } catch (error) {
+      // The message fails (SQS hands it over again): the slots it took are given back first.
+      await giveBackSlots().catch(() => undefined);
+      throw error;
+    }
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
     await inTurns(wanted, READ_CONCURRENCY, async (one) => {
@@ -223,11 +240,7 @@ export class DeliverWebhook {
     const readyOnes = new Set(ready.map((one) => one.wanted));
     const strays = wanted.filter((one) => won.has(one) && !readyOnes.has(one));
     if (ready.length === 0 || !endpoint) {
-      slotsWanted = false;
-      await Promise.all([
-        ...slots.map((slot) => store.releaseSlot(message.endpointId, slot, token)),
-        this.release(strays.map((one) => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt })), token),
-      ]);
+      await Promise.all([giveBackSlots(), this.release(strays.map((one) => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt })), token)]);
       return results;
     }
     if (strays.length > 0) await this.release(strays.map((one) => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt })), token);
@@ -238,6 +251,7 @@ export class DeliverWebhook {
     again.forEach((one, index) => late[index] && won.add(one.wanted));
     const claimed = ready.filter((one) => won.has(one.wanted));
     for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
+    const slots = await taking;
     if (slots.length === 0) {
       // Given back at once, so the message put back on the queue finds them free.
       await this.release(claimed, token);
