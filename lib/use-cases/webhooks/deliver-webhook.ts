@@ -18,7 +18,7 @@
  *   free (one lane each). Lanes start new requests for ENDPOINT_TURN_MS at most; what was not
  *   started goes back on the queue (in messages of MAX_EVENTS_PER_MESSAGE at most). When no
  *   slot frees within SLOT_WAIT_MS (BATCH_SLOT_WAIT_MS for the router's batch messages, which wait
- *   for the burst's earlier ones) (the endpoint is slow or dead and already holds them), the whole
+ *   for the burst's earlier ones), the endpoint being slow or dead and holding them, the whole
  *   message goes back on the queue for a few seconds, costing no attempt, and the worker is free for
  *   other customers' deliveries.
  * - SQS delays a message by 15 minutes at most, so a later retry is sent with the longest delay
@@ -47,6 +47,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   activeSecrets,
+  BATCH_SLOT_WAIT_MS,
   classifyAnswer,
   DELIVERY_TIMEOUT_MS,
   ENDPOINT_IN_FLIGHT_LIMIT,
@@ -55,7 +56,6 @@ import {
   MAX_EVENTS_PER_MESSAGE,
   SLOT_RETRY_MS,
   SLOT_WAIT_MS,
-  BATCH_SLOT_WAIT_MS,
   retryDelayMs,
   shouldDisableForFailures,
   signedHeaders,
@@ -199,6 +199,7 @@ export class DeliverWebhook {
     // holding it), so it needs nothing read first, and in a burst each of these was a round trip on
     // the busy database between the router's message and the request to the receiver.
     const token = randomUUID();
+    const keyOf = (one: Wanted): DeliveryKey => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt });
     let slotsWanted = true;
     const slotWaitMs = isBatchMessage(message) ? BATCH_SLOT_WAIT_MS : SLOT_WAIT_MS;
     // Awaited apart: a message found to have nothing to send stops waiting for slots at once.
@@ -217,7 +218,7 @@ export class DeliverWebhook {
       [endpoint, records, early] = await Promise.all([
         store.getEndpoint(message.userId, message.endpointId),
         store.getDeliveriesWithEvents(message.endpointId, wanted),
-        this.claim(wanted.map((one) => ({ key: { endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt }, attempt: one.attempt })), token, slotWaitMs),
+        this.claim(wanted.map((one) => ({ key: keyOf(one), attempt: one.attempt })), token, slotWaitMs),
       ]);
     } catch (error) {
       // The message fails (SQS hands it over again): the slots it took are given back first.
@@ -233,17 +234,16 @@ export class DeliverWebhook {
     });
     // What was claimed but is not to be sent: a cancel above dropped its claim with it, and nothing
     // else can have been won (a claim's condition is what prepare checks), but it is given back all
-    // the same.
-    // By the message's entries, not event ids: a merged message may name an event twice, and only
-    // one of the two can hold its claim.
+    // the same. Counted by the message's entries, not event ids: a merged message may name an event
+    // twice, and only one of the two can hold its claim.
     const won = new Set(wanted.filter((_, index) => early[index]));
     const readyOnes = new Set(ready.map((one) => one.wanted));
     const strays = wanted.filter((one) => won.has(one) && !readyOnes.has(one));
     if (ready.length === 0 || !endpoint) {
-      await Promise.all([giveBackSlots(), this.release(strays.map((one) => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt })), token)]);
+      await Promise.all([giveBackSlots(), this.release(strays.map(keyOf), token)]);
       return results;
     }
-    if (strays.length > 0) await this.release(strays.map((one) => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt })), token);
+    if (strays.length > 0) await this.release(strays.map(keyOf), token);
     // A message that names another attempt than the delivery's next (a due delivery re-sent by the
     // sweeper, an older message) claims the delivery's own next attempt now.
     const again = ready.filter((one) => !won.has(one.wanted) && one.attempt !== one.wanted.attempt);
