@@ -52,6 +52,23 @@ export const SLOT_WAIT_MS = 1_000;
 export const BATCH_SLOT_WAIT_MS = 3_000;
 export const SLOT_RETRY_MS = 100;
 /**
+ * A single message (a retry, a test, a resend) waiting for a busy endpoint's slot tries again after
+ * SLOT_RETRY_MS, then twice as long each time, up to this. A hanging endpoint gathers such messages
+ * (each of its deliveries retried is one), and every waiting one reads the slots each try: 200 of
+ * them trying every 100 ms were ~2,000 Queries a second, more than DynamoDB Local serves here, and
+ * every other customer's requests slowed (test/http/webhooks-delivery.test.ts, the hanging endpoint:
+ * its 230 test sends, one by one, took 48 s; 19-22 s with this back-off, 5 reads a wait instead of
+ * 11 at the mean jitter). The router's batch messages keep SLOT_RETRY_MS: they are one per
+ * endpoint and stream batch, and a burst waits on them.
+ */
+export const SLOT_RETRY_MAX_MS = 400;
+
+/** The pause before try `tries` + 1 for a slot (jittered by `random` in [0, 1)). */
+export function slotRetryPauseMs(tries: number, single: boolean, random: number): number {
+  const base = single ? Math.min(SLOT_RETRY_MS * 2 ** Math.min(tries, 10), SLOT_RETRY_MAX_MS) : SLOT_RETRY_MS;
+  return base * (0.5 + random);
+}
+/**
  * How long one message keeps starting deliveries on the slots it took: a fast receiver takes a
  * whole batch well within it; a slow or dead one holds the invocation for about this plus one
  * timeout, and what was not started goes back on the queue.

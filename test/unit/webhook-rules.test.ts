@@ -20,6 +20,10 @@ import {
   rotatedSecrets,
   shouldDisableForFailures,
   signedHeaders,
+  SLOT_RETRY_MAX_MS,
+  SLOT_RETRY_MS,
+  SLOT_WAIT_MS,
+  slotRetryPauseMs,
   type PostImage,
 } from '../../lib/domain/webhooks.js';
 
@@ -60,6 +64,31 @@ describe('retry schedule', () => {
     expect(shouldDisableForFailures(null, now)).toBe(false);
     expect(shouldDisableForFailures('2026-11-22T00:00:01.000Z', now)).toBe(false);
     expect(shouldDisableForFailures('2026-11-22T00:00:00.000Z', now)).toBe(true);
+  });
+});
+
+describe('waiting for a busy endpoint\'s slot', () => {
+  it('backs a single message off to SLOT_RETRY_MAX_MS; a batch message keeps trying every SLOT_RETRY_MS', () => {
+    expect([0, 1, 2, 3, 9, 50].map((tries) => slotRetryPauseMs(tries, true, 0.5))).toEqual([100, 200, 400, 400, 400, 400]);
+    expect([0, 1, 2, 3, 50].map((tries) => slotRetryPauseMs(tries, false, 0.5))).toEqual(Array(5).fill(SLOT_RETRY_MS));
+    expect(slotRetryPauseMs(5, true, 0)).toBe(SLOT_RETRY_MAX_MS / 2);
+    expect(slotRetryPauseMs(5, true, 0.999)).toBeLessThan(SLOT_RETRY_MAX_MS * 1.5);
+  });
+
+  it('reads the slots 5 times in a single message\'s wait at the mean jitter, 8 at most (every 100 ms: 11, up to 21)', () => {
+    // As DeliverWebhook.acquireSlots does: a read, and another after each pause until the wait is over.
+    const reads = (random: number, pause: (tries: number) => number): number => {
+      let at = 0;
+      let count = 1;
+      for (let tries = 0; at < SLOT_WAIT_MS; tries += 1) {
+        at += pause(tries);
+        count += 1;
+      }
+      return count;
+    };
+    expect(reads(0.5, (tries) => slotRetryPauseMs(tries, true, 0.5))).toBe(5);
+    for (const random of [0, 0.25, 0.999]) expect(reads(random, (tries) => slotRetryPauseMs(tries, true, random))).toBeLessThanOrEqual(8);
+    expect(reads(0.5, () => SLOT_RETRY_MS)).toBe(11);
   });
 });
 

@@ -57,6 +57,7 @@ import {
   SLOT_RETRY_MS,
   SLOT_WAIT_MS,
   retryDelayMs,
+  slotRetryPauseMs,
   shouldDisableForFailures,
   signedHeaders,
   type WebhookEndpoint,
@@ -146,19 +147,20 @@ export class DeliverWebhook {
   }
 
   /**
-   * Up to `wanted` of the endpoint's slots, waiting up to `waitMs` for at least one: a fast
+   * Up to `wanted` of the endpoint's slots, waiting up to `wait.ms` for at least one: a fast
    * receiver's slots come free as soon as the message holding them is done, so a burst waits
    * little; a slow one keeps them, and the message goes back on the queue after the wait instead
    * of holding a worker for the receiver's timeout.
    */
-  private async acquireSlots(endpointId: string, token: string, wanted: number, waitMs: number, stillWanted: () => boolean): Promise<number[]> {
+  private async acquireSlots(endpointId: string, token: string, wanted: number, wait: { ms: number; single: boolean }, stillWanted: () => boolean): Promise<number[]> {
     const leaseMs = this.slotLeaseMs();
     const started = this.deps.clock.now().getTime();
-    for (;;) {
+    for (let tries = 0; ; tries += 1) {
       const now = this.deps.clock.now();
       const slots = await this.deps.store.acquireSlots(endpointId, token, wanted, now, new Date(now.getTime() + leaseMs));
-      if (slots.length > 0 || now.getTime() - started >= waitMs) return slots;
-      await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
+      if (slots.length > 0 || now.getTime() - started >= wait.ms) return slots;
+      // A single message backs off (see SLOT_RETRY_MAX_MS): a hanging endpoint gathers many.
+      await this.pause(slotRetryPauseMs(tries, wait.single, this.random()));
       // The message found nothing to send meanwhile: it waits no longer.
       if (!stillWanted()) return [];
     }
@@ -203,7 +205,7 @@ export class DeliverWebhook {
     let slotsWanted = true;
     const slotWaitMs = isBatchMessage(message) ? BATCH_SLOT_WAIT_MS : SLOT_WAIT_MS;
     // Awaited apart: a message found to have nothing to send stops waiting for slots at once.
-    const taking = this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), slotWaitMs, () => slotsWanted);
+    const taking = this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), { ms: slotWaitMs, single: !isBatchMessage(message) }, () => slotsWanted);
     // Its failure is met where it is awaited below; this only keeps it from counting as unhandled meanwhile.
     taking.catch(() => undefined);
     const giveBackSlots = async (): Promise<void> => {
