@@ -237,7 +237,7 @@ describe('PATCH /posts/{id}', () => {
     expect(post.status).toBe('published');
     expect(Date.parse(post.publishedAt ?? '')).toBeGreaterThanOrEqual(moved.getTime());
     expect(sandbox.x.listPosts(account.id).map((live) => live.text)).toEqual([text]);
-  });
+  }, 60_000);
 });
 
 describe('POST /posts/{id}/publish', () => {

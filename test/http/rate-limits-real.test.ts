@@ -35,7 +35,7 @@ describe('120 requests per key per minute', () => {
     expectApiError(refused, { status: 429, type: 'rate_limit_error', code: 'rate_limit_burst' });
     expect(rateHeaders(refused)).toMatchObject({ limit: 120, remaining: 0 });
     expect(rateHeaders(refused).retryAfter).toBeGreaterThanOrEqual(1);
-  });
+  }, 60_000);
 
   it('admits exactly 120 of 150 concurrent requests', async () => {
     const { apiKey } = await createKey(user.userId);

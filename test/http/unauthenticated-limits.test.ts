@@ -64,7 +64,7 @@ describe('per-address limits on unauthenticated writes', () => {
     expect(refused.headers['set-cookie']).toBeUndefined();
     expect(refused.text).toContain('Too many sign-ins');
     expect((await signIn(freshSourceAddress())).status).toBe(303);
-  });
+  }, 60_000);
 
   it('GET /oauth/authorize: the limit, then a 429 page with Retry-After', async () => {
     const registered = await sendFrom<{ client_id: string }>({
@@ -83,7 +83,7 @@ describe('per-address limits on unauthenticated writes', () => {
     expect(refused.headers.location).toBeUndefined();
     expect(refused.headers['content-type']).toMatch(/^text\/html/);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-  });
+  }, 60_000);
 
   it('caps the metadata-document fetches an address causes, below its request limit', async () => {
     expect(METADATA_FETCHES_PER_MINUTE).toBeLessThan(PER_MINUTE);
@@ -95,5 +95,5 @@ describe('per-address limits on unauthenticated writes', () => {
     for (let i = 0; i <= METADATA_FETCHES_PER_MINUTE; i += 1) statuses.push((await authorize(i)).status);
     expect(statuses).toEqual([...Array.from({ length: METADATA_FETCHES_PER_MINUTE }, () => 302), 429]);
     expect(documentFetches - before).toBe(METADATA_FETCHES_PER_MINUTE);
-  });
+  }, 60_000);
 });
