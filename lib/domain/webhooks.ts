@@ -40,7 +40,7 @@ export const MAX_RESPONSE_BYTES = 4 * 1024;
  * many deliveries for its 10 s timeout.
  */
 export const ENDPOINT_IN_FLIGHT_LIMIT = 10;
-/** A message waits this long at most for a slot of its endpoint (trying every SLOT_RETRY_MS) before it is put back on the queue. */
+/** A message waits this long at most for a slot of its endpoint (trying as slotRetryPauseMs says) before it is put back on the queue. */
 export const SLOT_WAIT_MS = 1_000;
 /**
  * The router's batch messages (a burst's first attempts) wait longer: a burst to one endpoint is
@@ -65,7 +65,7 @@ export const SLOT_RETRY_MAX_MS = 400;
 
 /** The pause before try `tries` + 1 for a slot (jittered by `random` in [0, 1)). */
 export function slotRetryPauseMs(tries: number, single: boolean, random: number): number {
-  const base = single ? Math.min(SLOT_RETRY_MS * 2 ** Math.min(tries, 10), SLOT_RETRY_MAX_MS) : SLOT_RETRY_MS;
+  const base = single ? Math.min(SLOT_RETRY_MS * 2 ** tries, SLOT_RETRY_MAX_MS) : SLOT_RETRY_MS;
   return base * (0.5 + random);
 }
 /**

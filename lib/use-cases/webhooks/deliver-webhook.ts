@@ -203,9 +203,11 @@ export class DeliverWebhook {
     const token = randomUUID();
     const keyOf = (one: Wanted): DeliveryKey => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt });
     let slotsWanted = true;
-    const slotWaitMs = isBatchMessage(message) ? BATCH_SLOT_WAIT_MS : SLOT_WAIT_MS;
+    // The router's batch messages wait longer for slots, and keep trying every SLOT_RETRY_MS.
+    const single = !isBatchMessage(message);
+    const slotWait = { ms: single ? SLOT_WAIT_MS : BATCH_SLOT_WAIT_MS, single };
     // Awaited apart: a message found to have nothing to send stops waiting for slots at once.
-    const taking = this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), { ms: slotWaitMs, single: !isBatchMessage(message) }, () => slotsWanted);
+    const taking = this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), slotWait, () => slotsWanted);
     // Its failure is met where it is awaited below; this only keeps it from counting as unhandled meanwhile.
     taking.catch(() => undefined);
     const giveBackSlots = async (): Promise<void> => {
@@ -220,7 +222,7 @@ export class DeliverWebhook {
       [endpoint, records, early] = await Promise.all([
         store.getEndpoint(message.userId, message.endpointId),
         store.getDeliveriesWithEvents(message.endpointId, wanted),
-        this.claim(wanted.map((one) => ({ key: keyOf(one), attempt: one.attempt })), token, slotWaitMs),
+        this.claim(wanted.map((one) => ({ key: keyOf(one), attempt: one.attempt })), token, slotWait.ms),
       ]);
     } catch (error) {
       // The message fails (SQS hands it over again): the slots it took are given back first.
@@ -249,7 +251,7 @@ export class DeliverWebhook {
     // A message that names another attempt than the delivery's next (a due delivery re-sent by the
     // sweeper, an older message) claims the delivery's own next attempt now.
     const again = ready.filter((one) => !won.has(one.wanted) && one.attempt !== one.wanted.attempt);
-    const late = await this.claim(again.map((one) => ({ key: one.delivery, attempt: one.attempt })), token, slotWaitMs);
+    const late = await this.claim(again.map((one) => ({ key: one.delivery, attempt: one.attempt })), token, slotWait.ms);
     again.forEach((one, index) => late[index] && won.add(one.wanted));
     const claimed = ready.filter((one) => won.has(one.wanted));
     for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
