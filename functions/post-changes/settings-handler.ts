@@ -1,6 +1,6 @@
 /** The settings page's Send now and Retry (functions/settings/send-post.ts, retry-post.ts). */
 import { ApiError } from '../../lib/domain/errors.js';
-import { WITHOUT_IDEMPOTENCY_KEYS } from '../../lib/use-cases/post-change-requests.js';
+import { WITHOUT_IDEMPOTENCY_KEYS } from '../../lib/use-cases/idempotent-request.js';
 import type { SendPostDeps } from '../../lib/use-cases/publish-draft.js';
 import { directoryTable, webClock } from '../../lib/web/web-dependencies.js';
 import { badRequest, notFound } from '../../lib/web/web-errors.js';

@@ -15,7 +15,7 @@ import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js'
 import { DynamoDbMediaStore } from '../../lib/store/dynamodb-media-store.js';
 import { DynamoDbPostChanges } from '../../lib/store/post-change-writes.js';
 import { meterSdkClient } from '../../lib/store/sdk-metering.js';
-import type { PostChangeOutcome } from '../../lib/use-cases/post-change-requests.js';
+import type { IdempotentOutcome } from '../../lib/use-cases/idempotent-request.js';
 import type { SendPostDeps } from '../../lib/use-cases/publish-draft.js';
 
 // Endpoints come from the SDK's own AWS_ENDPOINT_URL_* variables (set by the local stack, unset on AWS).
@@ -38,6 +38,6 @@ export function sendPostDeps(directory: DirectoryTable, idempotency: SendPostDep
 
 /** A use case that sends a post: PublishDraft or RetryPost. */
 export interface SendsPost {
-  execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<PostChangeOutcome>;
+  execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<IdempotentOutcome>;
 }
 

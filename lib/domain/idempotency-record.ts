@@ -18,3 +18,9 @@ export type IdempotencyClaim =
   | { outcome: 'replay'; response: IdempotentResponse }
   | { outcome: 'in_flight' }
   | { outcome: 'body_mismatch' };
+
+/** What a change writes, in its own transaction, to complete the record of the request that made it. */
+export interface IdempotencyCompletion {
+  lock: IdempotencyLock;
+  response: IdempotentResponse;
+}

@@ -7,8 +7,9 @@
  * compared separately (422 on a different body), only a 202 remembered, and - the part that matters
  * most - the record completed in the SAME DynamoDB transaction that writes the posts, so a crash can
  * never leave posts written without the response that a retry must replay (which would create them
- * twice). That transaction is the post store's; this module owns the record's layout and exports the
- * completing update for it. The rest is one conditional PutItem and one DeleteItem.
+ * twice). That transaction is the post store's (or the webhook store's); this module owns the
+ * record's layout, and idempotency-record-writes.ts the completing update those stores add to it.
+ * The rest is one conditional PutItem and one DeleteItem.
  *
  * Timeline (the condition of `claim` decides every case in one request, like Powertools'
  * persistence layer, with the existing record returned by ReturnValuesOnConditionCheckFailure
@@ -39,61 +40,12 @@ import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency.js';
 import { randomToken } from '../domain/ids.js';
-import type { IdempotencyClaim, IdempotencyLock, IdempotentResponse } from '../domain/idempotency-record.js';
+import type { IdempotencyClaim, IdempotencyLock } from '../domain/idempotency-record.js';
 import type { IdempotencyStore } from '../use-cases/ports/idempotency-store.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem, StoredItemError } from './item-schema.js';
+import { idempotencyRecordDelete, idempotencyRecordKey } from './idempotency-record-writes.js';
 import { IDEMPOTENCY_TABLE } from './tables.js';
-
-export function idempotencyRecordKey(userId: string, key: string): { pk: string } {
-  return { pk: `USER#${userId}#${key}` };
-}
-
-/**
- * The Update that completes a record inside another transaction (the post store's create): only
- * the request holding the lock can complete it.
- */
-export function idempotencyCompletionUpdate(tableName: string, lock: IdempotencyLock, response: IdempotentResponse) {
-  return {
-    TableName: tableName,
-    Key: idempotencyRecordKey(lock.userId, lock.key),
-    UpdateExpression: 'SET #status = :completed, responseStatus = :responseStatus, responseBody = :responseBody REMOVE lockExpiresAt',
-    ConditionExpression: '#status = :inProgress AND lockToken = :lockToken',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':completed': 'completed',
-      ':inProgress': 'in_progress',
-      ':lockToken': lock.lockToken,
-      ':responseStatus': response.status,
-      ':responseBody': JSON.stringify(response.body),
-    },
-  };
-}
-
-/** Replaces the remembered response of a completed record (after some targets could not be queued). */
-export function idempotencyResponseUpdate(tableName: string, lock: IdempotencyLock, response: IdempotentResponse) {
-  return {
-    TableName: tableName,
-    Key: idempotencyRecordKey(lock.userId, lock.key),
-    UpdateExpression: 'SET responseStatus = :responseStatus, responseBody = :responseBody',
-    ConditionExpression: 'lockToken = :lockToken',
-    ExpressionAttributeValues: {
-      ':lockToken': lock.lockToken,
-      ':responseStatus': response.status,
-      ':responseBody': JSON.stringify(response.body),
-    },
-  };
-}
-
-/** Forgets a record this request holds (its final answer was not a 202). */
-export function idempotencyRecordDelete(tableName: string, lock: IdempotencyLock) {
-  return {
-    TableName: tableName,
-    Key: idempotencyRecordKey(lock.userId, lock.key),
-    ConditionExpression: 'lockToken = :lockToken',
-    ExpressionAttributeValues: { ':lockToken': lock.lockToken },
-  };
-}
 
 /** A record as `claim` and the completing update write it: the response only once completed. */
 const IDEMPOTENCY_RECORD = v.variant('status', [

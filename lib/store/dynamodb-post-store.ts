@@ -27,7 +27,7 @@ import {
   type DynamoDbPostStoreOptions,
 } from './post-create-writes.js';
 
-export { allowanceCounterKey, IdempotencyLockLostError, type DynamoDbPostStoreOptions } from './post-create-writes.js';
+export { allowanceCounterKey, type DynamoDbPostStoreOptions } from './post-create-writes.js';
 
 /** A Query returns at most 1 MB: a page is topped up until full (never shrunk). */
 const MAX_QUERY_ROUNDS = 10;

@@ -28,10 +28,10 @@ import { allowanceCounterExpiresAt } from '../domain/allowance.js';
 import { DependencyError } from '../domain/errors.js';
 import type { PostChangeResult, PostChangeStore, PostChangeWrite, PostForChange } from '../use-cases/ports/post-change-store.js';
 import { documentClient } from './dynamo-client.js';
-import { idempotencyCompletionUpdate } from './dynamodb-idempotency-store.js';
+import { IdempotencyLockLostError, idempotencyCompletionUpdate } from './idempotency-record-writes.js';
 import { readItem } from './item-schema.js';
 import { IN_FLIGHT_ATTRIBUTE, itemToPost, postToItem } from './post-item.js';
-import { ALLOWANCE_UPDATE, allowanceCounterKey, cancellationCodes, IdempotencyLockLostError, MAX_TRANSACTION_ATTEMPTS, type TransactItem } from './post-create-writes.js';
+import { ALLOWANCE_UPDATE, allowanceCounterKey, cancellationCodes, MAX_TRANSACTION_ATTEMPTS, type TransactItem } from './post-create-writes.js';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
 
 /**

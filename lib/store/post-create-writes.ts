@@ -21,7 +21,7 @@ import type { NewPostsResult, NewPostsWrite, ScheduleFailureWrite } from '../use
 import { ALLOWANCE_UPDATE, allowanceCounterKey } from './allowance-counter.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
-import { idempotencyCompletionUpdate, idempotencyRecordDelete, idempotencyResponseUpdate } from './dynamodb-idempotency-store.js';
+import { IdempotencyLockLostError, idempotencyCompletionUpdate, idempotencyRecordDelete, idempotencyResponseUpdate } from './idempotency-record-writes.js';
 import { errorToItem, postToItem, statusPartitionKey } from './post-item.js';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
 
@@ -32,15 +32,6 @@ export const MAX_TRANSACTION_ATTEMPTS = 12;
 const ALLOWANCE_COUNTER = v.object({ used: v.optional(v.number(), 0) });
 
 export { ALLOWANCE_UPDATE, allowanceCounterKey } from './allowance-counter.js';
-
-/** The request's lock on its idempotency key was lost (it ran past the lock's expiry): nothing was written. */
-export class IdempotencyLockLostError extends Error {
-  readonly code = 'idempotency_lock_lost';
-  constructor() {
-    super('The idempotency record is no longer held by this request; nothing was written');
-    this.name = 'IdempotencyLockLostError';
-  }
-}
 
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 

@@ -22,7 +22,8 @@ import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { PostChangeStore, PostForChange } from './ports/post-change-store.js';
 import { decideStoredTarget, type StoredTargetReads } from './create-targets.js';
-import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
+import { idempotentRequest, type IdempotentOutcome } from './idempotent-request.js';
+import { keptChanging, MAX_CHANGE_ATTEMPTS } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 
 export interface SendPostDeps extends StoredTargetReads {
@@ -61,9 +62,9 @@ export function sendChange(
     refused: 'post_not_editable' | 'post_not_retryable';
   },
   plan: () => Promise<{ read: PostForChange; after: Post; spendsUnit: boolean }>,
-): Promise<PostChangeOutcome> {
+): Promise<IdempotentOutcome> {
   const { postId, body, idempotencyKey, now } = request;
-  return idempotentChange(deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/${request.action}`, body, idempotencyKey, now }, async (lock, progress) => {
+  return idempotentRequest(deps.idempotency, caller, { method: 'POST', path: `/posts/${postId}/${request.action}`, body, idempotencyKey, now }, async (lock, progress) => {
     for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
       const { read, after, spendsUnit } = await plan();
       const response = { status: 200, body: postView(after) };
@@ -87,7 +88,7 @@ export function sendChange(
 export class PublishDraft {
   constructor(private readonly deps: SendPostDeps) {}
 
-  async execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<PostChangeOutcome> {
+  async execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<IdempotentOutcome> {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
     const request = { postId, action: 'publish', body, idempotencyKey, now, resetPublishState: false, refused: 'post_not_editable' } as const;

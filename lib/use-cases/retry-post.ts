@@ -21,14 +21,14 @@ import type { Post } from '../domain/model.js';
 import type { PostForChange } from './ports/post-change-store.js';
 import type { Caller } from '../domain/caller.js';
 import { decideStoredTarget } from './create-targets.js';
-import type { PostChangeOutcome } from './post-change-requests.js';
+import type { IdempotentOutcome } from './idempotent-request.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 import { sendChange, type SendPostDeps } from './publish-draft.js';
 
 export class RetryPost {
   constructor(private readonly deps: SendPostDeps) {}
 
-  async execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<PostChangeOutcome> {
+  async execute(caller: Caller, postId: string, body: Record<string, unknown> | null, idempotencyKey: string | undefined): Promise<IdempotentOutcome> {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
     // A retry starts the worker's bookkeeping afresh: a new attempt with its own retry window.

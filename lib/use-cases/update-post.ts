@@ -24,7 +24,8 @@ import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { PostChangeStore, PostForChange } from './ports/post-change-store.js';
 import { decideStoredTarget, type TargetReads } from './create-targets.js';
-import { idempotentChange, keptChanging, MAX_CHANGE_ATTEMPTS, type PostChangeOutcome } from './post-change-requests.js';
+import { idempotentRequest, type IdempotentOutcome } from './idempotent-request.js';
+import { keptChanging, MAX_CHANGE_ATTEMPTS } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 
 export interface UpdatePostDeps extends TargetReads {
@@ -37,10 +38,10 @@ export interface UpdatePostDeps extends TargetReads {
 export class UpdatePost {
   constructor(private readonly deps: UpdatePostDeps) {}
 
-  async execute(caller: Caller, postId: string, body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<PostChangeOutcome> {
+  async execute(caller: Caller, postId: string, body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<IdempotentOutcome> {
     if (!isPostId(postId)) throw postNotFound();
     const now = this.deps.clock.now();
-    return idempotentChange(this.deps.idempotency, caller, { method: 'PATCH', path: `/posts/${postId}`, body, idempotencyKey, now }, async (lock, progress) => {
+    return idempotentRequest(this.deps.idempotency, caller, { method: 'PATCH', path: `/posts/${postId}`, body, idempotencyKey, now }, async (lock, progress) => {
       for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
         const { read, after } = await this.plan(caller, postId, body, now);
         const response = { status: 200, body: postView(after) };

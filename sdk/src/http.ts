@@ -126,7 +126,7 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     // Every operation that takes a key gets one (a create, PATCH, publish and retry of a post: the
-    // API remembers their answer per key, lib/use-cases/post-change-requests.ts), made once here so
+    // API remembers their answer per key, lib/use-cases/idempotent-request.ts), made once here so
     // each retry repeats it and the server answers a repeat with the first response instead of
     // doing the work again. Not every POST takes one (a webhook endpoint's create does not), so it
     // is the operation's, not the method's.

@@ -1,5 +1,5 @@
 /** The post lifecycle's writes on the posts table (PATCH, publish, retry): lib/store/post-change-writes.ts. */
-import type { IdempotencyLock, IdempotentResponse } from '../../domain/idempotency-record.js';
+import type { IdempotencyCompletion } from '../../domain/idempotency-record.js';
 import type { Post } from '../../domain/model.js';
 import type { PostProgress } from '../../domain/post-changes.js';
 
@@ -19,7 +19,7 @@ export interface PostChangeWrite {
   /** Clears the worker's bookkeeping of earlier attempts (a retry starts afresh). */
   resetPublishState: boolean;
   /** Completed in the same transaction, so a change never exists without its replayable answer. */
-  idempotency: { lock: IdempotencyLock; response: IdempotentResponse } | null;
+  idempotency: IdempotencyCompletion | null;
 }
 
 /**
