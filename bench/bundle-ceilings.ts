@@ -58,23 +58,25 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsSendPost: 389_000, // 377.5 kB (the same)
   SettingsRetryPost: 389_000, // 377.0 kB
   // Webhooks: DynamoDB only (the endpoint reads and writes), the router with SQS, and the functions
-  // with a second or third client (KMS to encrypt or decrypt secrets, SQS, Secrets Manager).
+  // with a second or third client (KMS to encrypt or decrypt secrets, SQS, Secrets Manager). The
+  // endpoint use case keeps the three POSTs' Idempotency-Key (idempotent-request.ts): +4.8 kB to
+  // every function that builds it, +6.4-7.5 kB to the three POSTs, which also complete the record.
   WebhookRouter: 283_000, // 274.3 kB (a batch's events and deliveries written in transactions)
-  GetWebhookEndpoint: 275_000, // 267.5 kB
-  DeleteWebhookEndpoint: 275_000, // 267.5 kB
-  UpdateWebhookEndpoint: 284_000, // 275.0 kB
-  ListWebhookEndpoints: 304_000, // 295.4 kB (the store's slot Query: one read, then only the free slots written)
-  TestWebhookEndpoint: 314_000, // 305.3 kB (the same)
-  RotateWebhookSecret: 315_000, // 305.2 kB
-  CreateWebhookEndpoint: 315_000, // 305.7 kB (the store's outbox writes)
+  GetWebhookEndpoint: 288_000, // 279.5 kB
+  DeleteWebhookEndpoint: 288_000, // 279.5 kB
+  UpdateWebhookEndpoint: 289_000, // 280.5 kB
+  ListWebhookEndpoints: 309_000, // 300.2 kB (the store's slot Query: one read, then only the free slots written)
+  TestWebhookEndpoint: 321_000, // 311.7 kB (the same)
+  RotateWebhookSecret: 323_000, // 313.4 kB
+  CreateWebhookEndpoint: 324_000, // 314.3 kB (the store's outbox writes)
   WebhookDeliveryWorker: 329_000, // 319.2 kB (batch messages: BatchGetItem, the lanes; writes grouped in transactions)
   // The settings Webhooks page and its actions (the endpoint use case; KMS to encrypt, SQS to send).
-  SettingsWebhooks: 275_000, // 264.8 kB
-  SettingsWebhookStatus: 265_000, // 257.1 kB
-  SettingsDeleteWebhook: 265_000, // 256.9 kB
-  SettingsRotateWebhookSecret: 300_000, // 289.3 kB
-  SettingsSendWebhook: 300_000, // 290.9 kB
-  SettingsCreateWebhook: 305_000, // 295.2 kB (and the URL resolver)
+  SettingsWebhooks: 284_000, // 275.8 kB
+  SettingsWebhookStatus: 276_000, // 268.1 kB
+  SettingsDeleteWebhook: 276_000, // 267.9 kB
+  SettingsRotateWebhookSecret: 309_000, // 300.3 kB
+  SettingsSendWebhook: 312_000, // 303.1 kB
+  SettingsCreateWebhook: 315_000, // 306.2 kB (and the URL resolver)
   // The MCP SDK and zod 4 (103 kB), four SDK clients, twitter-text.
   Mcp: 666_000, // 645.7 kB (with update_post, publish_draft, retry_post)
 };

@@ -19,7 +19,7 @@ export const handler = signedInHandler(async (request, signedIn) => {
   const form = readEndpointForm(request.form);
   try {
     const created = await endpoints().create(signedIn.caller, endpointBody(form));
-    const { secret, ...endpoint } = created;
+    const { secret, ...endpoint } = created.body;
     return { kind: 'page', status: 201, title: 'Your new webhook endpoint', body: newSecretPage(endpoint, secret, false) };
   } catch (error) {
     const refused = refusal(error);

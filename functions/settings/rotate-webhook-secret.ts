@@ -14,6 +14,6 @@ let built: WebhookEndpoints | undefined;
 const endpoints = (): WebhookEndpoints => (built ??= webhookEndpoints({ cipher: tokenCipherFromEnv() }));
 
 export const handler = signedInHandler(async (request, signedIn) => {
-  const { secret, ...endpoint } = await orWebhookNotFound(() => endpoints().rotateSecret(signedIn.caller, request.pathParameters.id ?? ''));
+  const { secret, ...endpoint } = (await orWebhookNotFound(() => endpoints().rotateSecret(signedIn.caller, request.pathParameters.id ?? ''))).body;
   return { kind: 'page', title: 'New signing secret', body: newSecretPage(endpoint, secret, true) };
 });

@@ -8,6 +8,7 @@
 import { ENV, optionalEnv } from '../../lib/config.js';
 import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
 import { systemClock } from '../../lib/use-cases/ports/clock.js';
+import { WITHOUT_IDEMPOTENCY_KEYS } from '../../lib/use-cases/idempotent-request.js';
 import { WebhookEndpoints, type WebhookEndpointsDeps } from '../../lib/use-cases/webhooks/endpoints.js';
 
 function notWired<T extends object>(part: string): T {
@@ -18,11 +19,13 @@ function notWired<T extends object>(part: string): T {
   });
 }
 
-export type EndpointParts = Partial<Pick<WebhookEndpointsDeps, 'cipher' | 'queue' | 'resolver' | 'cursorSigningKey'>>;
+export type EndpointParts = Partial<Pick<WebhookEndpointsDeps, 'idempotency' | 'cipher' | 'queue' | 'resolver' | 'cursorSigningKey'>>;
 
 export function webhookEndpoints(parts: EndpointParts): WebhookEndpoints {
   return new WebhookEndpoints({
     store: new DynamoDbWebhookStore(),
+    // The API's three POSTs wire the idempotency table; settings sends no Idempotency-Key.
+    idempotency: parts.idempotency ?? WITHOUT_IDEMPOTENCY_KEYS,
     cipher: parts.cipher ?? notWired('The token cipher'),
     queue: parts.queue ?? notWired('The webhook queue'),
     resolver: parts.resolver ?? notWired('The URL resolver'),

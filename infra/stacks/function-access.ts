@@ -109,15 +109,17 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Writes nothing: reads the accounts, workspaces and media a create would check.
   PreviewPosts: { tables: { ...REQUEST_PATH }, mediaBaseUrl: true },
   // Webhook endpoints (lib/use-cases/webhooks/endpoints.ts): the endpoint items under the caller's
-  // key and the endpoint counter (webhooks). A new signing secret is encrypted (token key, encrypt
-  // only); the test action writes an event and a delivery and queues it.
-  CreateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  // key and the endpoint counter (webhooks). A new signing secret is encrypted (token key); the
+  // test action writes an event and a delivery and queues it. The three POSTs keep their
+  // Idempotency-Key (idempotency); a replayed create or rotation decrypts the secret its record
+  // keeps encrypted, so those two also decrypt.
+  CreateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, tokenKey: 'encryptDecrypt' },
   ListWebhookEndpoints: { tables: { ...REQUEST_PATH, webhooks: 'read' }, cursorSigningKey: true },
   GetWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'read' } },
   UpdateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
   DeleteWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
-  RotateWebhookSecret: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
-  TestWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' }, sendsTo: ['webhook'] },
+  RotateWebhookSecret: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, tokenKey: 'encryptDecrypt' },
+  TestWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, sendsTo: ['webhook'] },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
   // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the

@@ -24,6 +24,7 @@ import {
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import type { PageKey } from '../domain/cursor.js';
+import type { IdempotencyCompletion } from '../domain/idempotency-record.js';
 import {
   ENDPOINT_IN_FLIGHT_LIMIT,
   MAX_WEBHOOK_ENDPOINTS,
@@ -43,8 +44,9 @@ import type {
 import type { ConditionalUpdate } from './coalesced-updates.js';
 import { isConditionFailure } from './directory-table.js';
 import { documentClient } from './dynamo-client.js';
+import { IdempotencyLockLostError, idempotencyCompletionUpdate } from './idempotency-record-writes.js';
 import { nullableString, readItem } from './item-schema.js';
-import { PENDING_DELIVERY_SHARDS, WEBHOOKS_TABLE } from './tables.js';
+import { IDEMPOTENCY_TABLE, PENDING_DELIVERY_SHARDS, WEBHOOKS_TABLE } from './tables.js';
 
 /** The attempt log on a delivery keeps this many entries (the settings page shows the last few). */
 const ATTEMPT_LOG_ENTRIES = 12;
@@ -145,6 +147,8 @@ export function toDelivery(item: Record<string, unknown>): DeliveryRecord {
   return readItem(DELIVERY_ITEM, item, `Webhook delivery ${String(item.sk)}`) as DeliveryRecord;
 }
 
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
 function isCancelledBy(error: unknown, index: number): boolean {
   if (!(error instanceof TransactionCanceledException)) return false;
   return error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
@@ -153,10 +157,36 @@ function isCancelledBy(error: unknown, index: number): boolean {
 export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   protected readonly tableName: string;
   protected readonly client: DynamoDBDocumentClient;
+  private idempotency: string | undefined;
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
+  /** The idempotency table is read at its first use: only the API's endpoint writes complete records there. */
+  constructor(options: { tableName?: string; idempotencyTable?: string; client?: DynamoDBDocumentClient } = {}) {
     this.tableName = options.tableName ?? requireEnv(WEBHOOKS_TABLE.envVar);
+    this.idempotency = options.idempotencyTable;
     this.client = options.client ?? documentClient;
+  }
+
+  private get idempotencyTable(): string {
+    this.idempotency ??= requireEnv(IDEMPOTENCY_TABLE.envVar);
+    return this.idempotency;
+  }
+
+  /**
+   * A write and, when the request holds an idempotency key, its record's completion in one
+   * transaction. `false`: the write's own condition failed (nothing written). The completion's
+   * condition failing means the lock ran out and another request took the key: nothing written.
+   */
+  private async writeRemembering(item: TransactItem, remember: IdempotencyCompletion): Promise<boolean> {
+    try {
+      await this.client.send(
+        new TransactWriteCommand({ TransactItems: [item, { Update: idempotencyCompletionUpdate(this.idempotencyTable, remember.lock, remember.response) }] }),
+      );
+      return true;
+    } catch (error) {
+      if (isCancelledBy(error, 0)) return false;
+      if (isCancelledBy(error, 1)) throw new IdempotencyLockLostError();
+      throw error;
+    }
   }
 
   /**
@@ -174,7 +204,7 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     }
   }
 
-  async createEndpoint(endpoint: WebhookEndpoint): Promise<'created' | 'limit_reached'> {
+  async createEndpoint(endpoint: WebhookEndpoint, remember: IdempotencyCompletion | null = null): Promise<'created' | 'limit_reached'> {
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -198,12 +228,14 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
+            ...(remember ? [{ Update: idempotencyCompletionUpdate(this.idempotencyTable, remember.lock, remember.response) }] : []),
           ],
         }),
       );
       return 'created';
     } catch (error) {
       if (isCancelledBy(error, 0)) return 'limit_reached';
+      if (isCancelledBy(error, 2)) throw new IdempotencyLockLostError();
       throw error;
     }
   }
@@ -270,6 +302,18 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
       if (isConditionFailure(error)) return null;
       throw error;
     }
+  }
+
+  async replaceSecrets(after: WebhookEndpoint, readUpdatedAt: string, remember: IdempotencyCompletion | null): Promise<'applied' | 'changed'> {
+    const update = {
+      TableName: this.tableName,
+      Key: keys.endpoint(after.userId, after.id),
+      UpdateExpression: 'SET secrets = :secrets, updatedAt = :updatedAt',
+      ConditionExpression: 'updatedAt = :readUpdatedAt',
+      ExpressionAttributeValues: { ':secrets': after.secrets, ':updatedAt': after.updatedAt, ':readUpdatedAt': readUpdatedAt },
+    };
+    if (remember) return (await this.writeRemembering({ Update: update }, remember)) ? 'applied' : 'changed';
+    return (await this.conditionalUpdate(update)) ? 'applied' : 'changed';
   }
 
   async disableEndpoint(userId: string, endpointId: string, reason: string, now: Date): Promise<boolean> {
@@ -376,7 +420,8 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     return out.Item ? readItem(EVENT_ITEM, out.Item, `Webhook event ${eventId}`) : null;
   }
 
-  async putDelivery(delivery: DeliveryRecord): Promise<boolean> {
+  async putDelivery(delivery: DeliveryRecord, remember: IdempotencyCompletion | null = null): Promise<boolean> {
+    if (remember) return this.writeRemembering({ Put: this.deliveryPut(delivery) }, remember);
     try {
       await this.client.send(new PutCommand(this.deliveryPut(delivery)));
       return true;

@@ -205,18 +205,22 @@ export class Accounts {
 }
 
 /**
- * The URLs that receive signed events (beyond-v1.md "Webhook endpoints"). None of these writes
- * takes an Idempotency-Key (openapi.yaml declares none), so each is sent once, never repeated by
- * the SDK: a repeated create would register a second endpoint, a repeated rotation would rotate
- * twice and drop the secret receivers still hold. After a ConnectionError, `list` says whether a
- * create landed. Reads and `delete` are repeated as any GET and DELETE.
+ * The URLs that receive signed events (beyond-v1.md "Webhook endpoints"). `create`, `rotateSecret`
+ * and `test` carry an `Idempotency-Key` (`options.idempotencyKey`, or one made here) that their
+ * retries repeat: a retry after a lost answer gets that answer (the same endpoint and secret, the
+ * same new secret, the same test event), never a second endpoint, a second rotation or a second
+ * test. `update` is sent once (a PATCH here takes no key). Reads and `delete` are repeated as any
+ * GET and DELETE.
  */
 export class WebhookEndpoints {
   constructor(private readonly http: HttpClient) {}
 
-  /** Registers an endpoint; the answer holds its `secret` (`whsec_…`), shown only here: keep it to verify deliveries. */
+  /**
+   * Registers an endpoint; the answer holds its `secret` (`whsec_…`), shown only here (and in this
+   * answer replayed to the same `Idempotency-Key` within 24 hours): keep it to verify deliveries.
+   */
   create(params: CreateWebhookEndpointParams, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
-    return this.http.request('post', '/webhook_endpoints', { body: params }, options);
+    return this.http.request('post', '/webhook_endpoints', { body: params, repeat: 'idempotency-key' }, options);
   }
 
   /** `await` it for one page, or `for await (const endpoint of client.webhookEndpoints.list())` for every endpoint. Never a secret. */
@@ -249,12 +253,12 @@ export class WebhookEndpoints {
    * the old secret, so a receiver switched at any time in that window misses nothing.
    */
   rotateSecret(id: string, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
-    return this.http.request('post', '/webhook_endpoints/{id}/rotate_secret', { path: { id } }, options);
+    return this.http.request('post', '/webhook_endpoints/{id}/rotate_secret', { path: { id }, repeat: 'idempotency-key' }, options);
   }
 
   /** Queues a `webhook.test` event (`data.object` is `{}`) to the endpoint now and answers it; a disabled endpoint: 409 `webhook_endpoint_disabled`. */
   async test(id: string, options?: RequestOptions): Promise<TestWebhookEvent> {
-    const event = await this.http.request('post', '/webhook_endpoints/{id}/test', { path: { id } }, options);
+    const event = await this.http.request('post', '/webhook_endpoints/{id}/test', { path: { id }, repeat: 'idempotency-key' }, options);
     // openapi.yaml answers the envelope of any type; this operation's is always `webhook.test`.
     return event as TestWebhookEvent;
   }

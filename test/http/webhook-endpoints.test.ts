@@ -1,10 +1,15 @@
 /**
  * /api/v1/webhook_endpoints through HTTP against the local stack, every answer checked against
  * openapi.yaml: each operation, its scopes, the URL rules (https, length, public addresses), event
- * types, the cap of 16 (also under concurrent creates), pagination and tenant isolation.
+ * types, the cap of 16 (also under concurrent creates), pagination, tenant isolation, and the
+ * Idempotency-Key of the three POSTs.
  */
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../lib/domain/webhooks.js';
+import { idempotencyRecordKey } from '../../lib/store/idempotency-record-writes.js';
+import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
 import { documentedApi } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { createKey, provisionUser } from '../support/provision.js';
@@ -29,10 +34,14 @@ interface EndpointList {
 }
 
 let stack: TestStack;
+let documents: DynamoDBDocumentClient;
+let store: DynamoDbWebhookStore;
 const RECEIVER = 'http://127.0.0.1:9/hooks';
 
 beforeAll(async () => {
   stack = await startPostsStack();
+  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client: documents });
 });
 
 afterAll(async () => {
@@ -190,5 +199,99 @@ describe('GET, PATCH, DELETE, rotate_secret, test', () => {
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ object: 'webhook_endpoint_deleted', id: endpoint.id, deleted: true });
     expect((await api.delete(`/webhook_endpoints/${endpoint.id}`)).status).toBe(404);
+  });
+});
+
+describe('Idempotency-Key on the three POSTs', () => {
+  const keyed = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+
+  it('a create sent again with its key gets the first answer, its secret too, and registers nothing more; the record keeps no secret in plain text', async () => {
+    const { api, userId } = await newCustomer();
+    const body = { url: RECEIVER, enabledEvents: ['post.published'], description: 'CRM' };
+    const first = await api.post<Endpoint>('/webhook_endpoints', body, keyed('crm-hook-1'));
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // Key order and spacing of the body do not matter: the same JSON value.
+    const again = await api.post<Endpoint>('/webhook_endpoints', { description: 'CRM', enabledEvents: ['post.published'], url: RECEIVER }, keyed('crm-hook-1'));
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await api.get<EndpointList>('/webhook_endpoints')).body.webhookEndpoints.map((endpoint) => endpoint.id)).toEqual([first.body.id]);
+    const record = await documents.send(new GetCommand({ TableName: stack.tables.idempotency, Key: idempotencyRecordKey(userId, 'crm-hook-1') }));
+    expect(record.Item?.status).toBe('completed');
+    expect(JSON.stringify(record.Item)).not.toContain(first.body.secret!.slice('whsec_'.length, 30));
+  });
+
+  it('the same key with another body is 422; a refused create is not remembered; a bad key is 400; another customer\'s key of the same name is theirs', async () => {
+    const { api } = await newCustomer();
+    expect((await api.post('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] }, keyed('hook-a'))).status).toBe(201);
+    const reused = await api.post<ErrorBody>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['post.failed'] }, keyed('hook-a'));
+    expect(reused.status).toBe(422);
+    expect(reused.body.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+
+    const refused = await api.post<ErrorBody>('/webhook_endpoints', { url: 'https://10.0.0.1/hook', enabledEvents: ['*'] }, keyed('hook-b'));
+    expect(refused.body.error.code).toBe('invalid_webhook_url');
+    const fixed = await api.post<Endpoint>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] }, keyed('hook-b'));
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+
+    const badKey = await api.post<ErrorBody>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] }, keyed('two words'));
+    expect(badKey.status).toBe(400);
+    expect(badKey.body.error).toMatchObject({ code: 'invalid_idempotency_key', param: 'Idempotency-Key' });
+
+    const other = await newCustomer();
+    const theirs = await other.api.post<Endpoint>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] }, keyed('hook-a'));
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect((await api.get<EndpointList>('/webhook_endpoints')).body.webhookEndpoints).toHaveLength(2);
+  });
+
+  it('a rotation sent again with its key rotates once and answers the same new secret; the key on another endpoint is 422', async () => {
+    const { api, userId } = await newCustomer();
+    const endpoint = (await api.post<Endpoint>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] })).body;
+    const first = await api.post<Endpoint>(`/webhook_endpoints/${endpoint.id}/rotate_secret`, undefined, keyed('rotate-1'));
+    expect(first.status).toBe(200);
+    const again = await api.post<Endpoint>(`/webhook_endpoints/${endpoint.id}/rotate_secret`, undefined, keyed('rotate-1'));
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(again.body.secret).not.toBe(endpoint.secret);
+    // One rotation: the new secret and the first one in its 24 hours, not a third.
+    expect((await store.getEndpoint(userId, endpoint.id))?.secrets).toHaveLength(2);
+    const second = (await api.post<Endpoint>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] })).body;
+    const elsewhere = await api.post<ErrorBody>(`/webhook_endpoints/${second.id}/rotate_secret`, undefined, keyed('rotate-1'));
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('two rotations at once both answer a secret that signs: neither is written over the other', async () => {
+    const { api, userId } = await newCustomer();
+    const endpoint = (await api.post<Endpoint>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] })).body;
+    const rotations = await Promise.all(Array.from({ length: 4 }, () => api.post<Endpoint>(`/webhook_endpoints/${endpoint.id}/rotate_secret`)));
+    expect(rotations.map((rotation) => rotation.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(rotations.map((rotation) => rotation.body.secret)).size).toBe(4);
+    // The first secret and each of the four rotations' secrets, all signing (none lost to a race).
+    expect((await store.getEndpoint(userId, endpoint.id))?.secrets).toHaveLength(5);
+  });
+
+  it('a test sent again with its key answers the same event and queues no second one; a disabled endpoint\'s refusal is not remembered', async () => {
+    const { api } = await newCustomer();
+    const endpoint = (await api.post<Endpoint>('/webhook_endpoints', { url: RECEIVER, enabledEvents: ['*'] })).body;
+    const first = await api.post<{ id: string; type: string }>(`/webhook_endpoints/${endpoint.id}/test`, undefined, keyed('test-1'));
+    expect(first.status).toBe(202);
+    const again = await api.post<{ id: string; type: string }>(`/webhook_endpoints/${endpoint.id}/test`, undefined, keyed('test-1'));
+    expect(again.status).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await store.listDeliveries(endpoint.id, 10)).map((delivery) => delivery.eventId)).toEqual([first.body.id]);
+
+    expect((await api.request('PATCH', `/webhook_endpoints/${endpoint.id}`, { body: { status: 'disabled' } })).status).toBe(200);
+    const disabled = await api.post<ErrorBody>(`/webhook_endpoints/${endpoint.id}/test`, undefined, keyed('test-2'));
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error.code).toBe('webhook_endpoint_disabled');
+    expect((await api.request('PATCH', `/webhook_endpoints/${endpoint.id}`, { body: { status: 'enabled' } })).status).toBe(200);
+    const enabled = await api.post<{ id: string }>(`/webhook_endpoints/${endpoint.id}/test`, undefined, keyed('test-2'));
+    expect(enabled.status).toBe(202);
+    expect(enabled.headers['idempotent-replayed']).toBeUndefined();
+    expect(enabled.body.id).not.toBe(first.body.id);
   });
 });

@@ -114,14 +114,16 @@ const EXPECTED: Record<string, string[]> = {
     'kms:encryptDecrypt',
   ],
   Sweeper: ['table:posts:readWrite', 'table:webhooks:readWrite', 'send:publish', 'send:deletion', 'send:webhook', 'attributes:publish'],
-  // Webhook endpoints: their own items (webhooks); a new secret is only ever encrypted.
-  CreateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'kms:encrypt'],
+  // Webhook endpoints: their own items (webhooks). The three POSTs keep their Idempotency-Key
+  // (idempotency); a new secret is encrypted, and a replayed create or rotation decrypts the one
+  // its record keeps.
+  CreateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
   ListWebhookEndpoints: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read', 'secret:cursor'],
   GetWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read'],
   UpdateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
   DeleteWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
-  RotateWebhookSecret: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'kms:encrypt'],
-  TestWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'send:webhook'],
+  RotateWebhookSecret: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
+  TestWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'send:webhook'],
   // The router reads the two streams (its mappings' grants) and writes events and deliveries; the
   // delivery worker only decrypts secrets, never encrypts.
   WebhookRouter: ['table:webhooks:readWrite', 'send:webhook', 'stream:posts', 'stream:directory', 'streams:list', 'onFailure:webhook-router-dlq'],

@@ -164,30 +164,41 @@ describe('retries', () => {
     expect(server.received).toHaveLength(2);
   });
 
-  it('a webhook endpoint\'s create, update, rotation and test take no key and are sent once, even after a 500; its delete is repeated', async () => {
+  it('a webhook endpoint\'s create, rotation and test carry a key and are repeated with it after a 500; its update takes none and is sent once; its delete is repeated', async () => {
     const server = await scripted([apiError(500, 'api_error', 'internal_error', { 'retry-after': '0' })]);
-    const { sdk, retries } = client(server.baseUrl, { maxRetries: 3 });
-    const calls = [
+    const { sdk, retries } = client(server.baseUrl, { maxRetries: 1 });
+    const keyed = [
       () => sdk.webhookEndpoints.create({ url: 'https://example.com/hooks', enabledEvents: ['*'] }),
-      () => sdk.webhookEndpoints.update('we_1', { status: 'disabled' }),
       () => sdk.webhookEndpoints.rotateSecret('we_1'),
-      () => sdk.webhookEndpoints.test('we_1'),
+      () => sdk.webhookEndpoints.test('we_1', { idempotencyKey: 'test-42' }),
     ];
-    for (const call of calls) expect(await rejection(call())).toMatchObject({ code: 'internal_error', status: 500 });
-    expect(server.received.map((request) => `${request.method} ${request.url}`)).toEqual([
+    for (const call of keyed) expect(await rejection(call())).toMatchObject({ code: 'internal_error', status: 500 });
+    const sent = server.received.map((request) => [`${request.method} ${request.url}`, request.headers['idempotency-key']]);
+    expect(sent.map(([line]) => line)).toEqual([
       'POST /api/v1/webhook_endpoints',
-      'PATCH /api/v1/webhook_endpoints/we_1',
+      'POST /api/v1/webhook_endpoints',
+      'POST /api/v1/webhook_endpoints/we_1/rotate_secret',
       'POST /api/v1/webhook_endpoints/we_1/rotate_secret',
       'POST /api/v1/webhook_endpoints/we_1/test',
+      'POST /api/v1/webhook_endpoints/we_1/test',
     ]);
-    expect(server.received.map((request) => request.headers['idempotency-key'])).toEqual([undefined, undefined, undefined, undefined]);
-    expect(retries).toEqual([]);
+    // Each repeat carries its first attempt's key: the API answers it with the first answer.
+    const keys = sent.map(([, key]) => key);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[3]).toBe(keys[2]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(keys.slice(4)).toEqual(['test-42', 'test-42']);
+    expect(retries).toHaveLength(3);
 
+    expect(await rejection(sdk.webhookEndpoints.update('we_1', { status: 'disabled' }))).toMatchObject({ code: 'internal_error' });
+    expect(server.received.slice(6).map((request) => [request.method, request.headers['idempotency-key']])).toEqual([['PATCH', undefined]]);
     expect(await rejection(sdk.webhookEndpoints.delete('we_1'))).toMatchObject({ code: 'internal_error' });
-    expect(server.received.slice(4).map((request) => request.method)).toEqual(['DELETE', 'DELETE', 'DELETE', 'DELETE']);
+    expect(server.received.slice(7).map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
     // A key the API would not honour is refused before anything is sent, rather than trusted.
-    await expect(sdk.webhookEndpoints.create({ url: 'https://example.com/hooks', enabledEvents: ['*'] }, { idempotencyKey: 'k' })).rejects.toThrow(TypeError);
-    expect(server.received).toHaveLength(8);
+    await expect(sdk.webhookEndpoints.update('we_1', { status: 'disabled' }, { idempotencyKey: 'k' })).rejects.toThrow(TypeError);
+    expect(server.received).toHaveLength(9);
   });
 
   it('5xx is retried maxRetries times, then the last error is thrown, typed, with its request id', async () => {

@@ -36,8 +36,10 @@ function claims(client: SocialPublishing, http: HttpClient): void {
   void http.request('patch', '/posts/{id}', { path: { id: 'x' }, body: { text: 'x' } });
   // @ts-expect-error: an operation openapi.yaml gives no Idempotency-Key cannot claim one
   void http.request('get', '/posts/{id}', { path: { id: 'x' }, repeat: 'idempotency-key' });
-  // @ts-expect-error: nor can a webhook endpoint's create (a repeat would register a second endpoint)
-  void http.request('post', '/webhook_endpoints', { body: { url: 'https://example.com', enabledEvents: ['*'] }, repeat: 'idempotency-key' });
+  // @ts-expect-error: nor can a webhook endpoint's PATCH (openapi.yaml gives it no key)
+  void http.request('patch', '/webhook_endpoints/{id}', { path: { id: 'x' }, body: { description: 'x' }, repeat: 'idempotency-key' });
+  // @ts-expect-error: a webhook endpoint's create takes a key, so it must be sent with one (its repeat replays the first answer)
+  void http.request('post', '/webhook_endpoints', { body: { url: 'https://example.com', enabledEvents: ['*'] } });
 
   expectTypeOf(client.webhookEndpoints.create).returns.toEqualTypeOf<Promise<components['schemas']['WebhookEndpointWithSecret']>>();
   expectTypeOf(client.webhookEndpoints.rotateSecret).returns.toEqualTypeOf<Promise<components['schemas']['WebhookEndpointWithSecret']>>();

@@ -5,6 +5,7 @@
  * lib/egress/webhook-sender.ts.
  */
 import type { PageKey } from '../../domain/cursor.js';
+import type { IdempotencyCompletion } from '../../domain/idempotency-record.js';
 import type { WebhookEndpoint, WebhookEventType } from '../../domain/webhooks.js';
 
 export interface WebhookEventRecord {
@@ -51,8 +52,11 @@ export type EndpointChanges = Partial<
 >;
 
 export interface WebhookStore {
-  /** Writes the endpoint unless the user already has MAX_WEBHOOK_ENDPOINTS (one conditional transaction). */
-  createEndpoint(endpoint: WebhookEndpoint): Promise<'created' | 'limit_reached'>;
+  /**
+   * Writes the endpoint unless the user already has MAX_WEBHOOK_ENDPOINTS (one conditional
+   * transaction, which also completes the request's idempotency record when it holds one).
+   */
+  createEndpoint(endpoint: WebhookEndpoint, remember?: IdempotencyCompletion | null): Promise<'created' | 'limit_reached'>;
   getEndpoint(userId: string, endpointId: string): Promise<WebhookEndpoint | null>;
   /** One page of the user's endpoints, oldest first. */
   listEndpoints(userId: string, page: { limit: number; startKey: PageKey | null }): Promise<{ endpoints: WebhookEndpoint[]; nextKey: PageKey | null }>;
@@ -60,6 +64,13 @@ export interface WebhookStore {
   allEndpoints(userId: string): Promise<WebhookEndpoint[]>;
   /** Applies the changes to an existing endpoint; null when it does not exist. */
   updateEndpoint(userId: string, endpointId: string, changes: EndpointChanges, now: Date): Promise<WebhookEndpoint | null>;
+  /**
+   * Writes `after`'s secrets and updatedAt only while the endpoint is as read (its updatedAt is
+   * `readUpdatedAt`), with the request's idempotency record completed in the same transaction:
+   * two rotations at once cannot both keep their new secret, and the answer is exactly `after`.
+   * `changed`: it changed or is gone since the read; nothing written.
+   */
+  replaceSecrets(after: WebhookEndpoint, readUpdatedAt: string, remember: IdempotencyCompletion | null): Promise<'applied' | 'changed'>;
   /** Disables an endpoint still enabled (false: already disabled or gone). */
   disableEndpoint(userId: string, endpointId: string, reason: string, now: Date): Promise<boolean>;
   /** The first failure of a run: sets failingSince unless set; returns the value it holds now. */
@@ -71,8 +82,8 @@ export interface WebhookStore {
   putEvent(event: WebhookEventRecord): Promise<WebhookEventRecord>;
   getEvent(eventId: string): Promise<WebhookEventRecord | null>;
 
-  /** Writes the delivery unless it exists; true when written. */
-  putDelivery(delivery: DeliveryRecord): Promise<boolean>;
+  /** Writes the delivery unless it exists (with the request's idempotency record completed, when it holds one); true when written. */
+  putDelivery(delivery: DeliveryRecord, remember?: IdempotencyCompletion | null): Promise<boolean>;
 
   getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null>;
   /**

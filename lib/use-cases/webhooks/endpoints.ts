@@ -6,8 +6,17 @@
  *
  * Tenancy: every read and write is keyed by the caller's user id, so another customer's endpoint
  * is not found (404 webhook_endpoint_not_found), exactly like a missing one.
+ *
+ * The three POSTs take an Idempotency-Key as every POST of the API does (beyond-v1.md), kept as a
+ * post change keeps it (idempotent-request.ts): its record completed in the write's own
+ * transaction, so a create retried after a lost answer gets that answer, not a second endpoint; a
+ * rotation retried does not rotate twice (dropping the secret receivers were given); a test is
+ * not sent twice. A replayed create or rotation shows its secret again, to the caller who made it
+ * with that key, within the key's 24 hours: the answer it lost is what the key is for. The record
+ * keeps that secret encrypted as the endpoint does (same key and context), never in plain text.
  */
 import type { Caller } from '../../domain/caller.js';
+import type { IdempotencyCompletion, IdempotencyLock } from '../../domain/idempotency-record.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../../domain/cursor.js';
 import { ApiError } from '../../domain/errors.js';
 import { checkQueryParameters } from '../../domain/query-parameters.js';
@@ -27,7 +36,9 @@ import {
   type WebhookEndpointView,
   type WebhookEventType,
 } from '../../domain/webhooks.js';
+import { idempotentRequest, type IdempotentOutcome } from '../idempotent-request.js';
 import type { Clock } from '../ports/clock.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import type { TokenCipher } from '../ports/token-cipher.js';
 import type { DeliveryRecord, EndpointChanges, WebhookQueue, WebhookStore, WebhookUrlResolver } from '../ports/webhooks.js';
 
@@ -37,8 +48,18 @@ export const MAX_ENDPOINT_PAGE_SIZE = 100;
 const CURSOR_LIST = 'webhook_endpoints';
 
 export interface WebhookEndpointWithSecret extends WebhookEndpointView {
-  /** Shown only in the answer that made it (create, rotate_secret). */
+  /** Shown only in the answer that made it (create, rotate_secret, and that answer replayed). */
   secret: string;
+}
+
+/** How an idempotency record keeps an answer with a secret: the secret as the endpoint stores it. */
+interface RememberedWithSecret extends WebhookEndpointView {
+  encryptedSecret: string;
+}
+
+/** A change of the endpoints under a request's Idempotency-Key (absent: settings, which sends none). */
+export interface EndpointRequest {
+  idempotencyKey?: string | undefined;
 }
 
 export interface WebhookEndpointList {
@@ -120,8 +141,13 @@ export function parseListEndpointsQuery(query: Record<string, string>): ListEndp
   return { limit, cursor: query.cursor ?? null };
 }
 
+/** A rotation that lost a race is read and made again; only a concurrent change of the same endpoint can cause one. */
+const MAX_ROTATE_ATTEMPTS = 4;
+
 export interface WebhookEndpointsDeps {
   store: WebhookStore;
+  /** The Idempotency-Key records of the three POSTs (lib/use-cases/idempotent-request.ts). */
+  idempotency: IdempotencyStore;
   cipher: TokenCipher;
   queue: WebhookQueue;
   resolver: WebhookUrlResolver;
@@ -150,31 +176,63 @@ export class WebhookEndpoints {
     return endpoint;
   }
 
-  async create(caller: Caller, raw: unknown): Promise<WebhookEndpointWithSecret> {
-    const body = checkFields(raw, ['url', 'enabledEvents', 'description'], 'POST /webhook_endpoints');
-    const enabledEvents = checkEnabledEvents(body.enabledEvents);
-    const description = checkDescription(body.description);
-    const url = await this.checkUrl(body.url);
-    const now = this.deps.clock.now().toISOString();
-    const id = newEndpointId();
-    const secret = newSigningSecret();
-    const endpoint: WebhookEndpoint = {
-      id,
-      userId: caller.userId,
-      url,
-      enabledEvents,
-      description,
-      status: 'enabled',
-      disabledReason: null,
-      createdAt: now,
-      updatedAt: now,
-      secrets: [{ encrypted: await this.deps.cipher.encrypt(secret, secretContext(id)), createdAt: now, expiresAt: null }],
-      failingSince: null,
-    };
-    if ((await this.deps.store.createEndpoint(endpoint)) === 'limit_reached') {
-      throw new ApiError('too_many_webhook_endpoints', 'An account has at most 16 webhook endpoints; delete one to add another.');
-    }
-    return { ...webhookEndpointView(endpoint), secret };
+  /** The answer with its secret, as shown; the record keeps the secret encrypted (see the file's comment). */
+  private async withSecret(
+    lock: IdempotencyLock | null,
+    view: WebhookEndpointView,
+    secret: { plain: string; encrypted: string },
+    status: number,
+    write: (remember: IdempotencyCompletion | null) => Promise<boolean>,
+  ): Promise<IdempotentOutcome<WebhookEndpointWithSecret> | null> {
+    const remembered: RememberedWithSecret = { ...view, encryptedSecret: secret.encrypted };
+    if (!(await write(lock ? { lock, response: { status, body: remembered } } : null))) return null;
+    return { status, body: { ...view, secret: secret.plain } };
+  }
+
+  /** A remembered answer with a secret, shown again as it was first shown. */
+  private async revealed(remembered: unknown): Promise<WebhookEndpointWithSecret> {
+    const { encryptedSecret, ...view } = remembered as RememberedWithSecret;
+    return { ...view, secret: await this.deps.cipher.decrypt(encryptedSecret, secretContext(view.id)) };
+  }
+
+  async create(caller: Caller, raw: unknown, request: EndpointRequest = {}): Promise<IdempotentOutcome<WebhookEndpointWithSecret>> {
+    const now = this.deps.clock.now();
+    const keyed = { method: 'POST', path: '/webhook_endpoints', body: raw, idempotencyKey: request.idempotencyKey, now };
+    return idempotentRequest(
+      this.deps.idempotency,
+      caller,
+      keyed,
+      async (lock, progress) => {
+        const body = checkFields(raw, ['url', 'enabledEvents', 'description'], 'POST /webhook_endpoints');
+        const enabledEvents = checkEnabledEvents(body.enabledEvents);
+        const description = checkDescription(body.description);
+        const url = await this.checkUrl(body.url);
+        const at = this.deps.clock.now().toISOString();
+        const id = newEndpointId();
+        const secret = newSigningSecret();
+        const encrypted = await this.deps.cipher.encrypt(secret, secretContext(id));
+        const endpoint: WebhookEndpoint = {
+          id,
+          userId: caller.userId,
+          url,
+          enabledEvents,
+          description,
+          status: 'enabled',
+          disabledReason: null,
+          createdAt: at,
+          updatedAt: at,
+          secrets: [{ encrypted, createdAt: at, expiresAt: null }],
+          failingSince: null,
+        };
+        const created = await this.withSecret(lock, webhookEndpointView(endpoint), { plain: secret, encrypted }, 201, async (remember) => {
+          return (await this.deps.store.createEndpoint(endpoint, remember)) === 'created';
+        });
+        if (!created) throw new ApiError('too_many_webhook_endpoints', 'An account has at most 16 webhook endpoints; delete one to add another.');
+        progress.remembered = lock !== null;
+        return created;
+      },
+      (remembered) => this.revealed(remembered),
+    );
   }
 
   async list(caller: Caller, query: ListEndpointsQuery): Promise<WebhookEndpointList> {
@@ -236,39 +294,74 @@ export class WebhookEndpoints {
     return { object: 'webhook_endpoint_deleted', id: endpointId, deleted: true };
   }
 
-  async rotateSecret(caller: Caller, endpointId: string): Promise<WebhookEndpointWithSecret> {
-    const endpoint = await this.owned(caller, endpointId);
+  /**
+   * A new secret; the ones still signing keep doing so (the newest until its 24 hours are up:
+   * rotatedSecrets). Written only over the endpoint as read, so two rotations at once each answer
+   * a secret that signs: the later one is made over the earlier.
+   */
+  async rotateSecret(caller: Caller, endpointId: string, request: EndpointRequest = {}): Promise<IdempotentOutcome<WebhookEndpointWithSecret>> {
     const now = this.deps.clock.now();
-    const secret = newSigningSecret();
-    const fresh = { encrypted: await this.deps.cipher.encrypt(secret, secretContext(endpointId)), createdAt: now.toISOString(), expiresAt: null };
-    const updated = await this.deps.store.updateEndpoint(caller.userId, endpointId, { secrets: rotatedSecrets(endpoint.secrets, fresh, now) }, now);
-    if (!updated) throw notFound();
-    return { ...webhookEndpointView(updated), secret };
+    const keyed = { method: 'POST', path: `/webhook_endpoints/${endpointId}/rotate_secret`, body: null, idempotencyKey: request.idempotencyKey, now };
+    return idempotentRequest(
+      this.deps.idempotency,
+      caller,
+      keyed,
+      async (lock, progress) => {
+        for (let attempt = 1; attempt <= MAX_ROTATE_ATTEMPTS; attempt++) {
+          const endpoint = await this.owned(caller, endpointId);
+          const at = this.deps.clock.now();
+          const secret = newSigningSecret();
+          const encrypted = await this.deps.cipher.encrypt(secret, secretContext(endpointId));
+          const after: WebhookEndpoint = {
+            ...endpoint,
+            secrets: rotatedSecrets(endpoint.secrets, { encrypted, createdAt: at.toISOString(), expiresAt: null }, at),
+            updatedAt: at.toISOString(),
+          };
+          const rotated = await this.withSecret(lock, webhookEndpointView(after), { plain: secret, encrypted }, 200, async (remember) => {
+            return (await this.deps.store.replaceSecrets(after, endpoint.updatedAt, remember)) === 'applied';
+          });
+          if (!rotated) continue;
+          progress.remembered = lock !== null;
+          return rotated;
+        }
+        throw new Error(`Endpoint ${endpointId} kept changing during ${MAX_ROTATE_ATTEMPTS} rotations`);
+      },
+      (remembered) => this.revealed(remembered),
+    );
   }
 
   /** Sends a `webhook.test` event to this endpoint now (queued like any delivery); 409 when it is disabled. */
-  async sendTest(caller: Caller, endpointId: string): Promise<ReturnType<typeof eventEnvelope>> {
-    const endpoint = await this.owned(caller, endpointId);
-    if (endpoint.status !== 'enabled') {
-      throw new ApiError('webhook_endpoint_disabled', 'This endpoint is disabled and receives nothing; enable it first (PATCH status "enabled").');
-    }
-    const now = this.deps.clock.now().toISOString();
-    const envelope = eventEnvelope(newTestEventId(), 'webhook.test', now, {});
-    await this.deps.store.putEvent({ id: envelope.id, userId: caller.userId, type: 'webhook.test', createdAt: now, body: JSON.stringify(envelope) });
-    await this.deps.store.putDelivery({
-      endpointId,
-      userId: caller.userId,
-      eventId: envelope.id,
-      eventType: 'webhook.test',
-      eventCreatedAt: now,
-      status: 'pending',
-      attempts: 0,
-      attemptLog: [],
-      nextAttemptAt: now,
-      createdAt: now,
+  async sendTest(caller: Caller, endpointId: string, request: EndpointRequest = {}): Promise<IdempotentOutcome<ReturnType<typeof eventEnvelope>>> {
+    const now = this.deps.clock.now();
+    const keyed = { method: 'POST', path: `/webhook_endpoints/${endpointId}/test`, body: null, idempotencyKey: request.idempotencyKey, now };
+    return idempotentRequest(this.deps.idempotency, caller, keyed, async (lock, progress) => {
+      const endpoint = await this.owned(caller, endpointId);
+      if (endpoint.status !== 'enabled') {
+        throw new ApiError('webhook_endpoint_disabled', 'This endpoint is disabled and receives nothing; enable it first (PATCH status "enabled").');
+      }
+      const at = this.deps.clock.now().toISOString();
+      const envelope = eventEnvelope(newTestEventId(), 'webhook.test', at, {});
+      const answer = { status: 202, body: envelope };
+      await this.deps.store.putEvent({ id: envelope.id, userId: caller.userId, type: 'webhook.test', createdAt: at, body: JSON.stringify(envelope) });
+      // The delivery is the outbox entry: once it is written (with the key's answer), the sweeper
+      // sends it even if the message below is lost.
+      const delivery: DeliveryRecord = {
+        endpointId,
+        userId: caller.userId,
+        eventId: envelope.id,
+        eventType: 'webhook.test',
+        eventCreatedAt: at,
+        status: 'pending',
+        attempts: 0,
+        attemptLog: [],
+        nextAttemptAt: at,
+        createdAt: at,
+      };
+      await this.deps.store.putDelivery(delivery, lock ? { lock, response: answer } : null);
+      progress.remembered = lock !== null;
+      await this.deps.queue.send([{ userId: caller.userId, endpointId, eventId: envelope.id, eventCreatedAt: at, attempt: 1, notBefore: null }]);
+      return answer;
     });
-    await this.deps.queue.send([{ userId: caller.userId, endpointId, eventId: envelope.id, eventCreatedAt: now, attempt: 1, notBefore: null }]);
-    return envelope;
   }
 
   /** The endpoint's most recent deliveries, newest first (the settings page). */
