@@ -149,6 +149,8 @@ export interface KeyBindingOptions {
    * ciphertext): the key cannot be used by these functions for anything else.
    */
   encryptionContextKey: string;
+  /** When set, that key's value must start with it: the function may use only those ciphertexts. */
+  contextValuePrefix?: string;
 }
 
 export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOptions): void {
@@ -161,6 +163,9 @@ export function bindKey(fn: LambdaFunction, key: IKey, options: KeyBindingOption
       conditions: {
         'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [options.encryptionContextKey] },
         Null: { [`kms:EncryptionContext:${options.encryptionContextKey}`]: 'false' },
+        ...(options.contextValuePrefix === undefined
+          ? {}
+          : { StringLike: { [`kms:EncryptionContext:${options.encryptionContextKey}`]: `${options.contextValuePrefix}*` } }),
       },
     }),
   );

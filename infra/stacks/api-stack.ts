@@ -32,6 +32,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
+import { WEBHOOK_SECRET_CONTEXT_PREFIX } from '../../lib/domain/webhooks.js';
 import { WEBHOOK_ROUTER_PARALLELIZATION, WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
 import {
   API_BASE_PATH,
@@ -565,7 +566,12 @@ export class ApiStack extends Stack {
       bindValue(fn, ENV.linkedinClientId, platformClientId(this, 'linkedin'));
     }
     if (access.tokenKey) {
-      bindKey(fn, data.tokenKey, { envVar: ENV.tokenKmsKeyId, access: access.tokenKey, encryptionContextKey: TOKEN_CONTEXT_KEY });
+      bindKey(fn, data.tokenKey, {
+        envVar: ENV.tokenKmsKeyId,
+        access: access.tokenKey,
+        encryptionContextKey: TOKEN_CONTEXT_KEY,
+        ...(access.tokenKeyForWebhookSecretsOnly ? { contextValuePrefix: WEBHOOK_SECRET_CONTEXT_PREFIX } : {}),
+      });
     }
     if (access.mediaObjects) bindBucket(fn, media, ENV.mediaBucket, access.mediaObjects);
     if (access.mediaBaseUrl) bindValue(fn, ENV.mediaBaseUrl, data.mediaBaseUrl);

@@ -48,6 +48,11 @@ export interface FunctionAccess {
   platformClientIds?: boolean;
   /** The KMS key of the platform tokens. */
   tokenKey?: KeyAccess;
+  /**
+   * That key for webhook endpoints' signing secrets only (their encryption context starts with
+   * WEBHOOK_SECRET_CONTEXT_PREFIX): a function that handles secrets cannot decrypt a platform token.
+   */
+  tokenKeyForWebhookSecretsOnly?: boolean;
   /** Media objects: read (to upload them to a platform, to check an upload), presign uploads, delete. */
   mediaObjects?: BucketAccess | readonly BucketAccess[];
   /** Knows the hosted media URL prefix (to tell a library URL from an external one). */
@@ -113,12 +118,12 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // test action writes an event and a delivery and queues it. The three POSTs keep their
   // Idempotency-Key (idempotency); a replayed create or rotation decrypts the secret its record
   // keeps encrypted, so those two also decrypt.
-  CreateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, tokenKey: 'encryptDecrypt' },
+  CreateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, tokenKey: 'encryptDecrypt', tokenKeyForWebhookSecretsOnly: true },
   ListWebhookEndpoints: { tables: { ...REQUEST_PATH, webhooks: 'read' }, cursorSigningKey: true },
   GetWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'read' } },
   UpdateWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
   DeleteWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
-  RotateWebhookSecret: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, tokenKey: 'encryptDecrypt' },
+  RotateWebhookSecret: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, tokenKey: 'encryptDecrypt', tokenKeyForWebhookSecretsOnly: true },
   TestWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, sendsTo: ['webhook'] },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
@@ -174,7 +179,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Reads the delivery, event and endpoint, decrypts the signing secrets, takes and frees the
   // endpoint's in-flight slot, records the attempt, disables an endpoint (410, 3 days of failures),
   // queues the next attempt.
-  WebhookDeliveryWorker: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'], tokenKey: 'decrypt' },
+  WebhookDeliveryWorker: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'], tokenKey: 'decrypt', tokenKeyForWebhookSecretsOnly: true },
   // Finds scheduled posts that are due (byDue index) and whose message never arrived, marks and
   // sends them, and queues again the platform deletions still pending there whose message was
   // lost; reads the publish queue's creation time to notice a queue created anew. Reads the pending
@@ -303,8 +308,8 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // endpoints and deliveries; adding and rotating encrypt a new secret; test and resend write the
   // event and delivery and queue it; status and delete write the endpoint.
   SettingsWebhooks: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'read' } },
-  SettingsCreateWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
-  SettingsRotateWebhookSecret: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt' },
+  SettingsCreateWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt', tokenKeyForWebhookSecretsOnly: true },
+  SettingsRotateWebhookSecret: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt', tokenKeyForWebhookSecretsOnly: true },
   SettingsSendWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, sendsTo: ['webhook'] },
   SettingsWebhookStatus: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' } },
   SettingsDeleteWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' } },

@@ -22,6 +22,12 @@ export type ChangeEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export type WebhookEventType = ChangeEventType | 'webhook.test';
 
 export const MAX_WEBHOOK_ENDPOINTS = 16;
+/**
+ * What an endpoint's secret ciphertext binds as its encryption context's accountId: never an
+ * account's id, so a secret cannot pass for a token, and the webhook functions' KMS grant names
+ * this prefix alone (infra/stacks/function-access.ts): they cannot decrypt a platform token.
+ */
+export const WEBHOOK_SECRET_CONTEXT_PREFIX = 'webhook-endpoint:';
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 500;
 /** The old secret keeps signing beside the new one for this long after a rotation. */

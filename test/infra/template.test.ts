@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lib/config.js';
+import { WEBHOOK_SECRET_CONTEXT_PREFIX } from '../../lib/domain/webhooks.js';
 import { TABLES } from '../../lib/store/tables.js';
 import { WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
 import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
@@ -390,12 +391,17 @@ describe('grants', () => {
     }
   });
 
-  it('use the token key only with the account id as encryption context', () => {
-    for (const name of ALL_FUNCTIONS) {
+  it('use the token key only with the account id as encryption context; the functions of webhook secrets only with a webhook endpoint\'s', () => {
+    const webhookSecretsOnly = ['CreateWebhookEndpoint', 'RotateWebhookSecret', 'WebhookDeliveryWorker', 'SettingsCreateWebhook', 'SettingsRotateWebhookSecret'];
+    const withKey = ALL_FUNCTIONS.filter((name) => grantsOf(name).some((g) => g.resources.includes('key:tokens')));
+    expect(withKey.filter((name) => webhookSecretsOnly.includes(name)).sort()).toEqual([...webhookSecretsOnly].sort());
+    for (const name of withKey) {
       for (const grant of grantsOf(name).filter((g) => g.resources.includes('key:tokens'))) {
-        expect(grant.conditions).toEqual({
+        expect(grant.conditions, name).toEqual({
           'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['accountId'] },
           Null: { 'kms:EncryptionContext:accountId': 'false' },
+          // A platform token's context is its account id, which never starts so (lib/domain/webhooks.ts).
+          ...(webhookSecretsOnly.includes(name) ? { StringLike: { 'kms:EncryptionContext:accountId': `${WEBHOOK_SECRET_CONTEXT_PREFIX}*` } } : {}),
         });
       }
     }

@@ -35,6 +35,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointView,
   type WebhookEventType,
+  WEBHOOK_SECRET_CONTEXT_PREFIX,
 } from '../../domain/webhooks.js';
 import { idempotentRequest, type IdempotentOutcome } from '../idempotent-request.js';
 import type { Clock } from '../ports/clock.js';
@@ -107,7 +108,7 @@ export function deliveryView(delivery: DeliveryRecord): DeliveryView {
 
 /** The encryption context of an endpoint's secrets: bound to the endpoint, never valid as an account's token. */
 export function secretContext(endpointId: string): { accountId: string } {
-  return { accountId: `webhook-endpoint:${endpointId}` };
+  return { accountId: `${WEBHOOK_SECRET_CONTEXT_PREFIX}${endpointId}` };
 }
 
 function notFound(): ApiError {
