@@ -76,7 +76,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsDeleteWebhook: 276_000, // 267.9 kB
   SettingsRotateWebhookSecret: 309_000, // 300.3 kB
   SettingsSendWebhook: 312_000, // 303.1 kB
-  SettingsCreateWebhook: 315_000, // 306.2 kB (and the URL resolver)
+  SettingsCreateWebhook: 318_000, // 309.0 kB (and the URL resolver; the idempotency store for its submission key)
   // The MCP SDK and zod 4 (103 kB), four SDK clients, twitter-text.
   Mcp: 666_000, // 645.7 kB (with update_post, publish_draft, retry_post)
 };

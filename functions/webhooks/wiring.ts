@@ -24,7 +24,7 @@ export type EndpointParts = Partial<Pick<WebhookEndpointsDeps, 'idempotency' | '
 export function webhookEndpoints(parts: EndpointParts): WebhookEndpoints {
   return new WebhookEndpoints({
     store: new DynamoDbWebhookStore(),
-    // The API's three POSTs wire the idempotency table; settings sends no Idempotency-Key.
+    // The API's three POSTs and the settings add form wire the idempotency table; the rest take no key.
     idempotency: parts.idempotency ?? WITHOUT_IDEMPOTENCY_KEYS,
     cipher: parts.cipher ?? notWired('The token cipher'),
     queue: parts.queue ?? notWired('The webhook queue'),

@@ -308,7 +308,13 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // endpoints and deliveries; adding and rotating encrypt a new secret; test and resend write the
   // event and delivery and queue it; status and delete write the endpoint.
   SettingsWebhooks: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'read' } },
-  SettingsCreateWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt', tokenKeyForWebhookSecretsOnly: true },
+  // The add form's submission key is the create's Idempotency-Key (idempotency; a replay decrypts the secret).
+  SettingsCreateWebhook: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, webhooks: 'readWrite', idempotency: 'readWrite' },
+    tokenKey: 'encryptDecrypt',
+    tokenKeyForWebhookSecretsOnly: true,
+  },
   SettingsRotateWebhookSecret: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, tokenKey: 'encrypt', tokenKeyForWebhookSecretsOnly: true },
   SettingsSendWebhook: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' }, sendsTo: ['webhook'] },
   SettingsWebhookStatus: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, webhooks: 'readWrite' } },

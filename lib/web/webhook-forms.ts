@@ -12,6 +12,12 @@ import { notFound } from './web-errors.js';
 
 export const EVENT_FIELD_PREFIX = 'event:';
 export const ALL_EVENTS = '*';
+/**
+ * A hidden field of the add form, new at each rendering, sent as the create's Idempotency-Key: the
+ * same form sent twice (a double click, a reload of the answer page, which resends it) adds one
+ * endpoint and shows its secret again, where it added a second endpoint whose secret no one saw.
+ */
+export const SUBMISSION_FIELD = 'submission';
 
 /** The add form as typed: shown again beside the reason when the endpoint is refused. */
 export interface EndpointForm {
@@ -23,6 +29,11 @@ export interface EndpointForm {
 export function readEndpointForm(form: Record<string, string>): EndpointForm {
   const chosen = [ALL_EVENTS, ...WEBHOOK_EVENT_TYPES].filter((type) => form[`${EVENT_FIELD_PREFIX}${type}`] !== undefined);
   return { url: (form.url ?? '').trim(), description: (form.description ?? '').trim(), events: chosen };
+}
+
+/** The add form's submission key (absent from a form made before it existed: then not idempotent). */
+export function submissionKey(form: Record<string, string>): string | undefined {
+  return form[SUBMISSION_FIELD];
 }
 
 /** The body of POST /webhook_endpoints: "All events" wins over any single type ticked beside it. */

@@ -190,9 +190,24 @@ describe('the settings Webhooks page', () => {
     await page.getByLabel('Description').fill('Our order system');
     answer = page.waitForResponse((response) => response.request().method() === 'POST');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    expect((await answer).status()).toBe(201);
+    const added = await answer;
+    expect(added.status()).toBe(201);
     const secret = await secretShown(page);
     expect(page.url()).toBe(`${stack.origin}/settings/webhooks`);
+    // The same form sent again (a double click, or a reload of this page, which resends it): the
+    // same endpoint and secret, not a second endpoint whose secret no one would see.
+    const form = added.request().postData() ?? '';
+    expect(form).toContain('submission=');
+    const session = (await context.cookies()).find((entry) => entry.name === 'sp_session')?.value ?? '';
+    const sentAgain = await fetch(`${stack.origin}/settings/webhooks`, {
+      method: 'POST',
+      headers: { cookie: `sp_session=${session}`, 'content-type': 'application/x-www-form-urlencoded', origin: stack.origin },
+      body: form,
+      redirect: 'manual',
+    });
+    expect(sentAgain.status).toBe(201);
+    expect(await sentAgain.text()).toContain(secret);
+    expect(await store.allEndpoints(owner.userId)).toHaveLength(1);
     await checkPage(page);
     await screenshot(page, 'webhook-created');
     await page.getByRole('link', { name: 'Done, back to the endpoint' }).click();

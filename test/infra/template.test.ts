@@ -189,7 +189,7 @@ const EXPECTED: Record<string, string[]> = {
   SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:delete'],
   // The Webhooks page: the endpoints' own items (webhooks); a new secret is only ever encrypted.
   SettingsWebhooks: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:read'],
-  SettingsCreateWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
+  SettingsCreateWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
   SettingsRotateWebhookSecret: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'kms:encrypt'],
   SettingsSendWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'send:webhook'],
   SettingsWebhookStatus: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite'],

@@ -58,7 +58,7 @@ interface RememberedWithSecret extends WebhookEndpointView {
   encryptedSecret: string;
 }
 
-/** A change of the endpoints under a request's Idempotency-Key (absent: settings, which sends none). */
+/** A change of the endpoints under a request's Idempotency-Key (the API's, or the settings add form's submission key; absent: none). */
 export interface EndpointRequest {
   idempotencyKey?: string | undefined;
 }

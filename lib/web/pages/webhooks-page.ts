@@ -4,10 +4,11 @@
  * (send a test event, resend a delivery, rotate the secret, disable or enable, delete after a
  * confirmation); the one-time display of a signing secret. Every POST carries the CSRF token.
  */
+import { randomToken } from '../../domain/ids.js';
 import { WEBHOOK_EVENT_TYPES, type ChangeEventType, type WebhookEndpointView } from '../../domain/webhooks.js';
 import type { DeliveryView } from '../../use-cases/webhooks/endpoints.js';
 import { html, type Html } from '../html.js';
-import { ALL_EVENTS, EVENT_FIELD_PREFIX, type EndpointForm } from '../webhook-forms.js';
+import { ALL_EVENTS, EVENT_FIELD_PREFIX, SUBMISSION_FIELD, type EndpointForm } from '../webhook-forms.js';
 import { formatTime } from './format.js';
 import { csrfField } from './layout.js';
 
@@ -57,7 +58,7 @@ function addForm(csrfToken: string, form: EndpointForm | undefined): Html {
     html`<label class="check"><input type="checkbox" name="${EVENT_FIELD_PREFIX}${type}"${chosen.includes(type) ? html` checked` : ''}> <span>${label}</span></label>`;
   return html`<section class="card" id="add" aria-labelledby="add-heading">
   <h2 id="add-heading">Add an endpoint</h2>
-  <form method="post" action="/settings/webhooks" class="stack-form">${csrfField(csrfToken)}
+  <form method="post" action="/settings/webhooks" class="stack-form">${csrfField(csrfToken)}<input type="hidden" name="${SUBMISSION_FIELD}" value="${randomToken(24)}">
     <div><label for="webhook-url">Endpoint URL</label>
       <input type="url" id="webhook-url" name="url" required maxlength="2048" placeholder="https://example.com/webhooks" value="${form?.url ?? ''}" aria-describedby="webhook-url-help">
       <p class="muted hint" id="webhook-url-help">An <code>https</code> URL of your server that the internet can reach: private and local addresses are refused, and redirects are not followed.</p></div>
