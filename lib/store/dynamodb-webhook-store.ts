@@ -149,10 +149,6 @@ export function toDelivery(item: Record<string, unknown>): DeliveryRecord {
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
-function isCancelledBy(error: unknown, index: number): boolean {
-  if (!(error instanceof TransactionCanceledException)) return false;
-  return error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
-}
 
 export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   protected readonly tableName: string;
@@ -172,20 +168,22 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   /**
-   * A write and, when the request holds an idempotency key, its record's completion in one
-   * transaction. `false`: the write's own condition failed (nothing written). The completion's
-   * condition failing means the lock ran out and another request took the key: nothing written.
+   * `items` in one transaction, with the request's idempotency record completed as its last item
+   * when it holds one. Answers the index of the item whose own condition failed (nothing written),
+   * or -1 when all were written. The completion's condition failing means the lock ran out and
+   * another request took the key: nothing written, IdempotencyLockLostError.
    */
-  private async writeRemembering(item: TransactItem, remember: IdempotencyCompletion): Promise<boolean> {
+  private async transact(items: TransactItem[], remember: IdempotencyCompletion | null): Promise<number> {
+    const completion = remember ? [{ Update: idempotencyCompletionUpdate(this.idempotencyTable, remember.lock, remember.response) }] : [];
     try {
-      await this.client.send(
-        new TransactWriteCommand({ TransactItems: [item, { Update: idempotencyCompletionUpdate(this.idempotencyTable, remember.lock, remember.response) }] }),
-      );
-      return true;
+      await this.client.send(new TransactWriteCommand({ TransactItems: [...items, ...completion] }));
+      return -1;
     } catch (error) {
-      if (isCancelledBy(error, 0)) return false;
-      if (isCancelledBy(error, 1)) throw new IdempotencyLockLostError();
-      throw error;
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const failed = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (failed < 0) throw error;
+      if (failed === items.length) throw new IdempotencyLockLostError();
+      return failed;
     }
   }
 
@@ -205,39 +203,33 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   async createEndpoint(endpoint: WebhookEndpoint, remember: IdempotencyCompletion | null = null): Promise<'created' | 'limit_reached'> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              // The cap is a condition on the counter in the same transaction: two creates at once
-              // cannot both take the 16th place (a read-then-write could).
-              Update: {
-                TableName: this.tableName,
-                Key: keys.endpointCount(endpoint.userId),
-                UpdateExpression: 'ADD #count :one',
-                ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-                ExpressionAttributeNames: { '#count': 'count' },
-                ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOK_ENDPOINTS },
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: { ...keys.endpoint(endpoint.userId, endpoint.id), ...endpoint },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            ...(remember ? [{ Update: idempotencyCompletionUpdate(this.idempotencyTable, remember.lock, remember.response) }] : []),
-          ],
-        }),
-      );
-      return 'created';
-    } catch (error) {
-      if (isCancelledBy(error, 0)) return 'limit_reached';
-      if (isCancelledBy(error, 2)) throw new IdempotencyLockLostError();
-      throw error;
-    }
+    const failed = await this.transact(
+      [
+        {
+          // The cap is a condition on the counter in the same transaction: two creates at once
+          // cannot both take the 16th place (a read-then-write could).
+          Update: {
+            TableName: this.tableName,
+            Key: keys.endpointCount(endpoint.userId),
+            UpdateExpression: 'ADD #count :one',
+            ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOK_ENDPOINTS },
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.endpoint(endpoint.userId, endpoint.id), ...endpoint },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+      remember,
+    );
+    if (failed === 0) return 'limit_reached';
+    if (failed === 1) throw new Error(`Webhook endpoint ${endpoint.id} already exists`);
+    return 'created';
   }
 
   async getEndpoint(userId: string, endpointId: string): Promise<WebhookEndpoint | null> {
@@ -312,7 +304,7 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
       ConditionExpression: 'updatedAt = :readUpdatedAt',
       ExpressionAttributeValues: { ':secrets': after.secrets, ':updatedAt': after.updatedAt, ':readUpdatedAt': readUpdatedAt },
     };
-    if (remember) return (await this.writeRemembering({ Update: update }, remember)) ? 'applied' : 'changed';
+    if (remember) return (await this.transact([{ Update: update }], remember)) < 0 ? 'applied' : 'changed';
     return (await this.conditionalUpdate(update)) ? 'applied' : 'changed';
   }
 
@@ -372,28 +364,22 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   async deleteEndpoint(userId: string, endpointId: string): Promise<boolean> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: this.tableName, Key: keys.endpoint(userId, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.endpointCount(userId),
-                UpdateExpression: 'ADD #count :minusOne',
-                ExpressionAttributeNames: { '#count': 'count' },
-                ExpressionAttributeValues: { ':minusOne': -1 },
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isCancelledBy(error, 0)) return false;
-      throw error;
-    }
+    const failed = await this.transact(
+      [
+        { Delete: { TableName: this.tableName, Key: keys.endpoint(userId, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.endpointCount(userId),
+            UpdateExpression: 'ADD #count :minusOne',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':minusOne': -1 },
+          },
+        },
+      ],
+      null,
+    );
+    return failed < 0;
   }
 
   async putEvent(event: WebhookEventRecord): Promise<WebhookEventRecord> {
@@ -421,7 +407,7 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   async putDelivery(delivery: DeliveryRecord, remember: IdempotencyCompletion | null = null): Promise<boolean> {
-    if (remember) return this.writeRemembering({ Put: this.deliveryPut(delivery) }, remember);
+    if (remember) return (await this.transact([{ Put: this.deliveryPut(delivery) }], remember)) < 0;
     try {
       await this.client.send(new PutCommand(this.deliveryPut(delivery)));
       return true;

@@ -177,17 +177,18 @@ export class WebhookEndpoints {
     return endpoint;
   }
 
-  /** The answer with its secret, as shown; the record keeps the secret encrypted (see the file's comment). */
-  private async withSecret(
+  /**
+   * The answer with its secret as shown, and what the key's record keeps of it (when the request
+   * holds a key): the secret encrypted as the endpoint stores it (see the file's comment).
+   */
+  private static secretAnswer(
     lock: IdempotencyLock | null,
     view: WebhookEndpointView,
     secret: { plain: string; encrypted: string },
     status: number,
-    write: (remember: IdempotencyCompletion | null) => Promise<boolean>,
-  ): Promise<IdempotentOutcome<WebhookEndpointWithSecret> | null> {
+  ): { answer: IdempotentOutcome<WebhookEndpointWithSecret>; remember: IdempotencyCompletion | null } {
     const remembered: RememberedWithSecret = { ...view, encryptedSecret: secret.encrypted };
-    if (!(await write(lock ? { lock, response: { status, body: remembered } } : null))) return null;
-    return { status, body: { ...view, secret: secret.plain } };
+    return { answer: { status, body: { ...view, secret: secret.plain } }, remember: lock ? { lock, response: { status, body: remembered } } : null };
   }
 
   /** A remembered answer with a secret, shown again as it was first shown. */
@@ -225,12 +226,12 @@ export class WebhookEndpoints {
           secrets: [{ encrypted, createdAt: at, expiresAt: null }],
           failingSince: null,
         };
-        const created = await this.withSecret(lock, webhookEndpointView(endpoint), { plain: secret, encrypted }, 201, async (remember) => {
-          return (await this.deps.store.createEndpoint(endpoint, remember)) === 'created';
-        });
-        if (!created) throw new ApiError('too_many_webhook_endpoints', 'An account has at most 16 webhook endpoints; delete one to add another.');
+        const { answer, remember } = WebhookEndpoints.secretAnswer(lock, webhookEndpointView(endpoint), { plain: secret, encrypted }, 201);
+        if ((await this.deps.store.createEndpoint(endpoint, remember)) === 'limit_reached') {
+          throw new ApiError('too_many_webhook_endpoints', 'An account has at most 16 webhook endpoints; delete one to add another.');
+        }
         progress.remembered = lock !== null;
-        return created;
+        return answer;
       },
       (remembered) => this.revealed(remembered),
     );
@@ -308,24 +309,25 @@ export class WebhookEndpoints {
       caller,
       keyed,
       async (lock, progress) => {
-        for (let attempt = 1; attempt <= MAX_ROTATE_ATTEMPTS; attempt++) {
-          const endpoint = await this.owned(caller, endpointId);
+        let endpoint = await this.owned(caller, endpointId);
+        // One new secret, encrypted once: a rotation that lost a race writes it over the endpoint read again.
+        const secret = newSigningSecret();
+        const encrypted = await this.deps.cipher.encrypt(secret, secretContext(endpointId));
+        for (let attempt = 1; ; attempt++) {
           const at = this.deps.clock.now();
-          const secret = newSigningSecret();
-          const encrypted = await this.deps.cipher.encrypt(secret, secretContext(endpointId));
           const after: WebhookEndpoint = {
             ...endpoint,
             secrets: rotatedSecrets(endpoint.secrets, { encrypted, createdAt: at.toISOString(), expiresAt: null }, at),
             updatedAt: at.toISOString(),
           };
-          const rotated = await this.withSecret(lock, webhookEndpointView(after), { plain: secret, encrypted }, 200, async (remember) => {
-            return (await this.deps.store.replaceSecrets(after, endpoint.updatedAt, remember)) === 'applied';
-          });
-          if (!rotated) continue;
-          progress.remembered = lock !== null;
-          return rotated;
+          const { answer, remember } = WebhookEndpoints.secretAnswer(lock, webhookEndpointView(after), { plain: secret, encrypted }, 200);
+          if ((await this.deps.store.replaceSecrets(after, endpoint.updatedAt, remember)) === 'applied') {
+            progress.remembered = lock !== null;
+            return answer;
+          }
+          if (attempt >= MAX_ROTATE_ATTEMPTS) throw new Error(`Endpoint ${endpointId} kept changing during ${MAX_ROTATE_ATTEMPTS} rotations`);
+          endpoint = await this.owned(caller, endpointId);
         }
-        throw new Error(`Endpoint ${endpointId} kept changing during ${MAX_ROTATE_ATTEMPTS} rotations`);
       },
       (remembered) => this.revealed(remembered),
     );
