@@ -32,6 +32,13 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 500;
 /** The old secret keeps signing beside the new one for this long after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/**
+ * At most this many secrets sign at once (the newest and those still in their overlap): rotating
+ * more often within a day drops the oldest. Without a bound the rate limit allowed ~1,300
+ * rotations before the endpoint item passed DynamoDB's 400 KB (every later write of it a 500),
+ * and each delivery carried that many signatures, each one a KMS Decrypt when not cached.
+ */
+export const MAX_SIGNING_SECRETS = 10;
 /** Events and deliveries are kept this long (TTL), long enough for every retry and the settings page. */
 export const WEBHOOK_RECORD_TTL_SECONDS = 30 * 24 * 60 * 60;
 /** An endpoint whose deliveries have all failed for this long is disabled. */
@@ -234,11 +241,14 @@ export function activeSecrets(secrets: readonly StoredSecret[], now: Date): Stor
   return secrets.filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > now.getTime());
 }
 
-/** After a rotation: the new secret, the old current one until now + 24 h, and nothing already expired. */
+/**
+ * After a rotation: the new secret, the old current one until now + 24 h, nothing already expired,
+ * and at most MAX_SIGNING_SECRETS in all (newest first: each rotation puts its secret in front).
+ */
 export function rotatedSecrets(secrets: readonly StoredSecret[], fresh: StoredSecret, now: Date): StoredSecret[] {
   const overlapEnds = new Date(now.getTime() + SECRET_OVERLAP_MS).toISOString();
   const kept = activeSecrets(secrets, now).map((secret) => (secret.expiresAt === null ? { ...secret, expiresAt: overlapEnds } : secret));
-  return [fresh, ...kept];
+  return [fresh, ...kept].slice(0, MAX_SIGNING_SECRETS);
 }
 
 // ---------------------------------------------------------------------------------------------

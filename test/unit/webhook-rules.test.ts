@@ -14,6 +14,7 @@ import {
   checkWebhookUrl,
   classifyAnswer,
   MAX_DELIVERY_ATTEMPTS,
+  MAX_SIGNING_SECRETS,
   newSigningSecret,
   postEvents,
   retryDelayMs,
@@ -114,6 +115,17 @@ describe('signature', () => {
     // A second rotation within the overlap keeps at most the secrets still active.
     const again = rotatedSecrets(secrets, { ...fresh, encrypted: 'newer' }, new Date(now.getTime() + 3600_000));
     expect(again.map((secret) => secret.encrypted)).toEqual(['newer', 'new', 'old']);
+  });
+
+  it('keeps at most MAX_SIGNING_SECRETS signing: rotating more often within a day drops the oldest', () => {
+    let secrets = [{ encrypted: 's0', createdAt: '2026-11-25T00:00:00.000Z', expiresAt: null as string | null }];
+    for (let rotation = 1; rotation <= 30; rotation++) {
+      const at = new Date(Date.parse('2026-11-25T10:00:00.000Z') + rotation * 60_000);
+      secrets = rotatedSecrets(secrets, { encrypted: `s${rotation}`, createdAt: at.toISOString(), expiresAt: null }, at);
+    }
+    expect(secrets).toHaveLength(MAX_SIGNING_SECRETS);
+    expect(secrets.map((secret) => secret.encrypted)).toEqual(Array.from({ length: MAX_SIGNING_SECRETS }, (_, index) => `s${30 - index}`));
+    expect(secrets.filter((secret) => secret.expiresAt === null).map((secret) => secret.encrypted)).toEqual(['s30']);
   });
 });
 
