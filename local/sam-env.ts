@@ -1,16 +1,19 @@
 /**
  * `npm run sam-env`: points functions run by `sam local` at the running local stack (`npm start`).
- * `sam build` and `sam local` read the synthesized API template (`npx cdk synth`), where every
+ * `sam build` and `sam local` read one template; the functions are in the four stacks of
+ * infra/stacks/layout.ts, so this merges their synthesized templates (`npx cdk synth`: logical ids
+ * are distinct across them) into one, where every
  * table name, queue URL and key comes from the data stack by Fn::ImportValue and so resolves empty,
  * and where nothing says where DynamoDB Local, fauxqs and the sandboxes answer. This writes:
  *
  * - cdk.out/sam-env.json, the `--env-vars` file: for each function's logical id, the environment
  *   local/function-environment.ts derives from its template variables and DATA_DIR/stack.json
  *   (the one test/infra/function-environment.test.ts runs every function with);
- * - cdk.out/SocialPublishingApi.sam.template.json, the template with each of those variables
+ * - cdk.out/SocialPublishingApi.sam.template.json, the merged template with each of those variables
  *   declared on its function: SAM overrides only variables the template declares, and drops the rest.
  *
- * Options: --data-dir (default DATA_DIR, else .data), --template, --out, --sam-template, and
+ * Options: --data-dir (default DATA_DIR, else .data), --template (once per stack; default: each
+ * function stack's in cdk.out), --out, --sam-template, and
  * --host NAME to put NAME where the values say 127.0.0.1 or localhost (host.docker.internal with
  * Docker Desktop; on Linux keep them and run sam with --docker-network host). docs/deploy.md, "Running functions with `sam local`".
  */
@@ -18,7 +21,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { API_STACK_NAME } from '../infra/stacks/stack-names.js';
+import { API_STACK_NAME, FUNCTION_STACK_NAMES } from '../infra/stacks/stack-names.js';
 import { localFunctionEnvironment } from './function-environment.js';
 
 interface LambdaResource {
@@ -75,7 +78,7 @@ export function samFiles(template: SamTemplate, stackEnv: Readonly<Record<string
     for (const name of Object.keys(local)) if (!(name in declared)) declared[name] = '';
     resources[logicalId] = { ...resource, Properties: { ...resource.Properties, Environment: { Variables: declared } } };
   }
-  if (Object.keys(envVars).length === 0) throw new SamEnvError('The template has no AWS::Lambda::Function: is it the API stack’s?');
+  if (Object.keys(envVars).length === 0) throw new SamEnvError('The templates have no AWS::Lambda::Function: are they the function stacks’?');
   return { envVars, template: { ...template, Resources: resources } };
 }
 
@@ -104,7 +107,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       'data-dir': { type: 'string', default: process.env.DATA_DIR ?? '.data' },
-      template: { type: 'string', default: join('cdk.out', `${API_STACK_NAME}.template.json`) },
+      template: { type: 'string', multiple: true, default: FUNCTION_STACK_NAMES.map((name) => join('cdk.out', `${name}.template.json`)) },
       out: { type: 'string', default: join('cdk.out', 'sam-env.json') },
       'sam-template': { type: 'string', default: join('cdk.out', `${API_STACK_NAME}.sam.template.json`) },
       host: { type: 'string' },
@@ -112,8 +115,15 @@ async function main(): Promise<void> {
   });
   const stackFile = join(values['data-dir'], 'stack.json');
   const stackEnv = stackEnvironment(await readJson(stackFile, 'start the local stack first (`npm start`), or pass --data-dir'), stackFile);
-  const template = (await readJson(values.template, 'synthesize first (`npx cdk synth`)')) as SamTemplate;
-  if (typeof template !== 'object' || template === null || typeof template.Resources !== 'object') throw new SamEnvError(`${values.template} is not a CloudFormation template`);
+  const template: SamTemplate = { Resources: {} };
+  for (const path of values.template) {
+    const stackTemplate = (await readJson(path, 'synthesize first (`npx cdk synth`)')) as SamTemplate;
+    if (typeof stackTemplate !== 'object' || stackTemplate === null || typeof stackTemplate.Resources !== 'object') throw new SamEnvError(`${path} is not a CloudFormation template`);
+    for (const [logicalId, resource] of Object.entries(stackTemplate.Resources)) {
+      if (logicalId in template.Resources) throw new SamEnvError(`${logicalId} is in two of the templates: pass each stack's template once`);
+      template.Resources[logicalId] = resource;
+    }
+  }
   const files = samFiles(template, stackEnv, values.host === undefined ? {} : { host: values.host });
   // The local stack's keys are in there (cursor signing key, sandbox client secrets): owner only.
   await writeFile(values.out, `${JSON.stringify(files.envVars, null, 2)}\n`, { mode: 0o600 });

@@ -55,12 +55,12 @@ export class FaceLogGroup extends LogGroup {
 const MAX_FUNCTION_NAME = 64;
 
 /**
- * `<stack name>-<id>`: fixed at synth, so the role's log grant can name the function's own streams
- * without referring to the function (which depends on its role's policy: a reference back would be
- * a circular dependency).
+ * `<service name>-<id>` (the service's name is the API stack's): fixed at synth, so the role's log
+ * grant can name the function's own streams without referring to the function (which depends on its
+ * role's policy: a reference back would be a circular dependency).
  */
-export function serviceFunctionName(stackName: string, id: string): string {
-  const name = `${stackName}-${id}`;
+export function serviceFunctionName(serviceName: string, id: string): string {
+  const name = `${serviceName}-${id}`;
   if (name.length > MAX_FUNCTION_NAME) throw new Error(`Function name ${name} is longer than Lambda's ${MAX_FUNCTION_NAME} characters: shorten ${id}`);
   return name;
 }
@@ -78,6 +78,12 @@ export interface ServiceFunctionProps {
   memorySize: number;
   /** Its face's shared log group. */
   logGroup: FaceLogGroup;
+  /**
+   * The service's name, the first part of the function's name: the API stack's name wherever the
+   * function's stack is, so a function keeps its name (and its log streams' grant) when the stack
+   * layout moves it (infra/stacks/layout.ts).
+   */
+  serviceName: string;
   /** Concurrency set aside for this function alone (and its ceiling); unset: the account's shared pool. */
   reservedConcurrentExecutions?: number;
   /** A repository folder copied into the bundle (e.g. web/static for the settings' static route). */
@@ -95,7 +101,7 @@ export class ServiceFunction extends NodejsFunction {
     // it, instead of the managed basic-execution policy that may write to every log group of the
     // account (or a grant on the group, which would let it write as its neighbours).
     const { logGroup } = props;
-    const functionName = serviceFunctionName(Stack.of(scope).stackName, id);
+    const functionName = serviceFunctionName(props.serviceName, id);
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Runs ${id}: only the grants infra/stacks/function-access.ts gives it`,

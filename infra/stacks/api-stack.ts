@@ -10,7 +10,7 @@ import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Token, Validations } fro
 import type { StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnStage, DomainMappingOptions } from 'aws-cdk-lib/aws-apigatewayv2';
-import { DomainName, HttpApi, HttpMethod, HttpRoute, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
+import { DomainName, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -30,7 +30,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
 import { WEBHOOK_SECRET_CONTEXT_PREFIX } from '../../lib/domain/webhooks.js';
 import { WEBHOOK_ROUTER_PARALLELIZATION, WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
@@ -69,22 +69,11 @@ import type { DataStack, TableName } from './data-stack.js';
 import { alarmNotificationSetting, customDomainSetting, DeploySettingError, SETTINGS } from './deploy-settings.js';
 import type { AlarmNotificationSetting, CustomDomainSetting } from './deploy-settings.js';
 import { accessOf } from './function-access.js';
+import { stackOfFunction, UNAUTHENTICATED_ROUTES } from './layout.js';
+import type { FunctionStackName } from './stack-names.js';
 import { PUBLISH_CONSUMING_DEFAULT, publishConsuming } from './publish-throughput.js';
 
-/**
- * The routes a caller reaches without an API key, token or session: sign-in, the authorization
- * server's endpoints and its discovery documents. Each gets UNAUTHENTICATED_THROTTLE on the stage.
- */
-export const UNAUTHENTICATED_ROUTES: readonly string[] = [
-  'SettingsSignIn',
-  'SettingsAuthCallback',
-  'OAuthAuthorize',
-  'OAuthRegister',
-  'OAuthToken',
-  'ProtectedResourceMetadata',
-  'ProtectedResourceMetadataRoot',
-  'AuthorizationServerMetadata',
-];
+export { UNAUTHENTICATED_ROUTES };
 /**
  * Per route, for all callers together: a person's sign-in or an assistant's connection is a
  * handful of requests, so 10 a second (600 a minute) is far above real use, and a flood on one
@@ -94,6 +83,8 @@ export const UNAUTHENTICATED_THROTTLE = { rateLimit: 10, burstLimit: 20 };
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
+  /** The stacks that hold the functions layout.ts does not keep here, by name (they refer to this one). */
+  functionStacks: ReadonlyMap<FunctionStackName, Stack>;
   /** Stage-wide throttle, a backstop behind the per-key limits the service enforces itself. */
   throttle?: { rateLimit: number; burstLimit: number };
 }
@@ -209,6 +200,8 @@ export class ApiStack extends Stack {
   /** Present when alarms notify (deploy-settings.ts alarmEmail / alarmTopicArn). */
   readonly alarmTopic: ITopic | undefined;
   readonly alarms: Alarm[] = [];
+  /** Per other stack, the scope its routes are made in (see addRoute). */
+  private readonly routeScopes = new Map<Stack, Construct>();
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -283,13 +276,21 @@ export class ApiStack extends Stack {
     const reserved = new Map<string, number | undefined>([['PublishWorker', publishReservedConcurrency(this, publishConsuming(this).maxConcurrency)]]);
     const logGroups = Object.fromEntries(LOG_FACES.map((face) => [face, new FaceLogGroup(this, face)])) as Record<LogFace, FaceLogGroup>;
     this.logGroups = logGroups;
+    const hostOf = (name: string): Stack => {
+      const stackName = stackOfFunction(name);
+      if (stackName === this.stackName) return this;
+      const host = props.functionStacks.get(stackName);
+      if (!host) throw new Error(`No stack ${stackName} for ${name}`);
+      return host;
+    };
     const build = (name: string, entry: string, description: string, face: LogFace) => {
       const sizing = sizingOf(name);
       const reservedConcurrentExecutions = reserved.get(name);
-      const fn = new ServiceFunction(this, name, {
+      const fn = new ServiceFunction(hostOf(name), name, {
         entry,
         description,
         logGroup: logGroups[face],
+        serviceName: this.stackName,
         ...sizing,
         ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
         ...(STATIC_FILES[name] ? { copyFiles: STATIC_FILES[name] } : {}),
@@ -324,11 +325,7 @@ export class ApiStack extends Stack {
     });
     for (const route of API_ROUTES) {
       const fn = build(route.name, route.entry, `${route.method} ${API_BASE_PATH}${route.path}`, 'api');
-      this.api.addRoutes({
-        path: `${API_BASE_PATH}${route.path}`,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
-      });
+      this.addRoute(route.name, `${API_BASE_PATH}${route.path}`, route.method, fn);
     }
     // Settings web app: one function per page, signed in through the data stack's Cognito user
     // pool with this stack's app client (its URLs are this API's).
@@ -352,11 +349,7 @@ export class ApiStack extends Stack {
       }
       if (access.freePlan) bindValue(fn, ENV.freePlanMonthlyPosts, String(FREE_PLAN_MONTHLY_POSTS));
       if (access.serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.origin);
-      this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
-      });
+      this.addRoute(route.name, route.path, route.method, fn);
     }
 
     // The assistant server: one function per entry (the MCP function also answers GET and DELETE
@@ -369,28 +362,20 @@ export class ApiStack extends Stack {
         if (accessOf(route.name).serviceOrigin) bindValue(fn, ENV.serviceOrigin, this.origin);
         assistantFunctions.set(route.entry, fn);
       }
-      this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
-      });
+      this.addRoute(route.name, route.path, route.method, fn);
     }
     // The API reference: one function for the page and its files, built from openapi.yaml now, so
     // what is deployed describes the API deployed with it.
     buildApiReference();
     const referenceFunction = build(REFERENCE_ROUTES[0]!.name, REFERENCE_ROUTES[0]!.entry, 'GET /docs: the API reference (Redoc, from openapi.yaml)', 'api');
-    for (const route of REFERENCE_ROUTES) {
-      this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, referenceFunction),
-      });
-    }
+    for (const route of REFERENCE_ROUTES) this.addRoute(route.name, route.path, route.method, referenceFunction);
     // The routes anyone may call without a credential get a throttle of their own, so a flood on
     // one of them is refused by the gateway before it spends the stage's shared limit (which every
     // API key's and assistant's requests draw on). Each function also counts per client address.
     // (CfnStage.routeSettings is raw JSON: CloudFormation's own property names.)
     const stageResource = stage.node.defaultChild as CfnStage;
+    const elsewhere = UNAUTHENTICATED_ROUTES.filter((name) => stackOfFunction(name) !== this.stackName);
+    if (elsewhere.length > 0) throw new Error(`The stage throttles ${elsewhere.join(', ')} by route key: layout.ts must keep them in ${this.stackName}`);
     stageResource.routeSettings = Object.fromEntries(
       [...SETTINGS_ROUTES, ...ASSISTANT_ROUTES]
         .filter((route) => UNAUTHENTICATED_ROUTES.includes(route.name))
@@ -400,14 +385,7 @@ export class ApiStack extends Stack {
     stage.node.addDependency(...this.api.node.children.filter((child) => child instanceof HttpRoute));
     // API keys are verified by the functions themselves (lib/http): a 401 is part of the contract,
     // carries the rate-limit headers and is counted per client address.
-    Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason: 'Authentication is the service’s own API keys, verified (hashed, constant time) in every function; a gateway authorizer would duplicate it.',
-    });
-    Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-COG4',
-      reason: 'API callers are servers with API keys; settings pages verify their own session cookie (Cognito sign-in, server-side sessions) in every function.',
-    });
+    for (const scope of [this.api, ...this.routeScopes.values()]) acknowledgeOwnAuthentication(scope);
 
     // Queue consumers.
     for (const consumer of QUEUE_CONSUMERS) {
@@ -446,7 +424,7 @@ export class ApiStack extends Stack {
 
     // The sweeper, every minute.
     const sweeper = build(SWEEPER.name, SWEEPER.entry, 'Sends scheduled posts that are due and were not sent', 'workers');
-    new Rule(this, 'SweeperSchedule', {
+    new Rule(Stack.of(sweeper), 'SweeperSchedule', {
       description: 'Runs the sweeper every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
       // The next run is a minute away: a failed run is not worth retrying.
@@ -469,6 +447,28 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'XRedirectUrl', { value: `${settingsOrigin}/settings/connect/x/callback`, description: 'Callback URL of the X app (OAuth 2.0)' });
     new CfnOutput(this, 'LinkedInRedirectUrl', { value: `${settingsOrigin}/settings/connect/linkedin/callback`, description: 'Redirect URL of the LinkedIn app' });
     if (this.alarmTopic) new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Every alarm notifies this SNS topic' });
+  }
+
+  /**
+   * A route of the HTTP API to its function's handler, made in the function's stack. Elsewhere than
+   * here, the route sits at the same construct path below its stack as HttpApi.addRoutes gives it
+   * here (Api/<METHOD><path>), so the route, its integration and its permission keep the logical
+   * ids they had when every route was in this stack: moving them is a refactor, not a replacement
+   * (docs/deploy.md, "Upgrading to the split stacks").
+   */
+  private addRoute(name: string, path: string, method: keyof typeof HttpMethod, fn: ServiceFunction): void {
+    const integration = new HttpLambdaIntegration(`${name}Integration`, fn);
+    const host = Stack.of(fn);
+    if (host === this) {
+      this.api.addRoutes({ path, methods: [HttpMethod[method]], integration });
+      return;
+    }
+    let scope = this.routeScopes.get(host);
+    if (!scope) {
+      scope = new Construct(host, 'Api');
+      this.routeScopes.set(host, scope);
+    }
+    new HttpRoute(scope, `${HttpMethod[method]}${path}`, { httpApi: this.api, routeKey: HttpRouteKey.with(path, HttpMethod[method]), integration });
   }
 
   /**
@@ -596,9 +596,10 @@ export class ApiStack extends Stack {
       }));
     }
     // The router falls behind (or is stuck on a batch): changes wait in the stream, which keeps them 24 h.
-    this.alarms.push(new Alarm(this, 'WebhookRouterIteratorAge', {
+    const router = this.functions.get(WEBHOOK_ROUTER.name)!;
+    this.alarms.push(new Alarm(Stack.of(router), 'WebhookRouterIteratorAge', {
       alarmDescription: 'The webhook router is more than 5 minutes behind the posts or directory stream (events are late; the stream keeps 24 h)',
-      metric: this.functions.get(WEBHOOK_ROUTER.name)!.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
+      metric: router.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 5 * 60 * 1000,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
@@ -606,7 +607,8 @@ export class ApiStack extends Stack {
     }));
     for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name, WEBHOOK_ROUTER.name]) {
       const fn = this.functions.get(name)!;
-      this.alarms.push(new Alarm(this, `${name}Errors`, {
+      // Beside its function: an alarm here naming a function of a stack that depends on this one would be a cycle.
+      this.alarms.push(new Alarm(Stack.of(fn), `${name}Errors`, {
         alarmDescription: `${name} failed (an invocation error, not a post that failed on its platform)`,
         metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
         threshold: 1,
@@ -653,6 +655,18 @@ export const TOKEN_CONTEXT_KEY = 'accountId';
 
 function sizingOf(name: string): { timeout: Duration; memorySize: number } {
   return SIZING[name] ?? API_FUNCTION;
+}
+
+/** API keys and sessions are verified by the functions themselves (lib/http, lib/web), not by the gateway. */
+function acknowledgeOwnAuthentication(scope: Construct): void {
+  Validations.of(scope).acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason: 'Authentication is the service’s own API keys, verified (hashed, constant time) in every function; a gateway authorizer would duplicate it.',
+  });
+  Validations.of(scope).acknowledge({
+    id: 'AwsSolutions-COG4',
+    reason: 'API callers are servers with API keys; settings pages verify their own session cookie (Cognito sign-in, server-side sessions) in every function.',
+  });
 }
 
 function acknowledgeDeadLetterQueue(queue: Queue): void {

@@ -6,12 +6,15 @@
  * secret that holds their client secrets. The table of what each function may write is written
  * here from the code (lib/store/*), not read from infra/stacks/function-access.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { PLATFORM_CLIENT_ID_CONTEXT } from '../../infra/stacks/api-stack.js';
 import { ENV } from '../../lib/config.js';
-import { grantsOfRole, logicalId, synthesize, type CfnResource, type Synthesized } from './synth.js';
+import { grantsOfRole, logicalId, synthesize, type CfnResource, type Synthesized, SYNTH_TEST_TIMEOUT_MS } from './synth.js';
+
+// Some tests synthesize the app again with other settings: seconds of CPU each, minutes on a loaded machine.
+vi.setConfig({ testTimeout: SYNTH_TEST_TIMEOUT_MS });
 
 let s: Synthesized;
 beforeAll(() => {

@@ -4,15 +4,18 @@
  * workers may write only connected accounts' items of the directory, never API keys or users;
  * allowance counters live in a table with a TTL (the expiry itself: test/store/allowance-counter.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { QUEUE_CONSUMERS, API_ROUTES, SWEEPER, DEFAULT_ROUTE } from '../../functions/catalogue.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { PUBLISH_RESERVED_CONCURRENCY_CONTEXT } from '../../infra/stacks/api-stack.js';
 import { buildService } from '../../infra/stacks/service.js';
 import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
-import { grantsOfRole, logicalId, synthesize } from './synth.js';
+import { grantsOfRole, logicalId, synthesize, SYNTH_TEST_TIMEOUT_MS } from './synth.js';
 import type { CfnResource, Synthesized } from './synth.js';
+
+// Some tests synthesize the app again with other settings: seconds of CPU each, minutes on a loaded machine.
+vi.setConfig({ testTimeout: SYNTH_TEST_TIMEOUT_MS });
 
 let s: Synthesized;
 beforeAll(() => {

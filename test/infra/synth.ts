@@ -19,9 +19,16 @@ export interface Synthesized {
   service: Service;
   assembly: CloudAssembly;
   data: Template;
+  /**
+   * The stacks that hold functions (the API stack and layout.ts's others) as one template: their
+   * resources keep distinct logical ids, and a cross-stack reference reads as what it refers to
+   * (describeValue), so a test asks what a function may do whichever stack holds it.
+   */
   api: Template;
   dataJson: CfnTemplate;
   apiJson: CfnTemplate;
+  /** Each stack's own template, by stack name. */
+  stacks: Map<string, CfnTemplate>;
   /** Logical id (either stack) -> readable name such as `table:posts` or `queue:publish`. */
   labels: Map<string, string>;
   cleanup(): void;
@@ -39,6 +46,9 @@ export interface CfnTemplate {
   Outputs?: Record<string, { Value: unknown; Export?: { Name: string } }>;
 }
 
+/** A test that synthesizes the app once more: a few seconds of CPU, several times that on a machine another run keeps busy. */
+export const SYNTH_TEST_TIMEOUT_MS = 180_000;
+
 /**
  * `bundle: false` skips esbuild (template-only tests); the synthesized template is otherwise the
  * same. `context`: values as given with `cdk deploy -c key=value`, over cdk.json's. `env`: the
@@ -54,17 +64,32 @@ export function synthesize(options: { bundle: boolean; context?: Record<string, 
   const service = buildService(app, options.env ? { env: options.env } : {});
   const assembly = app.synth();
   const data = Template.fromStack(service.data);
-  const api = Template.fromStack(service.api);
+  const stacks = new Map(service.stacks.map((stack) => [stack.stackName, Template.fromStack(stack).toJSON() as CfnTemplate]));
+  const apiJson = mergedTemplate([service.api, ...service.functionStacks.values()].map((stack) => stacks.get(stack.stackName)!));
   return {
     service,
     assembly,
     data,
-    api,
+    api: Template.fromJSON(apiJson),
     dataJson: data.toJSON() as CfnTemplate,
-    apiJson: api.toJSON() as CfnTemplate,
+    apiJson,
+    stacks,
     labels: labelsOf(service),
     cleanup: () => rmSync(outdir, { recursive: true, force: true }),
   };
+}
+
+/** Several stacks' resources and outputs in one template (their logical ids are distinct: the layout test holds that). */
+function mergedTemplate(templates: CfnTemplate[]): CfnTemplate {
+  const merged: CfnTemplate = { Resources: {}, Outputs: {} };
+  for (const template of templates) {
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (merged.Resources[id]) throw new Error(`Logical id ${id} is in two stacks`);
+      merged.Resources[id] = resource;
+    }
+    Object.assign(merged.Outputs!, template.Outputs ?? {});
+  }
+  return merged;
 }
 
 export function logicalId(construct: IConstruct): string {
@@ -99,7 +124,7 @@ function labelsOf({ data, api }: Service): Map<string, string> {
 }
 
 /** A CloudFormation value as readable text: `table:posts/index/byUser`, `<AWS::Region>`, ... */
-export function describeValue(value: unknown, s: Pick<Synthesized, 'labels' | 'dataJson'>): string {
+export function describeValue(value: unknown, s: Pick<Synthesized, 'labels' | 'dataJson'> & Partial<Pick<Synthesized, 'apiJson'>>): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.map((item) => describeValue(item, s)).join(',');
   if (typeof value === 'object' && value !== null) {
@@ -114,7 +139,8 @@ export function describeValue(value: unknown, s: Pick<Synthesized, 'labels' | 'd
     }
     if ('Fn::ImportValue' in record) {
       const name = record['Fn::ImportValue'] as string;
-      const output = Object.values(s.dataJson.Outputs ?? {}).find((candidate) => candidate.Export?.Name === name);
+      const outputs = [...Object.values(s.dataJson.Outputs ?? {}), ...Object.values(s.apiJson?.Outputs ?? {})];
+      const output = outputs.find((candidate) => candidate.Export?.Name === name);
       if (!output) return `?import:${name}`;
       return describeValue(output.Value, s);
     }

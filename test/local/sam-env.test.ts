@@ -15,6 +15,7 @@ import { ENV } from '../../lib/config.js';
 import { LOCAL_RUNTIME, LOCAL_STAND_INS } from '../../local/function-environment.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { logicalId, synthesize, type Synthesized } from '../infra/synth.js';
+import { FUNCTION_STACK_NAMES } from '../../infra/stacks/stack-names.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
@@ -50,7 +51,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sam-env-'));
   // What `npm start` writes, and what `npx cdk synth` writes.
   await writeFile(join(dir, 'stack.json'), JSON.stringify(stack.info));
-  await writeFile(join(dir, 'api.template.json'), JSON.stringify(synth.apiJson));
+  // One template per stack that holds functions (infra/stacks/layout.ts), as `npx cdk synth` writes them.
+  for (const name of FUNCTION_STACK_NAMES) await writeFile(join(dir, `${name}.template.json`), JSON.stringify(synth.stacks.get(name)));
 });
 
 afterAll(async () => {
@@ -59,8 +61,12 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+function templateArgs(): string[] {
+  return FUNCTION_STACK_NAMES.flatMap((name) => ['--template', join(dir, `${name}.template.json`)]);
+}
+
 function paths(name: string) {
-  return ['--data-dir', dir, '--template', join(dir, 'api.template.json'), '--out', join(dir, `${name}.env.json`), '--sam-template', join(dir, `${name}.sam.json`)];
+  return ['--data-dir', dir, ...templateArgs(), '--out', join(dir, `${name}.env.json`), '--sam-template', join(dir, `${name}.sam.json`)];
 }
 
 describe('npm run sam-env', () => {
@@ -136,7 +142,7 @@ describe('npm run sam-env --host', () => {
 
 describe('npm run sam-env refuses', () => {
   it('without a running local stack, saying what to do', async () => {
-    const result = await samEnv('--data-dir', join(dir, 'nowhere'), '--template', join(dir, 'api.template.json'), '--out', join(dir, 'x.json'), '--sam-template', join(dir, 'y.json'));
+    const result = await samEnv('--data-dir', join(dir, 'nowhere'), ...templateArgs(), '--out', join(dir, 'x.json'), '--sam-template', join(dir, 'y.json'));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('npm start');
   });
@@ -147,7 +153,7 @@ describe('npm run sam-env refuses', () => {
     const env: Record<string, string> = { ...stack.env };
     delete env[ENV.postsTable];
     await writeFile(join(partial, 'stack.json'), JSON.stringify({ ...stack.info, env }));
-    const result = await samEnv('--data-dir', partial, '--template', join(dir, 'api.template.json'), '--out', join(dir, 'x.json'), '--sam-template', join(dir, 'y.json'));
+    const result = await samEnv('--data-dir', partial, ...templateArgs(), '--out', join(dir, 'x.json'), '--sam-template', join(dir, 'y.json'));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`The local stack sets no ${ENV.postsTable}`);
   });
