@@ -6,7 +6,7 @@
 export interface ApiRoute {
   /** CDK construct id and log name. */
   name: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path under /api/v1, in API Gateway's template form. */
   path: string;
   /** Module, relative to the repository root, whose `handler` export serves the route. */
@@ -24,6 +24,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'RetryPost', method: 'POST', path: '/posts/{id}/retry', entry: 'functions/retry-post.ts' },
   { name: 'PreviewPosts', method: 'POST', path: '/posts/preview', entry: 'functions/preview-posts.ts' },
   { name: 'ListAccounts', method: 'GET', path: '/accounts', entry: 'functions/list-accounts.ts' },
+  // An account's queue (beyond-v2.md "Queues and time zones").
+  { name: 'GetQueue', method: 'GET', path: '/accounts/{id}/queue', entry: 'functions/queues/get-queue.ts' },
+  { name: 'PutQueue', method: 'PUT', path: '/accounts/{id}/queue', entry: 'functions/queues/put-queue.ts' },
+  { name: 'NextQueueSlots', method: 'GET', path: '/accounts/{id}/queue/next', entry: 'functions/queues/next-queue-slots.ts' },
   // Webhook endpoints (beyond-v1.md; docs/webhooks.md).
   { name: 'CreateWebhookEndpoint', method: 'POST', path: '/webhook_endpoints', entry: 'functions/webhooks/create-webhook-endpoint.ts' },
   { name: 'ListWebhookEndpoints', method: 'GET', path: '/webhook_endpoints', entry: 'functions/webhooks/list-webhook-endpoints.ts' },

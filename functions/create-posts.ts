@@ -9,6 +9,7 @@ import { DirectoryTable } from '../lib/store/directory-table.js';
 import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../lib/store/dynamodb-idempotency-store.js';
 import { DynamoDbMediaStore } from '../lib/store/dynamodb-media-store.js';
+import { DynamoDbQueueStore } from '../lib/store/dynamodb-queue-store.js';
 import { DynamoDbPostStore } from '../lib/store/dynamodb-post-store.js';
 import { DynamoDbWorkspaceStore } from '../lib/store/dynamodb-workspace-store.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
@@ -33,6 +34,7 @@ export const handler = apiHandler({ jsonBody: true }, () => {
     dispatcher: new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv()),
     clock: systemClock,
     mediaBaseUrl: requireEnv(ENV.mediaBaseUrl),
+    queues: new DynamoDbQueueStore(directory),
   });
   return {
     pipeline: authenticatedPipeline(directory),

@@ -74,8 +74,10 @@ const REQUEST_PATH: FunctionAccess['tables'] = { directory: 'read', counters: 'r
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Resolves accounts and media, spends the allowance (counters), writes posts, remembers the
   // response (idempotency), then makes each post due: SQS when soon, a one-time schedule when later.
+  // With `queue: true` it takes each post's queue slot (directory, the queue's items only).
   CreatePosts: {
-    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.queue] },
     sendsTo: ['publish'],
     scheduler: ['create'],
     mediaBaseUrl: true,
@@ -83,13 +85,19 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   ListPosts: { tables: { ...REQUEST_PATH, posts: 'read' }, cursorSigningKey: true },
   GetPost: { tables: { ...REQUEST_PATH, posts: 'read' } },
   // Removes the post from every index, gives a cancelled post's allowance unit back, deletes its
-  // schedule, and queues deletion of the live post when asked.
+  // schedule, and queues deletion of the live post when asked; a queued post gives its slot back
+  // (directory, the queue's items only).
   DeletePost: {
-    tables: { ...REQUEST_PATH, posts: 'readWrite' },
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.queue] },
     sendsTo: ['deletion'],
     scheduler: ['delete'],
   },
   ListAccounts: { tables: { ...REQUEST_PATH } },
+  // An account's queue (lib/use-cases/queues.ts): reads the account; PUT writes the queue's item only.
+  GetQueue: { tables: { ...REQUEST_PATH } },
+  PutQueue: { tables: { ...REQUEST_PATH, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.queue] } },
+  NextQueueSlots: { tables: { ...REQUEST_PATH } },
   // The post lifecycle (lib/use-cases/update-post.ts, publish-draft.ts, retry-post.ts): reads the
   // account and media (directory), writes the post with its idempotency record (and, to publish or
   // retry, the allowance counter: REQUEST_PATH's counters), then makes it due. A PATCH that moves
@@ -132,7 +140,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // the user (directory), and runs the tools: the union of what CreatePosts, ListPosts, GetPost,
   // DeletePost and ListAccounts may do.
   Mcp: {
-    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite', oauth: 'read' },
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite', oauth: 'read' },
+    writableKeyPrefixes: { directory: [KEYS.queue] },
     sendsTo: ['publish', 'deletion'],
     scheduler: ['create', 'delete'],
     cursorSigningKey: true,
@@ -247,7 +256,13 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // The API's list use case: posts (byUser / byUserStatus) and the cursor signing key.
   SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
   // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
-  SettingsCancelPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['deletion'], scheduler: ['delete'] },
+  SettingsCancelPost: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite', posts: 'readWrite', counters: 'readWrite' },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.queue] },
+    sendsTo: ['deletion'],
+    scheduler: ['delete'],
+  },
   // The API's publish and retry use cases, as PublishDraft and RetryPost without Idempotency-Key
   // (no idempotency table): the account and media (directory), the post and the allowance unit
   // (counters), then the publish queue or a schedule.

@@ -25,6 +25,7 @@
  *  11. invalid_scheduled_for   not a real calendar date-time with a zone
  *  12. scheduled_for_in_past   before `now`
  *  13. scheduled_for_too_far   after now + 30 days (message names the latest accepted time)
+ * 13b. invalid_queue           queue not a boolean, or true with scheduledFor or on a draft
  *  14. invalid_option          options not an object, a key that is not a platform we post to, a
  *                              setting unknown, missing or mistyped (param options.<platform>[.<setting>],
  *                              options.x.thread[i].text); invalid_media for a thread part's media
@@ -49,6 +50,7 @@ export const CREATE_BODY_FIELDS = [
   'texts',
   'media',
   'scheduledFor',
+  'queue',
   'draft',
   'options',
   'workspaceId',
@@ -105,6 +107,8 @@ export interface CreatePostsRequest {
   media: string[];
   /** null: publish at once (or, for a draft, keep the creation time). */
   scheduledFor: Date | null;
+  /** `queue: true`: each target takes its account's earliest free queue slot (never with scheduledFor). */
+  queue: boolean;
   /** Exactly `true` in the body; any other value (even "true") is a post that goes out. */
   draft: boolean;
   options: PlatformOptions;
@@ -300,6 +304,7 @@ export function parseCreatePostsBody(body: unknown, now: Date): CreatePostsReque
 
   // 11-13. scheduledFor.
   const scheduledFor = checkScheduledFor(body.scheduledFor, now);
+  const queue = checkQueue(body.queue, { scheduledFor: body.scheduledFor, draft: body.draft });
 
   // 14. options (shape only; platform-in-request needs the resolved accounts).
   const options = checkOptions(body.options);
@@ -310,11 +315,26 @@ export function parseCreatePostsBody(body: unknown, now: Date): CreatePostsReque
     texts,
     media,
     scheduledFor,
+    queue,
     draft: body.draft === true,
     options,
     workspaceId: typeof body.workspaceId === 'string' ? body.workspaceId : null,
     campaignId: typeof body.campaignId === 'string' ? body.campaignId : null,
   };
+}
+
+/**
+ * `queue`: a boolean; true instead of scheduledFor (both: invalid_queue), and not on a draft, which
+ * takes its slot when it is published with `queue: true`.
+ */
+export function checkQueue(value: unknown, others: { scheduledFor: unknown; draft: unknown }): boolean {
+  if (value === undefined || value === false) return false;
+  if (value !== true) fail('invalid_queue', `queue must be true or false; got ${describeJson(value)}.`, 'queue');
+  if (others.scheduledFor !== undefined && others.scheduledFor !== null) {
+    fail('invalid_queue', 'Give either queue: true or scheduledFor, not both.', 'queue');
+  }
+  if (others.draft === true) fail('invalid_queue', 'A draft takes no queue slot; publish it with queue: true.', 'queue');
+  return true;
 }
 
 function checkAccounts(value: unknown): string[] {

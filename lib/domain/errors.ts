@@ -49,6 +49,11 @@ export const ERROR_CODES = {
   webhook_endpoint_not_found: { type: 'invalid_request_error', status: 404 },
   webhook_endpoint_disabled: { type: 'invalid_request_error', status: 409 },
   idempotency_in_flight: { type: 'invalid_request_error', status: 409 },
+  // beyond-v2.md "Queues and time zones": queue with scheduledFor, a queue's zone and slots, an account not the caller's.
+  invalid_queue: { type: 'invalid_request_error', status: 400 },
+  invalid_time_zone: { type: 'invalid_request_error', status: 400 },
+  invalid_slot: { type: 'invalid_request_error', status: 400 },
+  account_not_found: { type: 'invalid_request_error', status: 404 },
   // beyond-v1.md "The post lifecycle": PATCH or publish of a post past the point of change, retry of one that may be live.
   post_not_editable: { type: 'invalid_request_error', status: 409 },
   post_not_retryable: { type: 'invalid_request_error', status: 409 },
@@ -77,6 +82,9 @@ export const REJECTION_REASONS = [
   'token_refresh_failed',
   'quota_exceeded',
   'schedule_failed',
+  // beyond-v2.md: `queue: true` and the account's queue has no slot, or none free within 30 days.
+  'queue_empty',
+  'queue_full',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

@@ -205,4 +205,9 @@ export interface Post {
    * Absent = null.
    */
   inFlightSince?: string | null;
+  /**
+   * The post holds its account's queue slot at scheduledFor (created or changed with `queue: true`):
+   * cancelling or moving it gives the slot back (lib/store/dynamodb-queue-store.ts). Absent = false.
+   */
+  queueSlot?: boolean;
 }

@@ -252,3 +252,14 @@ export function parseQueueInput(body: unknown): QueueInputVerdict {
   );
   return { ok: true, timeZone: zone, slots: sorted };
 }
+
+/**
+ * A create's transaction found a slot taken by another request since the slots were read: the
+ * use case chooses again for those accounts (the slot is known taken now).
+ */
+export class QueueSlotTakenError extends Error {
+  constructor(readonly taken: { accountId: string; scheduledFor: string }[]) {
+    super(`Queue slots taken meanwhile: ${taken.map((slot) => `${slot.accountId}@${slot.scheduledFor}`).join(', ')}`);
+    this.name = 'QueueSlotTakenError';
+  }
+}

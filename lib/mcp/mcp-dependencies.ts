@@ -16,6 +16,7 @@ import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../store/dynamodb-idempotency-store.js';
 import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
 import { DynamoDbMediaStore } from '../store/dynamodb-media-store.js';
+import { DynamoDbQueueStore } from '../store/dynamodb-queue-store.js';
 import { DynamoDbPostStore } from '../store/dynamodb-post-store.js';
 import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
 import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
@@ -76,6 +77,7 @@ export function mcpDependencies(): McpEndpointDeps {
         idempotency,
         dispatcher,
         clock: systemClock,
+        queues: new DynamoDbQueueStore(directory),
       }),
       updatePost: new UpdatePost(lifecycle),
       publishDraft: new PublishDraft(lifecycle),

@@ -32,6 +32,9 @@ export const directoryKeys = {
   credentials: (accountId: string): Key => ({ pk: `${P.account}${accountId}`, sk: 'CREDENTIALS' }),
   apiKey: (keyId: string): Key => ({ pk: `${P.apiKey}${keyId}`, sk: 'KEY' }),
   media: (mediaId: string): Key => ({ pk: `${P.media}${mediaId}`, sk: 'MEDIA' }),
+  queue: (accountId: string): Key => ({ pk: `${P.queue}${accountId}`, sk: 'QUEUE' }),
+  /** A queue slot taken at an instant (ISO, UTC, milliseconds: the post's scheduledFor). */
+  queueSlot: (accountId: string, scheduledFor: string): Key => ({ pk: `${P.queue}${accountId}`, sk: `SLOT#${scheduledFor}` }),
   /** The guard of one platform identity connected in a workspace (settings connect: no duplicates). */
   connection: (input: { workspaceId: string; platform: string; accountType: string; platformUserId: string }): Key => ({
     pk: `${P.connection}${input.workspaceId}#${input.platform}#${input.accountType}#${input.platformUserId}`,

@@ -15,6 +15,7 @@ import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCo
 import type { Post } from '../domain/model.js';
 import type { NewPostsResult, NewPostsWrite, PostListQuery, PostPage, PostPageKey, PostStore, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
 import { platformDeletionPendingSince } from '../domain/post-deletion.js';
+import { queueSlotDelete } from './dynamodb-queue-store.js';
 import { indexAttributes, itemToPost, platformDeletionDueKeys, POST_INDEXES, statusPartitionKey, type PostItem } from './post-item.js';
 import { allowanceCounterExpiresAt } from '../domain/allowance.js';
 import {
@@ -25,6 +26,7 @@ import {
   MAX_TRANSACTION_ATTEMPTS,
   PostCreateWrites,
   type DynamoDbPostStoreOptions,
+  type TransactItem,
 } from './post-create-writes.js';
 
 export { allowanceCounterKey, type DynamoDbPostStoreOptions } from './post-create-writes.js';
@@ -131,7 +133,9 @@ export class DynamoDbPostStore implements PostStore {
 
   async removePost(post: Post, refundCycle: string | null): Promise<boolean> {
     const remove = { TableName: this.postsTable, Key: { id: post.id }, ...this.unchangedCondition(post) };
-    if (refundCycle === null) {
+    // A cancelled post that held a queue slot gives it back in the same transaction.
+    const freesSlot = post.queueSlot === true && post.status === 'scheduled';
+    if (refundCycle === null && !freesSlot) {
       try {
         await this.client.send(new DeleteCommand(remove));
         return true;
@@ -140,23 +144,21 @@ export class DynamoDbPostStore implements PostStore {
         throw error;
       }
     }
+    const items: TransactItem[] = [{ Delete: remove }];
+    if (refundCycle !== null) {
+      items.push({
+        Update: {
+          TableName: this.creates.countersTable,
+          Key: allowanceCounterKey(post.userId, refundCycle),
+          UpdateExpression: ALLOWANCE_UPDATE,
+          ExpressionAttributeValues: { ':units': -1, ':expiresAt': allowanceCounterExpiresAt(refundCycle) },
+        },
+      });
+    }
+    if (freesSlot) items.push({ Delete: queueSlotDelete(this.creates.directoryTable, post) });
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Delete: remove },
-              {
-                Update: {
-                  TableName: this.creates.countersTable,
-                  Key: allowanceCounterKey(post.userId, refundCycle),
-                  UpdateExpression: ALLOWANCE_UPDATE,
-                  ExpressionAttributeValues: { ':units': -1, ':expiresAt': allowanceCounterExpiresAt(refundCycle) },
-                },
-              },
-            ],
-          }),
-        );
+        await this.client.send(new TransactWriteCommand({ TransactItems: items }));
         return true;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;

@@ -1,7 +1,8 @@
 /**
  * The transactions of the create path of the posts table (DynamoDbPostStore delegates to them):
- * create writes every post of a request, the plan-allowance counter and the idempotency record's
- * completion in ONE TransactWriteItems (at most 25 posts + 2 items, under the 100-item limit), so a
+ * create writes every post of a request, the plan-allowance counter, the queue slots of queued posts
+ * and the idempotency record's completion in ONE TransactWriteItems (at most 25 posts + 25 slots + 2
+ * items, under the 100-item limit), so a
  * create costs the same number of requests for 1 target as for 25, and either all of it exists or
  * none of it does. The allowance is checked by the counter update's condition
  * (`ADD used :k IF attribute_not_exists(used) OR used <= limit - k`), so two concurrent creates can
@@ -17,13 +18,15 @@ import { allowanceCounterExpiresAt, unitsThatFit } from '../domain/allowance.js'
 import { DependencyError } from '../domain/errors.js';
 import type { IdempotencyLock } from '../domain/idempotency-record.js';
 import type { Post, PostError } from '../domain/model.js';
+import { QueueSlotTakenError } from '../domain/queue.js';
 import type { NewPostsResult, NewPostsWrite, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
 import { ALLOWANCE_UPDATE, allowanceCounterKey } from './allowance-counter.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { IdempotencyLockLostError, idempotencyCompletionUpdate, idempotencyRecordDelete, idempotencyResponseUpdate } from './idempotency-record-writes.js';
 import { errorToItem, postToItem, statusPartitionKey } from './post-item.js';
-import { COUNTERS_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
+import { queueSlotPut } from './dynamodb-queue-store.js';
+import { COUNTERS_TABLE, DIRECTORY_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
 
 /** Each failed attempt means another request spent units or held the counter: bounded by the concurrency. */
 export const MAX_TRANSACTION_ATTEMPTS = 12;
@@ -48,6 +51,7 @@ export interface DynamoDbPostStoreOptions {
   postsTable?: string;
   countersTable?: string;
   idempotencyTable?: string;
+  directoryTable?: string;
   client?: DynamoDBDocumentClient;
 }
 
@@ -56,6 +60,7 @@ export class PostCreateWrites {
   readonly postsTable: string;
   private counters: string | undefined;
   private idempotency: string | undefined;
+  private directory: string | undefined;
   readonly client: DynamoDBDocumentClient;
 
   /**
@@ -69,6 +74,7 @@ export class PostCreateWrites {
     this.postsTable = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
     this.counters = options.countersTable;
     this.idempotency = options.idempotencyTable;
+    this.directory = options.directoryTable;
     this.client = options.client ?? documentClient;
   }
 
@@ -80,6 +86,12 @@ export class PostCreateWrites {
   private get idempotencyTable(): string {
     this.idempotency ??= requireEnv(IDEMPOTENCY_TABLE.envVar);
     return this.idempotency;
+  }
+
+  /** Only a post that takes a queue slot writes the directory (its slot item). */
+  get directoryTable(): string {
+    this.directory ??= requireEnv(DIRECTORY_TABLE.envVar);
+    return this.directory;
   }
 
   async createPosts(write: NewPostsWrite): Promise<NewPostsResult> {
@@ -114,6 +126,12 @@ export class PostCreateWrites {
           },
         });
       }
+      // A queued post's slot, taken in the same transaction: of two requests that chose it, one commits.
+      const slotStart = items.length;
+      const slotted = written.filter((post) => post.queueSlot === true);
+      for (const post of slotted) {
+        items.push({ Put: queueSlotPut(this.directoryTable, { accountId: post.accountId, scheduledFor: post.scheduledFor, postId: post.id }) });
+      }
       let idempotencyIndex = -1;
       if (write.idempotency && response) {
         idempotencyIndex = items.length;
@@ -127,6 +145,10 @@ export class PostCreateWrites {
         if (!(error instanceof TransactionCanceledException)) throw error;
         const codes = cancellationCodes(error);
         if (idempotencyIndex >= 0 && codes[idempotencyIndex] === 'ConditionalCheckFailed') throw new IdempotencyLockLostError();
+        const lostSlots = slotted.filter((_, index) => codes[slotStart + index] === 'ConditionalCheckFailed');
+        if (lostSlots.length > 0) {
+          throw new QueueSlotTakenError(lostSlots.map((post) => ({ accountId: post.accountId, scheduledFor: post.scheduledFor })));
+        }
         if (attempt >= MAX_TRANSACTION_ATTEMPTS) {
           throw new DependencyError('Could not write the posts: too much contention on the allowance', { cause: error });
         }

@@ -130,6 +130,7 @@ export function postToItem(post: Post): PostItem {
   if (post.deletedAt !== null) item.deletedAt = post.deletedAt;
   if (post.allowanceCycle !== null) item.allowanceCycle = post.allowanceCycle;
   if (post.inFlightSince !== undefined && post.inFlightSince !== null) item.inFlightSince = post.inFlightSince;
+  if (post.queueSlot === true) item.queueSlot = true;
   // Absent for a post without them, so a text post's item is no bigger than before formats existed.
   if (post.threadParts.length > 0) item.threadParts = post.threadParts.map(threadPartToItem);
   if (post.firstComment !== null) item.firstComment = firstCommentToItem(post.firstComment);
@@ -207,6 +208,7 @@ const POST_ITEM = v.object({
     v.transform((value) => value === true),
   ),
   [IN_FLIGHT_ATTRIBUTE]: nullableString,
+  queueSlot: v.optional(v.boolean()),
 });
 
 export function itemToPost(item: PostItem): Post {

@@ -12,6 +12,11 @@
  *             ACCOUNT#<acctId>   CREDENTIALS           encrypted platform tokens (no index keys)
  *             KEY#<keyId>        KEY                   API key: secret hash, scopes, revokedAt
  *             MEDIA#<mediaId>    MEDIA                 media library item (gsi1: MEDIA#USER#<userId> / <createdAt>#<mediaId>)
+ *             QUEUE#<acctId>     QUEUE                 an account's queue: timeZone, slots (dynamodb-queue-store.ts)
+ *             QUEUE#<acctId>     SLOT#<scheduledFor>   a queue slot taken by a post (postId): put with
+ *                                                  attribute_not_exists in the post's create transaction,
+ *                                                  deleted with the post's cancel; the queue's free
+ *                                                  slots = its slot times minus a Query of these
  *             CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId>  CONNECTION
  *                                                  the account a platform identity is connected as in a
  *                                                  workspace (settings connect: no duplicates)
@@ -115,6 +120,7 @@ export const DIRECTORY_KEY_PREFIXES = {
   media: 'MEDIA#',
   connection: 'CONNECTION#',
   identity: 'IDENTITY#',
+  queue: 'QUEUE#',
 } as const;
 
 /** The prefix of the plan allowance's counters in the counters table (`ALLOWANCE#<userId>#<YYYY-MM>`). */

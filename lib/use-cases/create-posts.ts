@@ -11,7 +11,8 @@
  *      its body would no longer validate (a scheduledFor that has passed since).
  *   3. body rules (lib/domain/create-request.ts), then workspace, options vs the platforms of the
  *      resolved accounts, media_not_hosted
- *   4. per-target rules (lib/domain/target-rules.ts)
+ *   4. per-target rules (lib/domain/target-rules.ts); with `queue: true`, each accepted target's
+ *      earliest free slot of its account's queue (queue_empty / queue_full otherwise; queues.ts)
  *   5. one transaction: the accepted posts + allowance (first k that fit; the rest quota_exceeded)
  *      + the idempotency record completed with the 202
  *   6. dispatch the posts that go out; a post that cannot be queued becomes failed
@@ -21,6 +22,8 @@
  * DynamoDB requests: claim 1 + accounts 1 (+ media 1 when media is attached, to the post or to a
  * thread part) + transaction 1,
  * whatever the number of targets; the counter is read only when the allowance condition fails.
+ * `queue: true` adds 2 per target account (its queue and its taken slots), and one transaction more
+ * each time another request took a chosen slot first.
  */
 import { allowanceCycle } from '../domain/allowance.js';
 import type { CreatePostsRequest } from '../domain/create-request.js';
@@ -40,6 +43,9 @@ import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { MediaReader } from './ports/media.js';
 import type { PostStore } from './ports/post-store.js';
+import type { QueueStore } from './ports/queues.js';
+import { QueueSlotTakenError, type QueueSlotVerdict } from '../domain/queue.js';
+import { QUEUE_REJECTION_MESSAGES, QueueChoices } from './queues.js';
 import type { WorkspaceReader } from './ports/workspaces.js';
 import { decideTargets } from './create-targets.js';
 
@@ -88,7 +94,15 @@ export interface CreatePostsDeps {
   clock: Clock;
   /** MEDIA_BASE_URL: media URLs of the caller's library start with it. */
   mediaBaseUrl: string;
+  /** The accounts' queues, for `queue: true`. */
+  queues: QueueStore;
 }
+
+/**
+ * Each lost race for a slot costs one transaction; a request loses at most once per concurrent
+ * request that chose the same slot, so this bounds the work under any burst the rate limit allows.
+ */
+const MAX_QUEUE_ATTEMPTS = 32;
 
 /** A target as decided: its verdict, and the post that will be written when accepted. */
 interface Target {
@@ -157,24 +171,50 @@ export class CreatePosts {
 
     const campaignId = request.campaignId ?? newId('cmp');
     const createdAt = now.toISOString();
-    const targets: Target[] = decisions.map(({ verdict, text }) => ({
-      verdict,
-      post: verdict.accepted ? this.newPost(caller, request, verdict, { campaignId, text, media, threadMedia, createdAt }) : null,
-    }));
+    const choices = request.queue
+      ? await QueueChoices.read(
+          this.deps.queues,
+          decisions.flatMap(({ verdict }) => (verdict.accepted ? [verdict.accountId] : [])),
+          now,
+        )
+      : null;
 
-    const toWrite = targets.flatMap((target) => (target.post ? [target.post] : []));
-    if (toWrite.length === 0) throw noTargetAccepted(targets.map((target) => resultOf(target, new Set(), new Set())));
+    let written: Post[] = [];
+    let overAllowance: Post[] = [];
+    let targets: Target[] = [];
+    for (let attempt = 1; ; attempt++) {
+      targets = decisions.map(({ verdict, text }) => {
+        const queued = choices && verdict.accepted ? queueVerdict(verdict, choices.choose(verdict.accountId, now)) : null;
+        const decided = queued?.verdict ?? verdict;
+        return {
+          verdict: decided,
+          post: decided.accepted
+            ? this.newPost(caller, request, decided, { campaignId, text, media, threadMedia, createdAt, queuedFor: queued?.scheduledFor ?? null })
+            : null,
+        };
+      });
 
-    const { written, overAllowance } = await this.deps.posts.createPosts({
-      userId: caller.userId,
-      posts: toWrite,
-      allowanceLimit: caller.user.monthlyPostAllowance,
-      idempotency: lock,
-      response: (writtenIds) => {
-        const batch = batchOf(campaignId, targets, writtenIds, new Set());
-        return batch.posts.some((result) => result.status === 'accepted') ? { status: 202, body: batch } : null;
-      },
-    });
+      const toWrite = targets.flatMap((target) => (target.post ? [target.post] : []));
+      if (toWrite.length === 0) throw noTargetAccepted(targets.map((target) => resultOf(target, new Set(), new Set())));
+
+      try {
+        ({ written, overAllowance } = await this.deps.posts.createPosts({
+          userId: caller.userId,
+          posts: toWrite,
+          allowanceLimit: caller.user.monthlyPostAllowance,
+          idempotency: lock,
+          response: (writtenIds) => {
+            const batch = batchOf(campaignId, targets, writtenIds, new Set());
+            return batch.posts.some((result) => result.status === 'accepted') ? { status: 202, body: batch } : null;
+          },
+        }));
+        break;
+      } catch (error) {
+        // Another request took a slot we chose: choose again, skipping it (nothing was written).
+        if (!(error instanceof QueueSlotTakenError) || !choices || attempt >= MAX_QUEUE_ATTEMPTS) throw error;
+        for (const slot of error.taken) choices.lost(slot.accountId, slot.scheduledFor);
+      }
+    }
     const writtenIds = new Set(written.map((post) => post.id));
     if (written.length === 0) throw noTargetAccepted(batchOf(campaignId, targets, writtenIds, new Set()).posts);
     progress.remembered = lock !== null;
@@ -214,7 +254,15 @@ export class CreatePosts {
     caller: Caller,
     request: CreatePostsRequest,
     verdict: Extract<TargetVerdict, { accepted: true }>,
-    shared: { campaignId: string; text: string; media: MediaItem[]; threadMedia: MediaItem[][] | null; createdAt: string },
+    shared: {
+      campaignId: string;
+      text: string;
+      media: MediaItem[];
+      threadMedia: MediaItem[][] | null;
+      createdAt: string;
+      /** The queue slot this post takes (`queue: true`), ISO. */
+      queuedFor: string | null;
+    },
   ): Post {
     const platform: PublishablePlatform = verdict.platform;
     return {
@@ -231,7 +279,7 @@ export class CreatePosts {
       // options without thread and firstComment, which become threadParts and firstComment.
       ...formatFields(request.options, platform, shared.threadMedia),
       // No scheduledFor: due at once (a draft keeps its creation time).
-      scheduledFor: request.scheduledFor?.toISOString() ?? shared.createdAt,
+      scheduledFor: shared.queuedFor ?? request.scheduledFor?.toISOString() ?? shared.createdAt,
       publishedAt: null,
       publishedUrl: null,
       platformPostId: null,
@@ -241,8 +289,21 @@ export class CreatePosts {
       deletedAt: null,
       allowanceCycle: request.draft ? null : allowanceCycle(new Date(shared.createdAt)),
       deleteFromPlatformRequested: false,
+      ...(shared.queuedFor === null ? {} : { queueSlot: true }),
     };
   }
+}
+
+/** An accepted target with `queue: true`: its slot, or rejected queue_empty / queue_full. */
+function queueVerdict(
+  verdict: Extract<TargetVerdict, { accepted: true }>,
+  slot: QueueSlotVerdict,
+): { verdict: TargetVerdict; scheduledFor: string | null } {
+  if (slot.ok) return { verdict, scheduledFor: new Date(slot.slot.at).toISOString() };
+  return {
+    verdict: { accepted: false, accountId: verdict.accountId, platform: verdict.platform, reason: slot.reason, message: QUEUE_REJECTION_MESSAGES[slot.reason] },
+    scheduledFor: null,
+  };
 }
 
 function resultOf(target: Target, writtenIds: ReadonlySet<string>, failedIds: ReadonlySet<string>): PostResult {

@@ -1,0 +1,21 @@
+/** PUT /api/v1/accounts/{id}/queue: replaces an account's posting times (scope `write`). */
+import { apiHandler } from '../../lib/http/api-handler.js';
+import { authenticatedPipeline } from '../../lib/http/api-pipeline.js';
+import { DirectoryTable } from '../../lib/store/directory-table.js';
+import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
+import { DynamoDbQueueStore } from '../../lib/store/dynamodb-queue-store.js';
+import { checkNoQuery } from '../../lib/use-cases/post-lookup.js';
+import { systemClock } from '../../lib/use-cases/ports/clock.js';
+import { AccountQueues } from '../../lib/use-cases/queues.js';
+
+export const handler = apiHandler({ scope: 'write', jsonBody: true }, () => {
+  const directory = new DirectoryTable();
+  const queues = new AccountQueues({ accounts: new DynamoDbAccountStore(directory), queues: new DynamoDbQueueStore(directory), clock: systemClock });
+  return {
+    pipeline: authenticatedPipeline(directory),
+    route: async (request, caller) => {
+      checkNoQuery(request.query, 'PUT /accounts/{id}/queue');
+      return { status: 200, body: await queues.put(caller, request.pathParameters.id ?? '', request.body) };
+    },
+  };
+});
