@@ -22,8 +22,8 @@
  * DynamoDB requests: claim 1 + accounts 1 (+ media 1 when media is attached, to the post or to a
  * thread part) + transaction 1,
  * whatever the number of targets; the counter is read only when the allowance condition fails.
- * `queue: true` adds 2 per target account (its queue and its taken slots), and one transaction more
- * each time another request took a chosen slot first.
+ * `queue: true` adds 2 per target account (its queue and its taken slots), and a Query and a
+ * transaction more each time another request took a chosen slot first.
  */
 import { allowanceCycle } from '../domain/allowance.js';
 import type { CreatePostsRequest } from '../domain/create-request.js';
@@ -212,7 +212,7 @@ export class CreatePosts {
       } catch (error) {
         // Another request took a slot we chose: choose again, skipping it (nothing was written).
         if (!(error instanceof QueueSlotTakenError) || !choices || attempt >= MAX_QUEUE_ATTEMPTS) throw error;
-        for (const slot of error.taken) choices.lost(slot.accountId, slot.scheduledFor);
+        await Promise.all(error.taken.map((slot) => choices.lost(slot.accountId, slot.scheduledFor, now)));
       }
     }
     const writtenIds = new Set(written.map((post) => post.id));

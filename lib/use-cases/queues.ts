@@ -114,7 +114,10 @@ function takenIn(queues: QueueStore, accountId: string, now: Date): Promise<Set<
  * (the create's transaction said so), so the next choice skips it without reading again.
  */
 export class QueueChoices {
-  private constructor(private readonly state: Map<string, { queue: Queue; taken: Set<number> }>) {}
+  private constructor(
+    private readonly queues: QueueStore,
+    private readonly state: Map<string, { queue: Queue; taken: Set<number> }>,
+  ) {}
 
   static async read(queues: QueueStore, accountIds: readonly string[], now: Date): Promise<QueueChoices> {
     const entries = await Promise.all(
@@ -124,7 +127,7 @@ export class QueueChoices {
         return [accountId, { queue, taken }] as const;
       }),
     );
-    return new QueueChoices(new Map(entries));
+    return new QueueChoices(queues, new Map(entries));
   }
 
   choose(accountId: string, now: Date): QueueSlotVerdict {
@@ -133,8 +136,16 @@ export class QueueChoices {
     return nextFreeSlot(entry.queue, now, entry.taken);
   }
 
-  lost(accountId: string, scheduledFor: string): void {
-    this.state.get(accountId)?.taken.add(Date.parse(scheduledFor));
+  /**
+   * Reads the account's taken slots again (one Query): the request that won this slot has
+   * committed, and so may others since the first read, so the next choice skips them all instead
+   * of losing to each in turn.
+   */
+  async lost(accountId: string, scheduledFor: string, now: Date): Promise<void> {
+    const entry = this.state.get(accountId);
+    if (!entry) return;
+    entry.taken = await takenIn(this.queues, accountId, now);
+    entry.taken.add(Date.parse(scheduledFor));
   }
 }
 
