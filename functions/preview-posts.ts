@@ -11,6 +11,7 @@ import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
 import { DynamoDbMediaStore } from '../lib/store/dynamodb-media-store.js';
 import { DynamoDbWorkspaceStore } from '../lib/store/dynamodb-workspace-store.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
+import { DynamoDbQueueStore } from '../lib/store/dynamodb-queue-store.js';
 import { PreviewPosts, previewBatch } from '../lib/use-cases/preview-posts.js';
 
 export const handler = apiHandler({ scope: 'write', jsonBody: true }, () => {
@@ -21,6 +22,7 @@ export const handler = apiHandler({ scope: 'write', jsonBody: true }, () => {
     media: new DynamoDbMediaStore(directory),
     clock: systemClock,
     mediaBaseUrl: requireEnv(ENV.mediaBaseUrl),
+    queues: new DynamoDbQueueStore(directory),
   });
   return {
     pipeline: authenticatedPipeline(directory),

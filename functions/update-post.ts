@@ -17,6 +17,7 @@ import { DynamoDbWorkspaceStore } from '../lib/store/dynamodb-workspace-store.js
 import { DynamoDbPostChanges } from '../lib/store/post-change-writes.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
+import { DynamoDbQueueStore } from '../lib/store/dynamodb-queue-store.js';
 import { UpdatePost } from '../lib/use-cases/update-post.js';
 
 // Endpoints come from the SDK's own AWS_ENDPOINT_URL_* variables (set by the local stack, unset on AWS).
@@ -36,6 +37,7 @@ export const handler = apiHandler({ scope: 'write', jsonBody: true }, () => {
     dispatcher: new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv()),
     clock: systemClock,
     mediaBaseUrl: requireEnv(ENV.mediaBaseUrl),
+    queues: new DynamoDbQueueStore(directory),
   });
   return {
     pipeline: authenticatedPipeline(directory),

@@ -103,19 +103,24 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // retry, the allowance counter: REQUEST_PATH's counters), then makes it due. A PATCH that moves
   // the time deletes the old schedule before it creates the new one; only it may change media, so
   // only it knows the media URL prefix.
+  // With `queue: true` (PATCH, publish) a post takes a queue slot, and a new time (PATCH, retry)
+  // gives one back: the directory's queue items only.
   UpdatePost: {
-    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.queue] },
     sendsTo: ['publish'],
     scheduler: ['create', 'delete'],
     mediaBaseUrl: true,
   },
   PublishDraft: {
-    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.queue] },
     sendsTo: ['publish'],
     scheduler: ['create'],
   },
   RetryPost: {
-    tables: { ...REQUEST_PATH, posts: 'readWrite', idempotency: 'readWrite' },
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.queue] },
     sendsTo: ['publish'],
     scheduler: ['create'],
   },
@@ -267,7 +272,14 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // (no idempotency table): the account and media (directory), the post and the allowance unit
   // (counters), then the publish queue or a schedule.
   SettingsSendPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['publish'], scheduler: ['create'] },
-  SettingsRetryPost: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'readWrite', counters: 'readWrite' }, sendsTo: ['publish'], scheduler: ['create'] },
+  // A retry gives back the queue slot the failed post held (the directory's queue items only).
+  SettingsRetryPost: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite', posts: 'readWrite', counters: 'readWrite' },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.queue] },
+    sendsTo: ['publish'],
+    scheduler: ['create'],
+  },
   // The assistant server's consent: reads the request (and a registered client), binds it to the
   // person, answers it with a code (oauth); the issuer in the answer is the service origin.
   SettingsAssistantConsent: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },

@@ -9,21 +9,25 @@
  * invalid_media, invalid_scheduled_for / scheduled_for_in_past / scheduled_for_too_far,
  * invalid_option. Options name platforms as a create's do; only the post's own platform may appear.
  */
-import { checkMedia, checkOptions, checkScheduledFor, describeJson, type PlatformOptions } from './create-request.js';
+import { checkMedia, checkOptions, checkQueue, checkScheduledFor, describeJson, type PlatformOptions } from './create-request.js';
 import { formatFields } from './format-rules.js';
 import { ApiError } from './errors.js';
 import type { MediaItem, Post } from './model.js';
 import { platformName } from './publishing.js';
 import { livePartCount } from './thread-progress.js';
 
-export const UPDATE_BODY_FIELDS = ['text', 'media', 'scheduledFor', 'options'] as const;
+export const UPDATE_BODY_FIELDS = ['text', 'media', 'scheduledFor', 'queue', 'options'] as const;
 export const SEND_BODY_FIELDS = ['scheduledFor'] as const;
+/** A draft's publish may also say `queue: true`; a retry goes out at once or at scheduledFor. */
+export const PUBLISH_BODY_FIELDS = ['scheduledFor', 'queue'] as const;
 
 /** A PATCH: null leaves the field as it is. */
 export interface PostUpdateRequest {
   text: string | null;
   media: string[] | null;
   scheduledFor: Date | null;
+  /** `queue: true`: the post moves to its account's earliest free queue slot (never with scheduledFor). */
+  queue: boolean;
   options: PlatformOptions | null;
 }
 
@@ -45,15 +49,21 @@ export function parseUpdatePostBody(body: Record<string, unknown>, now: Date): P
   const media = body.media === undefined ? null : checkMedia(body.media);
   // null is not "leave it": it is a value of the wrong type, refused as a create refuses it.
   const scheduledFor = body.scheduledFor === undefined ? null : checkScheduledFor(body.scheduledFor ?? 0, now);
+  const queue = checkQueue(body.queue, { scheduledFor: body.scheduledFor, draft: false });
   const options = body.options === undefined ? null : checkOptions(body.options);
-  return { text: typeof body.text === 'string' ? body.text : null, media, scheduledFor, options };
+  return { text: typeof body.text === 'string' ? body.text : null, media, scheduledFor, queue, options };
 }
 
 /** The body of publish and retry: optional, and then only `scheduledFor` (omitted: now). */
-export function parseSendBody(body: Record<string, unknown> | null, now: Date): { scheduledFor: Date | null } {
-  if (body === null) return { scheduledFor: null };
-  unknownField(body, SEND_BODY_FIELDS);
-  return { scheduledFor: body.scheduledFor === undefined ? null : checkScheduledFor(body.scheduledFor ?? 0, now) };
+export function parseSendBody(
+  body: Record<string, unknown> | null,
+  now: Date,
+  allowed: readonly string[] = SEND_BODY_FIELDS,
+): { scheduledFor: Date | null; queue: boolean } {
+  if (body === null) return { scheduledFor: null, queue: false };
+  unknownField(body, allowed);
+  const scheduledFor = body.scheduledFor === undefined ? null : checkScheduledFor(body.scheduledFor ?? 0, now);
+  return { scheduledFor, queue: checkQueue(body.queue, { scheduledFor: body.scheduledFor, draft: false }) };
 }
 
 /** What the worker has done to a post, as far as changing it goes. */
@@ -112,6 +122,8 @@ export function applyUpdate(
     mediaIds: media === null ? post.mediaIds : media.map((item) => item.id),
     ...(request.options === null ? {} : formatFields(request.options, post.platform, resolved.threadMedia)),
     scheduledFor: request.scheduledFor?.toISOString() ?? post.scheduledFor,
+    // A time of its own gives the queue slot back (post-change-writes.ts); `queue: true` takes one (update-post.ts).
+    queueSlot: request.scheduledFor === null && post.queueSlot === true,
     updatedAt: now.toISOString(),
   };
 }
@@ -136,6 +148,8 @@ export function sendAgain(post: Post, at: Date, allowanceCycle: string, now: Dat
     platformPostId: partsLive ? post.platformPostId : null,
     inFlightSince: partsLive ? (post.inFlightSince ?? null) : null,
     allowanceCycle,
+    // Sent at `at`, not at a queue slot (a draft's publish with `queue: true` takes one: publish-draft.ts).
+    queueSlot: false,
     updatedAt: now.toISOString(),
   };
 }

@@ -60,7 +60,8 @@ export function mcpDependencies(): McpEndpointDeps {
   const reads = { accounts, workspaces, media: new DynamoDbMediaStore(directory), mediaBaseUrl: requireEnv(ENV.mediaBaseUrl) };
   const idempotency = new DynamoDbIdempotencyStore();
   const dispatcher = new PublishDispatcher(sqs, scheduler, publishDispatcherConfigFromEnv());
-  const lifecycle = { ...reads, changes: new DynamoDbPostChanges(), idempotency, dispatcher, clock: systemClock };
+  const queues = new DynamoDbQueueStore(directory);
+  const lifecycle = { ...reads, changes: new DynamoDbPostChanges(), idempotency, dispatcher, clock: systemClock, queues };
   deps = {
     tokens: tokenService(new DynamoDbUserStore(directory)),
     limiter: counting.rateLimiter,
@@ -77,12 +78,12 @@ export function mcpDependencies(): McpEndpointDeps {
         idempotency,
         dispatcher,
         clock: systemClock,
-        queues: new DynamoDbQueueStore(directory),
+        queues,
       }),
       updatePost: new UpdatePost(lifecycle),
       publishDraft: new PublishDraft(lifecycle),
       retryPost: new RetryPost(lifecycle),
-      previewPosts: new PreviewPosts({ ...reads, clock: systemClock }),
+      previewPosts: new PreviewPosts({ ...reads, clock: systemClock, queues }),
       deletePost: new DeletePost({
         posts,
         dispatcher: new ScheduleCanceller(scheduler, requireEnv(ENV.schedulerGroup)),

@@ -32,7 +32,9 @@ import { IdempotencyLockLostError, idempotencyCompletionUpdate } from './idempot
 import { readItem } from './item-schema.js';
 import { IN_FLIGHT_ATTRIBUTE, itemToPost, postToItem } from './post-item.js';
 import { ALLOWANCE_UPDATE, allowanceCounterKey, cancellationCodes, MAX_TRANSACTION_ATTEMPTS, type TransactItem } from './post-create-writes.js';
-import { COUNTERS_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
+import { QueueSlotTakenError } from '../domain/queue.js';
+import { queueSlotDelete, queueSlotPut } from './dynamodb-queue-store.js';
+import { COUNTERS_TABLE, DIRECTORY_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
 
 /**
  * Post attributes that are absent when null or empty (post-item.ts): a change that clears one
@@ -51,6 +53,7 @@ const NULLABLE_ATTRIBUTES = [
   'dueSk',
   'threadParts',
   'firstComment',
+  'queueSlot',
 ] as const;
 /** The worker's bookkeeping (dynamodb-publish-state.ts) that a retry clears. */
 const PUBLISH_STATE_ATTRIBUTES = [
@@ -76,6 +79,7 @@ export interface DynamoDbPostChangesOptions {
   postsTable?: string;
   countersTable?: string;
   idempotencyTable?: string;
+  directoryTable?: string;
   client?: DynamoDBDocumentClient;
 }
 
@@ -83,6 +87,7 @@ export class DynamoDbPostChanges implements PostChangeStore {
   private readonly postsTable: string;
   private counters: string | undefined;
   private idempotency: string | undefined;
+  private directory: string | undefined;
   private readonly client: DynamoDBDocumentClient;
 
   /** The counters and idempotency tables are read at their first use, as PostCreateWrites does. */
@@ -90,7 +95,14 @@ export class DynamoDbPostChanges implements PostChangeStore {
     this.postsTable = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
     this.counters = options.countersTable;
     this.idempotency = options.idempotencyTable;
+    this.directory = options.directoryTable;
     this.client = options.client ?? documentClient;
+  }
+
+  /** Only a change that takes or gives back a queue slot writes the directory (the slot items). */
+  private get directoryTable(): string {
+    this.directory ??= requireEnv(DIRECTORY_TABLE.envVar);
+    return this.directory;
   }
 
   private get countersTable(): string {
@@ -134,6 +146,18 @@ export class DynamoDbPostChanges implements PostChangeStore {
         },
       });
     }
+    // Queue slots move with the post in the same transaction: the old one given back, a new one
+    // taken only if nobody holds it (QueueSlotTakenError: the use case chooses again).
+    const { before, after } = write;
+    const heldBefore = before.post.queueSlot === true;
+    const holdsAfter = after.queueSlot === true && after.status === 'scheduled';
+    const sameSlot = heldBefore && holdsAfter && before.post.scheduledFor === after.scheduledFor;
+    if (heldBefore && !sameSlot) items.push({ Delete: queueSlotDelete(this.directoryTable, before.post) });
+    let slotIndex = -1;
+    if (holdsAfter && !sameSlot) {
+      slotIndex = items.length;
+      items.push({ Put: queueSlotPut(this.directoryTable, { accountId: after.accountId, scheduledFor: after.scheduledFor, postId: after.id }) });
+    }
     let idempotencyIndex = -1;
     if (write.idempotency !== null) {
       idempotencyIndex = items.length;
@@ -158,6 +182,9 @@ export class DynamoDbPostChanges implements PostChangeStore {
         const codes = cancellationCodes(error);
         if (codes[0] === 'ConditionalCheckFailed') return { outcome: 'conflict' };
         if (counterIndex >= 0 && codes[counterIndex] === 'ConditionalCheckFailed') return { outcome: 'over_allowance' };
+        if (slotIndex >= 0 && codes[slotIndex] === 'ConditionalCheckFailed') {
+          throw new QueueSlotTakenError([{ accountId: after.accountId, scheduledFor: after.scheduledFor }]);
+        }
         if (idempotencyIndex >= 0 && codes[idempotencyIndex] === 'ConditionalCheckFailed') throw new IdempotencyLockLostError();
         if (!codes.includes('TransactionConflict') || attempt >= MAX_TRANSACTION_ATTEMPTS) {
           throw new DependencyError('The post change transaction was cancelled', { cause: error });

@@ -14,7 +14,9 @@ import type { PostFormat } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
 import type { Caller } from '../domain/caller.js';
 import type { Clock } from './ports/clock.js';
+import type { QueueStore } from './ports/queues.js';
 import { decideTargets, type TargetReads } from './create-targets.js';
+import { QUEUE_REJECTION_MESSAGES, QueueChoices } from './queues.js';
 
 export interface PreviewLine {
   accountId: string;
@@ -50,7 +52,7 @@ export interface PostsPreview {
 }
 
 export class PreviewPosts {
-  constructor(private readonly deps: TargetReads & { clock: Clock }) {}
+  constructor(private readonly deps: TargetReads & { clock: Clock; queues: QueueStore }) {}
 
   /**
    * `scope`: `as_create` (the assistant's create_posts: the scope the create would need) or
@@ -60,7 +62,18 @@ export class PreviewPosts {
     const isDraft = typeof body === 'object' && body !== null && (body as { draft?: unknown }).draft === true;
     requireScope(caller, isDraft || scope === 'write' ? 'write' : 'publish');
     const now = this.deps.clock.now();
-    const { request, decisions } = await decideTargets(this.deps, caller, body, now);
+    const { request, decisions: decided } = await decideTargets(this.deps, caller, body, now);
+    // `queue: true`: a target whose account has no free slot is rejected as a create would reject it.
+    const choices = request.queue
+      ? await QueueChoices.read(this.deps.queues, decided.flatMap(({ verdict }) => (verdict.accepted ? [verdict.accountId] : [])), now)
+      : null;
+    const decisions = decided.map(({ verdict, text }) => {
+      if (!choices || !verdict.accepted) return { verdict, text };
+      const slot = choices.choose(verdict.accountId, now);
+      return slot.ok
+        ? { verdict, text }
+        : { text, verdict: { accepted: false as const, accountId: verdict.accountId, platform: verdict.platform, reason: slot.reason, message: QUEUE_REJECTION_MESSAGES[slot.reason] } };
+    });
     const targets = decisions.map(({ verdict, text }): PreviewLine => {
       const format = verdict.accepted ? formatFields(request.options, verdict.platform, null) : null;
       const rules = verdict.platform !== null && isPublishablePlatform(verdict.platform) ? PLATFORM_RULES[verdict.platform] : null;

@@ -1,6 +1,7 @@
 /**
  * POST /posts/{id}/publish (beyond-v1.md "The post lifecycle", scope `publish`): a draft goes out,
- * now or at `scheduledFor` in the body. It is checked by a create's target rules as it stands (the
+ * now, at `scheduledFor` in the body, or with `queue: true` at its account's earliest free queue
+ * slot (taken in the same write: queues.ts). It is checked by a create's target rules as it stands (the
  * connection may have failed since it was saved), and spends one allowance unit in the same
  * transaction that makes it scheduled (400 quota_exceeded when none is left), as a create does.
  * Then it is made due (the dispatcher); a post whose message could not be sent is put back by the
@@ -12,7 +13,8 @@
  */
 import { allowanceCycle } from '../domain/allowance.js';
 import { ApiError } from '../domain/errors.js';
-import { notPublishableReason, parseSendBody, sendAgain } from '../domain/post-changes.js';
+import { notPublishableReason, parseSendBody, PUBLISH_BODY_FIELDS, sendAgain } from '../domain/post-changes.js';
+import { QueueSlotTakenError } from '../domain/queue.js';
 import { postView, type PostView } from '../domain/views/post-view.js';
 import type { Post } from '../domain/model.js';
 import { logger } from '../observability.js';
@@ -21,13 +23,17 @@ import type { Clock } from './ports/clock.js';
 import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { PostChangeStore, PostForChange } from './ports/post-change-store.js';
+import type { QueueStore } from './ports/queues.js';
 import { decideStoredTarget, type StoredTargetReads } from './create-targets.js';
+import { slotForPost } from './queues.js';
 import { idempotentRequest, type IdempotentOutcome } from './idempotent-request.js';
 import { keptChanging, MAX_CHANGE_ATTEMPTS } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 
 export interface SendPostDeps extends StoredTargetReads {
   changes: PostChangeStore;
+  /** The accounts' queues, for a draft's publish with `queue: true` (retry takes no slot). */
+  queues?: QueueStore;
   idempotency: IdempotencyStore;
   dispatcher: Pick<PostDispatcher, 'dispatch'>;
   clock: Clock;
@@ -68,13 +74,20 @@ export function sendChange(
     for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
       const { read, after, spendsUnit } = await plan();
       const response = { status: 200, body: postView(after) };
-      const result = await deps.changes.changePost({
-        before: read,
-        after,
-        spend: spendsUnit ? { allowanceLimit: caller.user.monthlyPostAllowance } : null,
-        resetPublishState: request.resetPublishState,
-        idempotency: lock ? { lock, response } : null,
-      });
+      let result;
+      try {
+        result = await deps.changes.changePost({
+          before: read,
+          after,
+          spend: spendsUnit ? { allowanceLimit: caller.user.monthlyPostAllowance } : null,
+          resetPublishState: request.resetPublishState,
+          idempotency: lock ? { lock, response } : null,
+        });
+      } catch (error) {
+        // Another request took the chosen queue slot first: plan again from a fresh read.
+        if (error instanceof QueueSlotTakenError) continue;
+        throw error;
+      }
       if (result.outcome === 'over_allowance') throw quotaExceeded();
       if (result.outcome !== 'applied') continue;
       progress.remembered = lock !== null;
@@ -103,7 +116,7 @@ export class PublishDraft {
   }
 
   private async plan(caller: Caller, postId: string, body: Record<string, unknown> | null, now: Date): Promise<{ read: PostForChange; after: Post }> {
-    const { scheduledFor } = parseSendBody(body, now);
+    const { scheduledFor, queue } = parseSendBody(body, now, PUBLISH_BODY_FIELDS);
     const read = await this.deps.changes.getPostForChange(postId);
     const post = visiblePost(read?.post ?? null, caller.userId);
     if (!read || !post) throw postNotFound();
@@ -111,6 +124,11 @@ export class PublishDraft {
     if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
     await decideStoredTarget(this.deps, caller, post, { text: null, media: null, options: null });
     const at = this.deps.clock.now();
+    if (queue) {
+      if (!this.deps.queues) throw new Error('Publishing with queue: true needs the queue store');
+      const slot = new Date(await slotForPost(this.deps.queues, post, now));
+      return { read, after: { ...sendAgain(post, slot, allowanceCycle(at), at), queueSlot: true } };
+    }
     return { read, after: sendAgain(post, scheduledFor ?? at, allowanceCycle(at), at) };
   }
 }

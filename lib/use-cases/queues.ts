@@ -9,7 +9,7 @@
  * create's one transaction.
  */
 import { ApiError } from '../domain/errors.js';
-import type { Account } from '../domain/model.js';
+import type { Account, Post } from '../domain/model.js';
 import { checkQueryParameters } from '../domain/query-parameters.js';
 import {
   NEXT_SLOTS_DEFAULT,
@@ -130,6 +130,11 @@ export class QueueChoices {
     return new QueueChoices(queues, new Map(entries));
   }
 
+  /** A post moving within its own queue: its own slot counts as free for it. */
+  release(accountId: string, scheduledFor: string): void {
+    this.state.get(accountId)?.taken.delete(Date.parse(scheduledFor));
+  }
+
   choose(accountId: string, now: Date): QueueSlotVerdict {
     const entry = this.state.get(accountId);
     if (!entry) return { ok: false, reason: 'queue_empty' };
@@ -153,3 +158,16 @@ export const QUEUE_REJECTION_MESSAGES = {
   queue_empty: "The account's queue has no slots: set its posting times (PUT /accounts/{id}/queue).",
   queue_full: "Every slot of the account's queue within the next 30 days is taken: add slots or give a scheduledFor.",
 } as const;
+
+/**
+ * The slot a stored post moves to with `queue: true` (PATCH of a scheduled post, a draft's publish):
+ * its account's earliest free one, its own current slot counting as free; 400 queue_empty /
+ * queue_full (param `queue`) when there is none.
+ */
+export async function slotForPost(queues: QueueStore, post: Post, now: Date): Promise<string> {
+  const choices = await QueueChoices.read(queues, [post.accountId], now);
+  if (post.queueSlot === true) choices.release(post.accountId, post.scheduledFor);
+  const verdict = choices.choose(post.accountId, now);
+  if (!verdict.ok) throw new ApiError(verdict.reason, QUEUE_REJECTION_MESSAGES[verdict.reason], { status: 400, param: 'queue' });
+  return new Date(verdict.slot.at).toISOString();
+}

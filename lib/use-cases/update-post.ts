@@ -8,7 +8,8 @@
  * saying why); the target rules (400 with the target's reason); ONE conditional write
  * (lib/store/post-change-writes.ts) that succeeds only while the post is as read and unclaimed. A
  * write that lost a race (the worker claimed the post meanwhile) is re-read, and the 409 says what
- * happened. A scheduled post whose time moved is made due at the new time (the dispatcher's
+ * happened. `queue: true` moves a scheduled post to its account's earliest free queue slot
+ * (queues.ts), taken in that same write; a new time of its own gives its slot back. A scheduled post whose time moved is made due at the new time (the dispatcher's
  * reschedule); a message of the old time is harmless, because the worker claims a post only by
  * its own scheduledFor (lib/store/dynamodb-publish-state.ts) and puts an early message back.
  */
@@ -23,13 +24,18 @@ import type { Clock } from './ports/clock.js';
 import type { PostDispatcher } from './ports/dispatch.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { PostChangeStore, PostForChange } from './ports/post-change-store.js';
+import type { QueueStore } from './ports/queues.js';
+import { QueueSlotTakenError } from '../domain/queue.js';
 import { decideStoredTarget, type TargetReads } from './create-targets.js';
+import { slotForPost } from './queues.js';
 import { idempotentRequest, type IdempotentOutcome } from './idempotent-request.js';
 import { keptChanging, MAX_CHANGE_ATTEMPTS } from './post-change-requests.js';
 import { isPostId, postNotFound, visiblePost } from './post-lookup.js';
 
 export interface UpdatePostDeps extends TargetReads {
   changes: PostChangeStore;
+  /** The accounts' queues, for `queue: true`. */
+  queues: QueueStore;
   idempotency: IdempotencyStore;
   dispatcher: Pick<PostDispatcher, 'reschedule'>;
   clock: Clock;
@@ -45,13 +51,20 @@ export class UpdatePost {
       for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
         const { read, after } = await this.plan(caller, postId, body, now);
         const response = { status: 200, body: postView(after) };
-        const result = await this.deps.changes.changePost({
-          before: read,
-          after,
-          spend: null,
-          resetPublishState: false,
-          idempotency: lock ? { lock, response } : null,
-        });
+        let result;
+        try {
+          result = await this.deps.changes.changePost({
+            before: read,
+            after,
+            spend: null,
+            resetPublishState: false,
+            idempotency: lock ? { lock, response } : null,
+          });
+        } catch (error) {
+          // Another request took the chosen queue slot first: plan again from a fresh read.
+          if (error instanceof QueueSlotTakenError) continue;
+          throw error;
+        }
         if (result.outcome !== 'applied') continue;
         progress.remembered = lock !== null;
         if (after.status === 'scheduled' && after.scheduledFor !== read.post.scheduledFor) {
@@ -80,7 +93,12 @@ export class UpdatePost {
     if (post.status === 'scheduled') requireScope(caller, 'publish');
     const reason = notEditableReason(post, read.progress);
     if (reason !== null) throw new ApiError('post_not_editable', reason, { param: 'id' });
+    if (request.queue && post.status !== 'scheduled') {
+      throw new ApiError('invalid_queue', 'A draft takes no queue slot; publish it with queue: true.', { param: 'queue' });
+    }
     const resolved = await decideStoredTarget(this.deps, caller, post, request);
-    return { read, after: applyUpdate(post, request, resolved, this.deps.clock.now()) };
+    const after = applyUpdate(post, request, resolved, this.deps.clock.now());
+    if (!request.queue) return { read, after };
+    return { read, after: { ...after, scheduledFor: await slotForPost(this.deps.queues, post, now), queueSlot: true } };
   }
 }

@@ -243,6 +243,62 @@ describe('queue: true on a create', () => {
   });
 });
 
+describe('queue: true on PATCH, a draft\'s publish and the preview', () => {
+  it('PATCH moves a post to the earliest free slot and a new time gives it back; publish takes a slot; the preview says queue_empty', async () => {
+    const user = await provisionUser({ accounts: [{ platform: 'x' }, { platform: 'linkedin' }] });
+    const api = documentedApi(stack.baseUrl, user.apiKey);
+    const [x, linkedin] = user.accounts.map((account) => account.id) as [string, string];
+    await setQueue(api, x, { timeZone: 'America/New_York', slots: HOURLY });
+    const free = await next(api, x, 3);
+
+    // A post at a time of its own moves into the queue: the earliest free slot.
+    const plain = await api.post<PostBatch>('/posts', { accounts: [x], text: 'at its own time', scheduledFor: minutesFromNow(600) });
+    const plainId = plain.body.posts[0]!.id!;
+    const moved = await api.request<{ scheduledFor: string }>('PATCH', `/posts/${plainId}`, { body: { queue: true } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.scheduledFor).toBe(free[0]!.scheduledFor);
+    // Asked again, it keeps its own slot (its own counts as free).
+    const again = await api.request<{ scheduledFor: string }>('PATCH', `/posts/${plainId}`, { body: { queue: true } });
+    expect(again.body.scheduledFor).toBe(free[0]!.scheduledFor);
+    expect((await next(api, x, 1))[0]?.scheduledFor).toBe(free[1]!.scheduledFor);
+    // A time of its own gives the slot back.
+    const away = await api.request('PATCH', `/posts/${plainId}`, { body: { scheduledFor: minutesFromNow(700) } });
+    expect(away.status, away.text).toBe(200);
+    expect((await next(api, x, 1))[0]?.scheduledFor).toBe(free[0]!.scheduledFor);
+
+    // A draft goes out at the earliest free slot when published with queue: true.
+    const draft = await api.post<PostBatch>('/posts', { accounts: [x], text: 'draft', draft: true });
+    const draftId = draft.body.posts[0]!.id!;
+    expectApiError(await api.request('PATCH', `/posts/${draftId}`, { body: { queue: true } }), {
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'invalid_queue',
+      param: 'queue',
+    });
+    const published = await api.post<{ status: string; scheduledFor: string }>(`/posts/${draftId}/publish`, { queue: true });
+    expect(published.status, published.text).toBe(200);
+    expect(published.body).toMatchObject({ status: 'scheduled', scheduledFor: free[0]!.scheduledFor });
+    expectApiError(await api.post(`/posts/${draftId}/publish`, { queue: true, scheduledFor: minutesFromNow(60) }), {
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'invalid_queue',
+      param: 'queue',
+    });
+
+    // The preview rejects a target whose queue is empty, as the create would.
+    const preview = await api.post<{ posts: { accountId: string; status: string; reason: string | null }[] }>('/posts/preview', {
+      accounts: [x, linkedin],
+      text: 'where would it go',
+      queue: true,
+    });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.posts.map((line) => [line.status, line.reason])).toEqual([
+      ['accepted', null],
+      ['rejected', 'queue_empty'],
+    ]);
+  });
+});
+
 describe('what a queued create costs', () => {
   it('at most 2 DynamoDB requests more per target than a create with scheduledFor', async () => {
     const user = await provisionUser({ accounts: [{ platform: 'x' }, { platform: 'linkedin' }, { platform: 'x' }] });

@@ -37,7 +37,7 @@ async function stored(changes: Partial<Post> = {}): Promise<Post> {
 }
 
 function edit(post: Post, text: string): Post {
-  return applyUpdate(post, { text, media: null, scheduledFor: null, options: null }, { media: null, threadMedia: null }, new Date());
+  return applyUpdate(post, { text, media: null, scheduledFor: null, queue: false, options: null }, { media: null, threadMedia: null }, new Date());
 }
 
 describe('PATCH against the worker\'s claim', () => {
