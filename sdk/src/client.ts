@@ -37,6 +37,12 @@ export type PublishPostParams = RequestBody<Operation<'/posts/{id}/publish', 'po
 export type RetryPostParams = RequestBody<Operation<'/posts/{id}/retry', 'post'>>;
 export type ListPostsParams = QueryParams<Operation<'/posts', 'get'>>;
 export type ListAccountsParams = QueryParams<Operation<'/accounts', 'get'>>;
+/** An account's posting times (docs/queues.md): local `{day, time}` slots in an IANA time zone. */
+export type Queue = components['schemas']['Queue'];
+export type QueueSlot = components['schemas']['QueueSlot'];
+export type QueueSlotList = components['schemas']['QueueSlotList'];
+export type SetQueueParams = RequestBody<Operation<'/accounts/{id}/queue', 'put'>>;
+export type NextQueueSlotsParams = QueryParams<Operation<'/accounts/{id}/queue/next', 'get'>>;
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 export type WebhookEndpointList = components['schemas']['WebhookEndpointList'];
@@ -201,6 +207,24 @@ export class Accounts {
   /** Every connected account, including those on platforms that cannot be posted to; check `tokenHealth`. */
   list(params: ListAccountsParams = {}, options?: RequestOptions): Promise<AccountList> {
     return this.http.request('get', '/accounts', { query: params }, options);
+  }
+
+  /** The account's queue: its time zone and posting slots (empty, `UTC`, until one is set). */
+  getQueue(accountId: string, options?: RequestOptions): Promise<Queue> {
+    return this.http.request('get', '/accounts/{id}/queue', { path: { id: accountId } }, options);
+  }
+
+  /**
+   * Replaces the account's queue (`timeZone` an IANA name, 0-100 `{day, time}` slots); posts already
+   * scheduled keep their times. Then `posts.create({ ..., queue: true })` puts posts in it.
+   */
+  setQueue(accountId: string, params: SetQueueParams, options?: RequestOptions): Promise<Queue> {
+    return this.http.request('put', '/accounts/{id}/queue', { path: { id: accountId }, body: params }, options);
+  }
+
+  /** The next free slots (`count` 1-50, default 10): each `scheduledFor` (UTC) and `local` (in the queue's zone). */
+  nextQueueSlots(accountId: string, params: NextQueueSlotsParams = {}, options?: RequestOptions): Promise<QueueSlotList> {
+    return this.http.request('get', '/accounts/{id}/queue/next', { path: { id: accountId }, query: params }, options);
   }
 }
 

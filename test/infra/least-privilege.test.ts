@@ -46,6 +46,16 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   // The library item, and the bytes the user stores on the profile (the quota).
   SettingsMediaRegister: ['MEDIA#', 'USER#'],
   SettingsMediaDelete: ['MEDIA#', 'USER#'],
+  // A queue's settings, and the slot items a queued post takes and gives back (its create, change, cancel).
+  PutQueue: ['QUEUE#'],
+  CreatePosts: ['QUEUE#'],
+  DeletePost: ['QUEUE#'],
+  UpdatePost: ['QUEUE#'],
+  PublishDraft: ['QUEUE#'],
+  RetryPost: ['QUEUE#'],
+  SettingsCancelPost: ['QUEUE#'],
+  SettingsRetryPost: ['QUEUE#'],
+  Mcp: ['QUEUE#'],
 };
 
 function grantsOf(name: string) {

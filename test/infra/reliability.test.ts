@@ -10,7 +10,7 @@ import { QUEUE_CONSUMERS, API_ROUTES, SWEEPER, DEFAULT_ROUTE } from '../../funct
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { PUBLISH_RESERVED_CONCURRENCY_CONTEXT } from '../../infra/stacks/api-stack.js';
 import { buildService } from '../../infra/stacks/service.js';
-import { ACCOUNT_KEY_PREFIX } from '../../lib/store/tables.js';
+import { ACCOUNT_KEY_PREFIX, DIRECTORY_KEY_PREFIXES } from '../../lib/store/tables.js';
 import { grantsOfRole, logicalId, synthesize, SYNTH_TEST_TIMEOUT_MS } from './synth.js';
 import type { CfnResource, Synthesized } from './synth.js';
 
@@ -89,13 +89,28 @@ describe('directory writes of the workers', () => {
   });
 
   it('the posts API and the sweeper may not write the directory at all', () => {
-    for (const name of ['CreatePosts', 'ListPosts', 'GetPost', 'DeletePost', 'ListAccounts', 'RouteNotFound', 'Sweeper']) {
+    for (const name of ['ListPosts', 'GetPost', 'ListAccounts', 'GetQueue', 'NextQueueSlots', 'RouteNotFound', 'Sweeper']) {
       const writes = grantsOf(name)
         .filter((grant) => grant.resources.includes('table:directory'))
         .flatMap((grant) => grant.actions.filter((action) => WRITES.includes(action)));
       expect(writes, name).toEqual([]);
     }
   });
+
+  // A queued post takes its slot (an item under QUEUE#) in its own transaction, and gives it back
+  // with its cancel or a new time: these may write those items and nothing else of the directory.
+  it.each(['CreatePosts', 'DeletePost', 'UpdatePost', 'PublishDraft', 'RetryPost', 'PutQueue'])(
+    '%s may write only the queues\' items (QUEUE#) of the directory',
+    (name) => {
+      const writing = grantsOf(name)
+        .filter((grant) => grant.resources.includes('table:directory'))
+        .filter((grant) => grant.actions.some((action) => WRITES.includes(action)));
+      expect(writing.length, name).toBeGreaterThan(0);
+      for (const grant of writing) {
+        expect(grant.conditions, name).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${DIRECTORY_KEY_PREFIXES.queue}*`] } });
+      }
+    },
+  );
 });
 
 describe('allowance counters', () => {

@@ -64,7 +64,7 @@ const SETTINGS_VALUES = [ENV.settingsBaseUrl, ENV.oidcIssuerUrl, ENV.oidcClientI
  */
 const EXPECTED: Record<string, string[]> = {
   CreatePosts: [
-    'table:directory:read',
+    'table:directory:readWrite',
     'table:counters:readWrite',
     'table:posts:readWrite',
     'table:idempotency:readWrite',
@@ -74,11 +74,11 @@ const EXPECTED: Record<string, string[]> = {
   ],
   ListPosts: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read', 'secret:cursor'],
   GetPost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read'],
-  DeletePost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:readWrite', 'send:deletion', 'scheduler:delete'],
+  DeletePost: ['table:directory:readWrite', 'table:counters:readWrite', 'table:posts:readWrite', 'send:deletion', 'scheduler:delete'],
   // The post lifecycle: a change of the post with its idempotency record (and allowance unit), then
   // making it due; only a PATCH deletes a schedule (its time moved). The preview writes nothing.
   UpdatePost: [
-    'table:directory:read',
+    'table:directory:readWrite',
     'table:counters:readWrite',
     'table:posts:readWrite',
     'table:idempotency:readWrite',
@@ -87,10 +87,14 @@ const EXPECTED: Record<string, string[]> = {
     'scheduler:delete',
     'passRole:scheduler',
   ],
-  PublishDraft: ['table:directory:read', 'table:counters:readWrite', 'table:posts:readWrite', 'table:idempotency:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
-  RetryPost: ['table:directory:read', 'table:counters:readWrite', 'table:posts:readWrite', 'table:idempotency:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  PublishDraft: ['table:directory:readWrite', 'table:counters:readWrite', 'table:posts:readWrite', 'table:idempotency:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  RetryPost: ['table:directory:readWrite', 'table:counters:readWrite', 'table:posts:readWrite', 'table:idempotency:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
   PreviewPosts: ['table:directory:read', 'table:counters:readWrite'],
   ListAccounts: ['table:directory:read', 'table:counters:readWrite'],
+  // An account's queue: PUT writes its item (directory, QUEUE# only: least-privilege.test.ts).
+  GetQueue: ['table:directory:read', 'table:counters:readWrite'],
+  PutQueue: ['table:directory:readWrite', 'table:counters:readWrite'],
+  NextQueueSlots: ['table:directory:read', 'table:counters:readWrite'],
   RouteNotFound: ['table:counters:readWrite'],
   PublishWorker: [
     'table:directory:readWrite',
@@ -141,10 +145,10 @@ const EXPECTED: Record<string, string[]> = {
   SettingsDisconnectAccountConfirm: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsDisconnectAccount: ['table:sessions:readWrite', 'table:directory:readWrite'],
   SettingsPosts: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
-  SettingsCancelPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
+  SettingsCancelPost: ['table:sessions:readWrite', 'table:directory:readWrite', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
   // The API's publish and retry without Idempotency-Key: no idempotency table.
   SettingsSendPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
-  SettingsRetryPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
+  SettingsRetryPost: ['table:sessions:readWrite', 'table:directory:readWrite', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
   SettingsAssistantConsent: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
   SettingsAssistantConsentAnswer: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:readWrite'],
   SettingsAssistants: ['table:sessions:readWrite', 'table:directory:read', 'table:oauth:read'],
@@ -152,7 +156,7 @@ const EXPECTED: Record<string, string[]> = {
   // The MCP tools run the API's use cases: the union of CreatePosts, ListPosts, GetPost, DeletePost
   // and ListAccounts, plus reading tokens and grants.
   Mcp: [
-    'table:directory:read',
+    'table:directory:readWrite',
     'table:counters:readWrite',
     'table:posts:readWrite',
     'table:idempotency:readWrite',

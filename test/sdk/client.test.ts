@@ -95,6 +95,23 @@ describe('the SDK against the local stack', () => {
     expect(x.accounts.map((account) => account.id)).toEqual([user.accounts[1]?.id]);
   });
 
+  it('sets a queue, reads its next slots, and creates a post with queue: true at the first one (typed)', async () => {
+    const owner = await provisionUser({ accounts: [{ platform: 'linkedin' }] });
+    const sdk = sdkFor(owner.apiKey);
+    const accountId = owner.accounts[0]?.id as string;
+    expect(await sdk.accounts.getQueue(accountId)).toEqual({ object: 'queue', accountId, timeZone: 'UTC', slots: [] });
+    const queue = await sdk.accounts.setQueue(accountId, { timeZone: 'Pacific/Chatham', slots: [{ day: 'tuesday', time: '08:45' }, { day: 'saturday', time: '19:00' }] });
+    expect(queue.timeZone).toBe('Pacific/Chatham');
+    const { slots } = await sdk.accounts.nextQueueSlots(accountId, { count: 2 });
+    expect(slots).toHaveLength(2);
+    const batch = await sdk.posts.create({ accounts: [accountId], text: 'into the queue', queue: true });
+    const post = await sdk.posts.get(batch.posts[0]?.id as string);
+    expect(post.scheduledFor).toBe(slots[0]?.scheduledFor);
+    const refused = await rejection(sdk.accounts.setQueue(accountId, { timeZone: 'Moon/Tranquility', slots: [] }));
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect((refused as InvalidRequestError).code).toBe('invalid_time_zone');
+  });
+
   it('creates a post, waits for it to be published, deletes it from the platform too', async () => {
     const sdk = sdkFor(user.apiKey);
     const linkedin = user.accounts[0]?.id as string;
