@@ -16,6 +16,7 @@ import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../store/dynamodb-idempotency-store.js';
 import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
 import { DynamoDbMediaStore } from '../store/dynamodb-media-store.js';
+import { AccountQueues } from '../use-cases/queues.js';
 import { DynamoDbQueueStore } from '../store/dynamodb-queue-store.js';
 import { DynamoDbPostStore } from '../store/dynamodb-post-store.js';
 import { DynamoDbUserStore } from '../store/dynamodb-user-store.js';
@@ -83,6 +84,7 @@ export function mcpDependencies(): McpEndpointDeps {
       updatePost: new UpdatePost(lifecycle),
       publishDraft: new PublishDraft(lifecycle),
       retryPost: new RetryPost(lifecycle),
+      queues: new AccountQueues({ accounts, queues, clock: systemClock }),
       previewPosts: new PreviewPosts({ ...reads, clock: systemClock, queues }),
       deletePost: new DeletePost({
         posts,

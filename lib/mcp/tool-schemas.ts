@@ -148,6 +148,10 @@ export const createPostsInput = {
   texts: z.record(z.string(), z.string()).optional().describe('Per-account text, keyed by account id'),
   media: z.array(z.string()).optional().describe('URLs from list_media (files of the media library) only'),
   scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; omit to publish at once'),
+  queue: z
+    .boolean()
+    .optional()
+    .describe('true instead of scheduledFor: each post goes out at the next free slot of its account\'s queue (see get_queue); a target whose queue is empty or full is rejected'),
   draft: z.boolean().optional().describe('true saves drafts that are never sent'),
   options: platformOptions.optional(),
   workspaceId: z.string().optional().describe('Needed only when the person has several workspaces'),
@@ -192,7 +196,7 @@ export const createPostsOutput = {
     .object({
       campaignId: nullable(z.string(), 'null in a preview: nothing is created yet'),
       draft: z.boolean(),
-      publishAt: nullable(z.string(), 'When the posts would go out (ISO 8601); null for drafts'),
+      publishAt: nullable(z.string(), 'When the posts would go out (ISO 8601); null for drafts and with queue: true (each at its account\'s next free slot)'),
       targets: z.array(previewLine),
       accepted: z.number(),
       rejected: z.number(),
@@ -203,6 +207,26 @@ export const createPostsOutput = {
   posts: z.array(createdLine).optional(),
   replayed: z.boolean().optional().describe('true when this idempotency key had already created these posts: nothing new was created'),
 };
+
+const queueSlot = z.object({
+  day: z.enum(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']),
+  time: z.string().describe('Local wall-clock time, HH:MM, 24-hour'),
+});
+
+export const getQueueInput = { accountId: z.string().describe('An account id from list_accounts') };
+export const getQueueOutput = {
+  accountId: z.string(),
+  timeZone: z.string().describe('IANA time zone of the slots'),
+  slots: z.array(queueSlot),
+  next: z.array(z.object({ scheduledFor: timestamp, local: z.string().describe('The same instant in the queue\'s time zone') })).describe('The next free slots, earliest first'),
+};
+
+export const setQueueInput = {
+  accountId: z.string().describe('An account id from list_accounts'),
+  timeZone: z.string().describe('IANA time zone name, such as Europe/Berlin or America/New_York'),
+  slots: z.array(queueSlot).describe('The posting times, 0 to 100; replaces the queue (posts already scheduled keep their times)'),
+};
+export const setQueueOutput = getQueueOutput;
 
 export const deletePostInput = {
   id: z.string(),

@@ -29,6 +29,7 @@ import type { PreviewLine, PreviewPosts } from '../use-cases/preview-posts.js';
 import type { PublishDraft } from '../use-cases/publish-draft.js';
 import type { RetryPost } from '../use-cases/retry-post.js';
 import type { UpdatePost } from '../use-cases/update-post.js';
+import type { AccountQueues } from '../use-cases/queues.js';
 import { adviceFor } from './tool-errors.js';
 import * as schema from './tool-schemas.js';
 
@@ -42,6 +43,8 @@ export interface McpToolDeps {
   updatePost: UpdatePost;
   publishDraft: PublishDraft;
   retryPost: RetryPost;
+  /** Each account's queue (posting times). */
+  queues: AccountQueues;
   /** The caller's media library, newest first. */
   listMedia: (userId: string) => Promise<MediaItem[]>;
   /** Where a person sees (and can cancel) a post in settings. */
@@ -101,6 +104,9 @@ export const TOOL_SCOPES: Readonly<Record<string, (args: Record<string, unknown>
   update_post: () => 'write',
   publish_draft: () => 'publish',
   retry_post: () => 'publish',
+  // As GET and PUT /accounts/{id}/queue.
+  get_queue: () => 'read',
+  set_queue: () => 'write',
 };
 
 /** The scope a tools/call needs, or null for a tool this server does not have (the SDK answers that). */
@@ -189,7 +195,11 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
               ? `- ${line.accountId} (${line.platform} ${line.handle}): accepted, ${line.textLength}/${line.maxTextLength} characters${formatNote(line)}`
               : `- ${line.accountId}: rejected (${line.reason}) ${line.message}`,
           );
-          const when = preview.draft ? 'saved as drafts' : `published at ${preview.publishAt}`;
+          const when = preview.draft
+            ? 'saved as drafts'
+            : preview.publishAt === null
+              ? "published, each at its account's next free queue slot"
+              : `published at ${preview.publishAt}`;
           return ok(
             { mode: 'preview', preview },
             `PREVIEW ONLY, nothing was created. ${preview.accepted} post(s) would be ${when}:\n${lines.join('\n')}\nTo create them, call create_posts again with the same arguments, confirm: true and idempotencyKey "${idempotencyKey}".`,
@@ -212,6 +222,45 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
           { mode: 'created', campaignId: batch.campaignId, posts, replayed },
           `${replayed ? 'Already created earlier with this idempotencyKey (nothing new was created). ' : ''}${accepted.length} post(s) accepted; poll each with get_post. The person can see and cancel them at the settingsUrl.`,
         );
+      }),
+  );
+
+  const queueAnswer = async (accountId: string, verb: string): Promise<CallToolResult> => {
+    const queue = await deps.queues.get(caller, accountId);
+    const { slots: next } = await deps.queues.next(caller, accountId, { count: '5' });
+    const summary =
+      queue.slots.length === 0
+        ? `${verb} account ${accountId} has an empty queue (${queue.timeZone}): set posting times with set_queue before create_posts with queue: true.`
+        : `${verb} account ${accountId} posts at ${queue.slots.length} time(s) a week in ${queue.timeZone}; next free: ${next.map((slot) => slot.local).join(', ') || 'none within 30 days'}.`;
+    return ok({ accountId, timeZone: queue.timeZone, slots: queue.slots, next }, summary);
+  };
+
+  server.registerTool(
+    'get_queue',
+    {
+      title: 'Get an account\'s queue',
+      description: 'The account\'s posting times (local days and times in its time zone) and its next free slots: where create_posts with queue: true puts posts.',
+      inputSchema: schema.getQueueInput,
+      outputSchema: schema.getQueueOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ accountId }) => run('get_queue', { accountId }, () => queueAnswer(accountId, 'The')),
+  );
+
+  server.registerTool(
+    'set_queue',
+    {
+      title: 'Set an account\'s queue',
+      description:
+        'Replaces the account\'s posting times: an IANA time zone and up to 100 {day, time} slots. Posts already scheduled keep their times. Confirm the times with the person first.',
+      inputSchema: schema.setQueueInput,
+      outputSchema: schema.setQueueOutput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ accountId, timeZone, slots }) =>
+      run('set_queue', { accountId }, async () => {
+        await deps.queues.put(caller, accountId, { timeZone, slots });
+        return queueAnswer(accountId, 'Saved: the');
       }),
   );
 

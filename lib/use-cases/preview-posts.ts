@@ -42,7 +42,7 @@ export interface PostsPreview {
   /** The request's campaignId; null when a create would generate one. */
   campaignId: string | null;
   draft: boolean;
-  /** ISO time the posts would go out (now when not scheduled); null for drafts. */
+  /** ISO time the posts would go out (now when not scheduled); null for drafts and with `queue: true`. */
   publishAt: string | null;
   targets: PreviewLine[];
   accepted: number;
@@ -98,7 +98,8 @@ export class PreviewPosts {
     return {
       campaignId: request.campaignId,
       draft: request.draft,
-      publishAt: request.draft ? null : (request.scheduledFor ?? now).toISOString(),
+      // With `queue: true` each target has its own slot: no one time for the request.
+      publishAt: request.draft || request.queue ? null : (request.scheduledFor ?? now).toISOString(),
       targets,
       accepted,
       rejected: targets.length - accepted,

@@ -102,10 +102,22 @@ describe('discovery and sign-in', () => {
 });
 
 describe('tools', () => {
-  it('lists nine tools with input and output schemas and annotations', async () => {
+  it('lists eleven tools with input and output schemas and annotations', async () => {
     const { tools } = await assistant.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    expect([...byName.keys()].sort()).toEqual(['create_posts', 'delete_post', 'get_post', 'list_accounts', 'list_media', 'list_posts', 'publish_draft', 'retry_post', 'update_post']);
+    expect([...byName.keys()].sort()).toEqual([
+      'create_posts',
+      'delete_post',
+      'get_post',
+      'get_queue',
+      'list_accounts',
+      'list_media',
+      'list_posts',
+      'publish_draft',
+      'retry_post',
+      'set_queue',
+      'update_post',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -396,5 +408,38 @@ describe('elicitation', () => {
     const result = validate({ name: 'any answer' });
     expect(result.valid).toBe(false);
     expect(result.errorMessage).toMatch(/asks for no elicitation/);
+  });
+});
+
+describe('queues through the assistant', () => {
+  it('set_queue sets posting times, get_queue shows the next free slots, create_posts with queue: true takes the first', async () => {
+    const linkedin = user.accounts[1]?.id as string;
+    const empty = await call(assistant.client, 'get_queue', { accountId: linkedin });
+    expect(empty.isError).toBeFalsy();
+    expect(empty.structuredContent).toMatchObject({ accountId: linkedin, timeZone: 'UTC', slots: [], next: [] });
+    const refused = await call(assistant.client, 'create_posts', { accounts: [linkedin], text: 'to the queue', queue: true, idempotencyKey: 'queue-0', confirm: true });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toMatch(/^queue_empty: .*set_queue/s);
+
+    const bad = await call(assistant.client, 'set_queue', { accountId: linkedin, timeZone: 'Europe/Atlantis', slots: [] });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]?.text).toMatch(/^invalid_time_zone:/);
+    const set = await call(assistant.client, 'set_queue', {
+      accountId: linkedin,
+      timeZone: 'Asia/Kolkata',
+      slots: [{ day: 'monday', time: '09:00' }, { day: 'thursday', time: '18:30' }],
+    });
+    expect(set.isError).toBeFalsy();
+    const next = (set.structuredContent as { next: { scheduledFor: string; local: string }[] }).next;
+    expect(next.length).toBeGreaterThan(0);
+    expect(next[0]?.local).toMatch(/T(09:00|18:30)$/);
+
+    const preview = await call(assistant.client, 'create_posts', { accounts: [linkedin], text: 'to the queue', queue: true, idempotencyKey: 'queue-1' });
+    expect(preview.content[0]?.text).toMatch(/each at its account's next free queue slot/);
+    const created = await call(assistant.client, 'create_posts', { accounts: [linkedin], text: 'to the queue', queue: true, idempotencyKey: 'queue-1', confirm: true });
+    expect(created.isError).toBeFalsy();
+    const id = (created.structuredContent as { posts: { id: string }[] }).posts[0]?.id ?? '';
+    const got = await call(assistant.client, 'get_post', { id });
+    expect((got.structuredContent?.post as { scheduledFor: string }).scheduledFor).toBe(next[0]?.scheduledFor);
   });
 });
