@@ -139,6 +139,15 @@ function ttl(now: Date): number {
   return Math.floor(now.getTime() / 1000) + WEBHOOK_RECORD_TTL_SECONDS;
 }
 
+/**
+ * An endpoint's item as stored: failingSince only while a run of failures is under way. Its
+ * absence is what means "no run" to markFailing's condition, so it is never written as NULL.
+ */
+function endpointItem(endpoint: WebhookEndpoint): Record<string, unknown> {
+  const { failingSince, ...rest } = endpoint;
+  return failingSince === null ? rest : { ...rest, failingSince };
+}
+
 function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
   return readItem(ENDPOINT_ITEM, item, `Webhook endpoint ${String(item.sk)}`);
 }
@@ -220,7 +229,7 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.endpoint(endpoint.userId, endpoint.id), ...endpoint },
+            Item: { ...keys.endpoint(endpoint.userId, endpoint.id), ...endpointItem(endpoint) },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -272,17 +281,24 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     const entries = Object.entries({ ...changes, updatedAt: now.toISOString() }).filter(([, value]) => value !== undefined);
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
-    const sets = entries.map(([name, value], index) => {
+    const sets: string[] = [];
+    const removes: string[] = [];
+    entries.forEach(([name, value], index) => {
       names[`#f${index}`] = name;
+      // A run of failures that ends is removed, never kept as NULL (see endpointItem).
+      if (name === 'failingSince' && value === null) {
+        removes.push(`#f${index}`);
+        return;
+      }
       values[`:v${index}`] = value;
-      return `#f${index} = :v${index}`;
+      sets.push(`#f${index} = :v${index}`);
     });
     try {
       const out = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.endpoint(userId, endpointId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -329,21 +345,25 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
 
   async markFailing(userId: string, endpointId: string, now: Date): Promise<string | null> {
     try {
-      const out = await this.client.send(
+      await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.endpoint(userId, endpointId),
-          UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':now': now.toISOString() },
-          ReturnValues: 'ALL_NEW',
+          UpdateExpression: 'SET failingSince = :now',
+          // Starts a run only where none is under way. An endpoint written before NULL was kept
+          // out of this attribute may hold a NULL, which means no run too (if_not_exists would
+          // keep it, and the endpoint would never be disabled).
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(failingSince) OR attribute_type(failingSince, :null))',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':null': 'NULL' },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      const value = out.Attributes?.failingSince;
-      return typeof value === 'string' ? value : null;
+      return now.toISOString();
     } catch (error) {
-      if (isConditionFailure(error)) return null;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // A run under way (its start, the item as it was), or no endpoint (no item).
+      const since = (error as { Item?: Record<string, { S?: string }> }).Item?.failingSince?.S;
+      return since ?? null;
     }
   }
 
