@@ -28,7 +28,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lib/config.js';
@@ -188,8 +188,6 @@ export class ApiStack extends Stack {
   readonly publishQueue: Queue;
   readonly deletionQueue: Queue;
   readonly webhookQueue: Queue;
-  /** Stream batches the webhook router gave up on (after its retries): their records, to inspect and replay. */
-  readonly webhookRouterDeadLetterQueue: Queue;
   readonly schedulerDeadLetterQueue: Queue;
   readonly schedulerRole: Role;
   readonly scheduleGroup: ScheduleGroup;
@@ -220,12 +218,6 @@ export class ApiStack extends Stack {
     this.publishQueue = queueFor('publish', 'PublishQueue');
     this.deletionQueue = queueFor('deletion', 'DeletionQueue');
     this.webhookQueue = queueFor('webhook', 'WebhookQueue');
-    this.webhookRouterDeadLetterQueue = new Queue(this, 'WebhookRouterDlq', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    acknowledgeDeadLetterQueue(this.webhookRouterDeadLetterQueue);
 
     // Scheduler: one group for the service's one-time schedules; a role that may only put a
     // message on the publish queue (and, when that fails, on the schedules' own DLQ, which the
@@ -395,8 +387,10 @@ export class ApiStack extends Stack {
     }
 
     // The webhook router: the posts and directory streams, filtered to the changes that can be
-    // events (docs/webhooks.md), in order per shard; a failing batch is bisected and retried for up
-    // to a day (the stream's retention), then its place goes to the router's dead-letter queue.
+    // events (docs/webhooks.md), in order per shard. A failing batch is bisected and retried until
+    // it succeeds: the router is idempotent, and an on-failure destination would receive only the
+    // batch's shard and sequence numbers, not its records, so a batch given up on would be lost.
+    // The iterator-age alarm (createAlarms) says when the router falls behind.
     const router = build(WEBHOOK_ROUTER.name, WEBHOOK_ROUTER.entry, 'Turns committed post and account changes into webhook events', 'workers');
     // The filters are shared with the local poller (lib/store/webhook-stream-filters.ts).
     // No batching window: a record is handed over as soon as it is read (webhook lag, budget 1 s);
@@ -410,9 +404,7 @@ export class ApiStack extends Stack {
           maxBatchingWindow: Duration.millis(0),
           parallelizationFactor: ROUTER_PARALLELIZATION,
           bisectBatchOnError: true,
-          retryAttempts: 50,
-          maxRecordAge: Duration.hours(24),
-          onFailure: new SqsDlq(this.webhookRouterDeadLetterQueue),
+          retryAttempts: -1,
           filters: WEBHOOK_STREAM_FILTERS[tableName].map((pattern) => FilterCriteria.filter({ ...pattern })),
         }),
       );
@@ -582,7 +574,6 @@ export class ApiStack extends Stack {
       ['PublishDlq', this.publishQueue.deadLetterQueue!.queue as Queue],
       ['DeletionDlq', this.deletionQueue.deadLetterQueue!.queue as Queue],
       ['WebhookDlq', this.webhookQueue.deadLetterQueue!.queue as Queue],
-      ['WebhookRouterDlq', this.webhookRouterDeadLetterQueue],
       ['SchedulerDlq', this.schedulerDeadLetterQueue],
     ];
     for (const [name, queue] of deadLetterQueues) {

@@ -127,7 +127,7 @@ const EXPECTED: Record<string, string[]> = {
   TestWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'send:webhook'],
   // The router reads the two streams (its mappings' grants) and writes events and deliveries; the
   // delivery worker only decrypts secrets, never encrypts.
-  WebhookRouter: ['table:webhooks:readWrite', 'send:webhook', 'stream:posts', 'stream:directory', 'streams:list', 'onFailure:webhook-router-dlq'],
+  WebhookRouter: ['table:webhooks:readWrite', 'send:webhook', 'stream:posts', 'stream:directory', 'streams:list'],
   WebhookDeliveryWorker: ['table:webhooks:readWrite', 'consume:webhook', 'send:webhook', 'kms:decrypt'],
   // Settings pages: every signed-in page reads its session and the user.
   SettingsOverview: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'table:counters:read'],
@@ -225,10 +225,7 @@ function capabilitiesOf(name: string): string[] {
     else if (resource === '*' && same(['dynamodb:ListStreams'])) capabilities.push('streams:list');
     else if (table && same(TABLE_ACTIONS.readWrite)) capabilities.push(`table:${table[1]}:readWrite`);
     else if (index && same(['dynamodb:Query']) && tableIndexes.get(index[1]!)?.includes(index[2]!)) continue;
-    else if (queue && queue[1] === 'webhook-router-dlq' && same(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'])) {
-      // The stream mapping's on-failure destination (Lambda sends it with the function's role).
-      capabilities.push('onFailure:webhook-router-dlq');
-    } else if (queue) {
+    else if (queue) {
       // The event source mapping's grant and other grants on the same queue may share a statement.
       const consumes = CONSUME_ACTIONS.every((a) => actions.includes(a));
       if (consumes) capabilities.push(`consume:${queue[1]}`);
@@ -653,22 +650,32 @@ describe('queues', () => {
 });
 
 describe('webhook router', () => {
-  it('reads the posts and directory streams from the oldest record, filtered, bisecting failures, with an on-failure queue', () => {
+  it('reads the posts and directory streams from the oldest record, filtered, bisecting failures, retrying a batch until it succeeds', () => {
     const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping')
       .map(([, m]) => m.Properties!)
       .filter((m) => describeValue(m.FunctionName, s) === `function:${WEBHOOK_ROUTER.name}`);
     expect(mappings.map((m) => describeValue(m.EventSourceArn, s)).sort()).toEqual(['table:directory', 'table:posts']);
     for (const mapping of mappings) {
-      expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRecordAgeInSeconds: 86_400 });
+      expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true });
+      // The router is idempotent, and an on-failure destination would get only the shard and
+      // sequence numbers of a batch given up on, not its records: nothing to replay them from once
+      // the stream drops them. So a failing batch is retried until it succeeds (no retry count, no
+      // record age), and the iterator-age alarm says when the router falls behind.
+      expect(mapping.MaximumRetryAttempts).toBe(-1);
+      expect(mapping.MaximumRecordAgeInSeconds ?? -1).toBe(-1);
+      expect(mapping.DestinationConfig).toBeUndefined();
       // Webhook lag (budget 1 s): no batching window, and a burst's batches of a shard handled side by side.
       expect(mapping.MaximumBatchingWindowInSeconds ?? 0).toBe(0);
       expect(mapping.ParallelizationFactor).toBe(ROUTER_PARALLELIZATION);
       // The filters the local poller applies too (lib/store/webhook-stream-filters.ts).
       const table = describeValue(mapping.EventSourceArn, s) === 'table:posts' ? 'posts' : 'directory';
       expect((mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) => JSON.parse(filter.Pattern) as unknown)).toEqual(WEBHOOK_STREAM_FILTERS[table]);
-      expect(describeValue((mapping.DestinationConfig as { OnFailure: { Destination: unknown } }).OnFailure.Destination, s)).toBe('queue:webhook-router-dlq');
       expect(JSON.stringify(mapping.FilterCriteria)).toMatch(/NewImage|Keys/);
     }
+    const iteratorAge = resourcesOfType('AWS::CloudWatch::Alarm')
+      .map(([, a]) => a.Properties!)
+      .find((a) => a.MetricName === 'IteratorAge' && (a.Dimensions as { Value: unknown }[]).some((d) => describeValue(d.Value, s) === `function:${WEBHOOK_ROUTER.name}`));
+    expect(iteratorAge).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Maximum', ComparisonOperator: 'GreaterThanThreshold' });
     for (const table of TABLES.filter((t) => t.name === 'posts' || t.name === 'directory')) {
       const [, resource] = Object.entries(s.dataJson.Resources).find(([id]) => s.labels.get(id) === `table:${table.name}`)!;
       expect((resource.Properties as { StreamSpecification?: unknown }).StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
