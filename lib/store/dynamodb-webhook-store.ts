@@ -466,6 +466,7 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   async recordAttempt(
     delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'> & { attemptLog?: readonly DeliveryAttempt[] },
     attempt: number,
+    claimToken: string,
     result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
   ): Promise<boolean> {
     // The log as the caller read it, when it did: the write below holds only over the attempts it
@@ -487,11 +488,14 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
         pending === null
           ? 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk, claimToken, claimUntil'
           : 'SET attempts = :attempt, attemptLog = :log, #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk REMOVE claimToken, claimUntil',
-      ConditionExpression: 'attempts = :previous',
+      // Over the attempts read and the claim held: a worker whose lease ran out and was taken over
+      // (the other worker made the same attempt) records nothing.
+      ConditionExpression: 'attempts = :previous AND claimToken = :token',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':attempt': attempt,
         ':previous': attempt - 1,
+        ':token': claimToken,
         ':log': log,
         ':status': result.status,
         ':next': result.nextAttemptAt,
@@ -501,12 +505,12 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
   }
 
   async setDeliveryStatus(
-    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId' | 'status' | 'attempts'>,
     status: DeliveryStatus,
     nextAttemptAt: string | null,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const pending = status === 'pending' ? pendingKeys(delivery, nextAttemptAt ?? new Date().toISOString()) : null;
-    await this.conditionalUpdate({
+    return this.conditionalUpdate({
       TableName: this.tableName,
       Key: keys.delivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId),
       UpdateExpression:
@@ -514,10 +518,14 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
           ? // Settled or cancelled: out of the outbox, and any claim on it dropped (it is no longer an attempt to send).
             'SET #status = :status, nextAttemptAt = :next REMOVE pendingPk, pendingSk, claimToken, claimUntil'
           : 'SET #status = :status, nextAttemptAt = :next, pendingPk = :pendingPk, pendingSk = :pendingSk',
-      ConditionExpression: 'attribute_exists(pk)',
+      // Over the delivery as read: a duplicate message that read it pending must not cancel an
+      // attempt recorded since (a success, or the retry it queued).
+      ConditionExpression: '#status = :readStatus AND attempts = :readAttempts',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':status': status,
+        ':readStatus': delivery.status,
+        ':readAttempts': delivery.attempts,
         ':next': nextAttemptAt,
         ...(pending === null ? {} : { ':pendingPk': pending.pendingPk, ':pendingSk': pending.pendingSk }),
       },

@@ -147,7 +147,8 @@ it('a worker that died after recording attempt n, before sending n+1: the redeli
   await store.putEvent({ id: eventId, userId: user.userId, type: 'webhook.test', createdAt: now, body: JSON.stringify(envelope) });
   const delivery = { endpointId: created.body.id, eventId, eventCreatedAt: now };
   await store.putDelivery({ ...delivery, userId: user.userId, eventType: 'webhook.test', status: 'pending', attempts: 0, attemptLog: [], nextAttemptAt: now, createdAt: now });
-  await store.recordAttempt(delivery, 1, { entry: { at: now, statusCode: 500, latencyMs: 3, error: 'HTTP 500' }, status: 'pending', nextAttemptAt: now });
+  await store.claimAttempt(delivery, 1, { token: 'dead-worker', now: new Date(now), until: new Date(Date.parse(now) + 15_000) });
+  await store.recordAttempt(delivery, 1, 'dead-worker', { entry: { at: now, statusCode: 500, latencyMs: 3, error: 'HTTP 500' }, status: 'pending', nextAttemptAt: now });
   // SQS redelivers message 1 (twice at once, as at-least-once delivery may): one request goes out.
   const message = { userId: user.userId, endpointId: created.body.id, eventId, eventCreatedAt: now, attempt: 1, notBefore: null };
   await queue.send([message, message]);

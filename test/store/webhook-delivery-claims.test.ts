@@ -173,7 +173,9 @@ describe('claims taken while the message is read', () => {
     // handed over again, or one the sweeper re-sent) still names attempt 1.
     const [retried] = await store.getDeliveriesWithEvents(endpoint.id, [message.events[0]!]).then((found) => [...found.values()]);
     const before = retried!.delivery!;
-    await store.recordAttempt(before, 1, {
+    const now = new Date();
+    expect(await store.claimAttempt(before, 1, { token: 'earlier-worker', now, until: new Date(now.getTime() + 15_000) })).toBe(true);
+    await store.recordAttempt(before, 1, 'earlier-worker', {
       entry: { at: new Date().toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' },
       status: 'pending',
       nextAttemptAt: new Date(Date.now() - 1_000).toISOString(),

@@ -108,8 +108,16 @@ async function delayedCount(): Promise<number> {
   return Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
 }
 
+/** The delivery cancelled as it is now. */
 async function settle(delivery: DeliveryRecord): Promise<void> {
-  await store.setDeliveryStatus(delivery, 'cancelled', null);
+  const now = (await store.getDelivery(delivery.endpointId, delivery.eventCreatedAt, delivery.eventId))!;
+  expect(await store.setDeliveryStatus(now, 'cancelled', null)).toBe(true);
+}
+
+/** Attempt `attempt` claimed by `token` at `nowMs`, as a worker does before sending it. */
+async function claimed(delivery: DeliveryRecord, attempt: number, token: string, nowMs: number): Promise<string> {
+  expect(await store.claimAttempt(delivery, attempt, { token, now: at(nowMs), until: at(nowMs + 15_000) })).toBe(true);
+  return token;
 }
 
 describe('the outbox of pending deliveries (byPending)', () => {
@@ -121,22 +129,22 @@ describe('the outbox of pending deliveries (byPending)', () => {
 
     // Attempt 1 failed: the same write moves it to the retry's time.
     const retryAt = at(30_000).toISOString();
-    expect(await store.recordAttempt(first, 1, { entry: { at: at(1000).toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' }, status: 'pending', nextAttemptAt: retryAt })).toBe(true);
+    expect(await store.recordAttempt(first, 1, await claimed(first, 1, 'w1', 1000), { entry: { at: at(1000).toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' }, status: 'pending', nextAttemptAt: retryAt })).toBe(true);
     expect(await listed(first, 29_000)).toBe(false);
     expect(await listed(first, 30_000)).toBe(true);
     // Attempt 2 succeeded: out of the outbox.
-    expect(await store.recordAttempt(first, 2, { entry: { at: at(31_000).toISOString(), statusCode: 200, latencyMs: 5, error: null }, status: 'succeeded', nextAttemptAt: null })).toBe(true);
+    expect(await store.recordAttempt(first, 2, await claimed(first, 2, 'w2', 31_000), { entry: { at: at(31_000).toISOString(), statusCode: 200, latencyMs: 5, error: null }, status: 'succeeded', nextAttemptAt: null })).toBe(true);
     expect(await indexKeys(first)).toEqual({ pendingPk: undefined, pendingSk: undefined, sweptAt: undefined });
 
     // A resend makes it pending again (in the outbox); cancelling takes it out.
-    await store.setDeliveryStatus(first, 'pending', at(40_000).toISOString());
+    expect(await store.setDeliveryStatus({ ...first, status: 'succeeded', attempts: 2 }, 'pending', at(40_000).toISOString())).toBe(true);
     expect(await listed(first, 40_000)).toBe(true);
     await settle(first);
     expect(await listed(first, 3_600_000)).toBe(false);
 
     // Failed for good (no next attempt): out as well.
     const second = await pendingDelivery(0);
-    await store.recordAttempt(second, 1, { entry: { at: at(1000).toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' }, status: 'failed', nextAttemptAt: null });
+    await store.recordAttempt(second, 1, await claimed(second, 1, 'w3', 1000), { entry: { at: at(1000).toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' }, status: 'failed', nextAttemptAt: null });
     expect(await listed(second, 3_600_000)).toBe(false);
   });
 
@@ -151,7 +159,7 @@ describe('the outbox of pending deliveries (byPending)', () => {
     expect(await claim('d', 3000)).toBe(true);
     expect(await claim('e', 19_000)).toBe(true); // d's lease ran out (a worker that died)
     // An attempt already made cannot be claimed again.
-    await store.recordAttempt(delivery, 1, { entry: { at: at(20_000).toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' }, status: 'pending', nextAttemptAt: at(25_000).toISOString() });
+    await store.recordAttempt(delivery, 1, 'e', { entry: { at: at(20_000).toISOString(), statusCode: 500, latencyMs: 5, error: 'HTTP 500' }, status: 'pending', nextAttemptAt: at(25_000).toISOString() });
     expect(await store.claimAttempt(delivery, 1, { token: 'f', now: at(21_000), until: at(36_000) })).toBe(false);
     expect(await store.claimAttempt(delivery, 2, { token: 'g', now: at(25_000), until: at(40_000) })).toBe(true);
     await settle(delivery);

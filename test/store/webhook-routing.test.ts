@@ -122,7 +122,10 @@ describe('the router\'s writes of a batch', () => {
     const attempted = message!.events.slice(0, 10);
     for (const [index, one] of attempted.entries()) {
       const entry = { at: new Date().toISOString(), statusCode: index === 0 ? 500 : 204, latencyMs: 5, error: null };
-      expect(await store.recordAttempt({ endpointId: endpoint.id, ...one }, 1, { entry, status: index === 0 ? 'pending' : 'succeeded', nextAttemptAt: index === 0 ? new Date(Date.now() + 60_000).toISOString() : null })).toBe(true);
+      const key = { endpointId: endpoint.id, ...one };
+      const now = new Date();
+      expect(await store.claimAttempt(key, 1, { token: 'worker', now, until: new Date(now.getTime() + 15_000) })).toBe(true);
+      expect(await store.recordAttempt(key, 1, 'worker', { entry, status: index === 0 ? 'pending' : 'succeeded', nextAttemptAt: index === 0 ? new Date(Date.now() + 60_000).toISOString() : null })).toBe(true);
     }
     // The same batch again (the checkpoint was not written), and a batch overlapping it.
     await router().execute(changes);

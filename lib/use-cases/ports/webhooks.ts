@@ -87,20 +87,25 @@ export interface WebhookStore {
 
   getDelivery(endpointId: string, eventCreatedAt: string, eventId: string): Promise<DeliveryRecord | null>;
   /**
-   * Records attempt `attempt` over a delivery that has made `attempt - 1`; false when another worker
-   * made it. Given the delivery's attempt log as read before the attempt, it is not read again.
+   * Records attempt `attempt` over a delivery that has made `attempt - 1`, by the holder of its
+   * claim (`claimToken`, claimAttempt); false when another worker made it or took the claim over.
+   * Given the delivery's attempt log as read before the attempt, it is not read again.
    */
   recordAttempt(
     delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'> & { attemptLog?: readonly DeliveryAttempt[] },
     attempt: number,
+    claimToken: string,
     result: { entry: DeliveryAttempt; status: DeliveryStatus; nextAttemptAt: string | null },
   ): Promise<boolean>;
-  /** Sets the delivery's status (cancelled, or pending again for a resend) without an attempt. */
+  /**
+   * Sets the delivery's status (cancelled, or pending again for a resend) without an attempt, while
+   * it is as read (its status and attempts); false when it changed since.
+   */
   setDeliveryStatus(
-    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>,
+    delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId' | 'status' | 'attempts'>,
     status: DeliveryStatus,
     nextAttemptAt: string | null,
-  ): Promise<void>;
+  ): Promise<boolean>;
   /**
    * Claims attempt `attempt` of a pending delivery that has made `attempt - 1` until `until` (a
    * lease: a worker that died holding it is replaced once it runs out); false when another worker

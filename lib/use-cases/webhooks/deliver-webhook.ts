@@ -286,7 +286,7 @@ export class DeliverWebhook {
               const sent = await this.send(endpoint, one, secrets);
               if (sent.statusCode === 410) gone = true;
               settling.push(
-                this.settle(endpoint, one, sent).then(
+                this.settle(endpoint, one, sent, token).then(
                   (result) => void results.push(result),
                   (error: unknown) => {
                     failed = true;
@@ -424,7 +424,7 @@ export class DeliverWebhook {
   }
 
   /** The answer of an attempt recorded, with what follows from it: the endpoint disabled, or the retry queued. */
-  private async settle(endpoint: WebhookEndpoint, ready: Ready, answered: DeliveryAttempt): Promise<DeliveryResult> {
+  private async settle(endpoint: WebhookEndpoint, ready: Ready, answered: DeliveryAttempt, claimToken: string): Promise<DeliveryResult> {
     const { store } = this.deps;
     const { delivery, attempt, event, wanted } = ready;
     let entry = answered;
@@ -434,19 +434,19 @@ export class DeliverWebhook {
     if (verdict?.kind === 'failed' && entry.error === null) entry = { ...entry, error: verdict.error };
 
     if (verdict?.kind === 'succeeded') {
-      await store.recordAttempt(delivery, attempt, { entry, status: 'succeeded', nextAttemptAt: null });
+      await store.recordAttempt(delivery, attempt, claimToken, { entry, status: 'succeeded', nextAttemptAt: null });
       if (endpoint.failingSince !== null) await store.clearFailing(endpoint.userId, endpoint.id);
       return { outcome: 'succeeded', statusCode: entry.statusCode };
     }
     if (verdict?.kind === 'gone') {
-      await store.recordAttempt(delivery, attempt, { entry, status: 'failed', nextAttemptAt: null });
+      await store.recordAttempt(delivery, attempt, claimToken, { entry, status: 'failed', nextAttemptAt: null });
       await store.disableEndpoint(endpoint.userId, endpoint.id, `The endpoint answered 410 Gone at ${after.toISOString()}: it asked to receive nothing more.`, after);
       return { outcome: 'gone', statusCode: 410 };
     }
 
     const delayMs = wanted.manual ? null : retryDelayMs(attempt, this.random());
     const nextAttemptAt = delayMs === null ? null : new Date(after.getTime() + delayMs).toISOString();
-    const recorded = await store.recordAttempt(delivery, attempt, { entry, status: nextAttemptAt === null ? 'failed' : 'pending', nextAttemptAt });
+    const recorded = await store.recordAttempt(delivery, attempt, claimToken, { entry, status: nextAttemptAt === null ? 'failed' : 'pending', nextAttemptAt });
     const failingSince = await store.markFailing(endpoint.userId, endpoint.id, after);
     if (shouldDisableForFailures(failingSince, after)) {
       await store.disableEndpoint(

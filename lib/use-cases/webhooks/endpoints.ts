@@ -144,6 +144,8 @@ export function parseListEndpointsQuery(query: Record<string, string>): ListEndp
 
 /** A rotation that lost a race is read and made again; only a concurrent change of the same endpoint can cause one. */
 const MAX_ROTATE_ATTEMPTS = 4;
+/** A resend that lost a race with a worker's record is read and made again. */
+const MAX_RESEND_ATTEMPTS = 4;
 
 export interface WebhookEndpointsDeps {
   store: WebhookStore;
@@ -381,10 +383,16 @@ export class WebhookEndpoints {
       throw new ApiError('webhook_endpoint_disabled', 'This endpoint is disabled and receives nothing; enable it first.');
     }
     const event = /^evt_[0-9A-Za-z]{1,40}$/.test(eventId) ? await this.deps.store.getEvent(eventId) : null;
-    const delivery = event && event.userId === caller.userId ? await this.deps.store.getDelivery(endpointId, event.createdAt, eventId) : null;
-    if (!event || !delivery) throw new ApiError('webhook_endpoint_not_found', 'No delivery of this event to this endpoint.', { param: 'eventId' });
+    const read = () => (event && event.userId === caller.userId ? this.deps.store.getDelivery(endpointId, event.createdAt, eventId) : Promise.resolve(null));
     const now = this.deps.clock.now().toISOString();
-    await this.deps.store.setDeliveryStatus(delivery, 'pending', now);
+    // Pending again over the delivery as read: an attempt recorded meanwhile (a worker's) is read
+    // again, so the resend names the delivery's next attempt.
+    let delivery = await read();
+    for (let tries = 1; delivery && !(await this.deps.store.setDeliveryStatus(delivery, 'pending', now)); tries += 1) {
+      if (tries === MAX_RESEND_ATTEMPTS) throw new Error(`Delivery of ${eventId} to ${endpointId} kept changing while resent`);
+      delivery = await read();
+    }
+    if (!event || !delivery) throw new ApiError('webhook_endpoint_not_found', 'No delivery of this event to this endpoint.', { param: 'eventId' });
     await this.deps.queue.send([
       { userId: caller.userId, endpointId, eventId, eventCreatedAt: event.createdAt, attempt: delivery.attempts + 1, notBefore: null, manual: true },
     ]);
