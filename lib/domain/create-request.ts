@@ -36,7 +36,7 @@
  */
 import * as v from 'valibot';
 import { ApiError, type ErrorCode } from './errors.js';
-import { MAX_THREAD_PARTS } from './format-rules.js';
+import { MAX_POLL_CHOICES, MAX_THREAD_PARTS } from './format-rules.js';
 import { PUBLISHABLE_PLATFORMS, type PublishablePlatform } from './model.js';
 
 export const MAX_ACCOUNTS_PER_REQUEST = 25;
@@ -387,6 +387,10 @@ function checkTexts(value: unknown, accounts: string[]): Map<string, string> {
 /** Also a PATCH's field rule (lib/domain/post-changes.ts): one rule in one place. */
 export function checkMedia(value: unknown): string[] {
   if (value === undefined) return [];
+  // The count first: a longer list is refused by it alone, without reading its entries.
+  if (Array.isArray(value) && value.length > MAX_MEDIA_PER_REQUEST) {
+    fail('invalid_media', `media lists ${value.length} files; no platform accepts more than ${MAX_MEDIA_PER_REQUEST}.`, 'media');
+  }
   const issue = firstIssue(stringArray, value);
   if (issue) {
     fail(
@@ -397,11 +401,7 @@ export function checkMedia(value: unknown): string[] {
       'media',
     );
   }
-  const media = value as string[];
-  if (media.length > MAX_MEDIA_PER_REQUEST) {
-    fail('invalid_media', `media lists ${media.length} files; no platform accepts more than ${MAX_MEDIA_PER_REQUEST}.`, 'media');
-  }
-  return [...media];
+  return [...(value as string[])];
 }
 
 /** Also a PATCH's field rule (lib/domain/post-changes.ts): one rule in one place. */
@@ -431,16 +431,45 @@ export function checkScheduledFor(value: unknown, now: Date): Date | null {
   return new Date(millis);
 }
 
+/** `value` with its array at `key` cut to `max + 1` entries, when it is an object holding a longer one. */
+function boundedList(value: unknown, key: string, max: number): unknown {
+  if (!isJsonObject(value) || !Array.isArray(value[key]) || value[key].length <= max + 1) return value;
+  return { ...value, [key]: value[key].slice(0, max + 1) };
+}
+
 /**
- * A thread longer than any X target accepts is rejected `invalid_thread` by its length alone
- * (format-rules.ts), so only its first MAX_THREAD_PARTS + 1 parts are checked and kept: a 256 KiB
- * body of 85,000 empty parts costs a slice, not 85,000 object checks (the rule's message then says
- * "more than 24").
+ * The arrays under `options` longer than any platform accepts, bounded before their JSON types are
+ * checked: a body's size alone lets one hold tens of thousands of entries, which would each be
+ * checked before their count refused them.
+ * - A thread or a poll's choices is rejected by its length alone (format-rules.ts: invalid_thread,
+ *   invalid_poll), so only its first entries past the most accepted are checked and kept (the rule's
+ *   message then says "more than" that most).
+ * - A thread part's media are refused invalid_media by their count here, at once, as the create's
+ *   own `media` are.
  */
-function boundedThread(options: JsonObject): JsonObject {
-  const x = options.x;
-  if (!isJsonObject(x) || !Array.isArray(x.thread) || x.thread.length <= MAX_THREAD_PARTS + 1) return options;
-  return { ...options, x: { ...x, thread: x.thread.slice(0, MAX_THREAD_PARTS + 1) } };
+function boundedOptions(options: JsonObject): JsonObject {
+  let { x, linkedin } = options;
+  if (isJsonObject(x)) {
+    x = boundedList(x, 'thread', MAX_THREAD_PARTS) as JsonObject;
+    if (Array.isArray(x.thread)) {
+      x.thread.forEach((part, index) => {
+        if (isJsonObject(part) && Array.isArray(part.media)) checkPartMediaCount(part.media.length, index);
+      });
+    }
+    x = { ...x, ...(x.poll === undefined ? {} : { poll: boundedList(x.poll, 'choices', MAX_POLL_CHOICES) }) } as JsonObject;
+  }
+  if (isJsonObject(linkedin) && linkedin.poll !== undefined) linkedin = { ...linkedin, poll: boundedList(linkedin.poll, 'choices', MAX_POLL_CHOICES) } as JsonObject;
+  return { ...options, ...(x === undefined ? {} : { x }), ...(linkedin === undefined ? {} : { linkedin }) } as JsonObject;
+}
+
+function checkPartMediaCount(count: number, index: number): void {
+  if (count > MAX_MEDIA_PER_REQUEST) {
+    fail(
+      'invalid_media',
+      `options.x.thread[${index}].media lists ${count} files; no platform accepts more than ${MAX_MEDIA_PER_REQUEST}.`,
+      `options.x.thread[${index}].media`,
+    );
+  }
 }
 
 /** `options.x.thread[2].media` from a valibot path (numbers are array indexes). */
@@ -458,7 +487,7 @@ export function checkOptions(value: unknown): PlatformOptions {
   if (!isJsonObject(value)) {
     fail('invalid_option', `options must be an object keyed by platform; got ${describeJson(value)}.`, 'options');
   }
-  const result = v.safeParse(optionsSchema, boundedThread(value), { abortEarly: true });
+  const result = v.safeParse(optionsSchema, boundedOptions(value), { abortEarly: true });
   if (!result.success) {
     const issue = result.issues[0];
     const path = (issue.path ?? []).map((item) => (typeof item.key === 'number' ? item.key : String(item.key)));
@@ -477,17 +506,7 @@ export function checkOptions(value: unknown): PlatformOptions {
     const got = issue.input === undefined ? 'it is missing' : `got ${describeJson(issue.input)}`;
     fail(isPartMedia ? 'invalid_media' : 'invalid_option', `${param} must be ${issue.message}; ${got}.`, param);
   }
-  const options = result.output;
-  options.x?.thread?.forEach((part, index) => {
-    if (part.media.length > MAX_MEDIA_PER_REQUEST) {
-      fail(
-        'invalid_media',
-        `options.x.thread[${index}].media lists ${part.media.length} files; no platform accepts more than ${MAX_MEDIA_PER_REQUEST}.`,
-        `options.x.thread[${index}].media`,
-      );
-    }
-  });
-  return options;
+  return result.output;
 }
 
 /**

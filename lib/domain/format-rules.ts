@@ -29,6 +29,8 @@ export const LINKEDIN_POLL = {
   maxChoiceLength: 30,
   durations: ['ONE_DAY', 'THREE_DAYS', 'SEVEN_DAYS', 'FOURTEEN_DAYS'],
 } as const;
+/** The most choices any platform's poll takes: a request's longer list is refused by its count alone. */
+export const MAX_POLL_CHOICES = Math.max(X_POLL.maxChoices, LINKEDIN_POLL.maxChoices);
 export const MAX_DOCUMENT_TITLE_LENGTH = 400;
 export const MAX_FIRST_COMMENT_LENGTH: Record<PublishablePlatform, number> = { x: 280, linkedin: 1250 };
 export const PDF_CONTENT_TYPE = 'application/pdf';
@@ -69,7 +71,9 @@ function blank(text: string): boolean {
 }
 
 function choicesProblem(choices: readonly string[], min: number, max: number, maxLength: number): string | null {
-  if (choices.length < min || choices.length > max) return `A poll has ${min} to ${max} choices; this one has ${choices.length}.`;
+  // A longer list was cut past MAX_POLL_CHOICES when the request was read (create-request.ts).
+  const count = choices.length > MAX_POLL_CHOICES ? `more than ${MAX_POLL_CHOICES}` : `${choices.length}`;
+  if (choices.length < min || choices.length > max) return `A poll has ${min} to ${max} choices; this one has ${count}.`;
   const index = choices.findIndex((choice) => blank(choice) || characters(choice, maxLength) > maxLength);
   if (index < 0) return null;
   return `choices[${index}] must be 1 to ${maxLength} characters long.`;
