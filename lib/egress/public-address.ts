@@ -6,62 +6,26 @@
  * connection), while the URL's host name still goes out as Host and TLS SNI.
  */
 import dns, { type LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-// Two lists: one BlockList holding IPv6 ranges also matches IPv4 addresses through ::ffff:0:0/96.
-// Built on first use, not at import: functions that import this module's neighbours but never
-// make such a request then leave it out of their bundle.
-let blocked: { v4: BlockList; v6: BlockList } | undefined;
-
-function blockedRanges(): { v4: BlockList; v6: BlockList } {
-  if (blocked) return blocked;
-  const v4 = new BlockList();
-  const v6 = new BlockList();
-  for (const [network, prefix] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const) {
-    v4.addSubnet(network, prefix, 'ipv4');
-  }
-  for (const [network, prefix] of [
-    ['::', 127],
-    ['::ffff:0:0', 96],
-    ['64:ff9b::', 96],
-    ['100::', 64],
-    ['2001:db8::', 32],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['ff00::', 8],
-  ] as const) {
-    v6.addSubnet(network, prefix, 'ipv6');
-  }
-  blocked = { v4, v6 };
-  return blocked;
-}
+/*
+ * The ranges come from ipaddr.js, which keeps IANA's special-purpose address registries (IPv4 and
+ * IPv6) as named ranges: an address is public only where it names none ("unicast"). IPv6 is also
+ * held to IANA's global unicast allocation (2000::/3), which leaves out what the special-purpose
+ * registry does not list but no public service lives at (the deprecated IPv4-compatible ::/96, the
+ * site-local fec0::/10). An IPv4 address carried in an IPv6 one (::ffff:a.b.c.d) is judged as IPv4.
+ */
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /** True for addresses no public service can live at (private ranges, loopback, metadata service, ...). */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  const { v4: blockedV4, v6: blockedV6 } = blockedRanges();
-  if (family === 4) return !blockedV4.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped?.[1]) return !blockedV4.check(mapped[1], 'ipv4');
-    return !blockedV6.check(address, 'ipv6');
-  }
-  return false;
+  if (isIP(address) === 0) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.match(GLOBAL_UNICAST) && v6.range() === 'unicast';
 }
 
 /** The error a guarded lookup fails the connection with. */
