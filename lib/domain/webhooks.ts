@@ -18,8 +18,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'account.token_health_changed',
 ] as const;
 export type ChangeEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-/** `webhook.test` is sent only by the test action; it cannot be subscribed to (every endpoint takes it). */
+/** `webhook.test` is sent only by the test action; every endpoint takes it, listed or not. */
 export type WebhookEventType = ChangeEventType | 'webhook.test';
+/** What `enabledEvents` may list: every type the docs list, so a list copied from them is taken. */
+const LISTABLE_EVENT_TYPES: readonly string[] = [...WEBHOOK_EVENT_TYPES, 'webhook.test'];
 
 export const MAX_WEBHOOK_ENDPOINTS = 16;
 /**
@@ -204,14 +206,14 @@ export function checkEnabledEvents(value: unknown): string[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw new ApiError('invalid_event_type', 'enabledEvents must be a non-empty array of event types, or ["*"] for all.', { param: 'enabledEvents' });
   }
-  if (value.length > WEBHOOK_EVENT_TYPES.length + 1) {
+  if (value.length > LISTABLE_EVENT_TYPES.length + 1) {
     throw new ApiError('invalid_event_type', 'enabledEvents lists more types than exist.', { param: 'enabledEvents' });
   }
   const out: string[] = [];
   for (const entry of value) {
-    if (entry !== '*' && !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(entry)) {
+    if (entry !== '*' && !(LISTABLE_EVENT_TYPES as readonly unknown[]).includes(entry)) {
       const shown = typeof entry === 'string' ? `"${entry.slice(0, 60)}"` : 'a non-string value';
-      throw new ApiError('invalid_event_type', `enabledEvents contains ${shown}; known types: ${WEBHOOK_EVENT_TYPES.join(', ')}, or "*".`, {
+      throw new ApiError('invalid_event_type', `enabledEvents contains ${shown}; known types: ${LISTABLE_EVENT_TYPES.join(', ')}, or "*".`, {
         param: 'enabledEvents',
       });
     }

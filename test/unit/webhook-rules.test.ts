@@ -3,6 +3,7 @@
  * signature (checked against the `standardwebhooks` package), which events a change means, secret
  * rotation and URL rules.
  */
+import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import type { Account, Post } from '../../lib/domain/model.js';
@@ -218,6 +219,13 @@ describe('endpoint input', () => {
   it('takes known event types or ["*"], without duplicates', () => {
     expect(checkEnabledEvents(['post.failed', 'post.failed', 'post.published'])).toEqual(['post.failed', 'post.published']);
     expect(checkEnabledEvents(['*'])).toEqual(['*']);
-    expect(() => checkEnabledEvents(['webhook.test'])).toThrow(/known types/);
+    expect(() => checkEnabledEvents(['nope'])).toThrow(/known types/);
+  });
+
+  it('takes every event type docs/webhooks.md lists, webhook.test too (an endpoint always takes test events)', () => {
+    const documented = [...readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8').matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|/gm)].map((match) => match[1]!);
+    expect(documented).toContain('webhook.test');
+    expect(checkEnabledEvents(documented)).toEqual(documented);
+    expect(checkEnabledEvents(['post.published', 'webhook.test'])).toEqual(['post.published', 'webhook.test']);
   });
 });
