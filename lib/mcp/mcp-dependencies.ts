@@ -11,6 +11,7 @@ import { PublishDispatcher, publishDispatcherConfigFromEnv, ScheduleCanceller } 
 import { requestCounting } from '../http/api-pipeline.js';
 import { oauthUrls, tokenService } from '../oauth/oauth-dependencies.js';
 import { readSecret } from '../secrets.js';
+import { DynamoDbAllowanceReader } from '../store/allowance-counter.js';
 import { DirectoryTable } from '../store/directory-table.js';
 import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../store/dynamodb-idempotency-store.js';
@@ -85,7 +86,7 @@ export function mcpDependencies(): McpEndpointDeps {
       publishDraft: new PublishDraft(lifecycle),
       retryPost: new RetryPost(lifecycle),
       queues: new AccountQueues({ accounts, queues, clock: systemClock }),
-      previewPosts: new PreviewPosts({ ...reads, clock: systemClock, queues }),
+      previewPosts: new PreviewPosts({ ...reads, allowance: new DynamoDbAllowanceReader(), clock: systemClock, queues }),
       deletePost: new DeletePost({
         posts,
         dispatcher: new ScheduleCanceller(scheduler, requireEnv(ENV.schedulerGroup)),

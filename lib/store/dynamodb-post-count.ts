@@ -4,12 +4,12 @@
  * and how much of the plan allowance this cycle has used (the allowance counter the create path
  * spends, one GetItem).
  */
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../config.js';
 import { countQuery } from './count-query.js';
 import type { PostCounter } from '../use-cases/settings/ports.js';
 import { documentClient } from './dynamo-client.js';
-import { allowanceCounterKey } from './dynamodb-post-store.js';
+import { DynamoDbAllowanceReader } from './allowance-counter.js';
 import { COUNTERS_TABLE, POSTS_TABLE } from './tables.js';
 
 export class DynamoDbPostCounter implements PostCounter {
@@ -32,9 +32,7 @@ export class DynamoDbPostCounter implements PostCounter {
     return count > cap ? { count: cap, capped: true } : { count, capped: false };
   }
 
-  async allowanceUsed(userId: string, cycle: string): Promise<number> {
-    const out = await this.client.send(new GetCommand({ TableName: this.countersTable, Key: allowanceCounterKey(userId, cycle) }));
-    const used = out.Item?.used;
-    return typeof used === 'number' ? used : 0;
+  allowanceUsed(userId: string, cycle: string): Promise<number> {
+    return new DynamoDbAllowanceReader({ countersTable: this.countersTable, client: this.client }).allowanceUsed(userId, cycle);
   }
 }

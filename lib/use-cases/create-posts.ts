@@ -306,6 +306,9 @@ function queueVerdict(
   };
 }
 
+/** A target past what is left of the plan's allowance (the create, and the preview that answers as it would). */
+export const QUOTA_EXCEEDED_MESSAGE = "The plan's post allowance for this month is used up.";
+
 function resultOf(target: Target, writtenIds: ReadonlySet<string>, failedIds: ReadonlySet<string>): PostResult {
   const { verdict, post } = target;
   const result = (id: string | null, status: PostResult['status'], reason: RejectionReason | null, message: string | null): PostResult => ({
@@ -318,7 +321,7 @@ function resultOf(target: Target, writtenIds: ReadonlySet<string>, failedIds: Re
     message,
   });
   if (!verdict.accepted) return result(null, 'rejected', verdict.reason, verdict.message);
-  if (!post || !writtenIds.has(post.id)) return result(null, 'rejected', 'quota_exceeded', "The plan's post allowance for this month is used up.");
+  if (!post || !writtenIds.has(post.id)) return result(null, 'rejected', 'quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
   if (failedIds.has(post.id)) return result(post.id, 'failed', 'schedule_failed', 'The post was created but could not be queued; it will not go out.');
   return result(post.id, 'accepted', null, null);
 }

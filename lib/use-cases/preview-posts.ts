@@ -2,12 +2,12 @@
  * What a create would do, without doing it (the assistant server's create_posts without
  * `confirm: true`): the same scope check, body rules and per-target verdicts as POST /posts
  * (lib/use-cases/create-targets.ts), plus, per target, the text as its platform counts it.
- * Nothing is written, no idempotency key is claimed and no allowance is spent; the plan
- * allowance itself is decided only when the posts are written, so the preview says how many
- * units a confirmed create would spend rather than promising them.
+ * Nothing is written, no idempotency key is claimed and no allowance is spent: the allowance is
+ * read (one GetItem), and the accepted targets past what is left are `quota_exceeded`, as the
+ * create would answer now (a create in between may still spend the rest first).
  */
 import { ApiError, type RejectionReason } from '../domain/errors.js';
-import { noTargetAccepted, type PostBatch, type PostResult } from './create-posts.js';
+import { noTargetAccepted, QUOTA_EXCEEDED_MESSAGE, type PostBatch, type PostResult } from './create-posts.js';
 import { PLATFORM_RULES, isPublishablePlatform } from '../domain/target-rules.js';
 import { formatFields } from '../domain/format-rules.js';
 import type { PostFormat } from '../domain/model.js';
@@ -17,6 +17,8 @@ import type { Clock } from './ports/clock.js';
 import type { QueueStore } from './ports/queues.js';
 import { decideTargets, type TargetReads } from './create-targets.js';
 import { QUEUE_REJECTION_MESSAGES, QueueChoices } from './queues.js';
+import { allowanceCycle, unitsThatFit } from '../domain/allowance.js';
+import type { AllowanceReader } from './ports/allowance.js';
 
 export interface PreviewLine {
   accountId: string;
@@ -52,7 +54,7 @@ export interface PostsPreview {
 }
 
 export class PreviewPosts {
-  constructor(private readonly deps: TargetReads & { clock: Clock; queues: QueueStore }) {}
+  constructor(private readonly deps: TargetReads & { clock: Clock; queues: QueueStore; allowance: AllowanceReader }) {}
 
   /**
    * `scope`: `as_create` (the assistant's create_posts: the scope the create would need) or
@@ -62,7 +64,11 @@ export class PreviewPosts {
     const isDraft = typeof body === 'object' && body !== null && (body as { draft?: unknown }).draft === true;
     requireScope(caller, isDraft || scope === 'write' ? 'write' : 'publish');
     const now = this.deps.clock.now();
-    const { request, decisions: decided } = await decideTargets(this.deps, caller, body, now);
+    const [{ request, decisions: decided }, used] = await Promise.all([
+      decideTargets(this.deps, caller, body, now),
+      // A draft spends nothing, so its preview reads nothing either.
+      isDraft ? 0 : this.deps.allowance.allowanceUsed(caller.userId, allowanceCycle(now)),
+    ]);
     // `queue: true`: a target whose account has no free slot is rejected as a create would reject it.
     const choices = request.queue
       ? await QueueChoices.read(this.deps.queues, decided.flatMap(({ verdict }) => (verdict.accepted ? [verdict.accountId] : [])), now)
@@ -74,7 +80,25 @@ export class PreviewPosts {
         ? { verdict, text }
         : { text, verdict: { accepted: false as const, accountId: verdict.accountId, platform: verdict.platform, reason: slot.reason, message: QUEUE_REJECTION_MESSAGES[slot.reason] } };
     });
+    // The first accepted targets that fit, in request order, as the create's transaction decides.
+    let fitting = request.draft ? Number.POSITIVE_INFINITY : unitsThatFit(decisions.filter(({ verdict }) => verdict.accepted).length, used, caller.user.monthlyPostAllowance);
     const targets = decisions.map(({ verdict, text }): PreviewLine => {
+      if (verdict.accepted && fitting-- <= 0) {
+        return {
+          accountId: verdict.accountId,
+          platform: verdict.platform,
+          handle: null,
+          verdict: 'rejected',
+          reason: 'quota_exceeded',
+          message: QUOTA_EXCEEDED_MESSAGE,
+          text,
+          textLength: null,
+          maxTextLength: null,
+          format: null,
+          parts: null,
+          firstComment: null,
+        };
+      }
       const format = verdict.accepted ? formatFields(request.options, verdict.platform, null) : null;
       const rules = verdict.platform !== null && isPublishablePlatform(verdict.platform) ? PLATFORM_RULES[verdict.platform] : null;
       return {

@@ -376,6 +376,25 @@ describe('POST /posts/preview', () => {
     expect(await backdoor.allowanceUsed(user.userId)).toBe(0);
   });
 
+  it('says quota_exceeded for the targets past what is left of the allowance, as the create then answers', async () => {
+    const { user, account, api, create } = await newUser({ quota: 2 });
+    const second = await connectAccount(user.workspaceIds[0] as string, { platform: 'x', sandbox: 'ok', handle: `@life_b${counter}` });
+    await create({});
+    const body = { accounts: [account.id, second.id], text: uniqueText('one left') };
+    const preview = await api.post<PostBatch>('/posts/preview', body);
+    expect(preview.status).toBe(200);
+    expect(preview.body.posts.map((post) => [post.status, post.reason])).toEqual([['accepted', null], ['rejected', 'quota_exceeded']]);
+    expect(await backdoor.allowanceUsed(user.userId)).toBe(1);
+    const created = await api.post<PostBatch>('/posts', body);
+    expect(created.body.posts.map((post) => [post.status, post.reason])).toEqual(preview.body.posts.map((post) => [post.status, post.reason]));
+    // Nothing left: the 400 the create gives; a draft spends nothing and is still accepted.
+    const spent = { accounts: [account.id], text: uniqueText('none left') };
+    const none = await api.post<ErrorBody>('/posts/preview', spent);
+    expect([none.status, none.body.error.code]).toEqual([400, 'quota_exceeded']);
+    expect(none.body).toEqual((await api.post<ErrorBody>('/posts', spent)).body);
+    expect((await api.post<PostBatch>('/posts/preview', { ...spent, draft: true })).body.posts[0]?.status).toBe('accepted');
+  });
+
   it('400 exactly as a create when no target would be accepted, and for a bad body', async () => {
     const { account, api } = await newUser();
     const body = { accounts: [account.id], text: 'x'.repeat(400) };
