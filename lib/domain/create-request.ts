@@ -448,18 +448,21 @@ function boundedList(value: unknown, key: string, max: number): unknown {
  *   own `media` are.
  */
 function boundedOptions(options: JsonObject): JsonObject {
-  let { x, linkedin } = options;
-  if (isJsonObject(x)) {
-    x = boundedList(x, 'thread', MAX_THREAD_PARTS) as JsonObject;
-    if (Array.isArray(x.thread)) {
-      x.thread.forEach((part, index) => {
+  const bounded: JsonObject = { ...options };
+  if (isJsonObject(options.x)) {
+    const x: JsonObject = boundedList(options.x, 'thread', MAX_THREAD_PARTS) as JsonObject;
+    const thread: unknown = x.thread;
+    if (Array.isArray(thread)) {
+      thread.forEach((part: unknown, index) => {
         if (isJsonObject(part) && Array.isArray(part.media)) checkPartMediaCount(part.media.length, index);
       });
     }
-    x = { ...x, ...(x.poll === undefined ? {} : { poll: boundedList(x.poll, 'choices', MAX_POLL_CHOICES) }) } as JsonObject;
+    bounded.x = x.poll === undefined ? x : { ...x, poll: boundedList(x.poll, 'choices', MAX_POLL_CHOICES) };
   }
-  if (isJsonObject(linkedin) && linkedin.poll !== undefined) linkedin = { ...linkedin, poll: boundedList(linkedin.poll, 'choices', MAX_POLL_CHOICES) } as JsonObject;
-  return { ...options, ...(x === undefined ? {} : { x }), ...(linkedin === undefined ? {} : { linkedin }) } as JsonObject;
+  if (isJsonObject(options.linkedin) && options.linkedin.poll !== undefined) {
+    bounded.linkedin = { ...options.linkedin, poll: boundedList(options.linkedin.poll, 'choices', MAX_POLL_CHOICES) };
+  }
+  return bounded;
 }
 
 function checkPartMediaCount(count: number, index: number): void {
