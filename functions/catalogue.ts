@@ -41,6 +41,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
     entry: 'functions/webhooks/rotate-webhook-secret.ts',
   },
   { name: 'TestWebhookEndpoint', method: 'POST', path: '/webhook_endpoints/{id}/test', entry: 'functions/webhooks/test-webhook-endpoint.ts' },
+  // Events you can read back (beyond-v2.md; docs/webhooks.md).
+  { name: 'ListEvents', method: 'GET', path: '/events', entry: 'functions/events/list-events.ts' },
+  { name: 'GetEvent', method: 'GET', path: '/events/{id}', entry: 'functions/events/get-event.ts' },
 ];
 
 export const API_BASE_PATH = '/api/v1';

@@ -138,6 +138,9 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   DeleteWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite' } },
   RotateWebhookSecret: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, tokenKey: 'encryptDecrypt', tokenKeyForWebhookSecretsOnly: true },
   TestWebhookEndpoint: { tables: { ...REQUEST_PATH, webhooks: 'readWrite', idempotency: 'readWrite' }, sendsTo: ['webhook'] },
+  // Events (lib/use-cases/events.ts): the event items of the webhooks table and their byUserEvents index.
+  ListEvents: { tables: { ...REQUEST_PATH, webhooks: 'read' }, cursorSigningKey: true },
+  GetEvent: { tables: { ...REQUEST_PATH, webhooks: 'read' } },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
   // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the
@@ -145,7 +148,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // the user (directory), and runs the tools: the union of what CreatePosts, ListPosts, GetPost,
   // DeletePost and ListAccounts may do.
   Mcp: {
-    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite', oauth: 'read' },
+    // webhooks: the events list_events reads.
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite', oauth: 'read', webhooks: 'read' },
     writableKeyPrefixes: { directory: [KEYS.queue] },
     sendsTo: ['publish', 'deletion'],
     scheduler: ['create', 'delete'],

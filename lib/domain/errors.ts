@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   invalid_event_type: { type: 'invalid_request_error', status: 400 },
   too_many_webhook_endpoints: { type: 'invalid_request_error', status: 400 },
   webhook_endpoint_not_found: { type: 'invalid_request_error', status: 404 },
+  event_not_found: { type: 'invalid_request_error', status: 404 },
   webhook_endpoint_disabled: { type: 'invalid_request_error', status: 409 },
   idempotency_in_flight: { type: 'invalid_request_error', status: 409 },
   // beyond-v2.md "Queues and time zones": queue with scheduledFor, a queue's zone and slots, an account not the caller's.

@@ -13,6 +13,7 @@ import { oauthUrls, tokenService } from '../oauth/oauth-dependencies.js';
 import { readSecret } from '../secrets.js';
 import { DynamoDbAllowanceReader } from '../store/allowance-counter.js';
 import { DirectoryTable } from '../store/directory-table.js';
+import { DynamoDbEventStore } from '../store/dynamodb-event-store.js';
 import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../store/dynamodb-idempotency-store.js';
 import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
@@ -25,6 +26,7 @@ import { DynamoDbWorkspaceStore } from '../store/dynamodb-workspace-store.js';
 import { meterSdkClient } from '../store/sdk-metering.js';
 import { CreatePosts } from '../use-cases/create-posts.js';
 import { DeletePost } from '../use-cases/delete-post.js';
+import { Events } from '../use-cases/events.js';
 import { GetPost } from '../use-cases/get-post.js';
 import { ListAccounts } from '../use-cases/list-accounts.js';
 import { ListPosts } from '../use-cases/list-posts.js';
@@ -74,6 +76,7 @@ export function mcpDependencies(): McpEndpointDeps {
       listAccounts: new ListAccounts({ accounts, workspaces }),
       listPosts: new ListPosts({ posts, cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) }),
       getPost: new GetPost({ posts }),
+      events: new Events({ events: new DynamoDbEventStore(), clock: systemClock, cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) }),
       createPosts: new CreatePosts({
         ...reads,
         posts,

@@ -139,6 +139,20 @@ export const listPostsInput = {
 };
 export const listPostsOutput = { posts: z.array(postShape), nextCursor: nullable(z.string(), 'Pass as cursor for the next page; null on the last page') };
 
+export const listEventsInput = {
+  type: z.string().optional().describe('One event type (post.published) or a group (post.*, account.*)'),
+  limit: z.number().int().optional().describe('1 to 100, default 25'),
+  cursor: z.string().optional().describe('nextCursor of the previous page'),
+};
+const eventShape = z.object({
+  id: z.string().describe('evt_..., the webhook-id its deliveries carried'),
+  object: z.literal('event'),
+  type: z.string(),
+  createdAt: z.string(),
+  data: z.object({ object: z.record(z.string(), z.unknown()).describe('The post or account as it was then; {} for a test') }),
+});
+export const listEventsOutput = { events: z.array(eventShape), nextCursor: nullable(z.string(), 'Pass as cursor for the next page; null on the last page') };
+
 export const getPostInput = { id: z.string().describe('A post id (post_...)') };
 export const getPostOutput = { post: postShape };
 

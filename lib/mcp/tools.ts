@@ -22,6 +22,7 @@ import { logger } from '../observability.js';
 import type { Caller } from '../domain/caller.js';
 import type { CreatePosts, PostBatch } from '../use-cases/create-posts.js';
 import type { DeletePost } from '../use-cases/delete-post.js';
+import { parseListEventsQuery, type Events } from '../use-cases/events.js';
 import type { GetPost } from '../use-cases/get-post.js';
 import { parseListAccountsQuery, type ListAccounts } from '../use-cases/list-accounts.js';
 import { parseListPostsQuery, type ListPosts } from '../use-cases/list-posts.js';
@@ -36,6 +37,8 @@ import * as schema from './tool-schemas.js';
 export interface McpToolDeps {
   listAccounts: ListAccounts;
   listPosts: ListPosts;
+  /** The person's events of the last 30 days, as GET /events. */
+  events: Events;
   getPost: GetPost;
   createPosts: CreatePosts;
   previewPosts: PreviewPosts;
@@ -97,6 +100,7 @@ export const TOOL_SCOPES: Readonly<Record<string, (args: Record<string, unknown>
   list_accounts: () => 'read',
   list_posts: () => 'read',
   get_post: () => 'read',
+  list_events: () => 'read',
   create_posts: (args) => (args.draft === true ? 'write' : 'publish'),
   delete_post: () => 'write',
   list_media: () => 'read',
@@ -156,6 +160,23 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       run('list_posts', args, async () => {
         const list = await deps.listPosts.execute(caller, parseListPostsQuery(asQuery(args)));
         return ok({ posts: list.posts.map(withLink), nextCursor: list.nextCursor }, `${list.posts.length} post(s)${list.nextCursor ? '; more with nextCursor' : ''}.`);
+      }),
+  );
+
+  server.registerTool(
+    'list_events',
+    {
+      title: 'List events',
+      description:
+        'What happened to the person\'s posts and accounts in the last 30 days (post.published, post.failed, account.connected, ...), newest first; type filters one type or a group (post.*); page with nextCursor.',
+      inputSchema: schema.listEventsInput,
+      outputSchema: schema.listEventsOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      run('list_events', args, async () => {
+        const list = await deps.events.list(caller, parseListEventsQuery(asQuery(args)));
+        return ok({ events: list.events, nextCursor: list.nextCursor }, `${list.events.length} event(s)${list.nextCursor ? '; more with nextCursor' : ''}.`);
       }),
   );
 

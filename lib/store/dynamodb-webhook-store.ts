@@ -28,6 +28,7 @@ import type { IdempotencyCompletion } from '../domain/idempotency-record.js';
 import {
   ENDPOINT_IN_FLIGHT_LIMIT,
   MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_EVENT_TYPES,
   WEBHOOK_RECORD_TTL_SECONDS,
   type WebhookEndpoint,
 } from '../domain/webhooks.js';
@@ -79,15 +80,8 @@ const ENDPOINT_ITEM = v.object({
 export const EVENT_ITEM = v.object({
   id: v.string(),
   userId: v.string(),
-  type: v.picklist([
-    'post.published',
-    'post.failed',
-    'post.platform_deleted',
-    'account.connected',
-    'account.disconnected',
-    'account.token_health_changed',
-    'webhook.test',
-  ]),
+  // Every type the router emits, and the test action's.
+  type: v.picklist([...WEBHOOK_EVENT_TYPES, 'webhook.test'] as const),
   createdAt: v.string(),
   body: v.string(),
 });
@@ -133,6 +127,11 @@ function entryOf(item: Record<string, unknown>): PendingDeliveryEntry | null {
   const match = /^DELIVERY#(.+)#([^#]+)$/.exec(sk);
   if (!pk.startsWith('ENDPOINT#') || !match || typeof item.pendingSk !== 'string') return null;
   return { endpointId: pk.slice('ENDPOINT#'.length), eventCreatedAt: match[1] as string, eventId: match[2] as string, pendingSk: item.pendingSk };
+}
+
+/** An event's place in its user's list (the byUserEvents index): by time, then id. */
+export function eventListKeys(event: Pick<WebhookEventRecord, 'userId' | 'createdAt' | 'id'>): { eventsPk: string; eventsSk: string } {
+  return { eventsPk: `USER#${event.userId}`, eventsSk: `${event.createdAt}#${event.id}` };
 }
 
 function ttl(now: Date): number {
@@ -437,9 +436,9 @@ export class DynamoDbWebhookStore implements WebhookStore, PendingDeliveries {
     }
   }
 
-  /** An event's item as stored. */
+  /** An event's item as stored: under its id, and in its user's list (byUserEvents) newest first. */
   protected eventItem(event: WebhookEventRecord): Record<string, unknown> {
-    return { ...keys.event(event.id), ...event, expiresAt: ttl(new Date(event.createdAt)) };
+    return { ...keys.event(event.id), ...event, ...eventListKeys(event), expiresAt: ttl(new Date(event.createdAt)) };
   }
 
   /** A delivery's PutItem, written only if absent. */

@@ -259,7 +259,11 @@ export const WEBHOOKS_TABLE: TableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   // Keys only: the sweeper stamps each delivery it finds with a conditional update that returns the item.
-  indexes: [{ indexName: 'byPending', partitionKey: 'pendingPk', sortKey: 'pendingSk', projection: { type: 'KEYS_ONLY' } }],
+  indexes: [
+    { indexName: 'byPending', partitionKey: 'pendingPk', sortKey: 'pendingSk', projection: { type: 'KEYS_ONLY' } },
+    // A user's events, newest first (GET /events): the event's whole item, its body is the answer.
+    { indexName: 'byUserEvents', partitionKey: 'eventsPk', sortKey: 'eventsSk', projection: { type: 'ALL' } },
+  ],
   ttlAttribute: 'expiresAt',
   holdsCustomerData: true,
 };

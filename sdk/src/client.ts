@@ -52,6 +52,10 @@ export type TestWebhookEvent = Extract<WebhookEvent, { type: 'webhook.test' }>;
 export type CreateWebhookEndpointParams = RequestBody<Operation<'/webhook_endpoints', 'post'>>;
 export type UpdateWebhookEndpointParams = RequestBody<Operation<'/webhook_endpoints/{id}', 'patch'>>;
 export type ListWebhookEndpointsParams = QueryParams<Operation<'/webhook_endpoints', 'get'>>;
+/** An event read back (GET /events): the envelope its webhooks carried, `data.object` narrowed by `type`. */
+export type Event = WebhookEvent;
+export type EventList = Omit<components['schemas']['EventList'], 'events'> & { events: Event[] };
+export type ListEventsParams = QueryParams<Operation<'/events', 'get'>>;
 type DeleteQuery = QueryParams<Operation<'/posts/{id}', 'delete'>>;
 /** `deleteFromPlatform: true` also deletes the live post on its platform (irreversible). */
 export type DeletePostParams = Omit<DeleteQuery, 'deleteFromPlatform'> & { deleteFromPlatform?: boolean };
@@ -85,6 +89,7 @@ export class SocialPublishing {
   readonly posts: Posts;
   readonly accounts: Accounts;
   readonly webhookEndpoints: WebhookEndpoints;
+  readonly events: Events;
   /** Standard Webhooks verification; also importable alone from `@social-publishing/sdk/webhooks`. */
   readonly webhooks = { verify: verifyWebhook };
 
@@ -106,6 +111,30 @@ export class SocialPublishing {
     this.posts = new Posts(http);
     this.accounts = new Accounts(http);
     this.webhookEndpoints = new WebhookEndpoints(http);
+    this.events = new Events(http);
+  }
+}
+
+/** Every event of the last 30 days, read back: the same envelopes and ids as the webhooks'. */
+export class Events {
+  constructor(private readonly http: HttpClient) {}
+
+  /**
+   * `await` it for one page, or `for await (const event of client.events.list({ type: 'post.*' }))`
+   * for every event, newest first, across pages (a page may be short when `type` leaves many out).
+   */
+  list(params: ListEventsParams = {}, options?: RequestOptions): PagedList<EventList, Event> {
+    const { cursor, ...query } = params;
+    return new PagedList(
+      (next) => this.http.request('get', '/events', { query: { ...query, ...(next === undefined ? {} : { cursor: next }) } }, options) as Promise<EventList>,
+      (page) => page.events,
+      (page) => page.nextCursor,
+      cursor,
+    );
+  }
+
+  get(id: string, options?: RequestOptions): Promise<Event> {
+    return this.http.request('get', '/events/{id}', { path: { id } }, options) as Promise<Event>;
   }
 }
 

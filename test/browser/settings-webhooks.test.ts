@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { DynamoDbIdentityStore } from '../../lib/store/dynamodb-identity-store.js';
 import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
+import { newTestEventId } from '../../lib/domain/webhooks.js';
 import { DESKTOP, launchChromium, PHONE, screenshot, signIn, signUp } from '../support/browser.js';
 import { provisionUser, type ProvisionedUser } from '../support/provision.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -333,6 +334,37 @@ describe('the settings Webhooks page', () => {
     expect((await page.goto(endpointUrl))?.status()).toBe(404);
     expect(receiver.received).toHaveLength(3);
     await context.close();
+  });
+
+  it('shows the recent events also to a user without an endpoint, newest first, and only their own', { timeout: 60_000 }, async () => {
+    const user = await provisionUser({ workspaces: 1 });
+    const login = await stack.oidc.accounts.create('events@example.com', PASSWORD);
+    await new DynamoDbIdentityStore({ tableName: stack.tables.directory }).linkIdentity({ issuer: stack.oidc.issuer, subject: login.id, email: 'events@example.com' }, user.userId);
+    // Events as the router records them (the store's own write), one of them another user's.
+    const recorded = async (userId: string, type: 'post.published' | 'account.connected', secondsAgo: number) => {
+      const id = newTestEventId();
+      const createdAt = new Date(Date.now() - secondsAgo * 1000).toISOString();
+      return store.putEvent({ id, userId, type, createdAt, body: JSON.stringify({ id, object: 'event', type, createdAt, data: { object: {} } }) });
+    };
+    const older = await recorded(user.userId, 'account.connected', 60);
+    const newer = await recorded(user.userId, 'post.published', 30);
+    const theirs = await recorded(owner.userId, 'post.published', 10);
+    const context = await browser.newContext({ viewport: DESKTOP });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      await page.goto(`${stack.origin}/settings/webhooks`);
+      await signIn(page, 'events@example.com', PASSWORD);
+      await page.waitForURL(`${stack.origin}/settings/webhooks`);
+      await expect.poll(() => page.getByRole('heading', { name: 'No webhook endpoints yet' }).isVisible()).toBe(true);
+      const section = page.locator('section', { has: page.getByRole('heading', { name: 'Recent events' }) });
+      expect(await section.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.id))).toEqual([newer.id, older.id]);
+      expect(await section.locator(`tr[id="${newer.id}"] td[data-label="Event"]`).innerText()).toBe('post.published');
+      expect(await page.locator(`tr[id="${theirs.id}"]`).count()).toBe(0);
+      await checkPage(page);
+    } finally {
+      await context.close();
+    }
   });
 
   it('fits a phone: the list, an endpoint with its deliveries, the secret and the question', { timeout: 60_000 }, async () => {

@@ -125,6 +125,8 @@ const EXPECTED: Record<string, string[]> = {
   DeleteWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
   RotateWebhookSecret: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
   TestWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'send:webhook'],
+  ListEvents: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read', 'secret:cursor'],
+  GetEvent: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read'],
   // The router reads the two streams (its mappings' grants) and writes events and deliveries; the
   // delivery worker only decrypts secrets, never encrypts.
   WebhookRouter: ['table:webhooks:readWrite', 'send:webhook', 'stream:posts', 'stream:directory', 'streams:list'],
@@ -161,6 +163,7 @@ const EXPECTED: Record<string, string[]> = {
     'table:posts:readWrite',
     'table:idempotency:readWrite',
     'table:oauth:read',
+    'table:webhooks:read',
     'send:publish',
     'send:deletion',
     'scheduler:create',

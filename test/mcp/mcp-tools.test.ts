@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { sha256Hex } from '../../lib/oauth/secrets.js';
 import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
+import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
+import { newTestEventId } from '../../lib/domain/webhooks.js';
 import { MCP_SERVER_OPTIONS } from '../../lib/mcp/mcp-endpoint.js';
 import { pdf } from '../support/pdf.js';
 import { directConsent } from '../support/direct-consent.js';
@@ -102,7 +104,7 @@ describe('discovery and sign-in', () => {
 });
 
 describe('tools', () => {
-  it('lists eleven tools with input and output schemas and annotations', async () => {
+  it('lists twelve tools with input and output schemas and annotations', async () => {
     const { tools } = await assistant.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()].sort()).toEqual([
@@ -111,6 +113,7 @@ describe('tools', () => {
       'get_post',
       'get_queue',
       'list_accounts',
+      'list_events',
       'list_media',
       'list_posts',
       'publish_draft',
@@ -252,6 +255,32 @@ describe('tools', () => {
     expect(retried.isError).toBe(true);
     expect(retried.content[0]?.text).toMatch(/^post_not_retryable: Only a failed post is retried; this post is scheduled/);
     await call(assistant.client, 'delete_post', { id });
+  });
+
+  it('list_events lists the person\'s events newest first, by group, and nobody else\'s', async () => {
+    const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+    try {
+      const store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client: DynamoDBDocumentClient.from(raw) });
+      const other = await provisionUser();
+      const event = (userId: string, type: 'post.published' | 'webhook.test', secondsAgo: number) => {
+        const id = newTestEventId();
+        const createdAt = new Date(Date.now() - secondsAgo * 1000).toISOString();
+        return store.putEvent({ id, userId, type, createdAt, body: JSON.stringify({ id, object: 'event', type, createdAt, data: { object: {} } }) });
+      };
+      const older = await event(user.userId, 'post.published', 20);
+      const newer = await event(user.userId, 'webhook.test', 10);
+      await event(other.userId, 'post.published', 5);
+      const all = await call(assistant.client, 'list_events');
+      const ids = (all.structuredContent?.events as { id: string }[]).map((one) => one.id);
+      expect(ids.indexOf(newer.id)).toBeLessThan(ids.indexOf(older.id));
+      expect(ids.indexOf(older.id)).toBeGreaterThanOrEqual(0);
+      const posts = await call(assistant.client, 'list_events', { type: 'post.*' });
+      expect((posts.structuredContent?.events as { id: string }[]).map((one) => one.id)).toEqual([older.id]);
+      const bad = await call(assistant.client, 'list_events', { type: 'nope' });
+      expect(bad.content[0]?.text).toMatch(/^invalid_event_type:/);
+    } finally {
+      raw.destroy();
+    }
   });
 
   it('list_media lists the person\'s library, newest first, and nobody else\'s', async () => {

@@ -19,8 +19,9 @@
  * at most): a burst of one customer's posts to one endpoint is one invocation that takes the
  * endpoint's slots once and delivers at its concurrency, not hundreds racing for ten slots.
  *
- * An event is recorded only for a user with an endpoint that takes its type: a customer without
- * webhooks costs one Query per batch, not a write per change.
+ * Every event is recorded, for every customer, with or without an endpoint that takes its type
+ * (beyond-v2.md "Events you can read back": GET /events reads them): a change costs its event's
+ * write, and its deliveries' when endpoints take it.
  */
 import { accountView } from '../../domain/views/account-view.js';
 import { postView } from '../../domain/views/post-view.js';
@@ -80,7 +81,6 @@ export class RouteChanges {
       const subscribed = await endpoints(derived.userId);
       return derived.types.flatMap((type): RoutedEvent[] => {
         const targets = subscribed.filter((endpoint) => subscribes(endpoint, type));
-        if (targets.length === 0) return [];
         const id = changeEventId(change.source, change.sequenceNumber, type);
         const envelope = eventEnvelope(id, type, change.at, derived.object(type));
         const event = { id, userId: derived.userId, type, createdAt: envelope.createdAt, body: JSON.stringify(envelope) };

@@ -1,11 +1,11 @@
 /**
  * Webhooks (beyond-v1.md "Webhook endpoints", "Delivery"): the endpoints with their status (and
- * why one is disabled) and the add form; one endpoint with its recent deliveries and its actions
+ * why one is disabled), the recent events (beyond-v2.md, with or without an endpoint) and the add form; one endpoint with its recent deliveries and its actions
  * (send a test event, resend a delivery, rotate the secret, disable or enable, delete after a
  * confirmation); the one-time display of a signing secret. Every POST carries the CSRF token.
  */
 import { randomToken } from '../../domain/ids.js';
-import { WEBHOOK_EVENT_TYPES, type ChangeEventType, type WebhookEndpointView } from '../../domain/webhooks.js';
+import { WEBHOOK_EVENT_TYPES, type ChangeEventType, type WebhookEndpointView, type WebhookEventEnvelope } from '../../domain/webhooks.js';
 import type { DeliveryView } from '../../use-cases/webhooks/endpoints.js';
 import { html, type Html } from '../html.js';
 import { ALL_EVENTS, EVENT_FIELD_PREFIX, SUBMISSION_FIELD, type EndpointForm } from '../webhook-forms.js';
@@ -75,6 +75,8 @@ function addForm(csrfToken: string, form: EndpointForm | undefined): Html {
 
 export interface WebhooksPageInput {
   endpoints: readonly WebhookEndpointView[];
+  /** The newest events, recorded with or without an endpoint (GET /api/v1/events); left out of a refused add form's page. */
+  events?: readonly WebhookEventEnvelope[];
   csrfToken: string;
   notice?: Notice;
   /** The add form as typed, when it was refused. */
@@ -102,8 +104,26 @@ export function webhooksPage(input: WebhooksPageInput): Html {
 <div class="table-wrap"><table class="stack"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`;
   return html`${noticeHtml(input.notice)}
 ${list}
+${input.events ? recentEvents(input.events) : ''}
 ${addForm(input.csrfToken, input.form)}
 <p class="muted">The same endpoints are in the API (<code>/api/v1/webhook_endpoints</code>). At most 16 per account.</p>`;
+}
+
+function recentEvents(events: readonly WebhookEventEnvelope[]): Html {
+  const rows = events.map(
+    (event) => html`<tr id="${event.id}">
+  <td data-label="Event"><code>${event.type}</code></td>
+  <td data-label="Id"><span class="muted event-id">${event.id}</span></td>
+  <td data-label="Time">${formatTime(event.createdAt)}</td>
+</tr>`,
+  );
+  return html`<section class="card" aria-labelledby="events-heading">
+  <h2 id="events-heading">Recent events</h2>
+  <p>Every event of your posts and accounts is kept 30 days, whether or not an endpoint receives it: your server can read what it missed from <code>GET /api/v1/events</code> (the ids are the deliveries' <code>webhook-id</code>).</p>
+  ${events.length === 0
+    ? html`<p class="muted">No events in the last 30 days.</p>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th scope="col">Event</th><th scope="col">Id</th><th scope="col">Time</th></tr></thead><tbody>${rows}</tbody></table></div>`}
+</section>`;
 }
 
 function deliveryRow(endpoint: WebhookEndpointView, delivery: DeliveryView, csrfToken: string): Html {
