@@ -10,7 +10,7 @@
  * revoking a counted key (`counted`, set by that creation) takes one off, once. Keys made before
  * the cap, or by the admin CLI, are not counted.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff } from './transaction-backoff.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
@@ -122,7 +122,7 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
           throw new DirectoryRecordNotFoundError('user', key.userId, { cause: error });
         }
         if (!codes.includes('TransactionConflict') || attempt >= CAP_TRANSACTION_ATTEMPTS) throw error;
-        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+        await backoff(attempt);
       }
     }
   }
@@ -166,7 +166,7 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
         const codes = cancellationCodes(error);
         if (codes[0] === 'ConditionalCheckFailed' || codes[1] === 'ConditionalCheckFailed') return false;
         if (!codes.includes('TransactionConflict') || attempt >= CAP_TRANSACTION_ATTEMPTS) throw error;
-        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+        await backoff(attempt);
       }
     }
   }

@@ -10,7 +10,7 @@
  * concurrent registrations cannot pass it together; removing a counted item (`countedBytes`)
  * takes its bytes off, once. Items made before the quota, or by the admin CLI, are not counted.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff } from './transaction-backoff.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MediaItem } from '../domain/model.js';
@@ -58,7 +58,7 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
         if (codes[0] === 'ConditionalCheckFailed') return 'exists';
         if (codes[1] === 'ConditionalCheckFailed') return 'over_quota';
         if (!codes.includes('TransactionConflict') || attempt >= TRANSACTION_ATTEMPTS) throw error;
-        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+        await backoff(attempt);
       }
     }
   }
@@ -115,7 +115,7 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
         // Removed meanwhile (by a concurrent delete): its bytes went back with it.
         if (codes[0] === 'ConditionalCheckFailed') return;
         if (!codes.includes('TransactionConflict') || attempt >= TRANSACTION_ATTEMPTS) throw error;
-        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+        await backoff(attempt);
       }
     }
   }

@@ -21,13 +21,13 @@ import { allowanceCounterExpiresAt } from '../domain/allowance.js';
 import {
   ALLOWANCE_UPDATE,
   allowanceCounterKey,
-  backoff,
   cancellationCodes,
   MAX_TRANSACTION_ATTEMPTS,
   PostCreateWrites,
   type DynamoDbPostStoreOptions,
   type TransactItem,
 } from './post-create-writes.js';
+import { backoff } from './transaction-backoff.js';
 
 export { allowanceCounterKey, type DynamoDbPostStoreOptions } from './post-create-writes.js';
 

@@ -38,6 +38,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff } from './transaction-backoff.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
@@ -414,7 +415,7 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
         const codes = (failure.CancellationReasons ?? []).map((reason) => reason.Code);
         if (codes[0] === 'ConditionalCheckFailed') return false;
         if (!codes.includes('TransactionConflict') || attempt >= REFUND_ATTEMPTS) throw failure;
-        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+        await backoff(attempt);
       }
     }
   }

@@ -19,7 +19,7 @@
  * leaves it out. A retry also clears the worker's bookkeeping of the earlier attempts, so the new
  * attempt has its own 15-minute window and nothing of the old one is taken for a create in doubt.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff } from './transaction-backoff.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
@@ -189,7 +189,7 @@ export class DynamoDbPostChanges implements PostChangeStore {
         if (!codes.includes('TransactionConflict') || attempt >= MAX_TRANSACTION_ATTEMPTS) {
           throw new DependencyError('The post change transaction was cancelled', { cause: error });
         }
-        await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+        await backoff(attempt);
       }
     }
   }

@@ -9,7 +9,7 @@
  * never spend more than the limit together. The counter is only read when that condition fails:
  * then the first k posts that still fit (request order) are written and the rest are refused.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff } from './transaction-backoff.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
@@ -42,10 +42,6 @@ export function cancellationCodes(error: TransactionCanceledException): (string 
   return (error.CancellationReasons ?? []).map((reason) => reason.Code);
 }
 
-/** Full jitter: concurrent requests that conflicted do not retry in lock step. */
-export function backoff(attempt: number): Promise<void> {
-  return sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
-}
 
 export interface DynamoDbPostStoreOptions {
   postsTable?: string;
