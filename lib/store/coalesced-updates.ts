@@ -20,9 +20,8 @@
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { MAX_TRANSACTION_ITEMS } from './dynamodb-limits.js';
 
-/** DynamoDB's most actions in one TransactWriteItems. */
-const MAX_TRANSACTION_ITEMS = 100;
 /** Writes out at once before further updates wait and group (two: a claim need not wait behind a record). */
 const MAX_FLUSHES_IN_FLIGHT = 2;
 

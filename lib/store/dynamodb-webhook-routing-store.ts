@@ -11,9 +11,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { RoutedEvent, WebhookEventRecord, WebhookRoutingWrites } from '../use-cases/ports/webhooks.js';
 import { DynamoDbWebhookStore } from './dynamodb-webhook-store.js';
+import { MAX_TRANSACTION_ITEMS } from './dynamodb-limits.js';
 
-/** DynamoDB's most actions in one TransactWriteItems. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 export class DynamoDbWebhookRoutingStore extends DynamoDbWebhookStore implements WebhookRoutingWrites {
   async putRouted(routed: readonly RoutedEvent[]): Promise<void> {

@@ -17,9 +17,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IN_FLIGHT_ATTRIBUTE } from './post-item.js';
+import { MAX_TRANSACTION_ITEMS } from './dynamodb-limits.js';
 
-/** DynamoDB's most actions in one TransactWriteItems. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 export interface SentMarker {
   postId: string;

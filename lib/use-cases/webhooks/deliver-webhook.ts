@@ -62,6 +62,7 @@ import {
   signedHeaders,
   type WebhookEndpoint,
 } from '../../domain/webhooks.js';
+import { MAX_QUEUE_DELAY_SECONDS } from '../../domain/publishing.js';
 import type { Clock } from '../ports/clock.js';
 import type { TokenCipher } from '../ports/token-cipher.js';
 import {
@@ -86,8 +87,6 @@ import { secretContext } from './endpoints.js';
 const SECRET_CACHE_MS = 5 * 60_000;
 const SECRET_CACHE_ENTRIES = 1_000;
 
-/** SQS DelaySeconds at most. */
-export const MAX_QUEUE_DELAY_SECONDS = 900;
 /**
  * How long a message goes back on the queue for when its endpoint's slots stayed held (and up to as
  * long again, at random). Mostly a burst's later messages waiting for its earlier ones, whose slots
