@@ -69,11 +69,9 @@ export const SLOT_RETRY_MS = 100;
 /**
  * A single message (a retry, a test, a resend) waiting for a busy endpoint's slot tries again after
  * SLOT_RETRY_MS, then twice as long each time, up to this. A hanging endpoint gathers such messages
- * (each of its deliveries retried is one), and every waiting one reads the slots each try: 200 of
- * them trying every 100 ms were ~2,000 Queries a second, more than DynamoDB Local serves here, and
- * every other customer's requests slowed (test/http/webhooks-delivery.test.ts, the hanging endpoint:
- * its 230 test sends, one by one, took 48 s; 19-22 s with this back-off, 5 reads a wait instead of
- * 11 at the mean jitter). The router's batch messages keep SLOT_RETRY_MS: they are one per
+ * (each of its deliveries retried is one), and every waiting one reads the slots each try: at a
+ * fixed SLOT_RETRY_MS their Queries alone slowed every other customer's requests (measured in
+ * docs/webhooks.md, "Delivery"). The router's batch messages keep SLOT_RETRY_MS: they are one per
  * endpoint and stream batch, and a burst waits on them.
  */
 export const SLOT_RETRY_MAX_MS = 400;

@@ -101,10 +101,10 @@ export interface PublishPostDeps {
 
 /**
  * The longest an outcome write waits for the other creates in flight (creates-in-flight.ts): long
- * enough for a burst's creates to go out first (2,000 creates at one second take this 2-core
- * machine's single Node process about 3-4 s; with 1 s the outcome writes of the first answers
- * competed with the rest for its CPU), short enough that a slow platform delays the record only
- * a little. The outcome's time is the answer's, however late it is written.
+ * enough for a burst's creates to go out first (a shorter wait let the outcome writes of the first
+ * answers compete with the rest of the burst for the process's CPU; figures in
+ * docs/performance.md, "Posts due at the same second"), short enough that a slow platform delays
+ * the record only a little. The outcome's time is the answer's, however late it is written.
  */
 const OUTCOME_WAIT_MAX_MS = 3_000;
 
