@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidRequestError, SocialPublishing, type Event } from '../../sdk/src/index.js';
-import { assertDocumentedResponse } from '../support/openapi.js';
+import { documentedFetch } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { provisionUser, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
@@ -17,29 +17,8 @@ import { startWebhookReceiver } from '../support/webhook-receiver.js';
 let stack: TestStack;
 const mismatches: string[] = [];
 
-/** fetch, recording every response that openapi.yaml does not document for its operation. */
-function documentedFetch(baseUrl: string): typeof fetch {
-  const basePath = new URL(baseUrl).pathname;
-  return async (input, init) => {
-    const response = await fetch(input, init);
-    const text = await response.text();
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    try {
-      assertDocumentedResponse(init?.method ?? 'GET', url.pathname.slice(basePath.length), {
-        status: response.status,
-        headers: Object.fromEntries(response.headers),
-        body: text === '' ? undefined : JSON.parse(text),
-        text,
-      });
-    } catch (error) {
-      mismatches.push(String(error));
-    }
-    return new Response(text, { status: response.status, headers: response.headers });
-  };
-}
-
 function sdkFor(user: ProvisionedUser): SocialPublishing {
-  return new SocialPublishing({ baseUrl: stack.baseUrl, apiKey: user.apiKey, fetch: documentedFetch(stack.baseUrl) });
+  return new SocialPublishing({ baseUrl: stack.baseUrl, apiKey: user.apiKey, fetch: documentedFetch(stack.baseUrl, mismatches) });
 }
 
 beforeAll(async () => {

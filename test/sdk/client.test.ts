@@ -27,7 +27,7 @@ import {
   type RetryEvent,
   type WebhookEndpoint,
 } from '../../sdk/src/index.js';
-import { assertDocumentedResponse } from '../support/openapi.js';
+import { documentedFetch } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { connectAccount, createKey, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
@@ -37,30 +37,9 @@ let stack: TestStack;
 let user: ProvisionedUser;
 const mismatches: string[] = [];
 
-/** fetch, recording every response that openapi.yaml does not document for its operation. */
-function documentedFetch(baseUrl: string): typeof fetch {
-  const basePath = new URL(baseUrl).pathname;
-  return async (input, init) => {
-    const response = await fetch(input, init);
-    const text = await response.text();
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    try {
-      assertDocumentedResponse(init?.method ?? 'GET', url.pathname.slice(basePath.length), {
-        status: response.status,
-        headers: Object.fromEntries(response.headers),
-        body: text === '' ? undefined : JSON.parse(text),
-        text,
-      });
-    } catch (error) {
-      mismatches.push(String(error));
-    }
-    return new Response(text, { status: response.status, headers: response.headers });
-  };
-}
-
 function sdkFor(apiKey: string, options: { baseUrl?: string; onRetry?: (event: RetryEvent) => void } = {}): SocialPublishing {
   const baseUrl = options.baseUrl ?? stack.baseUrl;
-  return new SocialPublishing({ baseUrl, apiKey, fetch: documentedFetch(baseUrl), onRetry: options.onRetry });
+  return new SocialPublishing({ baseUrl, apiKey, fetch: documentedFetch(baseUrl, mismatches), onRetry: options.onRetry });
 }
 
 /** What the call rejects with (a PagedList is awaited like a promise). */

@@ -142,3 +142,27 @@ export function documentedApi(baseUrl: string, key?: string): ApiClient {
   };
   return clientOf(request);
 }
+
+/**
+ * fetch for an SDK under test: each response is checked against openapi.yaml, and a mismatch is
+ * pushed on `mismatches` (the test asserts it empty at the end) instead of failing the SDK call.
+ */
+export function documentedFetch(baseUrl: string, mismatches: string[]): typeof fetch {
+  const basePath = new URL(baseUrl).pathname;
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const text = await response.text();
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    try {
+      assertDocumentedResponse(init?.method ?? 'GET', url.pathname.slice(basePath.length), {
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body: text === '' ? undefined : JSON.parse(text),
+        text,
+      });
+    } catch (error) {
+      mismatches.push(String(error));
+    }
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+}
