@@ -45,9 +45,34 @@ import { Api, planBurst, planThreads, retryLost, runBurst, seededRng, type Burst
 import type { ChaosCustomer } from './provision.js';
 import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
 import { FlakyReceiver, MAX_DOWN_MS } from './receiver.js';
-import { awaitPlatformDeletions, awaitSettled, awaitWebhooks, checkCycle, checkWebhooks, expectedPostEvents, type CycleCheck, type WebhookCheck } from './verify.js';
+import {
+  awaitPlatformDeletions,
+  awaitSettled,
+  awaitWebhooks,
+  checkCycle,
+  checkEventsReadable,
+  checkWebhooks,
+  expectedPostEvents,
+  type CycleCheck,
+  type ListedEvent,
+  type WebhookCheck,
+} from './verify.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
+
+/** Every post event of the customer through GET /events, following nextCursor to the end. */
+async function listedEvents(api: Api): Promise<ListedEvent[]> {
+  const events: ListedEvent[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `?type=post.*&limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const answer = await api.request('GET', `/events${query}`);
+    if (answer.status !== 200) throw new Error(`GET /events answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    events.push(...(answer.body.events as ListedEvent[]));
+    cursor = (answer.body.nextCursor as string | null) ?? null;
+  } while (cursor !== null);
+  return events;
+}
 const RESULTS_FILE = join(HERE, 'results.json');
 
 function intEnv(name: string, fallback: number): number {
@@ -203,6 +228,8 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     const { problems: webhookProblems, ...webhookFigures } = checkWebhooks({ state, requests: receiver.requests, expected, finals, readyAt: stack.readyAt, killedAt });
     result.webhooks = { ...webhookFigures, downAfterReadyMs, downMs };
     result.problems.push(...webhookProblems);
+    // Every settled post's event is also readable back, whatever the receiver got.
+    result.problems.push(...checkEventsReadable(expected, await listedEvents(api)));
   } catch (error) {
     result.problems.push(`cycle aborted: ${error instanceof Error ? error.message : String(error)}`);
   }

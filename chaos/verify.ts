@@ -528,3 +528,33 @@ export function checkWebhooks(input: {
     problems,
   };
 }
+
+/** An event as GET /events lists it: what the check reads of it. */
+export interface ListedEvent {
+  id: string;
+  type: string;
+  data: { object: { id?: unknown } };
+}
+
+/**
+ * Every settled post's event is readable through GET /events (beyond-v2.md, "Events you can read
+ * back"): the problems, one per expected event the list does not hold, and per post with more than
+ * one event of its outcome's type (an event recorded twice under two ids).
+ */
+export function checkEventsReadable(expected: ReadonlyMap<string, PostOutcomeType>, listed: readonly ListedEvent[]): string[] {
+  const problems: string[] = [];
+  const ids = new Map<string, Set<string>>();
+  for (const event of listed) {
+    const postId = typeof event.data.object.id === 'string' ? event.data.object.id : null;
+    if (postId === null) continue;
+    const key = `${postId} ${event.type}`;
+    ids.set(key, (ids.get(key) ?? new Set()).add(event.id));
+  }
+  for (const [postId, type] of expected) {
+    const found = ids.get(`${postId} ${type}`);
+    if (!found) problems.push(`event ${type} of ${postId} not readable through GET /events`);
+    else if (found.size > 1) problems.push(`event ${type} of ${postId} listed under ${found.size} ids: ${[...found].join(', ')}`);
+  }
+  return problems;
+}
+

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { BurstState, KnownPost } from '../../chaos/burst.js';
 import { FlakyReceiver, type ReceivedRequest } from '../../chaos/receiver.js';
-import { checkWebhooks } from '../../chaos/verify.js';
+import { checkEventsReadable, checkWebhooks } from '../../chaos/verify.js';
 
 function post(id: string, deletion: KnownPost['deletion'] = null): KnownPost {
   return { id, accountId: 'acc_1', platform: 'x', sandbox: 'ok', text: `text ${id}`, withMedia: false, accepted: true, orphan: false, thread: null, deletion };
@@ -159,3 +159,27 @@ describe('FlakyReceiver', () => {
     }
   });
 });
+
+describe('checkEventsReadable', () => {
+  const event = (id: string, type: string, postId: string) => ({ id, type, data: { object: { id: postId } } });
+
+  it('passes when every settled post has its event, and names each one missing or listed twice', () => {
+    const expected = new Map([
+      ['post_a', 'post.published'],
+      ['post_b', 'post.failed'],
+      ['post_c', 'post.published'],
+    ] as const);
+    expect(checkEventsReadable(expected, [event('evt_1', 'post.published', 'post_a'), event('evt_2', 'post.failed', 'post_b'), event('evt_3', 'post.published', 'post_c')])).toEqual([]);
+    const problems = checkEventsReadable(expected, [
+      event('evt_1', 'post.published', 'post_a'),
+      event('evt_9', 'post.published', 'post_a'),
+      event('evt_2', 'post.published', 'post_b'),
+    ]);
+    expect(problems).toEqual([
+      'event post.published of post_a listed under 2 ids: evt_1, evt_9',
+      'event post.failed of post_b not readable through GET /events',
+      'event post.published of post_c not readable through GET /events',
+    ]);
+  });
+});
+
