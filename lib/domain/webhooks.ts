@@ -30,6 +30,12 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
  * this prefix alone (infra/stacks/function-access.ts): they cannot decrypt a platform token.
  */
 export const WEBHOOK_SECRET_CONTEXT_PREFIX = 'webhook-endpoint:';
+
+/** The encryption context of an endpoint's secrets: bound to the endpoint, never valid as an account's token. */
+export function secretContext(endpointId: string): { accountId: string } {
+  return { accountId: `${WEBHOOK_SECRET_CONTEXT_PREFIX}${endpointId}` };
+}
+
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 500;
 /** The old secret keeps signing beside the new one for this long after a rotation. */

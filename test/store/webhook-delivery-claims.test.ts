@@ -13,13 +13,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import { deleteQueues, ensureQueues, sqsClientFor, type LocalQueues } from '../../local/messaging.js';
 import { parseWebhookQueueMessage, SqsWebhookQueue } from '../../lib/dispatch/webhook-queue.js';
-import { ENDPOINT_TURN_MS, newEndpointId, newSigningSecret, type WebhookEndpoint } from '../../lib/domain/webhooks.js';
+import { ENDPOINT_TURN_MS, newEndpointId, newSigningSecret, secretContext, type WebhookEndpoint } from '../../lib/domain/webhooks.js';
 import { HttpWebhookSender } from '../../lib/egress/webhook-sender.js';
 import { DynamoDbWebhookDeliveryStore } from '../../lib/store/dynamodb-webhook-delivery-store.js';
 import { LocalTokenCipher } from '../../lib/store/token-cipher.js';
 import type { WebhookBatchMessage, WebhookQueueMessage } from '../../lib/use-cases/ports/webhooks.js';
 import { DeliverWebhook } from '../../lib/use-cases/webhooks/deliver-webhook.js';
-import { secretContext } from '../../lib/use-cases/webhooks/endpoints.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const { dynamodbEndpoint, sqsEndpoint, sharedTables } = inject('localAws');

@@ -59,6 +59,7 @@ import {
   retryDelayMs,
   slotRetryPauseMs,
   shouldDisableForFailures,
+  secretContext,
   signedHeaders,
   type WebhookEndpoint,
 } from '../../domain/webhooks.js';
@@ -77,7 +78,6 @@ import {
   type WebhookSender,
   type WebhookStore,
 } from '../ports/webhooks.js';
-import { secretContext } from './endpoints.js';
 
 /**
  * Decrypted signing secrets kept in the worker's memory for a few minutes, keyed by their

@@ -35,7 +35,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointView,
   type WebhookEventType,
-  WEBHOOK_SECRET_CONTEXT_PREFIX,
+  secretContext,
 } from '../../domain/webhooks.js';
 import { idempotentRequest, type IdempotentOutcome } from '../idempotent-request.js';
 import type { Clock } from '../ports/clock.js';
@@ -104,11 +104,6 @@ export function deliveryView(delivery: DeliveryRecord): DeliveryView {
     lastAttemptAt: last?.at ?? null,
     nextAttemptAt: delivery.nextAttemptAt,
   };
-}
-
-/** The encryption context of an endpoint's secrets: bound to the endpoint, never valid as an account's token. */
-export function secretContext(endpointId: string): { accountId: string } {
-  return { accountId: `${WEBHOOK_SECRET_CONTEXT_PREFIX}${endpointId}` };
 }
 
 function notFound(): ApiError {
