@@ -216,9 +216,9 @@ export class DeliverWebhook {
     };
     let endpoint: WebhookEndpoint | null;
     let records: Awaited<ReturnType<typeof store.getDeliveriesWithEvents>>;
-    let early: boolean[];
+    let claimedWhileReading: boolean[];
     try {
-      [endpoint, records, early] = await Promise.all([
+      [endpoint, records, claimedWhileReading] = await Promise.all([
         store.getEndpoint(message.userId, message.endpointId),
         store.getDeliveriesWithEvents(message.endpointId, wanted),
         this.claim(wanted.map((one) => ({ key: keyOf(one), attempt: one.attempt })), token, slotWait.ms),
@@ -230,7 +230,7 @@ export class DeliverWebhook {
     }
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
-    await inTurns(wanted, READ_CONCURRENCY, async (one) => {
+    await withConcurrency(wanted, READ_CONCURRENCY, async (one) => {
       const found = await this.prepare(endpoint, one, records.get(one.eventId) ?? { delivery: null, event: null }, now);
       if ('outcome' in found) results.push(found);
       else ready.push(found);
@@ -239,20 +239,20 @@ export class DeliverWebhook {
     // else can have been won (a claim's condition is what prepare checks), but it is given back all
     // the same. Counted by the message's entries, not event ids: a merged message may name an event
     // twice, and only one of the two can hold its claim.
-    const won = new Set(wanted.filter((_, index) => early[index]));
+    const claimedOnes = new Set(wanted.filter((_, index) => claimedWhileReading[index]));
     const readyOnes = new Set(ready.map((one) => one.wanted));
-    const strays = wanted.filter((one) => won.has(one) && !readyOnes.has(one));
+    const claimedNotToSend = wanted.filter((one) => claimedOnes.has(one) && !readyOnes.has(one));
     if (ready.length === 0 || !endpoint) {
-      await Promise.all([giveBackSlots(), this.release(strays.map(keyOf), token)]);
+      await Promise.all([giveBackSlots(), this.release(claimedNotToSend.map(keyOf), token)]);
       return results;
     }
-    if (strays.length > 0) await this.release(strays.map(keyOf), token);
+    if (claimedNotToSend.length > 0) await this.release(claimedNotToSend.map(keyOf), token);
     // A message that names another attempt than the delivery's next (a due delivery re-sent by the
     // sweeper, an older message) claims the delivery's own next attempt now.
-    const again = ready.filter((one) => !won.has(one.wanted) && one.attempt !== one.wanted.attempt);
-    const late = await this.claim(again.map((one) => ({ key: one.delivery, attempt: one.attempt })), token, slotWait.ms);
-    again.forEach((one, index) => late[index] && won.add(one.wanted));
-    const claimed = ready.filter((one) => won.has(one.wanted));
+    const dueOtherAttempt = ready.filter((one) => !claimedOnes.has(one.wanted) && one.attempt !== one.wanted.attempt);
+    const otherAttemptClaimed = await this.claim(dueOtherAttempt.map((one) => ({ key: one.delivery, attempt: one.attempt })), token, slotWait.ms);
+    dueOtherAttempt.forEach((one, index) => otherAttemptClaimed[index] && claimedOnes.add(one.wanted));
+    const claimed = ready.filter((one) => claimedOnes.has(one.wanted));
     for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
     const slots = await taking;
     if (slots.length === 0) {
@@ -271,7 +271,7 @@ export class DeliverWebhook {
     const released = new Set<number>();
     // Recording an answer (and queuing its retry) does not hold the slot: the request is over.
     const settling: Promise<void>[] = [];
-    const going = (): boolean => next < claimed.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds;
+    const mayStartNext = (): boolean => next < claimed.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds;
     try {
       const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
       // One request in flight per slot held; a lane takes the next delivery until none is left, the
@@ -279,7 +279,7 @@ export class DeliverWebhook {
       // once (another message for the endpoint may be waiting for it).
       const lane = async (slot: number): Promise<void> => {
         try {
-          while (going()) {
+          while (mayStartNext()) {
             const one = claimed[next++]!;
             try {
               const sent = await this.send(endpoint, one, secrets);
@@ -307,11 +307,11 @@ export class DeliverWebhook {
       // A message that got fewer slots than it has work for (other messages for the endpoint held
       // the rest: a burst routed in parallel batches is several messages per endpoint) takes more
       // as they come free, one lane each, so the endpoint's 10 stay in use between its messages.
-      const held = (): number => slots.length - released.size;
-      while (going()) {
+      const slotsHeld = (): number => slots.length - released.size;
+      while (mayStartNext()) {
         await this.pause(SLOT_RETRY_MS * (0.5 + this.random()));
-        const more = Math.min(claimed.length - next, ENDPOINT_IN_FLIGHT_LIMIT - held());
-        if (!going() || more <= 0) continue;
+        const more = Math.min(claimed.length - next, ENDPOINT_IN_FLIGHT_LIMIT - slotsHeld());
+        if (!mayStartNext() || more <= 0) continue;
         const at = this.deps.clock.now();
         const taken = await store.acquireSlots(endpoint.id, token, more, at, new Date(at.getTime() + this.slotLeaseMs()));
         slots.push(...taken);
@@ -336,18 +336,18 @@ export class DeliverWebhook {
       if (failure) throw failure.reason;
     }
 
-    const left = claimed.slice(next);
-    if (left.length === 0) return results;
+    const notStarted = claimed.slice(next);
+    if (notStarted.length === 0) return results;
     if (gone) {
       // The endpoint asked for nothing more: what it was not sent is cancelled, as a later attempt
       // would (the cancel drops the claim with it).
-      await Promise.all(left.map((one) => store.setDeliveryStatus(one.delivery, 'cancelled', null)));
-      return [...results, ...left.map((): DeliveryResult => ({ outcome: 'dropped', reason: 'endpoint disabled' }))];
+      await Promise.all(notStarted.map((one) => store.setDeliveryStatus(one.delivery, 'cancelled', null)));
+      return [...results, ...notStarted.map((): DeliveryResult => ({ outcome: 'dropped', reason: 'endpoint disabled' }))];
     }
     // The turn is over (a slow receiver): the rest is given back and goes on the queue at once, behind other work.
-    await this.release(left, token);
-    await this.requeue(message, left, 0);
-    return [...results, ...left.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'turn_over' }))];
+    await this.release(notStarted, token);
+    await this.requeue(message, notStarted, 0);
+    return [...results, ...notStarted.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'turn_over' }))];
   }
 
   /**
@@ -505,7 +505,7 @@ export function mergeBatchMessages<Id>(received: readonly { id: Id; message: Web
 }
 
 /** Runs `work` over the items, at most `concurrency` at a time. */
-async function inTurns<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+async function withConcurrency<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await work(items[next++]!);
