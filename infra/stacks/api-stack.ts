@@ -188,6 +188,12 @@ export class ApiStack extends Stack {
   readonly publishQueue: Queue;
   readonly deletionQueue: Queue;
   readonly webhookQueue: Queue;
+  /**
+   * Was the router's on-failure destination; nothing sends to it since the router retries a batch
+   * until it succeeds (a destination got only a batch's pointers, not its records). Kept while the
+   * stack split keeps it among the API stack's stateful resources: delete it in a stack change.
+   */
+  readonly webhookRouterDeadLetterQueue: Queue;
   readonly schedulerDeadLetterQueue: Queue;
   readonly schedulerRole: Role;
   readonly scheduleGroup: ScheduleGroup;
@@ -218,6 +224,12 @@ export class ApiStack extends Stack {
     this.publishQueue = queueFor('publish', 'PublishQueue');
     this.deletionQueue = queueFor('deletion', 'DeletionQueue');
     this.webhookQueue = queueFor('webhook', 'WebhookQueue');
+    this.webhookRouterDeadLetterQueue = new Queue(this, 'WebhookRouterDlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeDeadLetterQueue(this.webhookRouterDeadLetterQueue);
 
     // Scheduler: one group for the service's one-time schedules; a role that may only put a
     // message on the publish queue (and, when that fails, on the schedules' own DLQ, which the
@@ -574,6 +586,7 @@ export class ApiStack extends Stack {
       ['PublishDlq', this.publishQueue.deadLetterQueue!.queue as Queue],
       ['DeletionDlq', this.deletionQueue.deadLetterQueue!.queue as Queue],
       ['WebhookDlq', this.webhookQueue.deadLetterQueue!.queue as Queue],
+      ['WebhookRouterDlq', this.webhookRouterDeadLetterQueue],
       ['SchedulerDlq', this.schedulerDeadLetterQueue],
     ];
     for (const [name, queue] of deadLetterQueues) {
