@@ -61,3 +61,13 @@ export function decodeCursor(cursor: string, scope: CursorScope, signingKey: str
   if (entries.length === 0 || !entries.every(([, value]) => typeof value === 'string')) invalid();
   return Object.fromEntries(entries) as PageKey;
 }
+
+/**
+ * The answer to a page key the store did not hand out for this list (`code: 'invalid_page_key'`,
+ * reachable only with a validly signed cursor): invalid_cursor; null for any other error.
+ */
+export function refusedPageKey(error: unknown): ApiError | null {
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== 'invalid_page_key') return null;
+  return new ApiError('invalid_cursor', 'cursor is not a nextCursor returned by this API for this list.', { param: 'cursor', cause: error });
+}
+

@@ -7,7 +7,7 @@
  * not found, exactly like a missing one.
  */
 import type { Caller } from '../domain/caller.js';
-import { decodeCursor, encodeCursor, type CursorScope } from '../domain/cursor.js';
+import { decodeCursor, encodeCursor, refusedPageKey, type CursorScope } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
 import {
   DEFAULT_EVENT_PAGE_SIZE,
@@ -80,10 +80,7 @@ export class Events {
         nextCursor: page.nextKey === null ? null : encodeCursor(scope, page.nextKey, signingKey),
       };
     } catch (error) {
-      if (error instanceof Error && (error as { code?: unknown }).code === 'invalid_page_key') {
-        throw new ApiError('invalid_cursor', 'cursor is not a nextCursor returned by this API for this list.', { param: 'cursor', cause: error });
-      }
-      throw error;
+      throw refusedPageKey(error) ?? error;
     }
   }
 

@@ -4,7 +4,7 @@
  * One Query per page on byUser or byUserStatus; deleted posts are not in those indexes, so every
  * page but the last is full.
  */
-import { decodeCursor, encodeCursor, type CursorScope } from '../domain/cursor.js';
+import { decodeCursor, encodeCursor, refusedPageKey, type CursorScope } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
 import { checkQueryParameters } from '../domain/query-parameters.js';
 import { POST_STATUSES, type PostStatus } from '../domain/model.js';
@@ -45,11 +45,6 @@ export function parseListPostsQuery(query: Record<string, string>): ListPostsQue
   return { status: (status as PostStatus | undefined) ?? null, limit: pageSize, cursor: cursor ?? null };
 }
 
-/** A page key the store did not hand out for this list (only reachable with a validly signed cursor). */
-function isInvalidPageKey(error: unknown): boolean {
-  return error instanceof Error && (error as { code?: unknown }).code === 'invalid_page_key';
-}
-
 export class ListPosts {
   constructor(private readonly deps: { posts: PostStore; cursorSigningKey: () => Promise<string> }) {}
 
@@ -66,10 +61,7 @@ export class ListPosts {
         nextCursor: page.nextKey === null ? null : encodeCursor(scope, page.nextKey, signingKey),
       };
     } catch (error) {
-      if (isInvalidPageKey(error)) {
-        throw new ApiError('invalid_cursor', 'cursor is not a nextCursor returned by this API for this list.', { param: 'cursor', cause: error });
-      }
-      throw error;
+      throw refusedPageKey(error) ?? error;
     }
   }
 }

@@ -17,7 +17,7 @@
  */
 import type { Caller } from '../../domain/caller.js';
 import type { IdempotencyCompletion, IdempotencyLock } from '../../domain/idempotency-record.js';
-import { decodeCursor, encodeCursor, type CursorScope } from '../../domain/cursor.js';
+import { decodeCursor, encodeCursor, refusedPageKey, type CursorScope } from '../../domain/cursor.js';
 import { ApiError } from '../../domain/errors.js';
 import { checkQueryParameters } from '../../domain/query-parameters.js';
 import {
@@ -246,10 +246,7 @@ export class WebhookEndpoints {
         nextCursor: page.nextKey === null ? null : encodeCursor(scope, page.nextKey, signingKey),
       };
     } catch (error) {
-      if (error instanceof Error && (error as { code?: unknown }).code === 'invalid_page_key') {
-        throw new ApiError('invalid_cursor', 'cursor is not a nextCursor returned by this API for this list.', { param: 'cursor', cause: error });
-      }
-      throw error;
+      throw refusedPageKey(error) ?? error;
     }
   }
 
