@@ -70,8 +70,22 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-export function dynamoDbClientFor(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+/**
+ * A client of DynamoDB Local. By default it makes ONE attempt: the start-up probe below polls on
+ * its own clock, and tests see a failure as it happened (an unreachable endpoint fails at once,
+ * not after the SDK's backoff). `retries: 'standard'` gives the SDK's standard retries (3 attempts,
+ * transient errors such as a reset connection and throttling retried with backoff), as every
+ * client on AWS has: for the local stack's own machinery and the bench, where a `socket hang up`
+ * from the emulator under load is a transient error, not a result. The handlers' client
+ * (lib/store/dynamo-client.ts) has the SDK's defaults already and is not built here.
+ */
+export function dynamoDbClientFor(endpoint: string, options: { retries?: 'none' | 'standard' } = {}): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    ...(options.retries === 'standard' ? { retryMode: 'standard', maxAttempts: 3 } : { maxAttempts: 1 }),
+  });
 }
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {

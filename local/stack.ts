@@ -236,7 +236,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
 
   try {
     const tables = tableNames(prefix);
-    const dynamo = dynamoDbClientFor(endpoints.dynamodbEndpoint);
+    const dynamo = dynamoDbClientFor(endpoints.dynamodbEndpoint, { retries: 'standard' });
     try {
       await ensureTables(dynamo, tables);
     } finally {

@@ -138,8 +138,10 @@ export async function startStreamRouter(options: StreamRouterOptions): Promise<S
   const iterators = new Map<string, string>();
   const name = options.name ?? 'WebhookRouter';
   const abort = new AbortController();
-  const dynamo = dynamoDbClientFor(options.dynamodbEndpoint);
-  const streams = new DynamoDBStreamsClient({ endpoint: options.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  // The SDK's standard retries, as the mapping's own reads are retried on AWS: a transient error of
+  // the emulator costs a backoff, not the 1 s pause below.
+  const dynamo = dynamoDbClientFor(options.dynamodbEndpoint, { retries: 'standard' });
+  const streams = new DynamoDBStreamsClient({ endpoint: options.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, retryMode: 'standard', maxAttempts: 3 });
   await mkdir(options.checkpointDir, { recursive: true });
   const invoke =
     options.invoke ??
