@@ -5,7 +5,7 @@
  * Bundle size is reported, not budgeted: with the AWS SDK bundled (it imports faster than the
  * runtime's copy) the DynamoDB client and the SDK core it needs are ~185 kB of every function, so a
  * size budget would only measure the SDK (docs/performance.md, "Function bundles"). What a caller
- * feels is the import time, and that is the budget (bench/report.ts, importBudgetMs). The ceilings
+ * feels is the import time, and that is the budget (bench/report.ts, importRatioBudget: over a reference bundle of the same SDK clients). The ceilings
  * only catch a bundle that suddenly grows: 250 kB by default, and for the functions below, which
  * are over it, a ceiling about 3% above their size when listed (in comments, kB of 1,000 bytes).
  */

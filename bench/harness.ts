@@ -65,7 +65,7 @@ export function inMinutes(minutes: number): string {
   return new Date(Date.now() + minutes * 60_000).toISOString();
 }
 
-export type BenchUsers = Record<'api' | 'warmUp' | 'burst' | 'burstLarge' | 'spread' | 'cost' | 'scale', BenchUser>;
+export type BenchUsers = Record<'api' | 'warmUp' | 'burst' | 'burstLarge' | 'floor' | 'floorLarge' | 'spread' | 'cost' | 'scale', BenchUser>;
 
 export async function provisionUsers(): Promise<BenchUsers> {
   // Imported only now: the provisioning helper reads the stack's configuration from the environment.
@@ -78,8 +78,19 @@ export async function provisionUsers(): Promise<BenchUsers> {
     return { userId: user.userId, apiKey: user.apiKey, workspaceId: user.workspaceIds[0] ?? '', accountIds: user.accounts.map((account) => account.id) };
   };
   // burstLarge: the 2,000-post burst on accounts of its own (80 posts each, within X's 100 per 15 minutes);
-  // warmUp: the burst phase's unmeasured first burst (bench/phases/burst.ts), on accounts of its own too.
-  return { api: await make(25), warmUp: await make(25), burst: await make(25), burstLarge: await make(25), spread: await make(2), cost: await make(25), scale: await make(2) };
+  // warmUp: the burst phase's unmeasured first burst (bench/phases/burst.ts), on accounts of its own too;
+  // floor and floorLarge: the bursts' floors (bench/burst-floor.ts), their bare sends within X's window too.
+  return {
+    api: await make(25),
+    warmUp: await make(25),
+    burst: await make(25),
+    burstLarge: await make(25),
+    floor: await make(25),
+    floorLarge: await make(25),
+    spread: await make(2),
+    cost: await make(25),
+    scale: await make(2),
+  };
 }
 
 /** What a phase that needs the stack is given. */

@@ -22,12 +22,21 @@
  * Results: a table on stdout and bench/results.json.
  *
  * BENCH_ONLY=cold,text,scale,burst,spread,api,cost runs a subset (for working on one figure); the
- * stack is started only when a phase other than `cold` runs.
+ * stack is started only when a phase that needs it runs.
  *
- * A busy machine makes every figure noise: the run measures the load first (bench/machine-load.ts)
- * and, above the threshold there, still prints its figures but calls itself INVALID, writes them to
- * bench/results.invalid.json instead of bench/results.json, and exits 2 — unless BENCH_ALLOW_LOAD=1
- * (for before/after comparisons on a shared machine; the results file still says `valid: false`).
+ * Every timing budget is a ratio to a floor the phase measures in the same run (issue 30; the
+ * table prints figure, floor, ratio and limit, and the absolute limit each figure had before).
+ * BENCH_REPEAT=3 runs the timing phases three times (each repeat of a stack phase on users of its
+ * own) and holds the median of each budget's ratio; the other phases run once. A phase that throws
+ * is reported as failed (a MISS in the budgets, its error in the results) and the others still run;
+ * a run with a failed phase writes its figures to results.invalid.json and exits 1.
+ *
+ * A new phase is one entry of PHASES below.
+ *
+ * The machine's load at start (bench/machine-load.ts) is recorded and printed; since the timing
+ * budgets are ratios to floors of the same run, it no longer invalidates a run (issue 30). A run
+ * in which every phase ran to its end writes bench/results.json; one with a failed phase writes
+ * bench/results.invalid.json and exits 1.
  */
 import { cpus, totalmem } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -51,27 +60,87 @@ import { costPhase } from './phases/cost.js';
 import { scalePhase } from './phases/scale.js';
 import { spreadPhase } from './phases/spread.js';
 import { textRulesPhase } from './phases/text-rules.js';
-import { table, type Budget, type PhaseOutcome } from './report.js';
-import { round } from './stats.js';
+import { budgetTable, type Budget, type PhaseOutcome } from './report.js';
+import { median, round } from './stats.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const DATA_DIR = resolve('.bench-data');
 const RESULTS_FILE = join(HERE, 'results.json');
-/** Where an INVALID run's figures go, so results.json only ever holds a run on a quiet machine. */
+/** Where an incomplete run's figures go, so results.json only ever holds a run of every phase it ran. */
 const INVALID_RESULTS_FILE = join(HERE, 'results.invalid.json');
-const allowLoad = process.env.BENCH_ALLOW_LOAD === '1';
-/** The order the phases run in. */
-const PHASES = ['cold', 'text', 'scale', 'burst', 'spread', 'api', 'cost'] as const;
-type Phase = (typeof PHASES)[number];
-/** The order their sections are printed in (the budgets follow, in the order the phases ran). */
-const REPORT_ORDER: readonly Phase[] = ['burst', 'spread', 'api', 'scale', 'cost', 'cold', 'text'];
+const repeat = Math.max(1, Math.min(5, Number(process.env.BENCH_REPEAT ?? '1') || 1));
+
+/** What a phase is given: the stack, started on first use (none for `cold` and `text`), and what earlier phases handed on. */
+interface BenchRun {
+  stack(): Promise<BenchStack>;
+  /** The p50 at concurrency 1 of each API operation, from `api`, for `cost`. */
+  apiP50: Record<string, number>;
+}
+
+interface PhaseSpec {
+  name: string;
+  /** A timing phase: run BENCH_REPEAT times, its budgets the median of the runs. */
+  timing: boolean;
+  /** `round` counts the repeats from 0. */
+  run(bench: BenchRun, round: number): Promise<PhaseOutcome>;
+}
+
+/** The phases, in the order they run; their sections are printed in the same order. */
+const PHASES: readonly PhaseSpec[] = [
+  { name: 'cold', timing: true, run: () => coldPhase() },
+  { name: 'text', timing: true, run: () => textRulesPhase() },
+  { name: 'scale', timing: false, run: async (bench) => scalePhase((await bench.stack()).context) },
+  {
+    name: 'burst',
+    timing: true,
+    run: async (bench, round) => {
+      const stack = await bench.stack();
+      await stack.startRouter();
+      // The emulator's JIT is warm after the first round's unmeasured burst.
+      return burstPhase(await stack.contextFor(round), { warmUp: round === 0 });
+    },
+  },
+  {
+    name: 'spread',
+    timing: true,
+    run: async (bench, round) => {
+      const stack = await bench.stack();
+      await stack.startRouter();
+      return spreadPhase(await stack.contextFor(round));
+    },
+  },
+  {
+    name: 'api',
+    timing: true,
+    run: async (bench, round) => {
+      const stack = await bench.stack();
+      await stack.startRouter();
+      const api = await apiPhase(await stack.contextFor(round));
+      bench.apiP50 = api.apiP50;
+      return api;
+    },
+  },
+  {
+    name: 'cost',
+    timing: false,
+    run: async (bench) => {
+      const stack = await bench.stack();
+      await stack.startRouter();
+      await stack.pauseSweeper();
+      return costPhase(stack.context, bench.apiP50);
+    },
+  },
+];
+const STACKLESS = new Set(['cold', 'text']);
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
-const runs = (phase: Phase): boolean => only.length === 0 || only.includes(phase);
+const runs = (phase: PhaseSpec): boolean => only.length === 0 || only.includes(phase.name);
 
 /** The local stack the phases other than `cold` run against, and everything to stop afterwards. */
 interface BenchStack {
   context: BenchContext;
+  /** The context for a repeat: round 0 is `context`; a later round gets users of its own (X's limits are per account and window). */
+  contextFor(round: number): Promise<BenchContext>;
   /** The sweeper at AWS's cadence (every minute); the cost phase pauses it to meter it alone. */
   pauseSweeper: () => Promise<void>;
   /**
@@ -82,7 +151,6 @@ interface BenchStack {
   startRouter: () => Promise<void>;
   stop: () => Promise<void>;
 }
-
 async function startBenchStack(): Promise<BenchStack> {
   let dynamo: DynamoDbLocal | undefined;
   let fauxqs: Fauxqs | undefined;
@@ -131,12 +199,22 @@ async function startBenchStack(): Promise<BenchStack> {
       },
     });
     sweeper = startSweeper({ ...SWEEPER, intervalMs: 60_000 });
-    db = dynamoDbClientFor(dynamo.endpoint);
+    // Standard retries, as on AWS: a reset connection from the emulator under a burst is transient.
+    db = dynamoDbClientFor(dynamo.endpoint, { retries: 'standard' });
     load = new LoadGenerator();
     const users = await provisionUsers();
     log(`stack up at ${stack.baseUrl}; users provisioned`);
+    const context: BenchContext = { stack, db, load, users, jvmPid: dynamo.pid ?? null };
+    const rounds = new Map<number, BenchContext>([[0, context]]);
     return {
-      context: { stack, db, load, users, jvmPid: dynamo.pid ?? null },
+      context,
+      contextFor: async (round) => {
+        const known = rounds.get(round);
+        if (known) return known;
+        const fresh = { ...context, users: await provisionUsers() };
+        rounds.set(round, fresh);
+        return fresh;
+      },
       pauseSweeper: async () => {
         await sweeper?.stop();
         sweeper = undefined;
@@ -164,75 +242,125 @@ async function startBenchStack(): Promise<BenchStack> {
 }
 
 async function main(): Promise<number> {
-  const unknown = only.filter((name) => !(PHASES as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown phase(s) ${unknown.join(', ')}; known: ${PHASES.join(', ')}`);
+  const known = PHASES.map((phase) => phase.name);
+  const unknown = only.filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown phase(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   const loadAtStart = await machineLoad(true);
-  log(`machine at start: ${describeLoad(loadAtStart)}${loadAtStart.problems.length > 0 ? ` — TOO BUSY: ${loadAtStart.problems.join('; ')}` : ''}`);
+  log(`machine at start: ${describeLoad(loadAtStart)}${loadAtStart.problems.length > 0 ? ` — busy: ${loadAtStart.problems.join('; ')}` : ''}`);
   await rm(DATA_DIR, { recursive: true, force: true });
   await mkdir(DATA_DIR, { recursive: true });
+  const selected = PHASES.filter(runs);
   const results: Record<string, unknown> = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGb: round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
     // Anything else busy on the machine skews every figure: the load before and after (machine-load.ts).
     loadAverageAtStart: loadAtStart.loadAverage1m,
     machineLoadAtStart: loadAtStart,
-    phasesRun: only.length === 0 ? [...PHASES] : only,
+    phasesRun: selected.map((phase) => phase.name),
+    repeat,
   };
-  const outcomes = new Map<Phase, PhaseOutcome>();
 
-  if (runs('cold')) outcomes.set('cold', await coldPhase());
-  if (runs('text')) outcomes.set('text', await textRulesPhase());
-
-  const bench = PHASES.some((phase) => phase !== 'cold' && phase !== 'text' && runs(phase)) ? await startBenchStack() : undefined;
-  try {
-    if (bench) {
-      const { context } = bench;
-      if (runs('scale')) outcomes.set('scale', await scalePhase(context));
-      if ((['burst', 'spread', 'api', 'cost'] as const).some(runs)) await bench.startRouter();
-      if (runs('burst')) outcomes.set('burst', await burstPhase(context));
-      if (runs('spread')) outcomes.set('spread', await spreadPhase(context));
-      let apiP50: Record<string, number> = {};
-      if (runs('api')) {
-        const api = await apiPhase(context);
-        apiP50 = api.apiP50;
-        outcomes.set('api', api);
+  let stack: BenchStack | undefined;
+  let stackFailure: unknown;
+  const bench: BenchRun = {
+    stack: async () => {
+      if (stack) return stack;
+      // A stack that failed to start fails every phase that needs it, with the same error, once.
+      if (stackFailure !== undefined) throw stackFailure;
+      try {
+        stack = await startBenchStack();
+        return stack;
+      } catch (error) {
+        stackFailure = error;
+        throw error;
       }
-      if (runs('cost')) {
-        await bench.pauseSweeper();
-        outcomes.set('cost', await costPhase(context, apiP50));
+    },
+    apiP50: {},
+  };
+  /** Each phase's outcome per round (a failed round has none), and its failures. */
+  const outcomes = new Map<string, PhaseOutcome[]>();
+  const failures: { phase: string; round: number; error: string }[] = [];
+  try {
+    for (let round = 0; round < repeat; round++) {
+      for (const phase of selected) {
+        if (round > 0 && !phase.timing) continue;
+        if (round > 0 || repeat > 1) log(`${phase.name}: round ${round + 1} of ${phase.timing ? repeat : 1}`);
+        if (!STACKLESS.has(phase.name) && round === 0 && !stack && stackFailure === undefined) log('starting the stack');
+        try {
+          const outcome = await phase.run(bench, round);
+          outcomes.set(phase.name, [...(outcomes.get(phase.name) ?? []), outcome]);
+        } catch (error) {
+          const message = error instanceof Error ? `${error.message}${error.cause ? ` (cause: ${String(error.cause)})` : ''}` : String(error);
+          log(`${phase.name} FAILED (round ${round + 1}): ${message}`);
+          failures.push({ phase: phase.name, round, error: message });
+        }
       }
     }
   } finally {
-    await bench?.stop();
+    await stack?.stop();
   }
 
-  const ran = PHASES.flatMap((phase) => outcomes.get(phase) ?? []);
-  const budgets: Budget[] = ran.flatMap((outcome) => outcome.budgets);
-  for (const outcome of ran) Object.assign(results, outcome.results);
+  const budgets: Budget[] = [];
+  const out: string[] = [];
+  for (const phase of selected) {
+    const rounds = outcomes.get(phase.name) ?? [];
+    const last = rounds[rounds.length - 1];
+    if (last) {
+      Object.assign(results, last.results);
+      out.push(...last.report);
+      budgets.push(...(rounds.length > 1 ? medianBudgets(rounds.map((outcome) => outcome.budgets)) : last.budgets));
+    }
+    for (const failure of failures.filter((entry) => entry.phase === phase.name)) {
+      budgets.push({ name: `phase ${phase.name} ran to its end (round ${failure.round + 1})`, measured: 0, limit: 1, unit: 'runs', pass: false });
+      out.push(`Phase ${phase.name} FAILED in round ${failure.round + 1}: ${failure.error}`, '');
+    }
+  }
+  if (repeat > 1) results.repeats = Object.fromEntries([...outcomes].map(([name, rounds]) => [name, rounds.map((outcome) => outcome.budgets)]));
+  results.failedPhases = failures;
   results.durationSeconds = round((Date.now() - started) / 1000);
-  // The load at the end includes the bench's own work, so only the start decides validity; the
-  // end figure is kept to show how much the run itself loaded the machine.
+  // The end figure includes the bench's own work: kept to show how much the run itself loaded the machine.
   const loadAtEnd = await machineLoad(false);
   results.loadAverageAtEnd = loadAtEnd.loadAverage1m;
-  const valid = loadAtStart.problems.length === 0;
+  const valid = failures.length === 0;
   results.valid = valid;
-  results.invalidBecause = loadAtStart.problems;
+  results.busyAtStart = loadAtStart.problems;
   results.budgets = budgets;
-  results.notes = ran.flatMap((outcome) => outcome.notes ?? []);
+  results.notes = selected.flatMap((phase) => (outcomes.get(phase.name) ?? []).slice(-1).flatMap((outcome) => outcome.notes ?? []));
 
-  const out: string[] = ['', `npm run bench — ${new Date().toISOString()} — ${cpus().length} cores, Node ${process.version}, ${round((Date.now() - started) / 1000)} s, ${describeLoad(loadAtStart)} at start`, ''];
-  for (const phase of REPORT_ORDER) out.push(...(outcomes.get(phase)?.report ?? []));
-  out.push('Budgets');
-  out.push(table([['budget', 'measured', 'limit', '', ''], ...budgets.map((entry) => [entry.name, String(entry.measured), String(entry.limit), entry.unit, entry.pass ? 'PASS' : 'MISS'])]));
-  if (!valid) {
-    out.push('', `RUN INVALID: the machine was too busy at start (${loadAtStart.problems.join('; ')}); the figures above are noise, not results.`);
-    if (allowLoad) out.push('BENCH_ALLOW_LOAD=1: exiting 0 anyway (figures for relative comparisons only).');
-  }
+  const header = ['', `npm run bench — ${new Date().toISOString()} — ${cpus().length} cores, Node ${process.version}, ${round((Date.now() - started) / 1000)} s, ${describeLoad(loadAtStart)} at start${repeat > 1 ? `, timing phases ${repeat} times (medians)` : ''}`, ''];
+  out.unshift(...header);
+  out.push(repeat > 1 ? `Budgets (timing budgets: the median of ${repeat} runs)` : 'Budgets');
+  out.push(budgetTable(budgets));
+  if (loadAtStart.problems.length > 0) out.push('', `Busy machine at start (${loadAtStart.problems.join('; ')}): the ratios hold figure and floor alike; absolute figures are this hour's.`);
+  if (!valid) out.push('', `RUN INCOMPLETE: ${failures.length} phase run(s) failed (${[...new Set(failures.map((entry) => entry.phase))].join(', ')}); the other phases' figures are above.`);
   console.log(out.join('\n'));
   const file = valid ? RESULTS_FILE : INVALID_RESULTS_FILE;
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   log(`results written to ${file}`);
-  return valid || allowLoad ? 0 : 2;
+  return valid ? 0 : 1;
+}
+
+/** One budget per name: the median of its runs' figure, floor and ratio; PASS when the median ratio (or figure) is within the limit. */
+function medianBudgets(rounds: readonly (readonly Budget[])[]): Budget[] {
+  const first = rounds[0] ?? [];
+  return first.map((entry) => {
+    const same = rounds.map((budgets) => budgets.find((other) => other.name === entry.name)).filter((other): other is Budget => other !== undefined);
+    const of = (pick: (budget: Budget) => number | undefined): number => median(same.map(pick).filter((value): value is number => value !== undefined));
+    const measured = of((budget) => budget.measured);
+    if (entry.ratio === undefined) {
+      return { ...entry, measured: round(measured), pass: Number.isFinite(measured) && measured <= entry.limit, runs: same.map((budget) => budget.measured) };
+    }
+    const ratio = of((budget) => budget.ratio);
+    return {
+      ...entry,
+      measured: round(measured),
+      floor: round(of((budget) => budget.floor)),
+      ratio: round(ratio),
+      pass: Number.isFinite(ratio) && ratio <= entry.limit,
+      ...(entry.formerLimit === undefined ? {} : { withinFormerLimit: measured <= entry.formerLimit }),
+      runs: same.map((budget) => budget.ratio ?? Number.NaN),
+    };
+  });
 }
 
 main().then(

@@ -59,7 +59,12 @@ export async function startLagReceiver(): Promise<LagReceiver> {
 
 /** Registers the receiver as the user's endpoint for post outcomes (the local stack accepts http://127.0.0.1). */
 export async function subscribe(stack: RunningStack, user: BenchUser, receiver: LagReceiver): Promise<void> {
-  const out = await call<unknown>(stack, user, 'POST', '/webhook_endpoints', { url: receiver.url, enabledEvents: ['post.published', 'post.failed'] });
+  await subscribeAt(stack, user, receiver.url);
+}
+
+/** The same at a URL of the receiver's (a path of its own per customer: the receiver keeps every arrival whatever the path). */
+export async function subscribeAt(stack: RunningStack, user: BenchUser, url: string): Promise<void> {
+  const out = await call<unknown>(stack, user, 'POST', '/webhook_endpoints', { url, enabledEvents: ['post.published', 'post.failed'] });
   if (out.status !== 201) throw new Error(`webhook endpoint not created: ${out.status} ${JSON.stringify(out.body).slice(0, 300)}`);
 }
 
