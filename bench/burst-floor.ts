@@ -19,7 +19,7 @@
  * updatedAt (the answer's time, as for the service's events).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BatchWriteItemCommand, DescribeTableCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Account, Post } from '../lib/domain/model.js';
@@ -60,7 +60,28 @@ interface Prepared {
   accessToken: string;
 }
 
-export async function burstFloor(stack: RunningStack, db: DynamoDBClient, user: BenchUser, posts: number, endpoints = 0): Promise<BurstFloorFigures> {
+/** The worker's client's sockets (lib/store/dynamo-client.ts): the floor's outcome writes go out as many at once. */
+const WORKER_SOCKETS = 256;
+
+export async function burstFloor(stack: RunningStack, setup: DynamoDBClient, user: BenchUser, posts: number, endpoints = 0): Promise<BurstFloorFigures> {
+  const db = new DynamoDBClient({
+    endpoint: stack.info.dynamodbEndpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    retryMode: 'standard',
+    maxAttempts: 3,
+    requestHandler: { httpAgent: { keepAlive: true, maxSockets: WORKER_SOCKETS } },
+  });
+  // As the worker's client: the SDK's logger middleware off (lib/store/dynamo-client.ts says why).
+  db.middlewareStack.remove('loggerMiddleware');
+  try {
+    return await floorRun(stack, setup, db, user, posts, endpoints);
+  } finally {
+    db.destroy();
+  }
+}
+
+async function floorRun(stack: RunningStack, setup: DynamoDBClient, db: DynamoDBClient, user: BenchUser, posts: number, endpoints: number): Promise<BurstFloorFigures> {
   const { accounts } = directoryStores();
   const cipher = tokenCipherFromEnv();
   const publishers: Record<string, PlatformPublisher> = { x: xClientFromEnv(), linkedin: linkedinClientFromEnv() };
@@ -78,7 +99,7 @@ export async function burstFloor(stack: RunningStack, db: DynamoDBClient, user: 
     const target = prepared[index % prepared.length]!;
     return draftPost(user, target.account, `Floor ${index} ${randomUUID()}`, now);
   });
-  await writeDrafts(db, stack.tables.posts, drafts);
+  await writeDrafts(setup, stack.tables.posts, drafts);
 
   const reader = endpoints > 0 ? await startFloorDeliveries(stack, new Set(drafts.map((post) => post.id)), endpoints) : undefined;
   try {
@@ -165,7 +186,6 @@ interface FloorDeliveries {
 async function startFloorDeliveries(stack: RunningStack, ids: ReadonlySet<string>, endpoints: number): Promise<FloorDeliveries> {
   const endpoint = stack.info.dynamodbEndpoint;
   const streams = new DynamoDBStreamsClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, retryMode: 'standard', maxAttempts: 3 });
-  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const dynamo = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, retryMode: 'standard', maxAttempts: 3 });
   const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: stack.tables.posts }))).Table?.LatestStreamArn;
   dynamo.destroy();
