@@ -36,7 +36,8 @@
  * The machine's load at start (bench/machine-load.ts) is recorded and printed; since the timing
  * budgets are ratios to floors of the same run, it no longer invalidates a run (issue 30). A run
  * in which every phase ran to its end writes bench/results.json; one with a failed phase writes
- * bench/results.invalid.json and exits 1.
+ * bench/results.invalid.json and exits 1. After each phase the figures so far are written to
+ * bench/results.invalid.json (`partial: true`), so a run stopped before its end keeps them.
  */
 import { cpus, totalmem } from 'node:os';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -294,6 +295,10 @@ async function main(): Promise<number> {
           log(`${phase.name} FAILED (round ${round + 1}): ${message}`);
           failures.push({ phase: phase.name, round, error: message });
         }
+        // What is measured so far, kept should the run be stopped before its end (a slow hour, a timeout).
+        const partial = { ...results, partial: true, failedPhases: failures };
+        for (const [name, rounds] of outcomes) Object.assign(partial, rounds[rounds.length - 1]?.results, { [`budgets:${name}`]: rounds.map((outcome) => outcome.budgets) });
+        await writeFile(INVALID_RESULTS_FILE, `${JSON.stringify(partial, null, 2)}\n`).catch(() => undefined);
       }
     }
   } finally {
