@@ -24,12 +24,7 @@ import { DescribeStreamCommand, DynamoDBStreamsClient, GetShardIteratorCommand }
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Account, Post } from '../lib/domain/model.js';
 import { ENDPOINT_IN_FLIGHT_LIMIT, signedHeaders } from '../lib/domain/webhooks.js';
-import { HttpWebhookSender } from '../lib/egress/webhook-sender.js';
-import { linkedinClientFromEnv } from '../lib/platforms/linkedin-client.js';
-import { xClientFromEnv } from '../lib/platforms/x-client.js';
-import { directoryStores } from '../lib/store/directory-stores.js';
 import { postToItem } from '../lib/store/post-item.js';
-import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
 import type { PlatformPublisher } from '../lib/use-cases/ports/platform-publisher.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import type { RunningStack } from '../local/stack.js';
@@ -82,6 +77,15 @@ export async function burstFloor(stack: RunningStack, setup: DynamoDBClient, use
 }
 
 async function floorRun(stack: RunningStack, setup: DynamoDBClient, db: DynamoDBClient, user: BenchUser, posts: number, endpoints: number): Promise<BurstFloorFigures> {
+  // Imported only now, as harness.ts imports the provisioning helper: the stores' shared client reads
+  // the stack's environment (SDK_METERING among it) when its module is first evaluated, and the
+  // handlers of this process share that module.
+  const [{ directoryStores }, { tokenCipherFromEnv }, { xClientFromEnv }, { linkedinClientFromEnv }] = await Promise.all([
+    import('../lib/store/directory-stores.js'),
+    import('../lib/store/token-cipher.js'),
+    import('../lib/platforms/x-client.js'),
+    import('../lib/platforms/linkedin-client.js'),
+  ]);
   const { accounts } = directoryStores();
   const cipher = tokenCipherFromEnv();
   const publishers: Record<string, PlatformPublisher> = { x: xClientFromEnv(), linkedin: linkedinClientFromEnv() };
@@ -198,6 +202,7 @@ async function startFloorDeliveries(stack: RunningStack, ids: ReadonlySet<string
     iterators.set(shard.ShardId, out.ShardIterator);
   }
   const receiver = await startLagReceiver();
+  const { HttpWebhookSender } = await import('../lib/egress/webhook-sender.js');
   const sender = new HttpWebhookSender({ allowLoopback: true });
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const lanes: { queue: { id: string; body: string }[]; waiting: (() => void)[] }[] = Array.from({ length: endpoints }, () => ({ queue: [], waiting: [] }));
