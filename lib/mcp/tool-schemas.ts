@@ -149,7 +149,8 @@ const eventShape = z.object({
   object: z.literal('event'),
   type: z.string(),
   createdAt: z.string(),
-  data: z.object({ object: z.record(z.string(), z.unknown()).describe('The post or account as it was then; {} for a test') }),
+  // Typed as the post or account it carries (a portable schema says what every value is); a test event carries {}.
+  data: z.object({ object: z.union([postShape, accountShape, z.object({})]).describe('The post or account as it was then; {} for a test') }),
 });
 export const listEventsOutput = { events: z.array(eventShape), nextCursor: nullable(z.string(), 'Pass as cursor for the next page; null on the last page') };
 
