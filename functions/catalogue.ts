@@ -219,6 +219,9 @@ export const WEBHOOK_ROUTER = { name: 'WebhookRouter', entry: 'functions/webhook
 /** Runs on a timer (one-minute EventBridge rule on AWS, every few seconds locally and at start-up). */
 export const SWEEPER = { name: 'Sweeper', entry: 'functions/sweeper.ts' } as const;
 
+/** Post metrics (beyond-v2.md): collects the published posts whose collection is due; on the same timer as the sweeper. */
+export const METRICS_COLLECTOR = { name: 'MetricsCollector', entry: 'functions/metrics-collector.ts' } as const;
+
 /**
  * Requests that match no route (API Gateway's $default route; the local server's fallback) get a
  * JSON error in the contract's shape instead of API Gateway's own `{"message":"Not Found"}`.

@@ -203,6 +203,14 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // lost; reads the publish queue's creation time to notice a queue created anew. Reads the pending
   // webhook deliveries (byPending index), stamps the ones it re-sends (delivery items only, under
   // ENDPOINT#) and queues their attempts again.
+  // Post metrics: claims the due posts and records their figures (posts), reads the accounts and
+  // their tokens, refreshing them like the publish worker (directory: the account's own items only).
+  MetricsCollector: {
+    tables: { directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
+    platformCredentials: true,
+    tokenKey: 'encryptDecrypt',
+  },
   Sweeper: {
     tables: { posts: 'readWrite', webhooks: 'readWrite' },
     writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX] },
