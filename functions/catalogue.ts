@@ -28,6 +28,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'GetQueue', method: 'GET', path: '/accounts/{id}/queue', entry: 'functions/queues/get-queue.ts' },
   { name: 'PutQueue', method: 'PUT', path: '/accounts/{id}/queue', entry: 'functions/queues/put-queue.ts' },
   { name: 'NextQueueSlots', method: 'GET', path: '/accounts/{id}/queue/next', entry: 'functions/queues/next-queue-slots.ts' },
+  // Post metrics (beyond-v2.md): a post's figures and history, a refresh now, analytics over a period.
+  { name: 'GetPostMetrics', method: 'GET', path: '/posts/{id}/metrics', entry: 'functions/get-post-metrics.ts' },
+  { name: 'RefreshPostMetrics', method: 'POST', path: '/posts/{id}/metrics/refresh', entry: 'functions/refresh-post-metrics.ts' },
+  { name: 'GetAnalytics', method: 'GET', path: '/analytics', entry: 'functions/get-analytics.ts' },
   // Webhook endpoints (beyond-v1.md; docs/webhooks.md).
   { name: 'CreateWebhookEndpoint', method: 'POST', path: '/webhook_endpoints', entry: 'functions/webhooks/create-webhook-endpoint.ts' },
   { name: 'ListWebhookEndpoints', method: 'GET', path: '/webhook_endpoints', entry: 'functions/webhooks/list-webhook-endpoints.ts' },

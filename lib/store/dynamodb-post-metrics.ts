@@ -15,10 +15,11 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
+import type { Post } from '../domain/model.js';
 import type { PostMetrics } from '../domain/post-metrics.js';
 import type { ClaimedPost, PostMetricsRecord, PostMetricsStore, RefreshClaim } from '../use-cases/ports/post-metrics-store.js';
 import { documentClient } from './dynamo-client.js';
-import { itemToPost, metricsDueKeys, POST_INDEXES, POST_METRICS_ITEM } from './post-item.js';
+import { itemToPost, metricsDueKeys, POST_INDEXES, POST_METRICS_ITEM, statusPartitionKey } from './post-item.js';
 import { POSTS_TABLE } from './tables.js';
 
 const HISTORY_ITEM = v.array(POST_METRICS_ITEM);
@@ -171,6 +172,26 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
       history: historyOf(item),
       refreshedAt: typeof item.metricsRefreshedAt === 'string' ? item.metricsRefreshedAt : null,
     };
+  }
+
+  async listPublished(userId: string, createdFrom: Date, createdTo: Date): Promise<Post[]> {
+    const posts: Post[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: POST_INDEXES.byUserStatus,
+          KeyConditionExpression: 'statusPk = :pk AND listSk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': statusPartitionKey(userId, 'published'), ':from': createdFrom.toISOString(), ':to': `${createdTo.toISOString()}#~` },
+          ScanIndexForward: false,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      posts.push(...(out.Items ?? []).map(itemToPost));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return posts;
   }
 
   private async conditional(update: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {

@@ -230,7 +230,7 @@ const POST_ITEM = v.object({
   [IN_FLIGHT_ATTRIBUTE]: nullableString,
   queueSlot: v.optional(v.boolean()),
   // Absent until the first collection (post metrics); an item it cannot read shows none.
-  metrics: v.fallback(v.nullish(POST_METRICS_ITEM, null), null),
+  metrics: v.fallback(v.optional(v.nullable(POST_METRICS_ITEM)), undefined),
 });
 
 export function itemToPost(item: PostItem): Post {

@@ -38,7 +38,7 @@ const RATE_LIMIT_FALLBACK_MS = 15 * 60_000;
 
 export interface CollectMetricsDeps {
   store: PostMetricsStore;
-  accounts: AccountReader;
+  accounts: Pick<AccountReader, 'getAccount'>;
   tokens: Pick<AccessTokens, 'accessToken'>;
   setTokenHealth: (accountId: string, health: 'needs_reauth') => Promise<void>;
   platforms: Record<PublishablePlatform, PlatformMetricsReader & PlatformPublisher>;

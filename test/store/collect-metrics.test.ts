@@ -38,7 +38,7 @@ let x: XClient;
 let linkedin: LinkedinClient;
 const accounts = new Map<string, Account>();
 const tokens = new Map<string, string>();
-const owner = { userId: newId('user'), workspaceId: newId('ws') };
+const owner = { userId: `user_${randomToken(20)}`, workspaceId: `ws_${randomToken(20)}` };
 
 beforeAll(async () => {
   sandbox = await startSandboxPlatforms({ port: 0, accountBehaviour: sandboxAccounts.accountBehaviour });
@@ -63,10 +63,7 @@ function clockAt(instant: Date): Clock {
 function collector(clock: Clock, counters: { tokenHealth: string[] } = { tokenHealth: [] }): CollectMetrics {
   return new CollectMetrics({
     store,
-    accounts: {
-      getAccount: async (id) => accounts.get(id) ?? null,
-      getAccounts: async (ids) => new Map(ids.flatMap((id) => (accounts.has(id) ? [[id, accounts.get(id)!] as const] : []))),
-    },
+    accounts: { getAccount: async (id) => accounts.get(id) ?? null },
     tokens: { accessToken: async (account) => tokens.get(account.id) ?? '' },
     setTokenHealth: async (accountId) => void counters.tokenHealth.push(accountId),
     platforms: { x, linkedin },

@@ -43,4 +43,9 @@ export interface PostMetricsStore {
   release(postId: string, token: string): Promise<boolean>;
   /** A post of this user with its metrics history; null when absent, deleted or another user's. */
   get(userId: string, postId: string): Promise<PostMetricsRecord | null>;
+  /**
+   * The user's published posts created in [createdFrom, createdTo] (byUserStatus, newest first),
+   * with their metrics: GET /analytics reads the posts published in its period among them.
+   */
+  listPublished(userId: string, createdFrom: Date, createdTo: Date): Promise<Post[]>;
 }
