@@ -31,6 +31,9 @@ const WRITES = TABLE_ACTIONS.readWrite.filter((action) => !TABLE_ACTIONS.read.in
 const DIRECTORY_WRITES: Record<string, string[]> = {
   PublishWorker: ['ACCOUNT#'],
   PlatformDeletionWorker: ['ACCOUNT#'],
+  // Post metrics: the refresh and the collector refresh an account's tokens like the workers.
+  MetricsCollector: ['ACCOUNT#'],
+  RefreshPostMetrics: ['ACCOUNT#'],
   // First sign-in: the identity, the user's profile and first workspace (both items).
   SettingsAuthCallback: ['IDENTITY#', 'USER#', 'WORKSPACE#'],
   // The key, and the count of active keys on the user's profile (the cap).

@@ -53,7 +53,7 @@ const FACE_OF: Record<string, string> = Object.fromEntries([
   ...[...API_ROUTES.map((r) => r.name), DEFAULT_ROUTE.name, REFERENCE_ROUTES[0]!.name].map((name) => [name, 'api']),
   ...SETTINGS_ROUTES.map((r) => [r.name, 'settings']),
   ...ASSISTANT_FUNCTIONS.map((name) => [name, 'assistant']),
-  ...[...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, WEBHOOK_ROUTER.name].map((name) => [name, 'workers']),
+  ...[...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, METRICS_COLLECTOR.name, WEBHOOK_ROUTER.name].map((name) => [name, 'workers']),
 ]);
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
@@ -863,7 +863,7 @@ describe('alarms', () => {
   });
 
   it('fire on errors of the workers and the sweeper', () => {
-    for (const name of [...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name]) {
+    for (const name of [...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, METRICS_COLLECTOR.name]) {
       const alarm = alarms().find(
         (a) => a.MetricName === 'Errors' && (a.Dimensions as { Value: unknown }[]).some((d) => describeValue(d.Value, s) === `function:${name}`),
       );

@@ -119,7 +119,7 @@ describe('posts index projections', () => {
         new CreateTableCommand({
           TableName: table,
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: ['id', 'listPk', 'listSk', 'statusPk', 'duePk', 'dueSk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+          AttributeDefinitions: ['id', 'listPk', 'listSk', 'statusPk', 'duePk', 'dueSk', 'metricsDuePk', 'metricsDueSk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
           KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
           GlobalSecondaryIndexes: POSTS_TABLE.indexes.map((index) => ({
             IndexName: index.indexName,
