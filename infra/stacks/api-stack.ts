@@ -439,7 +439,7 @@ export class ApiStack extends Stack {
     });
     // The metrics collector, every minute (its due index: docs/metrics.md, why not a schedule per post).
     const collector = build(METRICS_COLLECTOR.name, METRICS_COLLECTOR.entry, 'Collects the metrics of published posts that are due', 'workers');
-    new Rule(this, 'MetricsCollectorSchedule', {
+    new Rule(Stack.of(collector), 'MetricsCollectorSchedule', {
       description: 'Runs the metrics collector every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaTarget(collector, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
