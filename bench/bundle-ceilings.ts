@@ -91,7 +91,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsSendWebhook: 312_000, // 303.1 kB
   SettingsCreateWebhook: 333_000, // 322.5 kB (and the URL resolver; the idempotency store for its submission key)
   // The MCP SDK and zod 4 (103 kB), four SDK clients, twitter-text.
-  Mcp: 702_000, // 680.6 kB (with update_post, publish_draft, retry_post, get_queue, set_queue, list_events; the egress guard's ranges)
+  Mcp: 714_000, // 692.7 kB (with update_post, publish_draft, retry_post, get_queue, set_queue, list_events, get_post_metrics, get_analytics; the egress guard's ranges)
   // The egress guard's address ranges (ipaddr.js, IANA's special-purpose registries: ~13 kB) in
   // every function that checks a customer's URL: the OAuth client metadata fetch, webhook URLs.
   SettingsAssistants: 270_000, // 261.3 kB
