@@ -28,6 +28,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'GetQueue', method: 'GET', path: '/accounts/{id}/queue', entry: 'functions/queues/get-queue.ts' },
   { name: 'PutQueue', method: 'PUT', path: '/accounts/{id}/queue', entry: 'functions/queues/put-queue.ts' },
   { name: 'NextQueueSlots', method: 'GET', path: '/accounts/{id}/queue/next', entry: 'functions/queues/next-queue-slots.ts' },
+  // Post metrics (beyond-v2.md): a post's figures and history, a refresh now, analytics over a period.
+  { name: 'GetPostMetrics', method: 'GET', path: '/posts/{id}/metrics', entry: 'functions/get-post-metrics.ts' },
+  { name: 'RefreshPostMetrics', method: 'POST', path: '/posts/{id}/metrics/refresh', entry: 'functions/refresh-post-metrics.ts' },
+  { name: 'GetAnalytics', method: 'GET', path: '/analytics', entry: 'functions/get-analytics.ts' },
   // Webhook endpoints (beyond-v1.md; docs/webhooks.md).
   { name: 'CreateWebhookEndpoint', method: 'POST', path: '/webhook_endpoints', entry: 'functions/webhooks/create-webhook-endpoint.ts' },
   { name: 'ListWebhookEndpoints', method: 'GET', path: '/webhook_endpoints', entry: 'functions/webhooks/list-webhook-endpoints.ts' },
@@ -218,6 +222,9 @@ export const WEBHOOK_ROUTER = { name: 'WebhookRouter', entry: 'functions/webhook
 
 /** Runs on a timer (one-minute EventBridge rule on AWS, every few seconds locally and at start-up). */
 export const SWEEPER = { name: 'Sweeper', entry: 'functions/sweeper.ts' } as const;
+
+/** Post metrics (beyond-v2.md): collects the published posts whose collection is due; on the same timer as the sweeper. */
+export const METRICS_COLLECTOR = { name: 'MetricsCollector', entry: 'functions/metrics-collector.ts' } as const;
 
 /**
  * Requests that match no route (API Gateway's $default route; the local server's fallback) get a

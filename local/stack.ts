@@ -25,7 +25,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENV } from '../lib/config.js';
 import { SIGNED_OUT_PATH } from '../lib/web/oidc-relying-party.js';
-import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, QUEUE_CONSUMERS, SWEEPER, WEBHOOK_ROUTER } from '../functions/catalogue.js';
+import { API_BASE_PATH, DEFAULT_ROUTE, httpRoutes, METRICS_COLLECTOR, QUEUE_CONSUMERS, SWEEPER, WEBHOOK_ROUTER } from '../functions/catalogue.js';
 import { TABLES } from '../lib/store/tables.js';
 import { FREE_PLAN_MONTHLY_POSTS } from '../lib/use-cases/settings/sign-in.js';
 import {
@@ -369,6 +369,15 @@ export async function startStackServices(options: StackServicesOptions): Promise
         log: (message, error) => log(`sweeper: ${message}`, error),
       });
       stops.push(() => sweeper.stop());
+    }
+    // The metrics collector runs on the sweeper's timer, as on AWS (a rule every minute each).
+    if (options.sweeper && entryExists(METRICS_COLLECTOR.entry)) {
+      const collector = startSweeper({
+        ...METRICS_COLLECTOR,
+        ...(options.sweeperIntervalMs === undefined ? {} : { intervalMs: options.sweeperIntervalMs }),
+        log: (message, error) => log(`metrics: ${message}`, error),
+      });
+      stops.push(() => collector.stop());
     }
 
     if (options.streams) {

@@ -45,6 +45,7 @@ import {
   QUEUE_CONSUMERS,
   SETTINGS_ROUTES,
   SWEEPER,
+  METRICS_COLLECTOR,
   WEBHOOK_ROUTER,
 } from '../../functions/catalogue.js';
 import {
@@ -103,6 +104,8 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
   // Up to a batch of deletions one after the other, each bounded by the adapters' 15 s timeout.
   PlatformDeletionWorker: { timeout: Duration.minutes(2), memorySize: 512 },
   Sweeper: { timeout: Duration.seconds(50), memorySize: 256 },
+  // Up to 8 shards x 400 due posts a run, a platform request per 100 (X) and a write per post.
+  MetricsCollector: { timeout: Duration.seconds(50), memorySize: 256 },
   RouteNotFound: { timeout: Duration.seconds(10), memorySize: 256 },
   // A batch is delivered at once: one 10 s attempt timeout plus the records' reads and writes.
   WebhookDeliveryWorker: { timeout: Duration.seconds(30), memorySize: 256 },
@@ -434,6 +437,13 @@ export class ApiStack extends Stack {
       // The next run is a minute away: a failed run is not worth retrying.
       targets: [new LambdaTarget(sweeper, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
     });
+    // The metrics collector, every minute (its due index: docs/metrics.md, why not a schedule per post).
+    const collector = build(METRICS_COLLECTOR.name, METRICS_COLLECTOR.entry, 'Collects the metrics of published posts that are due', 'workers');
+    new Rule(Stack.of(collector), 'MetricsCollectorSchedule', {
+      description: 'Runs the metrics collector every minute',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaTarget(collector, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+    });
 
     // Each role's grants inline in the role rather than in a policy resource of its own: the same
     // statements (and the same IAM size quota, inline policies both), one resource fewer per
@@ -609,7 +619,7 @@ export class ApiStack extends Stack {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }));
-    for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name, WEBHOOK_ROUTER.name]) {
+    for (const name of [...QUEUE_CONSUMERS.map((consumer) => consumer.name), SWEEPER.name, METRICS_COLLECTOR.name, WEBHOOK_ROUTER.name]) {
       const fn = this.functions.get(name)!;
       // Beside its function: an alarm here naming a function of a stack that depends on this one would be a cycle.
       this.alarms.push(new Alarm(Stack.of(fn), `${name}Errors`, {

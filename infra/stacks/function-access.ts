@@ -98,6 +98,17 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   GetQueue: { tables: { ...REQUEST_PATH } },
   PutQueue: { tables: { ...REQUEST_PATH, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.queue] } },
   NextQueueSlots: { tables: { ...REQUEST_PATH } },
+  // Post metrics: reads a post's metrics and history, or the user's published posts (byUserStatus).
+  GetPostMetrics: { tables: { ...REQUEST_PATH, posts: 'read' } },
+  GetAnalytics: { tables: { ...REQUEST_PATH, posts: 'read' } },
+  // Claims the post and records its figures (posts), reads the account's tokens and refreshes them
+  // like the publish worker (directory: the account's own items only), asks the platform.
+  RefreshPostMetrics: {
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
+    platformCredentials: true,
+    tokenKey: 'encryptDecrypt',
+  },
   // The post lifecycle (lib/use-cases/update-post.ts, publish-draft.ts, retry-post.ts): reads the
   // account and media (directory), writes the post with its idempotency record (and, to publish or
   // retry, the allowance counter: REQUEST_PATH's counters), then makes it due. A PATCH that moves
@@ -203,6 +214,14 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // lost; reads the publish queue's creation time to notice a queue created anew. Reads the pending
   // webhook deliveries (byPending index), stamps the ones it re-sends (delivery items only, under
   // ENDPOINT#) and queues their attempts again.
+  // Post metrics: claims the due posts and records their figures (posts), reads the accounts and
+  // their tokens, refreshing them like the publish worker (directory: the account's own items only).
+  MetricsCollector: {
+    tables: { directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },
+    platformCredentials: true,
+    tokenKey: 'encryptDecrypt',
+  },
   Sweeper: {
     tables: { posts: 'readWrite', webhooks: 'readWrite' },
     writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX] },

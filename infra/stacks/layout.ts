@@ -11,11 +11,11 @@
  *   It also keeps every queue, the Scheduler wiring and the log groups, which the other stacks use.
  * - SocialPublishingApiRoutes: the /api/v1 routes and the API reference.
  * - SocialPublishingSettings: the settings pages.
- * - SocialPublishingWorkers: the queue consumers, the webhook router and the sweeper.
+ * - SocialPublishingWorkers: the queue consumers, the webhook router, the sweeper and the metrics collector.
  *
  * No CDK import here: the template tests and local/sam-env.ts read it too.
  */
-import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
+import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, METRICS_COLLECTOR, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { API_ROUTES_STACK_NAME, API_STACK_NAME, SETTINGS_STACK_NAME, WORKERS_STACK_NAME } from './stack-names.js';
 import type { FunctionStackName } from './stack-names.js';
 
@@ -43,6 +43,6 @@ export function stackOfFunction(name: string): FunctionStackName {
   if (ASSISTANT_ROUTES.some((route) => route.name === name)) return API_STACK_NAME;
   if (API_ROUTES.some((route) => route.name === name) || REFERENCE_ROUTES.some((route) => route.name === name)) return API_ROUTES_STACK_NAME;
   if (SETTINGS_ROUTES.some((route) => route.name === name)) return SETTINGS_STACK_NAME;
-  if (QUEUE_CONSUMERS.some((consumer) => consumer.name === name) || name === SWEEPER.name || name === WEBHOOK_ROUTER.name) return WORKERS_STACK_NAME;
+  if (QUEUE_CONSUMERS.some((consumer) => consumer.name === name) || name === SWEEPER.name || name === METRICS_COLLECTOR.name || name === WEBHOOK_ROUTER.name) return WORKERS_STACK_NAME;
   throw new Error(`${name} is in no list of functions/catalogue.ts: infra/stacks/layout.ts cannot place it`);
 }

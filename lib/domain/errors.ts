@@ -59,6 +59,12 @@ export const ERROR_CODES = {
   post_not_editable: { type: 'invalid_request_error', status: 409 },
   post_not_retryable: { type: 'invalid_request_error', status: 409 },
   idempotency_key_reused: { type: 'invalid_request_error', status: 422 },
+  // beyond-v2.md "Post metrics": a refresh of a post not live, or sooner than 5 minutes after the last; an analytics period.
+  post_not_published: { type: 'invalid_request_error', status: 409 },
+  metrics_refresh_too_soon: { type: 'rate_limit_error', status: 429 },
+  invalid_period: { type: 'invalid_request_error', status: 400 },
+  // Not in beyond-v2.md's list: the platform could not give the figures now (a rate limit, an outage, a token to reconnect).
+  metrics_unavailable: { type: 'api_error', status: 503 },
   rate_limit_burst: { type: 'rate_limit_error', status: 429 },
   rate_limit_daily: { type: 'rate_limit_error', status: 429 },
   internal_error: { type: 'api_error', status: 500 },

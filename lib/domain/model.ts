@@ -3,6 +3,7 @@
  * shapes the use cases work with; lib/store maps them to DynamoDB items and lib/domain/views.ts
  * to the JSON objects of the API.
  */
+import type { PostMetrics } from './post-metrics.js';
 export const PUBLISHABLE_PLATFORMS = ['linkedin', 'x'] as const;
 export type PublishablePlatform = (typeof PUBLISHABLE_PLATFORMS)[number];
 export const KNOWN_PLATFORMS = [
@@ -210,4 +211,6 @@ export interface Post {
    * cancelling or moving it gives the slot back (lib/store/dynamodb-queue-store.ts). Absent = false.
    */
   queueSlot?: boolean;
+  /** The latest collected figures (post metrics, beyond-v2.md); null or absent until the first collection. */
+  metrics?: PostMetrics | null;
 }

@@ -37,6 +37,8 @@ import { RetryPost } from '../use-cases/retry-post.js';
 import { UpdatePost } from '../use-cases/update-post.js';
 import { DynamoDbPostChanges } from '../store/post-change-writes.js';
 import type { McpEndpointDeps } from './mcp-endpoint.js';
+import { DynamoDbPostMetrics } from '../store/dynamodb-post-metrics.js';
+import { GetAnalytics, GetPostMetrics } from '../use-cases/post-metrics.js';
 
 /**
  * Where a person sees a post in settings, and cancels it while it is scheduled: its row on the
@@ -58,6 +60,7 @@ export function mcpDependencies(): McpEndpointDeps {
   const accounts = new DynamoDbAccountStore(directory);
   const workspaces = new DynamoDbWorkspaceStore(directory);
   const posts = new DynamoDbPostStore();
+  const postMetrics = new DynamoDbPostMetrics();
   const library = new DynamoDbMediaLibraryStore(directory);
   const counting = requestCounting();
   const urls = oauthUrls();
@@ -96,6 +99,8 @@ export function mcpDependencies(): McpEndpointDeps {
         deletionQueue: new SqsPlatformDeletionQueue(sqs, requireEnv(ENV.deletionQueueUrl)),
         clock: systemClock,
       }),
+      getPostMetrics: new GetPostMetrics({ store: postMetrics }),
+      getAnalytics: new GetAnalytics({ store: postMetrics }),
       // The newest 200, as the settings media page shows them.
       listMedia: (userId) => library.list(userId, 200),
       postSettingsUrl: (post) => postSettingsUrl(urls.origin, post),

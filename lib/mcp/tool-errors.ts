@@ -31,6 +31,7 @@ const ADVICE: Record<string, string> = {
   invalid_query: 'fix the named argument.',
   invalid_idempotency_key: 'use 1 to 255 printable ASCII characters without spaces, e.g. a UUID.',
   post_not_found: 'check the id with list_posts; a deleted post is gone.',
+  invalid_period: 'give from and to as ISO 8601 times, from before to, at most 92 days apart.',
   post_not_editable: 'read the post with get_post: once it is being sent, published or failed it cannot change; delete it, or retry it when it failed retryably.',
   post_not_retryable: 'read the post with get_post: only a failed post whose error.retryable is true is sent again; otherwise follow its error.advice.',
   idempotency_in_flight: 'the first call with this key is still running; wait a moment and call again with the same key.',

@@ -87,6 +87,55 @@ export const accountShape = z.object({
   connectedAt: timestamp,
 });
 
+const figure = (what: string) => nullable(z.number().int(), `${what}; null when the platform does not give it for this account`);
+
+/** A post's figures (post metrics): null figures are ones the platform does not give, never 0. */
+export const metricsShape = z.object({
+  impressions: figure('Times the post was shown'),
+  likes: figure('Likes (X) or reactions (LinkedIn)'),
+  comments: figure('Replies (X) or comments (LinkedIn)'),
+  reposts: figure('Reposts (X) or reshares (LinkedIn)'),
+  quotes: figure('Quote posts (X)'),
+  bookmarks: figure('Bookmarks (X)'),
+  clicks: figure('Link clicks'),
+  collectedAt: timestamp,
+});
+
+const totalsShape = z.object({
+  posts: z.number().int(),
+  impressions: figure('Sum of the posts\' impressions'),
+  likes: figure('Sum of likes'),
+  comments: figure('Sum of comments'),
+  reposts: figure('Sum of reposts'),
+  quotes: figure('Sum of quotes'),
+  bookmarks: figure('Sum of bookmarks'),
+  clicks: figure('Sum of link clicks'),
+});
+
+export const getPostMetricsInput = {
+  id: z.string().describe('A post id (post_...)'),
+};
+export const getPostMetricsOutput = {
+  postId: z.string(),
+  platform: z.string(),
+  metrics: nullable(metricsShape, 'null until first collected (about an hour after publishing)'),
+  history: z.array(metricsShape).describe('Every collection kept, oldest first'),
+};
+
+export const getAnalyticsInput = {
+  from: z.string().describe('Start of the period, ISO 8601 (posts published at or after it)'),
+  to: z.string().describe('End of the period, ISO 8601 (posts published before it); at most 92 days after from'),
+  accountId: z.string().optional().describe('Only this account\'s posts'),
+  campaignId: z.string().optional().describe('Only this campaign\'s posts'),
+};
+export const getAnalyticsOutput = {
+  from: timestamp,
+  to: timestamp,
+  totals: totalsShape,
+  byAccount: z.array(totalsShape.extend({ accountId: z.string(), platform: z.string() })),
+  topPosts: z.array(z.string()).describe('Ids of the posts with the most impressions, most first (at most 10)'),
+};
+
 export const postShape = z.object({
   object: z.literal('post'),
   id: z.string(),
@@ -123,6 +172,7 @@ export const postShape = z.object({
   ),
   createdAt: timestamp,
   updatedAt: timestamp,
+  metrics: nullable(metricsShape, 'How the post did; null until first collected').optional(),
   settingsUrl: z.string().describe('Where the person sees this post in settings (and cancels it while scheduled)'),
 });
 

@@ -27,6 +27,7 @@ import type { GetPost } from '../use-cases/get-post.js';
 import { parseListAccountsQuery, type ListAccounts } from '../use-cases/list-accounts.js';
 import { parseListPostsQuery, type ListPosts } from '../use-cases/list-posts.js';
 import type { PreviewLine, PreviewPosts } from '../use-cases/preview-posts.js';
+import type { GetAnalytics, GetPostMetrics } from '../use-cases/post-metrics.js';
 import type { PublishDraft } from '../use-cases/publish-draft.js';
 import type { RetryPost } from '../use-cases/retry-post.js';
 import type { UpdatePost } from '../use-cases/update-post.js';
@@ -48,6 +49,8 @@ export interface McpToolDeps {
   retryPost: RetryPost;
   /** Each account's queue (posting times). */
   queues: AccountQueues;
+  getPostMetrics: GetPostMetrics;
+  getAnalytics: GetAnalytics;
   /** The caller's media library, newest first. */
   listMedia: (userId: string) => Promise<MediaItem[]>;
   /** Where a person sees (and can cancel) a post in settings. */
@@ -111,6 +114,9 @@ export const TOOL_SCOPES: Readonly<Record<string, (args: Record<string, unknown>
   // As GET and PUT /accounts/{id}/queue.
   get_queue: () => 'read',
   set_queue: () => 'write',
+  // As GET /posts/{id}/metrics, its refresh and GET /analytics: reads.
+  get_post_metrics: () => 'read',
+  get_analytics: () => 'read',
 };
 
 /** The scope a tools/call needs, or null for a tool this server does not have (the SDK answers that). */
@@ -193,6 +199,42 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
       run('get_post', { id }, async () => {
         const post = withLink(await deps.getPost.execute(caller, id));
         return ok({ post }, `Post ${post.id} on ${post.platform} is ${post.status}${post.publishedUrl ? `: ${post.publishedUrl}` : ''}.`);
+      }),
+  );
+
+  server.registerTool(
+    'get_post_metrics',
+    {
+      title: 'Get a post\'s metrics',
+      description:
+        'How a published post did: impressions, likes, comments, reposts, quotes, bookmarks, link clicks (null where the platform does not give a figure, never 0) and their history. Collected by itself about 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing (the API POST /posts/{id}/metrics/refresh collects one now).',
+      inputSchema: schema.getPostMetricsInput,
+      outputSchema: schema.getPostMetricsOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    ({ id }) =>
+      run('get_post_metrics', { id }, async () => {
+        const view = await deps.getPostMetrics.execute(caller, id);
+        const { object: _object, ...metrics } = view;
+        const summary = view.metrics ? `Post ${view.postId}: ${view.metrics.impressions ?? 'no'} impressions, ${view.metrics.likes ?? 'no'} likes at ${view.metrics.collectedAt}.` : `Post ${view.postId} has no metrics yet (collected about an hour after it is published).`;
+        return ok(metrics, summary);
+      }),
+  );
+
+  server.registerTool(
+    'get_analytics',
+    {
+      title: 'Get analytics over a period',
+      description: 'Totals, per account and the top 10 posts by impressions over the posts published in [from, to) (at most 92 days), optionally of one account or campaign. Each total is the sum of its posts\' latest figures.',
+      inputSchema: schema.getAnalyticsInput,
+      outputSchema: schema.getAnalyticsOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      run('get_analytics', args, async () => {
+        const view = await deps.getAnalytics.execute(caller, defined(args) as { from?: string; to?: string; accountId?: string; campaignId?: string });
+        const { from, to, totals, byAccount, topPosts } = view;
+        return ok({ from, to, totals, byAccount, topPosts }, `${totals.posts} post(s) published from ${from} to ${to}: ${totals.impressions ?? 'no'} impressions.`);
       }),
   );
 

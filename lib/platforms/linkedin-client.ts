@@ -18,6 +18,8 @@ import type {
   PlatformPublisher,
   PlatformTokens,
 } from '../use-cases/ports/platform-publisher.js';
+import type { PlatformMetricsReader, PlatformMetricsRequest } from '../use-cases/ports/platform-metrics.js';
+import type { PostFigures } from '../domain/post-metrics.js';
 import { platformClientCredentials, type ClientCredentials } from './client-credentials.js';
 import {
   errorForAnswer,
@@ -102,7 +104,7 @@ function linkedinPublicUrl(urn: string): string {
   return `https://www.linkedin.com/feed/update/${urn}/`;
 }
 
-export class LinkedinClient implements PlatformPublisher {
+export class LinkedinClient implements PlatformPublisher, PlatformMetricsReader {
   readonly platform = 'linkedin' as const;
   /** LinkedIn has no documented duplicate refusal to lean on: an ambiguous create is settled by findRecentPost alone. */
   readonly refusesDuplicates = false;
@@ -345,6 +347,104 @@ export class LinkedinClient implements PlatformPublisher {
     }
   }
 
+  /** organizationalEntityShareStatistics takes a list of posts; a member's analytics go a post at a time. */
+  readonly maxPostsPerRequest = 20;
+
+  /**
+   * How the posts did, by what LinkedIn lets the account type read (docs/platforms.md, "Post
+   * metrics"): an organization's posts in one organizationalEntityShareStatistics request
+   * (impressions, clicks, reactions, comments, reshares); a member's post by
+   * memberCreatorPostAnalytics (impressions, reshares) and its socialActions summary (reactions,
+   * comments), three requests a post. Quotes and bookmarks LinkedIn does not have: null.
+   */
+  async fetchMetrics(request: PlatformMetricsRequest): Promise<Map<string, PostFigures | null>> {
+    const ids = [...new Set(request.platformPostIds)];
+    if (ids.length === 0 || ids.length > this.maxPostsPerRequest) throw new RangeError(`LinkedIn statistics take 1 to ${this.maxPostsPerRequest} posts at once`);
+    return request.account.accountType === 'organization' ? this.organizationMetrics(request, ids) : this.memberMetrics(request, ids);
+  }
+
+  private async organizationMetrics(request: PlatformMetricsRequest, ids: string[]): Promise<Map<string, PostFigures | null>> {
+    const call = this.call([request.accessToken]);
+    // Rest.li 2.0 lists: List(a,b) with each URN encoded inside; URLSearchParams would encode the list itself.
+    const list = (urns: string[]) => `List(${urns.map(encodeURIComponent).join(',')})`;
+    const shares = ids.filter((id) => id.startsWith('urn:li:share:'));
+    const ugcPosts = ids.filter((id) => id.startsWith('urn:li:ugcPost:'));
+    const query = [
+      'q=organizationalEntity',
+      `organizationalEntity=${encodeURIComponent(linkedinAuthorUrn(request.account))}`,
+      ...(shares.length > 0 ? [`shares=${list(shares)}`] : []),
+      ...(ugcPosts.length > 0 ? [`ugcPosts=${list(ugcPosts)}`] : []),
+    ].join('&');
+    const { text } = await this.send(`${this.baseUrl}/rest/organizationalEntityShareStatistics?${query}`, { method: 'GET', headers: this.headers(request.accessToken) }, call);
+    const body = parseJson(text);
+    const found = new Map<string, PostFigures | null>(ids.map((id) => [id, null]));
+    const elements = isRecord(body) && Array.isArray(body.elements) ? body.elements : [];
+    for (const element of elements) {
+      if (!isRecord(element)) continue;
+      const urn = typeof element.share === 'string' ? element.share : typeof element.ugcPost === 'string' ? element.ugcPost : null;
+      if (urn === null || !found.has(urn) || !isRecord(element.totalShareStatistics)) continue;
+      const stats = element.totalShareStatistics;
+      found.set(urn, {
+        impressions: countOf(stats.impressionCount),
+        likes: countOf(stats.likeCount),
+        comments: countOf(stats.commentCount),
+        reposts: countOf(stats.shareCount),
+        quotes: null,
+        bookmarks: null,
+        clicks: countOf(stats.clickCount),
+      });
+    }
+    return found;
+  }
+
+  private async memberMetrics(request: PlatformMetricsRequest, ids: string[]): Promise<Map<string, PostFigures | null>> {
+    const found = new Map<string, PostFigures | null>();
+    for (const urn of ids) {
+      const kind = urn.startsWith('urn:li:ugcPost:') ? 'ugc' : 'share';
+      const analytic = async (queryType: 'IMPRESSION' | 'RESHARE'): Promise<number | null | 'gone'> => {
+        const query = `q=entity&entity=(${kind}:${encodeURIComponent(urn)})&queryType=${queryType}&aggregation=TOTAL`;
+        const answer = await this.sendOrGone(`${this.baseUrl}/rest/memberCreatorPostAnalytics?${query}`, request.accessToken);
+        if (answer === 'gone') return 'gone';
+        const elements = isRecord(answer) && Array.isArray(answer.elements) ? answer.elements : [];
+        const first: unknown = elements[0];
+        return isRecord(first) ? countOf(first.count) : null;
+      };
+      const impressions = await analytic('IMPRESSION');
+      if (impressions === 'gone') {
+        found.set(urn, null);
+        continue;
+      }
+      const reposts = await analytic('RESHARE');
+      const summary = await this.sendOrGone(`${this.baseUrl}/rest/socialActions/${encodeURIComponent(urn)}`, request.accessToken);
+      if (reposts === 'gone' || summary === 'gone') {
+        found.set(urn, null);
+        continue;
+      }
+      const likes = isRecord(summary) && isRecord(summary.likesSummary) ? summary.likesSummary : {};
+      const comments = isRecord(summary) && isRecord(summary.commentsSummary) ? summary.commentsSummary : {};
+      found.set(urn, {
+        impressions,
+        likes: countOf(likes.aggregatedTotalLikes) ?? countOf(likes.totalLikes),
+        comments: countOf(comments.aggregatedTotalComments) ?? countOf(comments.totalFirstLevelComments),
+        reposts,
+        quotes: null,
+        bookmarks: null,
+        clicks: null,
+      });
+    }
+    return found;
+  }
+
+  /** A GET's JSON, or 'gone' when LinkedIn answers 404 (the post was deleted there). */
+  private async sendOrGone(url: string, accessToken: string): Promise<unknown> {
+    const call = this.call([accessToken]);
+    const response = await platformFetch(url, { method: 'GET', headers: this.headers(accessToken) }, call);
+    const text = await readText(response, call);
+    if (response.status === 404) return 'gone';
+    if (!response.ok) throw this.errorFor({ status: response.status, headers: response.headers, text }, call);
+    return parseJson(text);
+  }
+
   async deletePost(request: { account: PlatformAccount; accessToken: string; platformPostId: string }): Promise<void> {
     const call = this.call([request.accessToken]);
     const response = await platformFetch(
@@ -510,4 +610,9 @@ export function linkedinClientFromEnv(): LinkedinClient {
     apiVersion: optionalEnv(ENV.linkedinApiVersion, LINKEDIN_API_VERSION),
     clientCredentials: () => platformClientCredentials('linkedin'),
   });
+}
+
+/** A count as LinkedIn gives it: a non-negative integer, else not given. */
+function countOf(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 }

@@ -40,14 +40,19 @@ import {
   type ThreadPart,
 } from '../domain/model.js';
 import { nullableString, readItem, stringList } from './item-schema.js';
-import { DUE_SHARDS } from './tables.js';
+import { DUE_SHARDS, METRICS_DUE_SHARDS } from './tables.js';
 
 export type PostItem = Record<string, unknown>;
 
 /** Set by the publish worker when it first claims a post, never cleared; present means "being sent, or was". */
 export const IN_FLIGHT_ATTRIBUTE = 'inFlightSince';
 
-export const POST_INDEXES = { byUser: 'byUser', byUserStatus: 'byUserStatus', byDue: 'byDue' } as const;
+export const POST_INDEXES = { byUser: 'byUser', byUserStatus: 'byUserStatus', byDue: 'byDue', byMetricsDue: 'byMetricsDue' } as const;
+
+/** The byMetricsDue entry of a published post whose next metrics collection is at `dueAt` (tables.ts). */
+export function metricsDueKeys(postId: string, dueAt: Date): { metricsDuePk: string; metricsDueSk: string } {
+  return { metricsDuePk: `metrics#${dueShard(postId) % METRICS_DUE_SHARDS}`, metricsDueSk: `${dueAt.toISOString()}#${postId}` };
+}
 
 /** Stable shard of a post in the byDue index: spreads the sweeper's reads over DUE_SHARDS partitions. */
 export function dueShard(postId: string): number {
@@ -134,6 +139,7 @@ export function postToItem(post: Post): PostItem {
   // Absent for a post without them, so a text post's item is no bigger than before formats existed.
   if (post.threadParts.length > 0) item.threadParts = post.threadParts.map(threadPartToItem);
   if (post.firstComment !== null) item.firstComment = firstCommentToItem(post.firstComment);
+  if (post.metrics !== undefined && post.metrics !== null) item.metrics = { ...post.metrics };
   return item;
 }
 
@@ -177,6 +183,20 @@ const FIRST_COMMENT_ITEM = v.object({
   error: v.nullish(ERROR_ITEM, null),
 });
 
+const FIGURE = v.nullish(v.pipe(v.number(), v.integer(), v.minValue(0)), null);
+
+/** The latest figures of a post as stored (post metrics; lib/domain/post-metrics.ts). */
+export const POST_METRICS_ITEM = v.object({
+  impressions: FIGURE,
+  likes: FIGURE,
+  comments: FIGURE,
+  reposts: FIGURE,
+  quotes: FIGURE,
+  bookmarks: FIGURE,
+  clicks: FIGURE,
+  collectedAt: v.string(),
+});
+
 const POST_ITEM = v.object({
   id: v.string(),
   userId: v.string(),
@@ -209,6 +229,8 @@ const POST_ITEM = v.object({
   ),
   [IN_FLIGHT_ATTRIBUTE]: nullableString,
   queueSlot: v.optional(v.boolean()),
+  // Absent until the first collection (post metrics); an item it cannot read shows none.
+  metrics: v.fallback(v.optional(v.nullable(POST_METRICS_ITEM)), undefined),
 });
 
 export function itemToPost(item: PostItem): Post {

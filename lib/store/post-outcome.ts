@@ -19,7 +19,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Post, PostError } from '../domain/model.js';
 import type { ConditionalUpdate } from './coalesced-updates.js';
-import { duePartitionKey, dueShard, dueSortKey, errorToItem, itemToPost, platformDeletionDueKeys, statusPartitionKey } from './post-item.js';
+import { duePartitionKey, dueShard, dueSortKey, errorToItem, itemToPost, metricsDueKeys, platformDeletionDueKeys, statusPartitionKey } from './post-item.js';
+import { firstMetricsDueAt } from '../domain/post-metrics.js';
 
 /** The deletion's due entry as expression values; it becomes pending when the post is published (deletedAt is earlier). */
 function platformDeletionDueKeyValues(postId: string, publishedAt: string): Record<string, string> {
@@ -49,8 +50,10 @@ export async function recordPostOutcome(
   // With a claim token: only while that claim still holds the post (a worker whose lease was taken over writes nothing).
   const claimCheck = options.claimToken === undefined ? '' : ' AND claimToken = :claimToken';
   const { status, ...rest } = outcome;
+  // A post that goes live gets its first metrics collection in this same write (byMetricsDue), so
+  // no crash can leave a published post that is never collected.
   const fields: Record<string, unknown> =
-    'error' in rest ? { error: errorToItem(rest.error) } : { ...rest };
+    'error' in rest ? { error: errorToItem(rest.error) } : { ...rest, ...metricsDueKeys(post.id, firstMetricsDueAt(rest.publishedAt)) };
   const set = Object.keys(fields).map((name) => `#f_${name} = :f_${name}`);
   const names: Record<string, string> = { '#status': 'status', ...Object.fromEntries(Object.keys(fields).map((name) => [`#f_${name}`, name])) };
   const values: Record<string, unknown> = {

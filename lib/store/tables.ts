@@ -29,6 +29,10 @@
  *   byDue        duePk = due#<shard>            dueSk = <scheduledFor>#<id> scheduled posts not yet sent (sweeper),
  *                                               and the outbox of platform deletions: a post deleted with
  *                                               deleteFromPlatform=true until its live copy is down (post-item.ts)
+ *   byMetricsDue metricsDuePk = metrics#<shard> metricsDueSk = <dueAt>#<id> a published post's next metrics collection
+ *                                               (1 h, 6 h, 24 h, 3 d, 7 d, 30 d after publishedAt; set by the
+ *                                               write that publishes it, moved by each collection, removed after
+ *                                               the last; keys only: lib/store/dynamodb-post-metrics.ts)
  *   DELETE removes listPk/statusPk/duePk, so a deleted post leaves every index at once (sparse
  *   indexes), and a page is never shrunk by a filter; only that outbox entry stays in byDue,
  *   which the API never reads.
@@ -169,6 +173,8 @@ export const POST_LIST_ATTRIBUTES = [
   'error',
   'deletedAt',
   'allowanceCycle',
+  // Post metrics (beyond-v2.md): the latest figures, shown on every post of a list.
+  'metrics',
 ] as const;
 
 export interface TableDefinition {
@@ -206,6 +212,9 @@ export const POSTS_TABLE: TableDefinition = {
     { indexName: 'byUser', partitionKey: 'listPk', sortKey: 'listSk', projection: { type: 'INCLUDE', attributes: POST_LIST_ATTRIBUTES } },
     { indexName: 'byUserStatus', partitionKey: 'statusPk', sortKey: 'listSk', projection: { type: 'INCLUDE', attributes: POST_LIST_ATTRIBUTES } },
     { indexName: 'byDue', partitionKey: 'duePk', sortKey: 'dueSk', projection: { type: 'KEYS_ONLY' } },
+    // Its own index, not byDue: a published post may also be in byDue (a first comment, a platform
+    // deletion) at the same time, and the sweeper must not page through every post being tracked.
+    { indexName: 'byMetricsDue', partitionKey: 'metricsDuePk', sortKey: 'metricsDueSk', projection: { type: 'KEYS_ONLY' } },
   ],
   holdsCustomerData: true,
   // post.published / failed / platform_deleted come from its committed changes: no extra write on the publish path.
@@ -272,6 +281,8 @@ export const TABLES = [DIRECTORY_TABLE, POSTS_TABLE, IDEMPOTENCY_TABLE, COUNTERS
 
 /** Shards of the byDue index: spreads the sweeper's partition so no single key gets hot. */
 export const DUE_SHARDS = 8;
+/** Shards of the byMetricsDue index, for the same reason as DUE_SHARDS. */
+export const METRICS_DUE_SHARDS = 8;
 /** Shards of the webhooks table's byPending index (pending deliveries), for the same reason. */
 export const PENDING_DELIVERY_SHARDS = 8;
 /** The partition key prefix of an endpoint's items in the webhooks table (deliveries, slots): what the sweeper may write. */

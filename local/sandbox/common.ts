@@ -25,6 +25,8 @@ export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
  *   gateway_after_create  the post is created, then a gateway answers 504 (as if it had timed out)
  *   refuse_lookup       the next lookup of the account's posts is refused 403 (an app without the
  *                       scope to read them): the platform cannot tell what was posted
+ *   metrics_rate_limited  the next metrics request of the account (X's post lookup, LinkedIn's
+ *                       analytics) is answered 429 with the platform's rate-limit headers
  */
 export type SandboxFault =
   | 'drop_after_create'
@@ -34,7 +36,8 @@ export type SandboxFault =
   | 'slow_rate_limited'
   | 'slow_create'
   | 'gateway_after_create'
-  | 'refuse_lookup';
+  | 'refuse_lookup'
+  | 'metrics_rate_limited';
 
 export const SLOW_CREATE_MS = 1500;
 

@@ -36,6 +36,7 @@ import {
   snowflakeId,
   type AccountBehaviour,
 } from './common.js';
+import { figuresAt } from './metrics.js';
 import type { PostJournal } from './record.js';
 
 export interface LinkedinSandboxOptions {
@@ -68,6 +69,8 @@ const CREATE_FIELDS = new Set([
   'container',
 ]);
 const AUTHOR = /^urn:li:(person|organization):[A-Za-z0-9_-]+$/;
+/** memberCreatorPostAnalytics's queryType values. */
+const MEMBER_QUERY_TYPES = new Set(['IMPRESSION', 'MEMBERS_REACHED', 'RESHARE', 'REACTION', 'COMMENT']);
 const POST_URN = /^urn:li:(share|ugcPost):\S+$/;
 /** LinkedIn's poll durations (Poll API); 2-4 options of at most 30 characters, a question of at most 140 (?). */
 const POLL_DURATIONS = new Set(['ONE_DAY', 'THREE_DAYS', 'SEVEN_DAYS', 'FOURTEEN_DAYS']);
@@ -213,6 +216,10 @@ export class LinkedinSandbox extends SandboxPlatform {
       if (method === 'POST' && path === '/rest/documents' && query.get('action') === 'initializeUpload') return await this.initializeAsset(req, res, accountId, 'document');
       const document = /^\/rest\/documents\/([^/]+)$/.exec(path);
       if (method === 'GET' && document?.[1]) return this.documentStatus(res, accountId, decodeURIComponent(document[1]));
+      if (method === 'GET' && path === '/rest/memberCreatorPostAnalytics') return this.memberAnalytics(res, accountId, query);
+      if (method === 'GET' && path === '/rest/organizationalEntityShareStatistics') return this.shareStatistics(res, accountId, query);
+      const summary = /^\/rest\/socialActions\/([^/]+)$/.exec(path);
+      if (method === 'GET' && summary?.[1]) return this.socialActionsSummary(res, accountId, decodeURIComponent(summary[1]));
       const comments = /^\/rest\/socialActions\/([^/]+)\/comments$/.exec(path);
       if (method === 'POST' && comments?.[1]) return await this.createComment(req, res, accountId, behaviour, decodeURIComponent(comments[1]));
       if (method === 'GET' && comments?.[1]) return this.listCommentsOf(res, accountId, decodeURIComponent(comments[1]), query);
@@ -357,6 +364,100 @@ export class LinkedinSandbox extends SandboxPlatform {
     if (!(await this.answerAfterCreate(req, res, fault))) return;
     res.writeHead(201, { 'x-restli-id': urn, 'x-linkedin-id': urn, 'Content-Length': '0' });
     res.end();
+  }
+
+  /** The 429 LinkedIn answers when an application or member exceeds a daily limit. */
+  private metricsRateLimited(res: ServerResponse, accountId: string): boolean {
+    if (!this.faults.takeIf(accountId, 'metrics_rate_limited')) return false;
+    sendJson(res, 429, error(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.', { code: 'TOO_MANY_REQUESTS' }), { 'Retry-After': '60' });
+    return true;
+  }
+
+  /**
+   * memberCreatorPostAnalytics `q=entity` (r_member_postAnalytics): one metric of one of the
+   * member's own posts. A post of an organization, or of another member, is refused 403 as
+   * LinkedIn refuses it; a deleted or unknown post is 404. Figures are figuresAt (metrics.ts).
+   */
+  private memberAnalytics(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    if (this.metricsRateLimited(res, accountId)) return;
+    const entity = /^\((share|ugc):(urn:li:(?:share|ugcPost):\d+)\)$/.exec(query.get('entity') ?? '');
+    const queryType = query.get('queryType') ?? '';
+    if (query.get('q') !== 'entity' || !entity?.[2] || !MEMBER_QUERY_TYPES.has(queryType) || !['TOTAL', 'DAILY'].includes(query.get('aggregation') ?? '')) {
+      return sendJson(res, 400, error(400, 'Invalid query parameters: q=entity, entity=(share:<urn>|ugc:<urn>), queryType and aggregation are required', { code: 'ILLEGAL_ARGUMENT' }));
+    }
+    const post = this.posts.get(entity[2]);
+    if (!post || post.deletedAt !== null) return sendJson(res, 404, error(404, `Entity ${entity[2]} not found`, { code: 'NOT_FOUND' }));
+    if (post.accountId !== accountId || !String(post.details.author).startsWith('urn:li:person:')) {
+      return sendJson(res, 403, error(403, 'Not enough permissions to access: memberCreatorPostAnalytics.FINDER-entity', { code: 'ACCESS_DENIED', serviceErrorCode: 100 }));
+    }
+    const figures = figuresAt(post.id, post.createdAt, new Date());
+    const count = { IMPRESSION: figures.impressions, MEMBERS_REACHED: figures.reached, RESHARE: figures.reposts, REACTION: figures.likes, COMMENT: figures.comments }[queryType] ?? 0;
+    return sendJson(res, 200, { paging: { start: 0, count: 10, links: [] }, elements: [{ count, metricType: { 'com.linkedin.adsexternalapi.memberanalytics.v1.CreatorPostAnalyticsMetricTypeV1': queryType } }] });
+  }
+
+  /**
+   * organizationalEntityShareStatistics `q=organizationalEntity` with `shares=List(...)` and
+   * `ugcPosts=List(...)` (rw_organization_admin, lifetime figures): one element per live post of
+   * that organization; a member (urn:li:person) is no organizational entity (400), a post of
+   * another author is refused (403), a deleted post has no element.
+   */
+  private shareStatistics(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    if (this.metricsRateLimited(res, accountId)) return;
+    const organization = query.get('organizationalEntity') ?? '';
+    if (query.get('q') !== 'organizationalEntity' || !/^urn:li:organization:[A-Za-z0-9_-]+$/.test(organization)) {
+      return sendJson(res, 400, error(400, 'organizationalEntity must be an organization URN', { code: 'ILLEGAL_ARGUMENT' }));
+    }
+    const listed = (name: string): string[] | null => {
+      const raw = query.get(name);
+      if (raw === null) return [];
+      const inner = /^List\((.*)\)$/.exec(raw);
+      return inner?.[1] === undefined ? null : inner[1].split(',').filter((urn) => urn !== '');
+    };
+    const shares = listed('shares');
+    const ugcPosts = listed('ugcPosts');
+    if (shares === null || ugcPosts === null || shares.length + ugcPosts.length > 20) {
+      return sendJson(res, 400, error(400, 'shares and ugcPosts must be List(...) of at most 20 post URNs', { code: 'ILLEGAL_ARGUMENT' }));
+    }
+    const now = new Date();
+    const elements: Record<string, unknown>[] = [];
+    for (const [field, urns] of [['share', shares], ['ugcPost', ugcPosts]] as const) {
+      for (const urn of urns) {
+        const post = this.posts.get(urn);
+        if (!post || post.deletedAt !== null) continue;
+        if (post.accountId !== accountId || post.details.author !== organization) {
+          return sendJson(res, 403, error(403, `Not enough permissions to access share statistics of ${urn}`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 }));
+        }
+        const figures = figuresAt(post.id, post.createdAt, now);
+        const engaged = figures.likes + figures.comments + figures.reposts + figures.clicks;
+        elements.push({
+          organizationalEntity: organization,
+          [field]: urn,
+          totalShareStatistics: {
+            uniqueImpressionsCount: figures.reached,
+            shareCount: figures.reposts,
+            engagement: figures.impressions === 0 ? 0 : engaged / figures.impressions,
+            clickCount: figures.clicks,
+            likeCount: figures.likes,
+            impressionCount: figures.impressions,
+            commentCount: figures.comments,
+          },
+        });
+      }
+    }
+    return sendJson(res, 200, { paging: { start: 0, count: 10, links: [] }, elements });
+  }
+
+  /** socialActions/{urn}: the summary of reactions and comments on a post the caller can see. */
+  private socialActionsSummary(res: ServerResponse, accountId: string, urn: string): void {
+    if (this.metricsRateLimited(res, accountId)) return;
+    const post = this.posts.get(urn);
+    if (!post || post.deletedAt !== null) return sendJson(res, 404, error(404, `Entity ${urn} not found`, { code: 'NOT_FOUND' }));
+    const figures = figuresAt(post.id, post.createdAt, new Date());
+    return sendJson(res, 200, {
+      target: urn,
+      likesSummary: { totalLikes: figures.likes, aggregatedTotalLikes: figures.likes, likedByCurrentUser: false },
+      commentsSummary: { totalFirstLevelComments: figures.comments, aggregatedTotalComments: figures.comments },
+    });
   }
 
   /** The Posts API finder `q=author`: the caller's own live posts, newest first, `count` at most. */

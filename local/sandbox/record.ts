@@ -18,6 +18,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, wr
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import type { SandboxPost } from './common.js';
+import { figuresAt, type SandboxFigures } from './metrics.js';
 
 type JournalLine =
   | { op: 'create'; post: Omit<SandboxPost, 'createdAt' | 'deletedAt'> & { createdAt: string } }
@@ -100,6 +101,8 @@ interface RecordedPost {
   deletedAt: string | null;
   /** X: the post it answers (`reply.in_reply_to_tweet_id`: a thread's part, a first comment), else null. */
   inReplyTo: string | null;
+  /** How the post did at the moment of this read: what the metrics endpoints answer at that moment (metrics.ts). */
+  metrics: SandboxFigures;
 }
 
 export interface PlatformRecord {
@@ -112,7 +115,7 @@ interface PostHolder {
   listPosts(accountId?: string): SandboxPost[];
 }
 
-function recordOf(holder: PostHolder, accountId: string | null): PlatformRecord {
+function recordOf(holder: PostHolder, accountId: string | null, now: Date): PlatformRecord {
   const accounts: PlatformRecord['accounts'] = {};
   for (const post of holder.listPosts(accountId ?? undefined)) {
     const entry = (accounts[post.accountId] ??= { live: [], deleted: [] });
@@ -124,6 +127,7 @@ function recordOf(holder: PostHolder, accountId: string | null): PlatformRecord 
       deletedAt: post.deletedAt === null ? null : post.deletedAt.toISOString(),
       // A reader sees what a reply answers; the crash test checks a thread's order by it.
       inReplyTo: typeof post.details.in_reply_to_tweet_id === 'string' ? post.details.in_reply_to_tweet_id : null,
+      metrics: figuresAt(post.id, post.createdAt, now),
     };
     (post.deletedAt === null ? entry.live : entry.deleted).push(view);
   }
@@ -148,7 +152,9 @@ export function answerRecord(
     return;
   }
   const accountId = query.get('accountId');
-  const body = JSON.stringify({ x: recordOf(platforms.x, accountId), linkedin: recordOf(platforms.linkedin, accountId) });
+  // One moment for the whole answer, so its figures are exactly what the platforms answered then.
+  const now = new Date();
+  const body = JSON.stringify({ at: now.toISOString(), x: recordOf(platforms.x, accountId, now), linkedin: recordOf(platforms.linkedin, accountId, now) });
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store' });
   res.end(method === 'HEAD' ? undefined : body);
 }

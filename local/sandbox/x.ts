@@ -36,6 +36,7 @@ import {
   type AccountBehaviour,
   type SandboxPost,
 } from './common.js';
+import { figuresAt } from './metrics.js';
 import type { PostJournal } from './record.js';
 
 export interface ClientCredentialsCheck {
@@ -109,6 +110,16 @@ function invalidRequest(message: string): Record<string, unknown> {
   };
 }
 
+/** What GET /2/tweets takes; the fields are the Post fields of X's document. */
+const LOOKUP_PARAMETERS = new Set(['ids', 'post.fields', 'tweet.fields', 'expansions', 'user.fields', 'media.fields', 'poll.fields', 'place.fields']);
+const POST_FIELDS = new Set([
+  'article', 'attachments', 'author_id', 'card_uri', 'community_id', 'context_annotations', 'conversation_id', 'created_at', 'display_text_range',
+  'edit_controls', 'edit_history_tweet_ids', 'entities', 'geo', 'id', 'in_reply_to_user_id', 'lang', 'non_public_metrics', 'note_tweet', 'organic_metrics',
+  'possibly_sensitive', 'promoted_metrics', 'public_metrics', 'referenced_tweets', 'reply_settings', 'scopes', 'source', 'text', 'withheld',
+]);
+/** X gives non_public_metrics (and organic_metrics) for a post's first 30 days only. */
+const NON_PUBLIC_METRICS_DAYS = 30;
+
 const UNAUTHORIZED = problem(401, 'Unauthorized', 'Unauthorized');
 const FORBIDDEN_REFUSAL = problem(403, 'Forbidden', 'You are not permitted to perform this action.');
 const DUPLICATE = problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
@@ -157,6 +168,7 @@ export class XSandbox extends SandboxPlatform {
       const step = /^\/2\/media\/upload\/(\d+)\/(append|finalize)$/.exec(path);
       if (method === 'POST' && step?.[1] && step[2] === 'append') return await this.append(req, res, accountId, step[1]);
       if (method === 'POST' && step?.[1] && step[2] === 'finalize') return this.finalize(res, accountId, step[1]);
+      if (method === 'GET' && path === '/2/tweets') return this.lookup(res, accountId, query);
       const timeline = /^\/2\/users\/(\d+)\/tweets$/.exec(path);
       if (method === 'GET' && timeline) return this.timeline(res, accountId, query);
       return sendProblem(res, 404, problem(404, 'Not Found Error', `No route for ${method} ${path}`));
@@ -459,6 +471,85 @@ export class XSandbox extends SandboxPlatform {
       item.state = item.pollsLeft > 0 ? 'in_progress' : 'succeeded';
     }
     return sendJson(res, 200, this.mediaAnswer(item));
+  }
+
+  /**
+   * GET /2/tweets?ids=...: up to 100 posts by id, with `public_metrics` for any post and
+   * `non_public_metrics` only for the caller's own posts of the last 30 days (X's rule: a user
+   * context on the author, within 30 days of posting); anything else of those is refused per post in
+   * `errors` as X does (not-authorized-for-field), beside the post's other fields. A post unknown or
+   * deleted is a resource-not-found entry in `errors`. The figures are figuresAt (metrics.ts).
+   * X's document names the fields parameter `post.fields`; X itself still takes `tweet.fields`.
+   */
+  private lookup(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    if (this.faults.takeIf(accountId, 'metrics_rate_limited')) {
+      return sendProblem(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), {
+        'x-rate-limit-limit': '900',
+        'x-rate-limit-remaining': '0',
+        'x-rate-limit-reset': String(unixSeconds(new Date(Date.now() + 60_000))),
+      });
+    }
+    for (const name of query.keys()) {
+      if (!LOOKUP_PARAMETERS.has(name)) return sendProblem(res, 400, invalidRequest(`The query parameter [${name}] is not one of [${[...LOOKUP_PARAMETERS].join(',')}]`));
+    }
+    const ids = (query.get('ids') ?? '').split(',').filter((id) => id !== '');
+    if (ids.length === 0 || ids.length > 100) return sendProblem(res, 400, invalidRequest('The `ids` query parameter value must be 1 to 100 post ids'));
+    const badId = ids.find((id) => !/^[0-9]{1,19}$/.test(id));
+    if (badId !== undefined) return sendProblem(res, 400, invalidRequest(`The \`ids\` query parameter value [${badId}] is not valid`));
+    const fields = [...(query.get('post.fields') ?? '').split(','), ...(query.get('tweet.fields') ?? '').split(',')].filter((field) => field !== '');
+    const unknown = fields.find((field) => !POST_FIELDS.has(field));
+    if (unknown !== undefined) return sendProblem(res, 400, invalidRequest(`The \`post.fields\` query parameter value [${unknown}] is not one of [${[...POST_FIELDS].join(',')}]`));
+    const now = new Date();
+    const data: Record<string, unknown>[] = [];
+    const errors: Record<string, unknown>[] = [];
+    for (const id of new Set(ids)) {
+      const post = this.posts.get(id);
+      if (!post || post.deletedAt !== null) {
+        errors.push({
+          value: id,
+          detail: `Could not find post with ids: [${id}].`,
+          title: 'Not Found Error',
+          resource_type: 'post',
+          parameter: 'ids',
+          resource_id: id,
+          type: 'https://api.x.com/2/problems/resource-not-found',
+        });
+        continue;
+      }
+      const figures = figuresAt(post.id, post.createdAt, now);
+      const entry: Record<string, unknown> = { id: post.id, text: post.text, edit_history_tweet_ids: [post.id] };
+      if (fields.includes('created_at')) entry.created_at = post.createdAt.toISOString();
+      if (fields.includes('public_metrics')) {
+        entry.public_metrics = {
+          repost_count: figures.reposts,
+          reply_count: figures.comments,
+          like_count: figures.likes,
+          quote_count: figures.quotes,
+          bookmark_count: figures.bookmarks,
+          impression_count: figures.impressions,
+        };
+      }
+      if (fields.includes('non_public_metrics')) {
+        const own = post.accountId === accountId;
+        const recent = now.getTime() - post.createdAt.getTime() <= NON_PUBLIC_METRICS_DAYS * 86_400_000;
+        if (own && recent) {
+          entry.non_public_metrics = { impression_count: figures.impressions, url_link_clicks: figures.clicks, user_profile_clicks: figures.profileClicks };
+        } else {
+          errors.push({
+            value: id,
+            detail: `Sorry, you are not authorized to access 'non_public_metrics' on the post with id: [${id}].`,
+            title: 'Field Authorization Error',
+            resource_type: 'post',
+            field: 'non_public_metrics',
+            section: 'data',
+            resource_id: id,
+            type: 'https://api.x.com/2/problems/not-authorized-for-field',
+          });
+        }
+      }
+      data.push(entry);
+    }
+    return sendJson(res, 200, { ...(data.length > 0 ? { data } : {}), ...(errors.length > 0 ? { errors } : {}) });
   }
 
   private timeline(res: ServerResponse, accountId: string, query: URLSearchParams): void {

@@ -43,6 +43,11 @@ export type QueueSlot = components['schemas']['QueueSlot'];
 export type QueueSlotList = components['schemas']['QueueSlotList'];
 export type SetQueueParams = RequestBody<Operation<'/accounts/{id}/queue', 'put'>>;
 export type NextQueueSlotsParams = QueryParams<Operation<'/accounts/{id}/queue/next', 'get'>>;
+/** How a post did (beyond-v2.md "Post metrics"): a figure the platform does not give is null, never 0. */
+export type PostMetrics = components['schemas']['PostMetrics'];
+export type PostMetricsHistory = components['schemas']['PostMetricsHistory'];
+export type Analytics = components['schemas']['Analytics'];
+export type GetAnalyticsParams = QueryParams<Operation<'/analytics', 'get'>>;
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 export type WebhookEndpointList = components['schemas']['WebhookEndpointList'];
@@ -90,6 +95,7 @@ export class SocialPublishing {
   readonly accounts: Accounts;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
+  readonly analytics: AnalyticsResource;
   /** Standard Webhooks verification; also importable alone from `@social-publishing/sdk/webhooks`. */
   readonly webhooks = { verify: verifyWebhook };
 
@@ -112,6 +118,7 @@ export class SocialPublishing {
     this.accounts = new Accounts(http);
     this.webhookEndpoints = new WebhookEndpoints(http);
     this.events = new Events(http);
+    this.analytics = new AnalyticsResource(http);
   }
 }
 
@@ -189,6 +196,20 @@ export class Posts {
     return this.http.request('post', '/posts/{id}/retry', { path: { id }, body: params, repeat: 'idempotency-key' }, options);
   }
 
+  /** The post's latest figures (`metrics`, null until first collected) and their history, oldest first. */
+  metrics(id: string, options?: RequestOptions): Promise<PostMetricsHistory> {
+    return this.http.request('get', '/posts/{id}/metrics', { path: { id } }, options);
+  }
+
+  /**
+   * Collects the post's figures now. At most once per 5 minutes per post: sooner is
+   * RateLimitError `metrics_refresh_too_soon` (429, `Retry-After`); a post not published is
+   * InvalidRequestError `post_not_published` (409). Sent once: a repeat inside 5 minutes is refused anyway.
+   */
+  refreshMetrics(id: string, options?: RequestOptions): Promise<PostMetricsHistory> {
+    return this.http.request('post', '/posts/{id}/metrics/refresh', { path: { id } }, options);
+  }
+
   /** `await` it for one page, or `for await (const post of client.posts.list())` for every post, newest first. */
   list(params: ListPostsParams = {}, options?: RequestOptions): PagedList<PostList, Post> {
     const { cursor, ...query } = params;
@@ -227,6 +248,15 @@ export class Posts {
       const untilDue = Date.parse(post.scheduledFor) - Date.now();
       await sleep(Math.min(remaining, Math.max(intervalMs, untilDue)), options.signal);
     }
+  }
+}
+
+/** Totals, per account, per day and top posts over the posts published in a period of at most 92 days. */
+export class AnalyticsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  get(params: GetAnalyticsParams, options?: RequestOptions): Promise<Analytics> {
+    return this.http.request('get', '/analytics', { query: params }, options);
   }
 }
 

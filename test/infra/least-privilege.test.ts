@@ -7,7 +7,7 @@
  * here from the code (lib/store/*), not read from infra/stacks/function-access.ts.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER } from '../../functions/catalogue.js';
+import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, SETTINGS_ROUTES, SWEEPER, METRICS_COLLECTOR } from '../../functions/catalogue.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/bindings.js';
 import { PLATFORM_CLIENT_ID_CONTEXT } from '../../infra/stacks/api-stack.js';
 import { ENV } from '../../lib/config.js';
@@ -24,13 +24,16 @@ afterAll(() => s?.cleanup());
 
 // The assistant server: one function per entry (the MCP entry serves three routes).
 const ASSISTANT_FUNCTIONS = [...new Map([...ASSISTANT_ROUTES].reverse().map((route) => [route.entry, route.name])).values()];
-const ALL_FUNCTIONS = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, DEFAULT_ROUTE, ...SETTINGS_ROUTES].map((entry) => entry.name).concat(ASSISTANT_FUNCTIONS);
+const ALL_FUNCTIONS = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, METRICS_COLLECTOR, DEFAULT_ROUTE, ...SETTINGS_ROUTES].map((entry) => entry.name).concat(ASSISTANT_FUNCTIONS);
 const WRITES = TABLE_ACTIONS.readWrite.filter((action) => !TABLE_ACTIONS.read.includes(action));
 
 /** The directory items each writing function writes, by partition key prefix (lib/store/tables.ts layout). */
 const DIRECTORY_WRITES: Record<string, string[]> = {
   PublishWorker: ['ACCOUNT#'],
   PlatformDeletionWorker: ['ACCOUNT#'],
+  // Post metrics: the refresh and the collector refresh an account's tokens like the workers.
+  MetricsCollector: ['ACCOUNT#'],
+  RefreshPostMetrics: ['ACCOUNT#'],
   // First sign-in: the identity, the user's profile and first workspace (both items).
   SettingsAuthCallback: ['IDENTITY#', 'USER#', 'WORKSPACE#'],
   // The key, and the count of active keys on the user's profile (the cap).

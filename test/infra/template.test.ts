@@ -9,7 +9,7 @@ import { ENV } from '../../lib/config.js';
 import { WEBHOOK_SECRET_CONTEXT_PREFIX } from '../../lib/domain/webhooks.js';
 import { TABLES } from '../../lib/store/tables.js';
 import { WEBHOOK_STREAM_FILTERS } from '../../lib/store/webhook-stream-filters.js';
-import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
+import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, METRICS_COLLECTOR, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { PUBLISH_LAG_ALARM_MS, PUBLISH_LAG_METRIC, ROUTER_PARALLELIZATION } from '../../infra/stacks/api-stack.js';
 import {
   POSTS_WARM_WRITE_UNITS_CONTEXT,
@@ -39,6 +39,7 @@ const ALL_FUNCTIONS = [
   ...API_ROUTES.map((r) => r.name),
   ...QUEUE_CONSUMERS.map((c) => c.name),
   SWEEPER.name,
+  METRICS_COLLECTOR.name,
   WEBHOOK_ROUTER.name,
   DEFAULT_ROUTE.name,
   ...SETTINGS_ROUTES.map((r) => r.name),
@@ -52,7 +53,7 @@ const FACE_OF: Record<string, string> = Object.fromEntries([
   ...[...API_ROUTES.map((r) => r.name), DEFAULT_ROUTE.name, REFERENCE_ROUTES[0]!.name].map((name) => [name, 'api']),
   ...SETTINGS_ROUTES.map((r) => [r.name, 'settings']),
   ...ASSISTANT_FUNCTIONS.map((name) => [name, 'assistant']),
-  ...[...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, WEBHOOK_ROUTER.name].map((name) => [name, 'workers']),
+  ...[...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, METRICS_COLLECTOR.name, WEBHOOK_ROUTER.name].map((name) => [name, 'workers']),
 ]);
 
 /** Plain values (not resources) the settings functions are configured with; checked on their own below. */
@@ -114,6 +115,10 @@ const EXPECTED: Record<string, string[]> = {
     'secret:platform',
     'kms:encryptDecrypt',
   ],
+  GetPostMetrics: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read'],
+  GetAnalytics: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read'],
+  RefreshPostMetrics: ['table:directory:readWrite', 'table:counters:readWrite', 'table:posts:readWrite', 'secret:platform', 'kms:encryptDecrypt'],
+  MetricsCollector: ['table:directory:readWrite', 'table:posts:readWrite', 'secret:platform', 'kms:encryptDecrypt'],
   Sweeper: ['table:posts:readWrite', 'table:webhooks:readWrite', 'send:publish', 'send:deletion', 'send:webhook', 'attributes:publish'],
   // Webhook endpoints: their own items (webhooks). The three POSTs keep their Idempotency-Key
   // (idempotency); a new secret is encrypted, and a replayed create or rotation decrypts the one
@@ -722,14 +727,14 @@ describe('publish throughput (docs/performance.md, "Posts due at the same second
 
   it('pre-warms the posts table and each of its indexes for 10,000 posts due at one second, and no other table', () => {
     const warm = warmWrites(s);
-    expect(warm['table:posts']).toEqual({ table: POSTS_WARM_WRITE_UNITS_DEFAULT, indexes: [POSTS_WARM_WRITE_UNITS_DEFAULT, POSTS_WARM_WRITE_UNITS_DEFAULT, POSTS_WARM_WRITE_UNITS_DEFAULT] });
+    expect(warm['table:posts']).toEqual({ table: POSTS_WARM_WRITE_UNITS_DEFAULT, indexes: [POSTS_WARM_WRITE_UNITS_DEFAULT, POSTS_WARM_WRITE_UNITS_DEFAULT, POSTS_WARM_WRITE_UNITS_DEFAULT, POSTS_WARM_WRITE_UNITS_DEFAULT] });
     for (const [label, value] of Object.entries(warm)) if (label !== 'table:posts') expect(value.table, label).toBeUndefined();
   });
 
   it('takes the warm throughput from cdk context (0: none), within the table write quota', () => {
     const none = synthesize({ bundle: false, context: { [POSTS_WARM_WRITE_UNITS_CONTEXT]: 0 } });
     try {
-      expect(warmWrites(none)['table:posts']).toEqual({ table: undefined, indexes: [undefined, undefined, undefined] });
+      expect(warmWrites(none)['table:posts']).toEqual({ table: undefined, indexes: [undefined, undefined, undefined, undefined] });
     } finally {
       none.cleanup();
     }
@@ -751,12 +756,12 @@ describe('scheduling', () => {
     expect(grants).toEqual([{ actions: ['sqs:SendMessage'], resources: ['queue:publish', 'queue:scheduler-dlq'], conditions: undefined }]);
   });
 
-  it('runs the sweeper on a one-minute rule', () => {
+  it('runs the sweeper and the metrics collector on one-minute rules', () => {
     const rules = resourcesOfType('AWS::Events::Rule').map(([, r]) => r.Properties!);
-    expect(rules).toHaveLength(1);
-    expect(rules[0]!.ScheduleExpression).toBe('rate(1 minute)');
-    const targets = rules[0]!.Targets as { Arn: unknown }[];
-    expect(targets.map((t) => describeValue(t.Arn, s))).toEqual([`function:${SWEEPER.name}`]);
+    expect(rules).toHaveLength(2);
+    for (const rule of rules) expect(rule.ScheduleExpression).toBe('rate(1 minute)');
+    const targets = rules.flatMap((rule) => (rule.Targets as { Arn: unknown }[]).map((t) => describeValue(t.Arn, s)));
+    expect(targets.sort()).toEqual([`function:${METRICS_COLLECTOR.name}`, `function:${SWEEPER.name}`].sort());
   });
 });
 
@@ -858,7 +863,7 @@ describe('alarms', () => {
   });
 
   it('fire on errors of the workers and the sweeper', () => {
-    for (const name of [...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name]) {
+    for (const name of [...QUEUE_CONSUMERS.map((c) => c.name), SWEEPER.name, METRICS_COLLECTOR.name]) {
       const alarm = alarms().find(
         (a) => a.MetricName === 'Errors' && (a.Dimensions as { Value: unknown }[]).some((d) => describeValue(d.Value, s) === `function:${name}`),
       );

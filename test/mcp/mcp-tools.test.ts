@@ -104,13 +104,15 @@ describe('discovery and sign-in', () => {
 });
 
 describe('tools', () => {
-  it('lists twelve tools with input and output schemas and annotations', async () => {
+  it('lists fourteen tools with input and output schemas and annotations', async () => {
     const { tools } = await assistant.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()].sort()).toEqual([
       'create_posts',
       'delete_post',
+      'get_analytics',
       'get_post',
+      'get_post_metrics',
       'get_queue',
       'list_accounts',
       'list_events',
@@ -187,6 +189,16 @@ describe('tools', () => {
       if (status !== 'published') await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(status).toBe('published');
+
+    // Post metrics: none yet (the first collection is an hour after publishing); analytics count the post.
+    const metrics = await call(assistant.client, 'get_post_metrics', { id });
+    expect(metrics.isError).toBeFalsy();
+    expect(metrics.structuredContent).toMatchObject({ postId: id, metrics: null, history: [] });
+    const analytics = await call(assistant.client, 'get_analytics', { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
+    expect((analytics.structuredContent?.totals as { posts: number }).posts).toBeGreaterThanOrEqual(1);
+    const tooLong = await call(assistant.client, 'get_analytics', { from: '2026-01-01T00:00:00Z', to: '2026-06-01T00:00:00Z' });
+    expect(tooLong.isError).toBe(true);
+    expect(tooLong.content[0]?.text).toMatch(/^invalid_period: .*\nWhat to do: /);
   });
 
   it('errors are tool errors that say what to do', async () => {

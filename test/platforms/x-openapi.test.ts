@@ -315,6 +315,18 @@ describe("the X adapter and the X sandbox against X's OpenAPI document", () => {
     expect(exchanges.at(-1)?.status).toBe(403);
   });
 
+  it('post metrics: the lookup of up to 100 posts by id with public and non-public metrics, a deleted post among them', async () => {
+    const { account, accessToken } = xAccount();
+    const live = await client.publish({ account, accessToken, text: 'Metrics conformance', media: [], options: {} });
+    const gone = await client.publish({ account, accessToken, text: 'Metrics conformance, deleted', media: [], options: {} });
+    await client.deletePost({ account, accessToken, platformPostId: gone.platformPostId });
+    const seen = await conformance(() => client.fetchMetrics({ account, accessToken, platformPostIds: [live.platformPostId, gone.platformPostId] }));
+    expect(seen.map((exchange) => `${exchange.method} ${exchange.path} ${exchange.status}`)).toEqual(['GET /2/tweets 200']);
+    sandbox.x.injectFault(account.id, 'metrics_rate_limited');
+    await conformance(() => client.fetchMetrics({ account, accessToken, platformPostIds: [live.platformPostId] }).catch(() => null));
+    expect(exchanges.at(-1)?.status).toBe(429);
+  });
+
   it('the checker itself catches what X would refuse (it can fail)', async () => {
     const refused = await checkExchange({
       method: 'POST',

@@ -20,6 +20,7 @@ import {
   AuthenticationError,
   InvalidRequestError,
   PermissionError,
+  RateLimitError,
   SocialPublishing,
   WaitForOutcomeError,
   type Post,
@@ -468,6 +469,27 @@ function pointedAtSource(example: string, specifier: string): string {
 }
 
 const SDK_SOURCE = fileURLToPath(new URL('../../sdk/src/index.ts', import.meta.url));
+
+describe('post metrics through the SDK', () => {
+  it('refreshMetrics collects now, a second one is RateLimitError metrics_refresh_too_soon; metrics and analytics answer the same figures', async () => {
+    const sdk = sdkFor(user.apiKey);
+    const linkedin = user.accounts[0]?.id as string;
+    const batch = await sdk.posts.create({ accounts: [linkedin], text: 'Measured through the SDK' });
+    const id = batch.posts[0]?.id as string;
+    const post = await sdk.posts.waitForOutcome(id, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(post.metrics ?? null).toBeNull();
+    const refreshed = await sdk.posts.refreshMetrics(id);
+    // A member's post on LinkedIn: impressions, reactions, comments and reshares; no link clicks (null, not 0).
+    expect(refreshed.metrics).toMatchObject({ impressions: expect.any(Number), likes: expect.any(Number), clicks: null, quotes: null });
+    expect((await sdk.posts.metrics(id)).history).toEqual([refreshed.metrics]);
+    const again = await rejection(sdk.posts.refreshMetrics(id));
+    expect(again).toBeInstanceOf(RateLimitError);
+    expect(again).toMatchObject({ code: 'metrics_refresh_too_soon', status: 429 });
+    const analytics = await sdk.analytics.get({ from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), accountId: linkedin });
+    expect(analytics.totals.posts).toBeGreaterThanOrEqual(1);
+    expect(analytics.byAccount.map((row) => row.accountId)).toEqual([linkedin]);
+  });
+});
 
 describe('docs/sdk.md', () => {
   it('its first example runs as printed against the local stack and publishes a post per account', async () => {

@@ -62,6 +62,7 @@ describe('posts index projections', () => {
       format: 'thread',
       threadParts: [{ text: 'two', mediaUrls: ['https://media/1'], mediaIds: ['med_1'], platformPostId: '2', publishedUrl: 'https://x.com/i/web/status/2' }],
       firstComment: { text: 'c', status: 'failed', platformCommentId: '3', error: { message: 'm', advice: 'a', retryable: false } },
+      metrics: { impressions: 10, likes: 1, comments: 0, reposts: 0, quotes: null, bookmarks: null, clicks: 2, collectedAt: DUE.toISOString() },
     });
     const written = Object.keys(postToItem(full)).filter((name) => !INDEX_KEYS.has(name) && name !== 'inFlightSince');
     expect([...written].sort()).toEqual([...POST_LIST_ATTRIBUTES].sort());
@@ -118,7 +119,7 @@ describe('posts index projections', () => {
         new CreateTableCommand({
           TableName: table,
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: ['id', 'listPk', 'listSk', 'statusPk', 'duePk', 'dueSk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+          AttributeDefinitions: ['id', 'listPk', 'listSk', 'statusPk', 'duePk', 'dueSk', 'metricsDuePk', 'metricsDueSk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
           KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
           GlobalSecondaryIndexes: POSTS_TABLE.indexes.map((index) => ({
             IndexName: index.indexName,
@@ -137,7 +138,7 @@ describe('posts index projections', () => {
 
       const described = await ownRaw.send(new DescribeTableCommand({ TableName: table }));
       const projections = Object.fromEntries((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection?.ProjectionType]));
-      expect(projections).toEqual({ byUser: 'INCLUDE', byUserStatus: 'INCLUDE', byDue: 'KEYS_ONLY' });
+      expect(projections).toEqual({ byUser: 'INCLUDE', byUserStatus: 'INCLUDE', byDue: 'KEYS_ONLY', byMetricsDue: 'KEYS_ONLY' });
       let listed: Record<string, unknown>[] = [];
       // DynamoDB Local backfills a rebuilt index in the background: seconds on a busy machine.
       for (let attempt = 0; attempt < 150 && listed.length === 0; attempt++) {

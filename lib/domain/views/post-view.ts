@@ -1,3 +1,4 @@
+import type { PostMetrics } from '../post-metrics.js';
 import type { FirstCommentStatus, Post, PostError, PostFormat, PostStatus } from '../model.js';
 
 /** The `post` object of api-v1.md: what GET /posts/{id} and GET /posts return. */
@@ -24,6 +25,8 @@ export interface PostView {
   firstComment: { status: FirstCommentStatus; platformCommentId: string | null; error: ErrorView | null } | null;
   createdAt: string;
   updatedAt: string;
+  /** Post metrics (beyond-v2.md): null until first collected; a figure the platform does not give is null. */
+  metrics: PostMetrics | null;
 }
 
 type ErrorView = { message: string; advice: string; retryable: boolean };
@@ -70,5 +73,6 @@ export function postView(post: Post): PostView {
           },
     createdAt: utc(post.createdAt),
     updatedAt: utc(post.updatedAt),
+    metrics: post.metrics ? { ...post.metrics, collectedAt: utc(post.metrics.collectedAt) } : null,
   };
 }

@@ -1,0 +1,51 @@
+/** The posts' metrics bookkeeping (lib/store/dynamodb-post-metrics.ts): the due index, the claim, the figures and their history. */
+import type { Post } from '../../domain/model.js';
+import type { PostMetrics } from '../../domain/post-metrics.js';
+
+/** A post held by one collection: what the collector needs of it, as the claim's write left it. */
+export interface ClaimedPost {
+  post: Post;
+  history: PostMetrics[];
+  /** Only this claim may record or postpone (a collector whose claim ran out writes nothing). */
+  claimToken: string;
+}
+
+export interface PostMetricsRecord {
+  post: Post;
+  history: PostMetrics[];
+  /** The last refresh asked through the API (the 5-minute limit), null when none. */
+  refreshedAt: string | null;
+}
+
+export type RefreshClaim =
+  | { claimed: ClaimedPost }
+  | { refused: 'not_found' | 'not_published' | 'too_soon' | 'in_progress'; retryAt?: Date };
+
+export interface PostMetricsStore {
+  /** Ids of posts whose next collection is due by `dueBy` in one shard of byMetricsDue, oldest first. */
+  listDue(shard: number, dueBy: Date, limit: number): Promise<string[]>;
+  /** Takes a due post for one collection: null when it is not due any more or another collection holds it. */
+  claimDue(postId: string, input: { now: Date; dueBy: Date; claimMs: number; token: string }): Promise<ClaimedPost | null>;
+  /**
+   * Takes a published post of this user for a refresh, counting the refresh in the same write
+   * (at most one per `refreshIntervalMs`), or says why not.
+   */
+  claimRefresh(userId: string, postId: string, input: { now: Date; claimMs: number; refreshIntervalMs: number; token: string }): Promise<RefreshClaim>;
+  /**
+   * Writes a collection's figures and history and moves the post's due entry to `nextDueAt`
+   * (removed when null; kept as it was when undefined: a refresh), releasing the claim. False
+   * when the claim was lost.
+   */
+  record(postId: string, token: string, input: { metrics: PostMetrics; history: PostMetrics[]; nextDueAt: Date | null | undefined }): Promise<boolean>;
+  /** Releases the claim and moves the due entry to `dueAt` (a rate limit, an outage), or removes it (null). */
+  postpone(postId: string, token: string, dueAt: Date | null): Promise<boolean>;
+  /** Releases the claim and nothing else (a refresh that failed: the schedule stays as it was). */
+  release(postId: string, token: string): Promise<boolean>;
+  /** A post of this user with its metrics history; null when absent, deleted or another user's. */
+  get(userId: string, postId: string): Promise<PostMetricsRecord | null>;
+  /**
+   * The user's published posts created in [createdFrom, createdTo] (byUserStatus, newest first),
+   * with their metrics: GET /analytics reads the posts published in its period among them.
+   */
+  listPublished(userId: string, createdFrom: Date, createdTo: Date): Promise<Post[]>;
+}
