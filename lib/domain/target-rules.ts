@@ -15,6 +15,7 @@ import type { PlatformOptions } from './create-request.js';
 import { checkFormat, PDF_CONTENT_TYPE } from './format-rules.js';
 import { PUBLISHABLE_PLATFORMS, type Account, type MediaItem, type PublishablePlatform } from './model.js';
 import { xTextLength } from './x-text-length.js';
+import { linkedinTextLength } from './linkedin-markup.js';
 
 export interface PlatformRules {
   maxTextLength: number;
@@ -33,14 +34,11 @@ export interface PlatformRules {
 }
 
 /**
- * LinkedIn's limit is counted in UTF-16 code units (JavaScript's `length`), not code points. That is
- * the stricter of the two counts (a character outside the BMP is 2 units, 1 code point), so any text
- * accepted here fits whichever way LinkedIn counts; LinkedIn's own documentation does not say.
+ * LinkedIn's limit is counted in UTF-16 code units (JavaScript's `length`), not code points, of what
+ * a reader sees (linkedin-markup.ts: a mention counts its name, not its URN). UTF-16 is the stricter
+ * of the two counts (a character outside the BMP is 2 units, 1 code point), so any text accepted here
+ * fits whichever way LinkedIn counts; LinkedIn's own documentation does not say.
  */
-function utf16Length(text: string): { length: number; exact: boolean } {
-  return { length: text.length, exact: true };
-}
-
 export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
   x: {
     maxTextLength: 280,
@@ -53,7 +51,7 @@ export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
   },
   linkedin: {
     maxTextLength: 3000,
-    textLength: utf16Length,
+    textLength: linkedinTextLength,
     imageTypes: ['image/jpeg', 'image/png', 'image/gif'],
     maxImages: 20,
     videoTypes: ['video/mp4'],

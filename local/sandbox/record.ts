@@ -100,6 +100,8 @@ interface RecordedPost {
   deletedAt: string | null;
   /** X: the post it answers (`reply.in_reply_to_tweet_id`: a thread's part, a first comment), else null. */
   inReplyTo: string | null;
+  /** LinkedIn: the `commentary` exactly as received (little text: escapes, hashtags, mentions). */
+  commentary?: string;
 }
 
 export interface PlatformRecord {
@@ -124,6 +126,7 @@ function recordOf(holder: PostHolder, accountId: string | null): PlatformRecord 
       deletedAt: post.deletedAt === null ? null : post.deletedAt.toISOString(),
       // A reader sees what a reply answers; the crash test checks a thread's order by it.
       inReplyTo: typeof post.details.in_reply_to_tweet_id === 'string' ? post.details.in_reply_to_tweet_id : null,
+      ...(typeof post.details.commentary === 'string' ? { commentary: post.details.commentary } : {}),
     };
     (post.deletedAt === null ? entry.live : entry.deleted).push(view);
   }
