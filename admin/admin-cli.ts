@@ -22,6 +22,8 @@ import {
   SANDBOX_BEHAVIOURS,
   SCOPES,
   TOKEN_HEALTH,
+  X_SUBSCRIPTIONS,
+  type XSubscription,
   type AccountType,
   type SandboxBehaviour,
   type Scope,
@@ -50,7 +52,9 @@ export const USAGE = `Usage: npm run --silent admin -- [--aws] <command> [flags]
                   [--account-type ${ACCOUNT_TYPES.join('|')}]
                   [--token-health ${TOKEN_HEALTH.join('|')}]
                   [--sandbox ${SANDBOX_BEHAVIOURS.join('|')}]
+                  [--x-subscription ${X_SUBSCRIPTIONS.join('|')}]
   account update --account A [--token-health V] [--sandbox B] [--active true|false] [--name N]
+                 [--x-subscription S]
   key create --user U [--scopes ${SCOPES.join(',')}]
   key revoke --key <key id>
   media add --user U --file PATH [--content-type MIME] [--duration-seconds S]
@@ -180,6 +184,7 @@ const COMMANDS: Record<string, Command> = {
       'account-type': { type: 'string' },
       'token-health': { type: 'string' },
       sandbox: { type: 'string' },
+      'x-subscription': { type: 'string' },
     },
     required: ['workspace', 'platform', 'handle'],
     async run(flags, { provisioning }) {
@@ -191,6 +196,7 @@ const COMMANDS: Record<string, Command> = {
         accountType: enumFlag<AccountType>(flags, 'account-type', ACCOUNT_TYPES),
         tokenHealth: enumFlag<TokenHealth>(flags, 'token-health', TOKEN_HEALTH),
         sandbox: enumFlag<SandboxBehaviour>(flags, 'sandbox', SANDBOX_BEHAVIOURS),
+        xSubscription: enumFlag<XSubscription>(flags, 'x-subscription', X_SUBSCRIPTIONS),
       });
       return accountView(account);
     },
@@ -202,12 +208,14 @@ const COMMANDS: Record<string, Command> = {
       sandbox: { type: 'string' },
       active: { type: 'string' },
       name: { type: 'string' },
+      'x-subscription': { type: 'string' },
     },
     required: ['account'],
     async run(flags, { provisioning }) {
       const account = await provisioning.updateAccount(requiredStr(flags, 'account'), {
         tokenHealth: enumFlag<TokenHealth>(flags, 'token-health', TOKEN_HEALTH),
         sandbox: enumFlag<SandboxBehaviour>(flags, 'sandbox', SANDBOX_BEHAVIOURS),
+        xSubscription: enumFlag<XSubscription>(flags, 'x-subscription', X_SUBSCRIPTIONS),
         active: bool(flags, 'active'),
         name: str(flags, 'name'),
       });

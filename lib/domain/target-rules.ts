@@ -18,13 +18,14 @@ import { xTextLength } from './x-text-length.js';
 import { linkedinTextLength } from './linkedin-markup.js';
 
 export interface PlatformRules {
+  /** The limit of an ordinary account; an account's own is textLimitFor(account) (X Premium posts longer). */
   maxTextLength: number;
   /**
-   * How the platform counts text towards maxTextLength. `exact: false` means counting stopped
+   * How the platform counts text towards a limit (`limit`: where counting may stop). `exact: false` means counting stopped
    * early (the bound on work per text, x-text-length.ts) and `length` is a lower bound already
    * over the limit.
    */
-  textLength(text: string): { length: number; exact: boolean; longRun?: number };
+  textLength(text: string, limit: number): { length: number; exact: boolean; longRun?: number };
   imageTypes: readonly string[];
   maxImages: number;
   videoTypes: readonly string[];
@@ -59,6 +60,21 @@ export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
     documentTypes: [PDF_CONTENT_TYPE],
   },
 };
+
+/** X Premium and PremiumPlus accounts post up to 25,000 weighted characters (beyond-v2.md "X long posts"). */
+export const X_PREMIUM_MAX_WEIGHTED_LENGTH = 25_000;
+/** The `subscription_type` values of X's users/me that allow long posts. */
+export const X_LONG_POST_SUBSCRIPTIONS: readonly string[] = ['Premium', 'PremiumPlus'];
+
+/**
+ * The text limit of one account: X's long posts for a Premium account as last read from X
+ * (`xSubscription`), else the platform's. Null for a platform that cannot be posted to.
+ */
+export function textLimitFor(account: Pick<Account, 'platform' | 'xSubscription'>): number | null {
+  if (!isPublishablePlatform(account.platform)) return null;
+  if (account.platform === 'x' && account.xSubscription != null && X_LONG_POST_SUBSCRIPTIONS.includes(account.xSubscription)) return X_PREMIUM_MAX_WEIGHTED_LENGTH;
+  return PLATFORM_RULES[account.platform].maxTextLength;
+}
 
 export function isPublishablePlatform(platform: string): platform is PublishablePlatform {
   return (PUBLISHABLE_PLATFORMS as readonly string[]).includes(platform);
@@ -127,13 +143,15 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   }
 
   const rules = PLATFORM_RULES[platform];
+  const limit = textLimitFor(account) ?? rules.maxTextLength;
+  const textLength = (text: string) => rules.textLength(text, limit);
   // Whitespace alone is no text: both platforms refuse a post made only of it.
   if (input.text.trim().length === 0 && input.media.length === 0) {
     return reject(input, platform, 'text_empty', `${platform} needs text or media; this post has neither.`);
   }
-  const counted = rules.textLength(input.text);
-  if (counted.length > rules.maxTextLength) {
-    return reject(input, platform, 'text_too_long', tooLongMessage(platform, rules.maxTextLength, counted));
+  const counted = textLength(input.text);
+  if (counted.length > limit) {
+    return reject(input, platform, 'text_too_long', tooLongMessage(platform, limit, counted, rules.maxTextLength));
   }
 
   const mediaProblem = checkMedia(rules, platform, input.media);
@@ -142,8 +160,8 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   const formatProblem = checkFormat(
     {
       platform,
-      maxTextLength: rules.maxTextLength,
-      textLength: rules.textLength,
+      maxTextLength: limit,
+      textLength,
       mediaProblem: (media) => checkMedia(rules, platform, media),
     },
     { options: input.options ?? {}, media: input.media, threadMedia: input.threadMedia ?? null },
@@ -153,12 +171,14 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   return { accepted: true, accountId: input.accountId, account, platform };
 }
 
-function tooLongMessage(platform: string, limit: number, counted: { length: number; exact: boolean; longRun?: number }): string {
+function tooLongMessage(platform: string, limit: number, counted: { length: number; exact: boolean; longRun?: number }, ordinaryLimit: number): string {
   if (counted.longRun !== undefined) {
     return `The text has ${counted.longRun} characters without a space, more than ${platform} can count as one link; the limit is ${limit}.`;
   }
   const size = counted.exact ? `${counted.length}` : `more than ${limit}`;
-  return `The text is ${size} characters as ${platform} counts them; the limit is ${limit}.`;
+  // Long posts are X Premium's: say so, so the user knows what would let the text through.
+  const premium = platform === 'x' && limit === ordinaryLimit ? ` (X Premium accounts post up to ${X_PREMIUM_MAX_WEIGHTED_LENGTH.toLocaleString('en-US')})` : '';
+  return `The text is ${size} characters as ${platform} counts them; the limit is ${limit}${premium}.`;
 }
 
 function checkMedia(

@@ -69,6 +69,9 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
 
   async update(write: AccountConnectionWrite): Promise<void> {
     const { account, credentials } = write;
+    // What a reconnect read again besides the identity (X's subscription), when it read it.
+    const extra = account.xSubscription === undefined ? '' : ', xSubscription = :subscription, xSubscriptionCheckedAt = :checked';
+    const extraValues = account.xSubscription === undefined ? {} : { ':subscription': account.xSubscription, ':checked': account.xSubscriptionCheckedAt ?? null };
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -78,10 +81,10 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
               Update: {
                 TableName: this.tableName,
                 Key: keys.account(account.id),
-                UpdateExpression: 'SET #name = :name, handle = :handle, tokenHealth = :health, active = :active',
+                UpdateExpression: `SET #name = :name, handle = :handle, tokenHealth = :health, active = :active${extra}`,
                 ConditionExpression: 'attribute_exists(pk) AND userId = :user',
                 ExpressionAttributeNames: { '#name': 'name' },
-                ExpressionAttributeValues: { ':name': account.name, ':handle': account.handle, ':health': account.tokenHealth, ':active': account.active, ':user': account.userId },
+                ExpressionAttributeValues: { ':name': account.name, ':handle': account.handle, ':health': account.tokenHealth, ':active': account.active, ':user': account.userId, ...extraValues },
               },
             },
           ],

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
+import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, X_SUBSCRIPTIONS, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
 import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
 import type { AccountStore } from '../use-cases/settings/ports.js';
 import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
@@ -33,6 +33,9 @@ const ACCOUNT_ITEM = v.object({
   connectedAt: v.string(),
   platformUserId: v.string(),
   sandbox: v.optional(v.picklist(SANDBOX_BEHAVIOURS)),
+  xSubscription: v.optional(v.nullable(v.string())),
+  xSubscriptionCheckedAt: v.optional(v.nullable(v.string())),
+  sandboxXSubscription: v.optional(v.picklist(X_SUBSCRIPTIONS)),
 });
 
 const CREDENTIALS_ITEM = v.object({
@@ -45,8 +48,15 @@ const CREDENTIALS_ITEM = v.object({
 });
 
 export function toAccount(item: Item): Account {
-  const { sandbox, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
-  return sandbox === undefined ? account : { ...account, sandbox };
+  const { sandbox, xSubscription, xSubscriptionCheckedAt, sandboxXSubscription, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
+  // Optional fields only when present, so an account reads back equal to the one written.
+  return {
+    ...account,
+    ...(sandbox !== undefined ? { sandbox } : {}),
+    ...(xSubscription !== undefined ? { xSubscription } : {}),
+    ...(xSubscriptionCheckedAt !== undefined ? { xSubscriptionCheckedAt } : {}),
+    ...(sandboxXSubscription !== undefined ? { sandboxXSubscription } : {}),
+  };
 }
 
 function toCredentials(item: Item): AccountCredentials {
@@ -96,6 +106,9 @@ export function accountItem(account: Account): Item {
     connectedAt: account.connectedAt,
     platformUserId: account.platformUserId,
     sandbox: account.sandbox,
+    xSubscription: account.xSubscription,
+    xSubscriptionCheckedAt: account.xSubscriptionCheckedAt,
+    sandboxXSubscription: account.sandboxXSubscription,
   };
 }
 
@@ -267,14 +280,25 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
     await this.table.putNew('account', account.id, accountItem(account));
   }
 
-  async updateAccount(accountId: string, changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name'>>): Promise<Account> {
+  async updateAccount(
+    accountId: string,
+    changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name' | 'sandboxXSubscription' | 'xSubscription' | 'xSubscriptionCheckedAt'>>,
+  ): Promise<Account> {
     const item = await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), {
       tokenHealth: changes.tokenHealth,
       sandbox: changes.sandbox,
       active: changes.active,
       name: changes.name,
+      sandboxXSubscription: changes.sandboxXSubscription,
+      xSubscription: changes.xSubscription,
+      xSubscriptionCheckedAt: changes.xSubscriptionCheckedAt,
     });
     return toAccount(item);
+  }
+
+  /** X's subscription_type as just read (connect, publish): what the account's text limit follows. */
+  async setXSubscription(accountId: string, xSubscription: string | null, checkedAt: Date): Promise<void> {
+    await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), { xSubscription, xSubscriptionCheckedAt: checkedAt.toISOString() });
   }
 
   /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */

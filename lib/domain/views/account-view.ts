@@ -1,4 +1,5 @@
 import type { Account } from '../model.js';
+import { textLimitFor } from '../target-rules.js';
 
 /** The `account` object of api-v1.md: what GET /accounts returns and the admin CLI prints. */
 export interface AccountView {
@@ -12,6 +13,8 @@ export interface AccountView {
   active: boolean;
   tokenHealth: Account['tokenHealth'];
   connectedAt: string;
+  /** Accounts that can be posted to: the text limit of this account (X Premium: 25,000). */
+  limits?: { textLength: number };
 }
 
 /**
@@ -31,5 +34,11 @@ export function accountView(account: Account): AccountView {
     tokenHealth: account.tokenHealth,
     // Stored with toISOString already; normalising again guards any record written by hand.
     connectedAt: new Date(account.connectedAt).toISOString(),
+    ...limitsOf(account),
   };
+}
+
+function limitsOf(account: Account): { limits?: { textLength: number } } {
+  const textLength = textLimitFor(account);
+  return textLength === null ? {} : { limits: { textLength } };
 }

@@ -14,6 +14,8 @@ import {
   SANDBOX_BEHAVIOURS,
   SCOPES,
   TOKEN_HEALTH,
+  X_SUBSCRIPTIONS,
+  type XSubscription,
   type Account,
   type AccountType,
   type ApiKeyRecord,
@@ -76,11 +78,15 @@ export interface ConnectAccountInput {
   accountType?: AccountType;
   tokenHealth?: TokenHealth;
   sandbox?: SandboxBehaviour;
+  /** X: what the sandbox X answers for subscription_type, read as at a connect (Premium posts 25,000). */
+  xSubscription?: XSubscription;
 }
 
 export interface AccountChanges {
   tokenHealth?: TokenHealth;
   sandbox?: SandboxBehaviour;
+  /** X: what the sandbox X answers from now on; the service learns it at its next read (publish, daily). */
+  xSubscription?: XSubscription;
   active?: boolean;
   name?: string;
 }
@@ -195,6 +201,8 @@ export class Provisioning {
     const accountType = oneOf('account-type', input.accountType, ACCOUNT_TYPES) ?? 'personal';
     const tokenHealth = oneOf('token-health', input.tokenHealth, TOKEN_HEALTH) ?? 'healthy';
     const sandbox = oneOf('sandbox', input.sandbox, SANDBOX_BEHAVIOURS) ?? 'ok';
+    const xSubscription = oneOf('x-subscription', input.xSubscription, X_SUBSCRIPTIONS);
+    if (xSubscription !== undefined && input.platform !== 'x') throw new ProvisioningInputError('x-subscription', 'x-subscription is for x accounts only');
 
     const workspace = await this.directory.workspaces.getWorkspace(input.workspaceId);
     if (!workspace) throw new DirectoryRecordNotFoundError('workspace', input.workspaceId);
@@ -213,6 +221,8 @@ export class Provisioning {
       connectedAt: now.toISOString(),
       platformUserId: samplePlatformUserId(input.platform, accountType),
       sandbox,
+      // As a connect reads it from X's users/me: the sandbox answers the same from now on.
+      ...(xSubscription !== undefined ? { sandboxXSubscription: xSubscription, xSubscription, xSubscriptionCheckedAt: now.toISOString() } : {}),
     };
     const tokens = issueSandboxTokens(account.id, account.platform, now);
     const context = { accountId: account.id };
@@ -231,6 +241,7 @@ export class Provisioning {
     return this.directory.accounts.updateAccount(accountId, {
       tokenHealth: oneOf('token-health', changes.tokenHealth, TOKEN_HEALTH),
       sandbox: oneOf('sandbox', changes.sandbox, SANDBOX_BEHAVIOURS),
+      sandboxXSubscription: oneOf('x-subscription', changes.xSubscription, X_SUBSCRIPTIONS),
       active: changes.active,
       name: changes.name === undefined ? undefined : text('name', changes.name, 200),
     });

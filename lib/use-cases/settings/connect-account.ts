@@ -220,11 +220,17 @@ export class ConnectAccount {
       tokenHealth: 'healthy',
       connectedAt: this.clock.now().toISOString(),
       platformUserId: identity.platformUserId,
+      ...this.subscriptionOf(identity),
     };
   }
 
+  /** X's subscription as read at connect: the account's text limit follows it (target-rules.ts textLimitFor). */
+  private subscriptionOf(identity: PlatformIdentity): Pick<Account, 'xSubscription' | 'xSubscriptionCheckedAt'> {
+    return identity.xSubscription === undefined ? {} : { xSubscription: identity.xSubscription, xSubscriptionCheckedAt: this.clock.now().toISOString() };
+  }
+
   private async update(account: Account, identity: PlatformIdentity, tokens: PlatformTokens): Promise<Account> {
-    const updated: Account = { ...account, name: identity.name, handle: identity.handle, tokenHealth: 'healthy', active: true };
+    const updated: Account = { ...account, name: identity.name, handle: identity.handle, tokenHealth: 'healthy', active: true, ...this.subscriptionOf(identity) };
     await this.deps.connections.update({ account: updated, credentials: await this.credentials(account.id, tokens) });
     return updated;
   }
