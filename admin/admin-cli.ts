@@ -53,8 +53,9 @@ export const USAGE = `Usage: npm run --silent admin -- [--aws] <command> [flags]
                   [--token-health ${TOKEN_HEALTH.join('|')}]
                   [--sandbox ${SANDBOX_BEHAVIOURS.join('|')}]
                   [--x-subscription ${X_SUBSCRIPTIONS.join('|')}]
+                  [--token-expires-in-days N] [--no-refresh-token]
   account update --account A [--token-health V] [--sandbox B] [--active true|false] [--name N]
-                 [--x-subscription S]
+                 [--x-subscription S] [--token-expires-in-days N] [--no-refresh-token]
   key create --user U [--scopes ${SCOPES.join(',')}]
   key revoke --key <key id>
   media add --user U --file PATH [--content-type MIME] [--duration-seconds S]
@@ -185,6 +186,8 @@ const COMMANDS: Record<string, Command> = {
       'token-health': { type: 'string' },
       sandbox: { type: 'string' },
       'x-subscription': { type: 'string' },
+      'token-expires-in-days': { type: 'string' },
+      'no-refresh-token': { type: 'boolean' },
     },
     required: ['workspace', 'platform', 'handle'],
     async run(flags, { provisioning }) {
@@ -197,6 +200,8 @@ const COMMANDS: Record<string, Command> = {
         tokenHealth: enumFlag<TokenHealth>(flags, 'token-health', TOKEN_HEALTH),
         sandbox: enumFlag<SandboxBehaviour>(flags, 'sandbox', SANDBOX_BEHAVIOURS),
         xSubscription: enumFlag<XSubscription>(flags, 'x-subscription', X_SUBSCRIPTIONS),
+        tokenExpiresInDays: wholeNumber(flags, 'token-expires-in-days'),
+        noRefreshToken: flags['no-refresh-token'] === true ? true : undefined,
       });
       return accountView(account);
     },
@@ -209,6 +214,8 @@ const COMMANDS: Record<string, Command> = {
       active: { type: 'string' },
       name: { type: 'string' },
       'x-subscription': { type: 'string' },
+      'token-expires-in-days': { type: 'string' },
+      'no-refresh-token': { type: 'boolean' },
     },
     required: ['account'],
     async run(flags, { provisioning }) {
@@ -216,6 +223,8 @@ const COMMANDS: Record<string, Command> = {
         tokenHealth: enumFlag<TokenHealth>(flags, 'token-health', TOKEN_HEALTH),
         sandbox: enumFlag<SandboxBehaviour>(flags, 'sandbox', SANDBOX_BEHAVIOURS),
         xSubscription: enumFlag<XSubscription>(flags, 'x-subscription', X_SUBSCRIPTIONS),
+        tokenExpiresInDays: wholeNumber(flags, 'token-expires-in-days'),
+        noRefreshToken: flags['no-refresh-token'] === true ? true : undefined,
         active: bool(flags, 'active'),
         name: str(flags, 'name'),
       });

@@ -203,9 +203,10 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // lost; reads the publish queue's creation time to notice a queue created anew. Reads the pending
   // webhook deliveries (byPending index), stamps the ones it re-sends (delivery items only, under
   // ENDPOINT#) and queues their attempts again.
+  // Marks accounts `expiring` (byTokenExpiry index; account items only, under ACCOUNT#).
   Sweeper: {
-    tables: { posts: 'readWrite', webhooks: 'readWrite' },
-    writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX] },
+    tables: { posts: 'readWrite', webhooks: 'readWrite', directory: 'readWrite' },
+    writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX], directory: [ACCOUNT_KEY_PREFIX] },
     sendsTo: ['publish', 'deletion', 'webhook'],
     readsQueueAttributes: ['publish'],
   },

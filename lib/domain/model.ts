@@ -86,6 +86,12 @@ export interface Account {
    * Absent: never read (an ordinary account).
    */
   xSubscription?: string | null;
+  /**
+   * When access ends for good (ISO): set only when the token cannot be refreshed (LinkedIn without
+   * a partner refresh token), null or absent otherwise. tokenHealth becomes `expiring` 7 days before
+   * (the sweeper, token-expiry.ts).
+   */
+  tokenExpiresAt?: string | null;
   /** When xSubscription was last read from X (ISO); read again when a day old. */
   xSubscriptionCheckedAt?: string | null;
   /**

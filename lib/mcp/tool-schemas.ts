@@ -85,6 +85,7 @@ export const accountShape = z.object({
   active: z.boolean(),
   tokenHealth: z.string().describe('healthy, expiring, needs_reauth or refresh_failed; reconnect in settings unless healthy'),
   connectedAt: timestamp,
+  tokenExpiresAt: nullable(timestamp, 'When access ends for good (it cannot be refreshed): tokenHealth turns expiring 7 days before; reconnect in settings before then. Null when it refreshes itself'),
   limits: z
     .object({ textLength: z.number().describe('The longest text this account may post (X Premium: 25,000 weighted characters; X otherwise 280; LinkedIn 3,000)') })
     .optional()

@@ -2,19 +2,20 @@
  * Platform fidelity (beyond-v2.md) through the local stack and the sandbox platforms over HTTP:
  * a LinkedIn text's hashtags and mentions, previewed (rendering), published, and read back from the
  * sandbox's record exactly as LinkedIn received the commentary; X long posts for Premium accounts
- * (the sandbox X answers subscription_type as the admin CLI sets it).
+ * (the sandbox X answers subscription_type as the admin CLI sets it); tokens that warn before they
+ * end (the sweeper marks `expiring` from the sparse byTokenExpiry index).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedApi } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
-import { provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
+import { connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
 
 let stack: TestStack;
 let user: ProvisionedUser;
 
 beforeAll(async () => {
-  stack = await startPostsStack({ consumers: true, sandbox: true });
+  stack = await startPostsStack({ consumers: true, sandbox: true, sweeper: true, sweeperIntervalMs: 1000 });
   user = await provisionUser({
     accounts: [
       { platform: 'linkedin', handle: 'fidelity-li', sandbox: 'ok' },
@@ -160,5 +161,49 @@ describe('X long posts for Premium accounts', () => {
     // Read at publish, the account now shows X's answer.
     const listed = await client().get<{ accounts: AccountView[] }>('/accounts');
     expect(listed.body.accounts.find((candidate) => candidate.id === lapsing.id)?.limits?.textLength).toBe(280);
+  });
+});
+
+describe('tokens that warn before they end', () => {
+  interface HealthView {
+    id: string;
+    tokenHealth: string;
+    tokenExpiresAt: string | null;
+  }
+
+  it('a LinkedIn token without refresh that ends within 7 days turns expiring (the sweeper); one ending later stays healthy; posting is not refused', async () => {
+    const workspaceId = user.workspaceIds[0]!;
+    const soon = await connectAccount(workspaceId, { platform: 'linkedin', handle: 'ends-soon', sandbox: 'ok' });
+    const later = await connectAccount(workspaceId, { platform: 'linkedin', handle: 'ends-later', sandbox: 'ok' });
+    // As the admin CLI does: account update --token-expires-in-days N --no-refresh-token.
+    await updateAccount(soon.id, { tokenExpiresInDays: 5, noRefreshToken: true });
+    await updateAccount(later.id, { tokenExpiresInDays: 30, noRefreshToken: true });
+
+    const deadline = Date.now() + 30_000;
+    let views: HealthView[] = [];
+    for (;;) {
+      const listed = await client().get<{ accounts: HealthView[] }>('/accounts');
+      views = listed.body.accounts;
+      if (views.find((account) => account.id === soon.id)?.tokenHealth === 'expiring' || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const soonView = views.find((account) => account.id === soon.id);
+    const laterView = views.find((account) => account.id === later.id);
+    expect(soonView?.tokenHealth).toBe('expiring');
+    expect(Date.parse(soonView!.tokenExpiresAt!) - Date.now()).toBeGreaterThan(4.9 * 24 * 3600_000);
+    expect(laterView?.tokenHealth).toBe('healthy');
+    expect(Date.parse(laterView!.tokenExpiresAt!) - Date.now()).toBeGreaterThan(29.9 * 24 * 3600_000);
+    // A refreshable account has no end to show.
+    expect(views.find((account) => account.id === user.accounts[0]!.id)?.tokenExpiresAt).toBeNull();
+
+    // Nothing is refused until the token has really ended.
+    const created = await client().post<{ posts: { id: string; status: string }[] }>('/posts', { accounts: [soon.id], text: 'Still posting while expiring' });
+    expect(created.body.posts[0]?.status).toBe('accepted');
+    expect((await settled(created.body.posts[0]!.id)).status).toBe('published');
+
+    // Reconnecting with a refreshable token ends the warning's clock: healthy, no end.
+    await updateAccount(soon.id, { tokenExpiresInDays: 60 });
+    const after = await client().get<{ accounts: HealthView[] }>('/accounts');
+    expect(after.body.accounts.find((account) => account.id === soon.id)).toMatchObject({ tokenHealth: 'healthy', tokenExpiresAt: null });
   });
 });

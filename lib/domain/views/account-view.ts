@@ -13,6 +13,8 @@ export interface AccountView {
   active: boolean;
   tokenHealth: Account['tokenHealth'];
   connectedAt: string;
+  /** When access ends for good: set when it cannot be refreshed (tokenHealth turns `expiring` 7 days before), else null. */
+  tokenExpiresAt: string | null;
   /** Accounts that can be posted to: the text limit of this account (X Premium: 25,000). */
   limits?: { textLength: number };
 }
@@ -34,6 +36,7 @@ export function accountView(account: Account): AccountView {
     tokenHealth: account.tokenHealth,
     // Stored with toISOString already; normalising again guards any record written by hand.
     connectedAt: new Date(account.connectedAt).toISOString(),
+    tokenExpiresAt: account.tokenExpiresAt ? new Date(account.tokenExpiresAt).toISOString() : null,
     ...limitsOf(account),
   };
 }

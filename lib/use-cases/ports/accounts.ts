@@ -45,4 +45,6 @@ export interface CredentialStore {
 export interface AccountAdmin {
   putAccount(account: Account): Promise<void>;
   updateAccount(accountId: string, changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name' | 'sandboxXSubscription'>>): Promise<Account>;
+  /** New tokens' end (null: refreshable); the account is healthy again and warns 7 days before it. */
+  setTokenExpiry(accountId: string, tokenExpiresAt: string | null): Promise<Account>;
 }
