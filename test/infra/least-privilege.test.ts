@@ -31,6 +31,8 @@ const WRITES = TABLE_ACTIONS.readWrite.filter((action) => !TABLE_ACTIONS.read.in
 const DIRECTORY_WRITES: Record<string, string[]> = {
   PublishWorker: ['ACCOUNT#'],
   PlatformDeletionWorker: ['ACCOUNT#'],
+  // Marks an account expiring (its token cannot be refreshed and ends within 7 days).
+  Sweeper: ['ACCOUNT#'],
   // First sign-in: the identity, the user's profile and first workspace (both items).
   SettingsAuthCallback: ['IDENTITY#', 'USER#', 'WORKSPACE#'],
   // The key, and the count of active keys on the user's profile (the cap).
