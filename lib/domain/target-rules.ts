@@ -16,6 +16,9 @@ import { checkFormat, PDF_CONTENT_TYPE } from './format-rules.js';
 import { PUBLISHABLE_PLATFORMS, type Account, type MediaItem, type PublishablePlatform } from './model.js';
 import { xTextLength } from './x-text-length.js';
 import { linkedinTextLength } from './linkedin-markup.js';
+import { LINKEDIN_MAX_TEXT_LENGTH, X_MAX_TEXT_LENGTH, X_PREMIUM_MAX_WEIGHTED_LENGTH, textLimitFor } from './text-limits.js';
+
+export { X_PREMIUM_MAX_WEIGHTED_LENGTH, textLimitFor };
 
 export interface PlatformRules {
   /** The limit of an ordinary account; an account's own is textLimitFor(account) (X Premium posts longer). */
@@ -42,7 +45,7 @@ export interface PlatformRules {
  */
 export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
   x: {
-    maxTextLength: 280,
+    maxTextLength: X_MAX_TEXT_LENGTH,
     textLength: xTextLength,
     imageTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'],
     maxImages: 4,
@@ -51,7 +54,7 @@ export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
     documentTypes: [],
   },
   linkedin: {
-    maxTextLength: 3000,
+    maxTextLength: LINKEDIN_MAX_TEXT_LENGTH,
     textLength: linkedinTextLength,
     imageTypes: ['image/jpeg', 'image/png', 'image/gif'],
     maxImages: 20,
@@ -60,21 +63,6 @@ export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
     documentTypes: [PDF_CONTENT_TYPE],
   },
 };
-
-/** X Premium and PremiumPlus accounts post up to 25,000 weighted characters (beyond-v2.md "X long posts"). */
-export const X_PREMIUM_MAX_WEIGHTED_LENGTH = 25_000;
-/** The `subscription_type` values of X's users/me that allow long posts. */
-export const X_LONG_POST_SUBSCRIPTIONS: readonly string[] = ['Premium', 'PremiumPlus'];
-
-/**
- * The text limit of one account: X's long posts for a Premium account as last read from X
- * (`xSubscription`), else the platform's. Null for a platform that cannot be posted to.
- */
-export function textLimitFor(account: Pick<Account, 'platform' | 'xSubscription'>): number | null {
-  if (!isPublishablePlatform(account.platform)) return null;
-  if (account.platform === 'x' && account.xSubscription != null && X_LONG_POST_SUBSCRIPTIONS.includes(account.xSubscription)) return X_PREMIUM_MAX_WEIGHTED_LENGTH;
-  return PLATFORM_RULES[account.platform].maxTextLength;
-}
 
 export function isPublishablePlatform(platform: string): platform is PublishablePlatform {
   return (PUBLISHABLE_PLATFORMS as readonly string[]).includes(platform);

@@ -1,5 +1,5 @@
 import type { Account } from '../model.js';
-import { textLimitFor } from '../target-rules.js';
+import { textLimitFor } from '../text-limits.js';
 
 /** The `account` object of api-v1.md: what GET /accounts returns and the admin CLI prints. */
 export interface AccountView {

@@ -9,7 +9,7 @@ import { TOKEN_HEALTH_MEANING, type WorkspaceAccounts } from '../../use-cases/se
 import { html, type Html } from '../html.js';
 import { csrfField } from './layout.js';
 import { formatTime } from './format.js';
-import { PLATFORM_RULES, textLimitFor } from '../../domain/target-rules.js';
+import { X_MAX_TEXT_LENGTH, textLimitFor } from '../../domain/text-limits.js';
 
 const PLATFORM_NAMES: Record<string, string> = { x: 'X', linkedin: 'LinkedIn' };
 
@@ -28,7 +28,7 @@ function healthBadge(account: Account): Html {
   // Only a connection that cannot be refreshed has an end to show (token-expiry.ts).
   const ends = account.tokenExpiresAt ? html`<br><span class="token-expires muted">Access ends ${formatTime(account.tokenExpiresAt)}</span>` : '';
   const limit = textLimitFor(account);
-  const long = account.platform === 'x' && limit !== null && limit > PLATFORM_RULES.x.maxTextLength ? html`<br><span class="text-limit muted">X Premium: posts up to ${limit.toLocaleString('en-US')} characters</span>` : '';
+  const long = account.platform === 'x' && limit !== null && limit > X_MAX_TEXT_LENGTH ? html`<br><span class="text-limit muted">X Premium: posts up to ${limit.toLocaleString('en-US')} characters</span>` : '';
   return html`<span class="badge ${tone}">${health.label}</span> <span class="muted">${health.meaning}</span>${ends}${long}`;
 }
 
