@@ -22,6 +22,8 @@ import {
   SANDBOX_BEHAVIOURS,
   SCOPES,
   TOKEN_HEALTH,
+  X_SUBSCRIPTIONS,
+  type XSubscription,
   type AccountType,
   type SandboxBehaviour,
   type Scope,
@@ -50,7 +52,10 @@ export const USAGE = `Usage: npm run --silent admin -- [--aws] <command> [flags]
                   [--account-type ${ACCOUNT_TYPES.join('|')}]
                   [--token-health ${TOKEN_HEALTH.join('|')}]
                   [--sandbox ${SANDBOX_BEHAVIOURS.join('|')}]
+                  [--x-subscription ${X_SUBSCRIPTIONS.join('|')}]
+                  [--token-expires-in-days N] [--no-refresh-token]
   account update --account A [--token-health V] [--sandbox B] [--active true|false] [--name N]
+                 [--x-subscription S] [--token-expires-in-days N] [--no-refresh-token]
   key create --user U [--scopes ${SCOPES.join(',')}]
   key revoke --key <key id>
   media add --user U --file PATH [--content-type MIME] [--duration-seconds S]
@@ -180,6 +185,9 @@ const COMMANDS: Record<string, Command> = {
       'account-type': { type: 'string' },
       'token-health': { type: 'string' },
       sandbox: { type: 'string' },
+      'x-subscription': { type: 'string' },
+      'token-expires-in-days': { type: 'string' },
+      'no-refresh-token': { type: 'boolean' },
     },
     required: ['workspace', 'platform', 'handle'],
     async run(flags, { provisioning }) {
@@ -191,6 +199,9 @@ const COMMANDS: Record<string, Command> = {
         accountType: enumFlag<AccountType>(flags, 'account-type', ACCOUNT_TYPES),
         tokenHealth: enumFlag<TokenHealth>(flags, 'token-health', TOKEN_HEALTH),
         sandbox: enumFlag<SandboxBehaviour>(flags, 'sandbox', SANDBOX_BEHAVIOURS),
+        xSubscription: enumFlag<XSubscription>(flags, 'x-subscription', X_SUBSCRIPTIONS),
+        tokenExpiresInDays: wholeNumber(flags, 'token-expires-in-days'),
+        noRefreshToken: flags['no-refresh-token'] === true ? true : undefined,
       });
       return accountView(account);
     },
@@ -202,12 +213,18 @@ const COMMANDS: Record<string, Command> = {
       sandbox: { type: 'string' },
       active: { type: 'string' },
       name: { type: 'string' },
+      'x-subscription': { type: 'string' },
+      'token-expires-in-days': { type: 'string' },
+      'no-refresh-token': { type: 'boolean' },
     },
     required: ['account'],
     async run(flags, { provisioning }) {
       const account = await provisioning.updateAccount(requiredStr(flags, 'account'), {
         tokenHealth: enumFlag<TokenHealth>(flags, 'token-health', TOKEN_HEALTH),
         sandbox: enumFlag<SandboxBehaviour>(flags, 'sandbox', SANDBOX_BEHAVIOURS),
+        xSubscription: enumFlag<XSubscription>(flags, 'x-subscription', X_SUBSCRIPTIONS),
+        tokenExpiresInDays: wholeNumber(flags, 'token-expires-in-days'),
+        noRefreshToken: flags['no-refresh-token'] === true ? true : undefined,
         active: bool(flags, 'active'),
         name: str(flags, 'name'),
       });

@@ -49,6 +49,7 @@ const publishBatch = atColdStart(() => {
     // The account tokens (directory table, token key), refreshed through the platforms' OAuth.
     tokens: new AccessTokens({ credentials: accounts, cipher: tokenCipherFromEnv(), clock: systemClock }),
     setTokenHealth: (accountId, health) => accounts.setTokenHealth(accountId, health),
+    setXSubscription: (accountId, subscription, checkedAt) => accounts.setXSubscription(accountId, subscription, checkedAt),
     publishers: { x: xClientFromEnv(), linkedin: linkedinClientFromEnv() },
     // Re-delays a post that is not due yet or failed transiently.
     queue,

@@ -18,6 +18,7 @@ import { ENV, numberEnv, requireEnv } from '../lib/config.js';
 import { SqsPlatformDeletionQueue } from '../lib/dispatch/platform-deletion-queue.js';
 import { SqsPublishQueue } from '../lib/dispatch/publish-queue.js';
 import { SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
+import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
 import { DynamoDbPublishState } from '../lib/store/dynamodb-publish-state.js';
 import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
 import { meterSdkClient } from '../lib/store/sdk-metering.js';
@@ -32,7 +33,8 @@ meterSdkClient(sqs, 'sqs');
 
 /**
  * The posts table (byDue index), the publish and deletion queues, the webhooks table's outbox
- * (byPending) and the webhook queue; no account, token, secret or platform.
+ * (byPending) and the webhook queue, the accounts due an expiry warning (the directory's
+ * byTokenExpiry index and ACCOUNT items only); no token, secret or platform.
  */
 const composed = atColdStart(() => {
   const publishQueue = new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl));
@@ -43,6 +45,7 @@ const composed = atColdStart(() => {
     clock: systemClock,
     shards: DUE_SHARDS,
     graceMs: numberEnv(ENV.sweeperGraceSeconds, 10) * 1000,
+    expiries: new DynamoDbAccountStore(),
     deliveries: new SweepDeliveries({
       pending: new DynamoDbWebhookStore(),
       queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)),
@@ -71,6 +74,7 @@ export const handler = middy<ScheduledEvent, SweepResult, Error, Context>()
     queueGeneration = generation;
     if (result.resent > 0 || result.deletionsResent > 0 || result.deliveriesResent > 0 || result.failedToSend > 0) logger.warn('Sweeper put lost messages back', { ...result, lookAhead });
     if (result.resent > 0) metrics.addMetric('SweptPosts', MetricUnit.Count, result.resent);
+    if (result.tokensExpiring > 0) logger.info('Accounts whose access ends within 7 days marked expiring', { tokensExpiring: result.tokensExpiring });
     if (result.deliveriesResent > 0) metrics.addMetric('SweptWebhookDeliveries', MetricUnit.Count, result.deliveriesResent);
     return result;
   });

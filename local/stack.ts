@@ -195,7 +195,7 @@ async function startSandbox(
   const { directoryBehaviour } = await import('./sandbox/directory-behaviour.js');
   const directory = directoryBehaviour(dynamodbEndpoint, tables.directory, { reuseMs: behaviourReuseMs });
   try {
-    const platforms = await sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour: directory.accountBehaviour });
+    const platforms = await sandboxModule.startSandboxPlatforms({ port: 0, accountBehaviour: directory.accountBehaviour, xSubscription: directory.xSubscription });
     const stop = async (): Promise<void> => {
       await platforms.stop();
       directory.close();

@@ -222,9 +222,10 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
   },
+  // Marks accounts `expiring` (byTokenExpiry index; account items only, under ACCOUNT#).
   Sweeper: {
-    tables: { posts: 'readWrite', webhooks: 'readWrite' },
-    writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX] },
+    tables: { posts: 'readWrite', webhooks: 'readWrite', directory: 'readWrite' },
+    writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX], directory: [ACCOUNT_KEY_PREFIX] },
     sendsTo: ['publish', 'deletion', 'webhook'],
     readsQueueAttributes: ['publish'],
   },

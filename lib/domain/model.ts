@@ -81,7 +81,29 @@ export interface Account {
   /** Platform-side id of the author (LinkedIn person/organization id, X user id). */
   platformUserId: string;
   sandbox?: SandboxBehaviour;
+  /**
+   * X only: `subscription_type` as X's users/me last said it (None, Basic, Premium, PremiumPlus);
+   * Premium and PremiumPlus post up to 25,000 weighted characters (target-rules.ts textLimitFor).
+   * Absent: never read (an ordinary account).
+   */
+  xSubscription?: string | null;
+  /**
+   * When access ends for good (ISO): set only when the token cannot be refreshed (LinkedIn without
+   * a partner refresh token), null or absent otherwise. tokenHealth becomes `expiring` 7 days before
+   * (the sweeper, token-expiry.ts).
+   */
+  tokenExpiresAt?: string | null;
+  /** When xSubscription was last read from X (ISO); read again when a day old. */
+  xSubscriptionCheckedAt?: string | null;
+  /**
+   * The sandbox X's answer for subscription_type (admin CLI `--x-subscription`; local stack and
+   * tests only), as `sandbox` is its behaviour.
+   */
+  sandboxXSubscription?: XSubscription;
 }
+
+export const X_SUBSCRIPTIONS = ['None', 'Basic', 'Premium', 'PremiumPlus'] as const;
+export type XSubscription = (typeof X_SUBSCRIPTIONS)[number];
 
 /**
  * Platform tokens live in an item of their own that no index projects, so no read path that lists

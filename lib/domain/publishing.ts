@@ -163,6 +163,9 @@ export const ADVICE = {
   reconnectAndCheck: (platform: PublishablePlatform) =>
     `Reconnect the ${platformName(platform)} account and check it before posting again: the post may already be live.`,
   accountGone: () => 'The account is no longer connected: reconnect it, then create the post again.',
+  /** X long posts: the account is no longer Premium, and a text is never cut to fit. */
+  lostPremium: (limit: number) =>
+    `Shorten the text to ${limit} characters as X counts them and create the post again, or renew X Premium (then reconnect the account, or wait for the daily check) and create it again.`,
   mediaGone: () => 'An attached media file is no longer in the media library: upload it again and create the post again.',
   /**
    * For the operator: the platform retired the API version this deployment calls it with. When an

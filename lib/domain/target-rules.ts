@@ -15,15 +15,20 @@ import type { PlatformOptions } from './create-request.js';
 import { checkFormat, PDF_CONTENT_TYPE } from './format-rules.js';
 import { PUBLISHABLE_PLATFORMS, type Account, type MediaItem, type PublishablePlatform } from './model.js';
 import { xTextLength } from './x-text-length.js';
+import { linkedinTextLength } from './linkedin-markup.js';
+import { LINKEDIN_MAX_TEXT_LENGTH, X_MAX_TEXT_LENGTH, X_PREMIUM_MAX_WEIGHTED_LENGTH, textLimitFor } from './text-limits.js';
+
+export { X_PREMIUM_MAX_WEIGHTED_LENGTH, textLimitFor };
 
 export interface PlatformRules {
+  /** The limit of an ordinary account; an account's own is textLimitFor(account) (X Premium posts longer). */
   maxTextLength: number;
   /**
-   * How the platform counts text towards maxTextLength. `exact: false` means counting stopped
+   * How the platform counts text towards a limit (`limit`: where counting may stop). `exact: false` means counting stopped
    * early (the bound on work per text, x-text-length.ts) and `length` is a lower bound already
    * over the limit.
    */
-  textLength(text: string): { length: number; exact: boolean; longRun?: number };
+  textLength(text: string, limit: number): { length: number; exact: boolean; longRun?: number };
   imageTypes: readonly string[];
   maxImages: number;
   videoTypes: readonly string[];
@@ -33,17 +38,14 @@ export interface PlatformRules {
 }
 
 /**
- * LinkedIn's limit is counted in UTF-16 code units (JavaScript's `length`), not code points. That is
- * the stricter of the two counts (a character outside the BMP is 2 units, 1 code point), so any text
- * accepted here fits whichever way LinkedIn counts; LinkedIn's own documentation does not say.
+ * LinkedIn's limit is counted in UTF-16 code units (JavaScript's `length`), not code points, of what
+ * a reader sees (linkedin-markup.ts: a mention counts its name, not its URN). UTF-16 is the stricter
+ * of the two counts (a character outside the BMP is 2 units, 1 code point), so any text accepted here
+ * fits whichever way LinkedIn counts; LinkedIn's own documentation does not say.
  */
-function utf16Length(text: string): { length: number; exact: boolean } {
-  return { length: text.length, exact: true };
-}
-
 export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
   x: {
-    maxTextLength: 280,
+    maxTextLength: X_MAX_TEXT_LENGTH,
     textLength: xTextLength,
     imageTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'],
     maxImages: 4,
@@ -52,8 +54,8 @@ export const PLATFORM_RULES: Record<PublishablePlatform, PlatformRules> = {
     documentTypes: [],
   },
   linkedin: {
-    maxTextLength: 3000,
-    textLength: utf16Length,
+    maxTextLength: LINKEDIN_MAX_TEXT_LENGTH,
+    textLength: linkedinTextLength,
     imageTypes: ['image/jpeg', 'image/png', 'image/gif'],
     maxImages: 20,
     videoTypes: ['video/mp4'],
@@ -129,13 +131,15 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   }
 
   const rules = PLATFORM_RULES[platform];
+  const limit = textLimitFor(account) ?? rules.maxTextLength;
+  const textLength = (text: string) => rules.textLength(text, limit);
   // Whitespace alone is no text: both platforms refuse a post made only of it.
   if (input.text.trim().length === 0 && input.media.length === 0) {
     return reject(input, platform, 'text_empty', `${platform} needs text or media; this post has neither.`);
   }
-  const counted = rules.textLength(input.text);
-  if (counted.length > rules.maxTextLength) {
-    return reject(input, platform, 'text_too_long', tooLongMessage(platform, rules.maxTextLength, counted));
+  const counted = textLength(input.text);
+  if (counted.length > limit) {
+    return reject(input, platform, 'text_too_long', tooLongMessage(platform, limit, counted, rules.maxTextLength));
   }
 
   const mediaProblem = checkMedia(rules, platform, input.media);
@@ -144,8 +148,8 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   const formatProblem = checkFormat(
     {
       platform,
-      maxTextLength: rules.maxTextLength,
-      textLength: rules.textLength,
+      maxTextLength: limit,
+      textLength,
       mediaProblem: (media) => checkMedia(rules, platform, media),
     },
     { options: input.options ?? {}, media: input.media, threadMedia: input.threadMedia ?? null },
@@ -155,12 +159,14 @@ export function evaluateTarget(input: TargetInput): TargetVerdict {
   return { accepted: true, accountId: input.accountId, account, platform };
 }
 
-function tooLongMessage(platform: string, limit: number, counted: { length: number; exact: boolean; longRun?: number }): string {
+function tooLongMessage(platform: string, limit: number, counted: { length: number; exact: boolean; longRun?: number }, ordinaryLimit: number): string {
   if (counted.longRun !== undefined) {
     return `The text has ${counted.longRun} characters without a space, more than ${platform} can count as one link; the limit is ${limit}.`;
   }
   const size = counted.exact ? `${counted.length}` : `more than ${limit}`;
-  return `The text is ${size} characters as ${platform} counts them; the limit is ${limit}.`;
+  // Long posts are X Premium's: say so, so the user knows what would let the text through.
+  const premium = platform === 'x' && limit === ordinaryLimit ? ` (X Premium accounts post up to ${X_PREMIUM_MAX_WEIGHTED_LENGTH.toLocaleString('en-US')})` : '';
+  return `The text is ${size} characters as ${platform} counts them; the limit is ${limit}${premium}.`;
 }
 
 function checkMedia(

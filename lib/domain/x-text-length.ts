@@ -87,16 +87,20 @@ const SEGMENT = new RegExp(`([^${SPACE}]*)[${SPACE}]*`, 'gu');
 const URL_ANCHOR = new RegExp(`\\.(?:${validGTLD.source}|${validCCTLD.source}|${validPunycode.source})`, 'i');
 
 /** The last text counted: the same text for 25 targets is counted once. */
-let last: { text: string; result: XTextLength } | undefined;
+let last: { text: string; limit: number; result: XTextLength } | undefined;
 
-export function xTextLength(text: string): XTextLength {
-  if (last?.text === text) return last.result;
-  const result = count(text);
-  last = { text, result };
+/**
+ * `limit`: the account's (280, or 25,000 for X Premium: target-rules.ts textLimitFor); counting
+ * stops past it, so work stays bounded by the limit rather than by the text.
+ */
+export function xTextLength(text: string, limit: number = X_MAX_WEIGHTED_LENGTH): XTextLength {
+  if (last?.text === text && last.limit === limit) return last.result;
+  const result = count(text, limit);
+  last = { text, limit, result };
   return result;
 }
 
-function count(text: string): XTextLength {
+function count(text: string, limit: number): XTextLength {
   const normalized = text.normalize('NFC');
   let total = 0;
   // The white space just before the current segment ('' at the start of the text).
@@ -105,10 +109,10 @@ function count(text: string): XTextLength {
   for (let match = SEGMENT.exec(normalized); match !== null && match[0] !== ''; match = SEGMENT.exec(normalized)) {
     const segment = match[0];
     const run = match[1] ?? '';
-    if (run.length > X_MAX_WEIGHTED_LENGTH * MAX_UNITS_PER_WEIGHT) {
+    if (run.length > limit * MAX_UNITS_PER_WEIGHT) {
       // Over the limit either way (see 3): a link is at most MAX_PARSED_RUN_UNITS here, and without
       // one the run weighs at least its length / MAX_UNITS_PER_WEIGHT.
-      const lowerBound = Math.max(total + Math.ceil(run.length / MAX_UNITS_PER_WEIGHT), X_MAX_WEIGHTED_LENGTH + 1);
+      const lowerBound = Math.max(total + Math.ceil(run.length / MAX_UNITS_PER_WEIGHT), limit + 1);
       // The message names the long run when it could be meant as a link (it has a dot).
       return run.includes('.') ? { length: lowerBound, exact: false, longRun: run.length } : { length: lowerBound, exact: false };
     }
@@ -118,11 +122,11 @@ function count(text: string): XTextLength {
       counted = segment.replaceAll('.', ',');
     } else if (run.length > MAX_PARSED_RUN_UNITS) {
       // At least the segment's code points outside one link, and more than the limit either way.
-      return { length: Math.max(total + 1, X_MAX_WEIGHTED_LENGTH + 1), exact: false, longRun: run.length };
+      return { length: Math.max(total + 1, limit + 1), exact: false, longRun: run.length };
     }
     // Parsed with the white space before it, then that character's own weight taken off: see 1.
     total += parseTweet(before + counted).weightedLength - (before === '' ? 0 : parseTweet(before).weightedLength);
-    if (total > X_MAX_WEIGHTED_LENGTH) {
+    if (total > limit) {
       const exact = SEGMENT.lastIndex >= normalized.length;
       return { length: total, exact };
     }

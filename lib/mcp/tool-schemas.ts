@@ -85,6 +85,11 @@ export const accountShape = z.object({
   active: z.boolean(),
   tokenHealth: z.string().describe('healthy, expiring, needs_reauth or refresh_failed; reconnect in settings unless healthy'),
   connectedAt: timestamp,
+  tokenExpiresAt: nullable(timestamp, 'When access ends for good (it cannot be refreshed): tokenHealth turns expiring 7 days before; reconnect in settings before then. Null when it refreshes itself'),
+  limits: z
+    .object({ textLength: z.number().describe('The longest text this account may post (X Premium: 25,000 weighted characters; X otherwise 280; LinkedIn 3,000)') })
+    .optional()
+    .describe('Accounts that can be posted to only'),
 });
 
 const figure = (what: string) => nullable(z.number().int(), `${what}; null when the platform does not give it for this account`);
@@ -243,6 +248,14 @@ const previewLine = z.object({
   format: nullable(z.enum(['text', 'thread', 'poll', 'document']), 'The post\'s format; null when rejected'),
   parts: nullable(z.number(), 'Posts it goes out as (1 unless a thread); null when rejected'),
   firstComment: nullable(z.boolean(), 'Whether a first comment follows the post; null when rejected'),
+  rendering: nullable(
+    z.object({
+      displayText: z.string().describe('What a LinkedIn reader sees (a mention shows its name)'),
+      hashtags: z.array(z.string()).describe('#word at a word start becomes a LinkedIn hashtag (listed without #)'),
+      mentions: z.array(z.object({ name: z.string(), urn: z.string() })).describe('@[Name](urn:li:person:… or urn:li:organization:…) becomes a mention'),
+    }),
+    'LinkedIn only: how the text will render; null for other platforms and when rejected',
+  ),
 });
 
 const createdLine = z.object({

@@ -80,7 +80,16 @@ function toolError(error: unknown): CallToolResult {
 /** A preview line's format in words (nothing for a plain text post). */
 function formatNote(line: PreviewLine): string {
   const format = line.format === 'thread' ? `, a thread of ${line.parts ?? 1} posts` : line.format === 'poll' || line.format === 'document' ? `, a ${line.format} post` : '';
-  return `${format}${line.firstComment === true ? ', then a first comment' : ''}`;
+  return `${format}${line.firstComment === true ? ', then a first comment' : ''}${renderingNote(line)}`;
+}
+
+/** How a LinkedIn text will render, in words, so the person sees hashtags and mentions before agreeing. */
+function renderingNote(line: PreviewLine): string {
+  const rendering = line.rendering;
+  if (rendering === null) return '';
+  const hashtags = rendering.hashtags.length > 0 ? rendering.hashtags.map((tag) => `#${tag}`).join(' ') : 'none';
+  const mentions = rendering.mentions.length > 0 ? rendering.mentions.map((mention) => `${mention.name} (${mention.urn})`).join(', ') : 'none';
+  return `; on LinkedIn: hashtags ${hashtags}; mentions ${mentions}; a reader sees: ${JSON.stringify(rendering.displayText)}`;
 }
 
 function defined(record: Record<string, unknown>): Record<string, unknown> {

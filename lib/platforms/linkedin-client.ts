@@ -37,7 +37,8 @@ import {
   type PlatformCallKind,
   type PlatformTimeouts,
 } from './http.js';
-import { escapeLittleText, unescapeLittleText } from './linkedin-text.js';
+import { escapeLittleText, parseLittleText, toLittleText, unescapeLittleText } from './linkedin-text.js';
+import { linkedinSourceText } from '../domain/linkedin-markup.js';
 import { LINKEDIN_API_VERSION, retiredVersionError } from './linkedin-version.js';
 
 export interface LinkedinClientConfig extends PlatformTimeouts {
@@ -160,7 +161,7 @@ export class LinkedinClient implements PlatformPublisher, PlatformMetricsReader 
 
     const body: Record<string, unknown> = {
       author,
-      commentary: escapeLittleText(request.text),
+      commentary: toLittleText(request.text),
       visibility: 'PUBLIC',
       distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
       lifecycleState: 'PUBLISHED',
@@ -508,7 +509,9 @@ export class LinkedinClient implements PlatformPublisher, PlatformMetricsReader 
       if (!isRecord(element) || typeof element.id !== 'string' || !/^urn:li:(share|ugcPost):\S+$/.test(element.id)) continue;
       const createdAt = typeof element.createdAt === 'number' ? element.createdAt : Number.NaN;
       if (!(createdAt >= request.since.getTime())) continue;
-      const commentary = typeof element.commentary === 'string' ? unescapeLittleText(element.commentary).normalize('NFC').trim() : '';
+      const reading = typeof element.commentary === 'string' ? parseLittleText(element.commentary) : null;
+      // Read back the way it was written (hashtags and mentions as the user wrote them).
+      const commentary = reading?.ok === true ? linkedinSourceText(reading.segments).normalize('NFC').trim() : '';
       if (commentary !== wanted) continue;
       if (request.mediaIds !== undefined && request.mediaIds.length > 0 && mediaOf(element).sort().join(',') !== wantedMedia) continue;
       return { platformPostId: element.id, publishedUrl: linkedinPublicUrl(element.id) };

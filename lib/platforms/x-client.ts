@@ -326,6 +326,17 @@ export class XClient implements PlatformPublisher, PlatformMetricsReader {
    * a first comment) only a reply to that post matches, so replies are not excluded then, and the
    * reference each reply carries is asked for (docs/platforms.md, "X").
    */
+  /**
+   * X's `subscription_type` of the token's user (GET /2/users/me with user.fields, as X's OpenAPI
+   * document names it): Premium and PremiumPlus post up to 25,000 weighted characters. Null when X
+   * does not say.
+   */
+  async subscriptionType(request: { accessToken: string }): Promise<string | null> {
+    const answer = await this.json('/2/users/me?user.fields=subscription_type', { method: 'GET' }, this.call([request.accessToken]), request.accessToken);
+    const data = isRecord(answer) ? answer.data : undefined;
+    return isRecord(data) && typeof data.subscription_type === 'string' ? data.subscription_type.slice(0, 32) : null;
+  }
+
   async findRecentPost(request: {
     account: PlatformAccount;
     accessToken: string;

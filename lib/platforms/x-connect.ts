@@ -88,7 +88,8 @@ export class XConnector implements PlatformConnector {
 
   async identities(input: { kind: ConnectKind; accessToken: string }): Promise<PlatformIdentity[]> {
     const call = platformCall('x', this.config, [input.accessToken]);
-    const response = await platformFetch(`${this.apiBaseUrl}/2/users/me`, { headers: { Authorization: `Bearer ${input.accessToken}` } }, call);
+    // subscription_type (X's User fields): Premium accounts post up to 25,000 characters.
+    const response = await platformFetch(`${this.apiBaseUrl}/2/users/me?user.fields=subscription_type`, { headers: { Authorization: `Bearer ${input.accessToken}` } }, call);
     const text = await readText(response, call);
     if (!response.ok) throw errorForAnswer({ status: response.status, headers: response.headers, text }, call);
     const body = parseJson(text);
@@ -96,7 +97,8 @@ export class XConnector implements PlatformConnector {
     if (!isRecord(data) || typeof data.id !== 'string' || !USER_ID.test(data.id) || typeof data.username !== 'string' || !USERNAME.test(data.username)) {
       throw new PlatformRefusedError('X did not say which account was connected (users/me answered without id and username)', { platform: 'x', status: response.status });
     }
-    return [{ platformUserId: data.id, handle: `@${data.username}`, name: cleanName(data.name, data.username), accountType: 'personal' }];
+    const xSubscription = typeof data.subscription_type === 'string' ? data.subscription_type.slice(0, 32) : null;
+    return [{ platformUserId: data.id, handle: `@${data.username}`, name: cleanName(data.name, data.username), accountType: 'personal', xSubscription }];
   }
 }
 

@@ -17,7 +17,7 @@ import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import type { Account, AccountCredentials, AccountType } from '../domain/model.js';
 import type { AccountConnectionStore, AccountConnectionWrite } from '../use-cases/ports/connect.js';
 import { DirectoryTable, directoryKeys, withoutUndefined, type DirectoryTableOptions } from './directory-table.js';
-import { accountItem, credentialsItem as revisedCredentialsItem } from './dynamodb-account-store.js';
+import { accountItem, credentialsItem as revisedCredentialsItem, expiryIndexKeys } from './dynamodb-account-store.js';
 
 const connectionKey = directoryKeys.connection;
 const keys = directoryKeys;
@@ -69,6 +69,17 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
 
   async update(write: AccountConnectionWrite): Promise<void> {
     const { account, credentials } = write;
+    // What a reconnect read again besides the identity (X's subscription), when it read it.
+    const subscription = account.xSubscription === undefined ? '' : ', xSubscription = :subscription, xSubscriptionCheckedAt = :checked';
+    // The token's end as stored now, and its byTokenExpiry entry set or removed with it (sparse index).
+    const expiry = expiryIndexKeys(account);
+    const extra = `${subscription}, tokenExpiresAt = :expiresAt${expiry ? ', expiryPk = :expiryPk, expirySk = :expirySk' : ''}`;
+    const remove = expiry ? '' : ' REMOVE expiryPk, expirySk';
+    const extraValues = {
+      ...(account.xSubscription === undefined ? {} : { ':subscription': account.xSubscription, ':checked': account.xSubscriptionCheckedAt ?? null }),
+      ':expiresAt': account.tokenExpiresAt ?? null,
+      ...(expiry ? { ':expiryPk': expiry.expiryPk, ':expirySk': expiry.expirySk } : {}),
+    };
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -78,10 +89,10 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
               Update: {
                 TableName: this.tableName,
                 Key: keys.account(account.id),
-                UpdateExpression: 'SET #name = :name, handle = :handle, tokenHealth = :health, active = :active',
+                UpdateExpression: `SET #name = :name, handle = :handle, tokenHealth = :health, active = :active${extra}${remove}`,
                 ConditionExpression: 'attribute_exists(pk) AND userId = :user',
                 ExpressionAttributeNames: { '#name': 'name' },
-                ExpressionAttributeValues: { ':name': account.name, ':handle': account.handle, ':health': account.tokenHealth, ':active': account.active, ':user': account.userId },
+                ExpressionAttributeValues: { ':name': account.name, ':handle': account.handle, ':health': account.tokenHealth, ':active': account.active, ':user': account.userId, ...extraValues },
               },
             },
           ],

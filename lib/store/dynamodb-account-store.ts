@@ -10,12 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
+import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, X_SUBSCRIPTIONS, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
 import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
 import type { AccountStore } from '../use-cases/settings/ports.js';
 import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
 import { countQuery } from './count-query.js';
 import { nullableString } from './item-schema.js';
+import { expiryWarningAt } from '../domain/token-expiry.js';
+import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 
 /** Declared in tables.ts; the integration tests run against a table built from that declaration. */
 const BY_OWNER_INDEX = 'byOwner';
@@ -33,6 +35,10 @@ const ACCOUNT_ITEM = v.object({
   connectedAt: v.string(),
   platformUserId: v.string(),
   sandbox: v.optional(v.picklist(SANDBOX_BEHAVIOURS)),
+  xSubscription: v.optional(v.nullable(v.string())),
+  tokenExpiresAt: v.optional(v.nullable(v.string())),
+  xSubscriptionCheckedAt: v.optional(v.nullable(v.string())),
+  sandboxXSubscription: v.optional(v.picklist(X_SUBSCRIPTIONS)),
 });
 
 const CREDENTIALS_ITEM = v.object({
@@ -45,8 +51,16 @@ const CREDENTIALS_ITEM = v.object({
 });
 
 export function toAccount(item: Item): Account {
-  const { sandbox, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
-  return sandbox === undefined ? account : { ...account, sandbox };
+  const { sandbox, xSubscription, xSubscriptionCheckedAt, sandboxXSubscription, tokenExpiresAt, ...account } = readDirectoryItem(ACCOUNT_ITEM, item);
+  // Optional fields only when present, so an account reads back equal to the one written.
+  return {
+    ...account,
+    ...(sandbox !== undefined ? { sandbox } : {}),
+    ...(xSubscription !== undefined ? { xSubscription } : {}),
+    ...(xSubscriptionCheckedAt !== undefined ? { xSubscriptionCheckedAt } : {}),
+    ...(sandboxXSubscription !== undefined ? { sandboxXSubscription } : {}),
+    ...(tokenExpiresAt !== undefined ? { tokenExpiresAt } : {}),
+  };
 }
 
 function toCredentials(item: Item): AccountCredentials {
@@ -74,6 +88,18 @@ function revisionCondition(revision: string | null): { ConditionExpression: stri
 
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
+const BY_TOKEN_EXPIRY_INDEX = 'byTokenExpiry';
+const EXPIRY_PARTITION = 'expiry';
+
+/**
+ * The byTokenExpiry keys of an account (sparse): only while its token cannot be refreshed and it
+ * does not warn yet. Null: the item must carry none.
+ */
+export function expiryIndexKeys(account: Pick<Account, 'id' | 'tokenHealth' | 'tokenExpiresAt'>): { expiryPk: string; expirySk: string } | null {
+  if (!account.tokenExpiresAt || account.tokenHealth !== 'healthy') return null;
+  return { expiryPk: EXPIRY_PARTITION, expirySk: `${expiryWarningAt(account.tokenExpiresAt).toISOString()}#${account.id}` };
+}
+
 /** The byOwner index keys of an account: GET /accounts is one Query on them. */
 function ownerIndexKeys(account: Pick<Account, 'userId' | 'workspaceId' | 'id'>): { gsi1pk: string; gsi1sk: string } {
   return { gsi1pk: `USER#${account.userId}`, gsi1sk: `${account.workspaceId}#${account.id}` };
@@ -96,6 +122,11 @@ export function accountItem(account: Account): Item {
     connectedAt: account.connectedAt,
     platformUserId: account.platformUserId,
     sandbox: account.sandbox,
+    xSubscription: account.xSubscription,
+    xSubscriptionCheckedAt: account.xSubscriptionCheckedAt,
+    sandboxXSubscription: account.sandboxXSubscription,
+    tokenExpiresAt: account.tokenExpiresAt,
+    ...expiryIndexKeys(account),
   };
 }
 
@@ -267,14 +298,102 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
     await this.table.putNew('account', account.id, accountItem(account));
   }
 
-  async updateAccount(accountId: string, changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name'>>): Promise<Account> {
+  async updateAccount(
+    accountId: string,
+    changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name' | 'sandboxXSubscription' | 'xSubscription' | 'xSubscriptionCheckedAt'>>,
+  ): Promise<Account> {
     const item = await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), {
       tokenHealth: changes.tokenHealth,
       sandbox: changes.sandbox,
       active: changes.active,
       name: changes.name,
+      sandboxXSubscription: changes.sandboxXSubscription,
+      xSubscription: changes.xSubscription,
+      xSubscriptionCheckedAt: changes.xSubscriptionCheckedAt,
     });
     return toAccount(item);
+  }
+
+  /**
+   * The sweeper: accounts whose expiry warning time has come (byTokenExpiry, expirySk <= now), at
+   * most `limit`. Keys only; markExpiring does the rest.
+   */
+  async listExpiryWarningsDue(now: Date, limit: number): Promise<{ accountId: string; expirySk: string }[]> {
+    const out = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        IndexName: BY_TOKEN_EXPIRY_INDEX,
+        KeyConditionExpression: 'expiryPk = :pk AND expirySk <= :upTo',
+        ExpressionAttributeValues: { ':pk': EXPIRY_PARTITION, ':upTo': `${now.toISOString()}#~` },
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).flatMap((item) => {
+      const sk = item.expirySk;
+      return typeof sk === 'string' ? [{ accountId: sk.slice(sk.indexOf('#') + 1), expirySk: sk }] : [];
+    });
+  }
+
+  /**
+   * Marks the account `expiring` and takes it out of byTokenExpiry, only while it is still at that
+   * entry and healthy; an account no longer healthy (needs_reauth, ...) just leaves the index.
+   * True when it became expiring (its change makes the account.token_health_changed event).
+   */
+  async markExpiring(accountId: string, expirySk: string): Promise<boolean> {
+    const key = directoryKeys.account(accountId);
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: key,
+          UpdateExpression: 'SET tokenHealth = :expiring REMOVE expiryPk, expirySk',
+          ConditionExpression: 'expirySk = :sk AND tokenHealth = :healthy',
+          ExpressionAttributeValues: { ':expiring': 'expiring', ':sk': expirySk, ':healthy': 'healthy' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    try {
+      await this.table.client.send(
+        new UpdateCommand({ TableName: this.table.name, Key: key, UpdateExpression: 'REMOVE expiryPk, expirySk', ConditionExpression: 'expirySk = :sk', ExpressionAttributeValues: { ':sk': expirySk } }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    return false;
+  }
+
+  /**
+   * New tokens' end for an account (admin CLI): tokenExpiresAt and its byTokenExpiry entry set
+   * (or removed when null), with tokenHealth back to healthy as after a reconnect.
+   */
+  async setTokenExpiry(accountId: string, tokenExpiresAt: string | null): Promise<Account> {
+    const expiry = expiryIndexKeys({ id: accountId, tokenHealth: 'healthy', tokenExpiresAt });
+    try {
+      const out = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: directoryKeys.account(accountId),
+          UpdateExpression: expiry
+            ? 'SET tokenExpiresAt = :at, tokenHealth = :healthy, expiryPk = :pk, expirySk = :sk'
+            : 'SET tokenExpiresAt = :at, tokenHealth = :healthy REMOVE expiryPk, expirySk',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': tokenExpiresAt, ':healthy': 'healthy', ...(expiry ? { ':pk': expiry.expiryPk, ':sk': expiry.expirySk } : {}) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toAccount(out.Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) throw new DirectoryRecordNotFoundError('account', accountId, { cause: error });
+      throw error;
+    }
+  }
+
+  /** X's subscription_type as just read (connect, publish): what the account's text limit follows. */
+  async setXSubscription(accountId: string, xSubscription: string | null, checkedAt: Date): Promise<void> {
+    await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), { xSubscription, xSubscriptionCheckedAt: checkedAt.toISOString() });
   }
 
   /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */

@@ -20,6 +20,9 @@
  *             CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId>  CONNECTION
  *                                                  the account a platform identity is connected as in a
  *                                                  workspace (settings connect: no duplicates)
+ *   byTokenExpiry (sparse): expiryPk = expiry, expirySk = <warning time>#<acctId> on an ACCOUNT item whose
+ *                   token cannot be refreshed and that is not `expiring` yet; the sweeper Queries
+ *                   expirySk <= now and marks them `expiring` (removing the keys: each is read once)
  *   gsi1 (byOwner): GET /accounts = Query gsi1pk = USER#<userId> [begins_with gsi1sk <wsId>#];
  *                   the media library page = Query gsi1pk = MEDIA#USER#<userId>, newest first
  *
@@ -197,8 +200,13 @@ export const DIRECTORY_TABLE: TableDefinition = {
   envVar: ENV.directoryTable,
   partitionKey: 'pk',
   sortKey: 'sk',
-  // Accounts are listed whole and change rarely: copying everything costs little.
-  indexes: [{ indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } }],
+  indexes: [
+    // Accounts are listed whole and change rarely: copying everything costs little.
+    { indexName: 'byOwner', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } },
+    // Sparse: only accounts whose token cannot be refreshed and that do not warn yet (token-expiry.ts);
+    // the sweeper reads the ones whose warning time has come. Keys only: it updates what it finds.
+    { indexName: 'byTokenExpiry', partitionKey: 'expiryPk', sortKey: 'expirySk', projection: { type: 'KEYS_ONLY' } },
+  ],
   holdsCustomerData: true,
   // account.connected / disconnected / token_health_changed come from its account items' changes.
   stream: 'NEW_AND_OLD_IMAGES',

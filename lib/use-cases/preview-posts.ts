@@ -8,8 +8,9 @@
  */
 import { ApiError, type RejectionReason } from '../domain/errors.js';
 import { noTargetAccepted, QUOTA_EXCEEDED_MESSAGE, type PostBatch, type PostResult } from './create-posts.js';
-import { PLATFORM_RULES, isPublishablePlatform } from '../domain/target-rules.js';
+import { PLATFORM_RULES, isPublishablePlatform, textLimitFor } from '../domain/target-rules.js';
 import { formatFields } from '../domain/format-rules.js';
+import { linkedinRendering, type LinkedinRendering } from '../domain/linkedin-markup.js';
 import type { PostFormat } from '../domain/model.js';
 import { requireScope } from '../domain/scopes.js';
 import type { Caller } from '../domain/caller.js';
@@ -38,6 +39,8 @@ export interface PreviewLine {
   parts: number | null;
   /** Whether a first comment would follow the post; null when rejected. */
   firstComment: boolean | null;
+  /** LinkedIn: how the text will render (what a reader sees, its hashtags and mentions); null elsewhere and when rejected. */
+  rendering: LinkedinRendering | null;
 }
 
 export interface PostsPreview {
@@ -97,10 +100,13 @@ export class PreviewPosts {
           format: null,
           parts: null,
           firstComment: null,
+          rendering: null,
         };
       }
       const format = verdict.accepted ? formatFields(request.options, verdict.platform, null) : null;
       const rules = verdict.platform !== null && isPublishablePlatform(verdict.platform) ? PLATFORM_RULES[verdict.platform] : null;
+      // The account's own limit (X Premium: 25,000) once it resolved; the platform's otherwise.
+      const limit = rules ? ((verdict.accepted ? textLimitFor(verdict.account) : null) ?? rules.maxTextLength) : null;
       return {
         accountId: verdict.accountId,
         platform: verdict.platform,
@@ -110,11 +116,12 @@ export class PreviewPosts {
         message: verdict.accepted ? null : verdict.message,
         text,
         // A lower bound already over the limit when counting stopped early (x-text-length.ts).
-        textLength: rules ? rules.textLength(text).length : null,
-        maxTextLength: rules ? rules.maxTextLength : null,
+        textLength: rules && limit !== null ? rules.textLength(text, limit).length : null,
+        maxTextLength: limit,
         format: format?.format ?? null,
         parts: format ? format.threadParts.length + 1 : null,
         firstComment: format ? format.firstComment !== null : null,
+        rendering: verdict.accepted && verdict.platform === 'linkedin' ? linkedinRendering(text) : null,
       };
     });
     const accepted = targets.filter((line) => line.verdict === 'accepted').length;
@@ -133,8 +140,9 @@ export class PreviewPosts {
 }
 
 /** A preview batch (POST /posts/preview): a create's post_batch with `id: null` everywhere, and no campaign id made up. */
-export interface PreviewBatch extends Omit<PostBatch, 'campaignId'> {
+export interface PreviewBatch extends Omit<PostBatch, 'campaignId' | 'posts'> {
   campaignId: string | null;
+  posts: (PostResult & { rendering?: LinkedinRendering })[];
 }
 
 /**
@@ -142,7 +150,7 @@ export interface PreviewBatch extends Omit<PostBatch, 'campaignId'> {
  * with its reason, no ids; when no target would be accepted, the 400 a create gives.
  */
 export function previewBatch(preview: PostsPreview): PreviewBatch {
-  const posts: PostResult[] = preview.targets.map((line) => ({
+  const posts: PreviewBatch['posts'] = preview.targets.map((line) => ({
     object: 'post_result',
     id: null,
     accountId: line.accountId,
@@ -150,6 +158,7 @@ export function previewBatch(preview: PostsPreview): PreviewBatch {
     status: line.verdict,
     reason: line.reason,
     message: line.message,
+    ...(line.rendering !== null ? { rendering: line.rendering } : {}),
   }));
   if (preview.accepted === 0) throw noTargetAccepted(posts);
   return { object: 'post_batch', campaignId: preview.campaignId, posts };

@@ -37,7 +37,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PublishMessage } from '../dispatch/messages.js';
-import type { Post, PublishablePlatform } from '../domain/model.js';
+import type { Account, Post, PostError, PublishablePlatform } from '../domain/model.js';
+import { textLimitFor } from '../domain/target-rules.js';
+import { X_MAX_WEIGHTED_LENGTH, xTextLength } from '../domain/x-text-length.js';
 import {
   PlatformAmbiguousError,
   PlatformAuthError,
@@ -85,6 +87,8 @@ export interface PublishPostDeps {
   mediaSources: MediaSourceFactory;
   tokens: AccessTokens;
   setTokenHealth: (accountId: string, health: 'needs_reauth') => Promise<void>;
+  /** Stores X's subscription_type as read at publish (X long posts); absent: never read at publish. */
+  setXSubscription?: (accountId: string, xSubscription: string | null, checkedAt: Date) => Promise<void>;
   publishers: Record<PublishablePlatform, PlatformPublisher>;
   queue: PublishQueue;
   deletionQueue: PlatformDeletionQueue;
@@ -107,6 +111,9 @@ export interface PublishPostDeps {
  * the record only a little. The outcome's time is the answer's, however late it is written.
  */
 const OUTCOME_WAIT_MAX_MS = 3_000;
+
+/** X's subscription_type is read again at least this often (beyond-v2.md: "at least daily"). */
+const X_SUBSCRIPTION_CHECK_MS = 24 * 60 * 60 * 1000;
 
 /** The message could not be put back on the queue: the function reports it failed so SQS delivers it again. */
 export class RequeueFailedError extends Error {
@@ -267,6 +274,9 @@ export class PublishPost {
         }
         // Looked up: the earlier create left nothing live, so sending now is not a blind resend.
       }
+      // After the look-up: a post already live is recorded as such whatever X says now.
+      const overLimit = await this.xLongPostProblem(current, account, publisher, accessToken);
+      if (overLimit) return await this.outcomes.fail(current, claim, overLimit, 'text_too_long');
       for (;;) {
         const part = this.thread.next(current);
         // A thread whose every part is live, or deleted with some live: recorded as it is.
@@ -291,6 +301,38 @@ export class PublishPost {
     } catch (error) {
       return this.onError(current, claim, error, createSent);
     }
+  }
+
+  /**
+   * X long posts (beyond-v2.md): a text over 280 goes out only while X still says the account is
+   * Premium, read from X right before sending, so a post whose account lost Premium since it was
+   * created fails with advice instead of being cut. Any X post also reads the subscription again
+   * when the last read is a day old (best effort: a short post does not wait on it).
+   */
+  private async xLongPostProblem(post: Post, account: Account, publisher: PlatformPublisher, accessToken: string): Promise<Omit<PostError, 'retryable'> | null> {
+    if (post.platform !== 'x' || !publisher.subscriptionType || !this.deps.setXSubscription) return null;
+    const now = this.deps.clock.now();
+    const unsent = [post.text, ...post.threadParts.filter((part) => part.platformPostId === null).map((part) => part.text)];
+    const needsPremium = unsent.some((text) => xTextLength(text, X_MAX_WEIGHTED_LENGTH).length > X_MAX_WEIGHTED_LENGTH);
+    const checkedAt = account.xSubscriptionCheckedAt ? Date.parse(account.xSubscriptionCheckedAt) : Number.NaN;
+    const stale = !(now.getTime() - checkedAt < X_SUBSCRIPTION_CHECK_MS);
+    if (!needsPremium) {
+      if (stale) {
+        await publisher
+          .subscriptionType({ accessToken })
+          .then((subscription) => this.deps.setXSubscription?.(account.id, subscription, now))
+          .catch(() => undefined);
+      }
+      return null;
+    }
+    const subscription = await publisher.subscriptionType({ accessToken });
+    await this.deps.setXSubscription(account.id, subscription, now);
+    const limit = textLimitFor({ platform: 'x', xSubscription: subscription }) ?? X_MAX_WEIGHTED_LENGTH;
+    if (!unsent.some((text) => xTextLength(text, limit).length > limit)) return null;
+    return {
+      message: `The text is longer than the ${limit} characters X lets this account post: X says its subscription is ${subscription ?? 'not known'}, no longer Premium, so nothing was sent rather than a cut text.`,
+      advice: ADVICE.lostPremium(limit),
+    };
   }
 
   /** One create request: the post itself, or a thread's further part (answering the part before it). */

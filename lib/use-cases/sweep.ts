@@ -51,6 +51,14 @@ export interface SweepDeps {
   limitPerShard?: number;
   /** The webhook deliveries' sweep, run beside the posts' (absent: posts only). */
   deliveries?: SweepDeliveries;
+  /** Tokens that warn before they end (token-expiry.ts): accounts whose warning time has come (absent: not swept). */
+  expiries?: TokenExpiryWarnings;
+}
+
+/** The accounts' side of the expiry warning (lib/store/dynamodb-account-store.ts, the sparse byTokenExpiry index). */
+export interface TokenExpiryWarnings {
+  listExpiryWarningsDue(now: Date, limit: number): Promise<{ accountId: string; expirySk: string }[]>;
+  markExpiring(accountId: string, expirySk: string): Promise<boolean>;
 }
 
 export interface SweepResult {
@@ -62,6 +70,8 @@ export interface SweepResult {
   /** Webhook deliveries queued again (their attempt's message was lost). */
   deliveriesResent: number;
   failedToSend: number;
+  /** Accounts marked `expiring` (their token ends within 7 days and cannot be refreshed). */
+  tokensExpiring: number;
 }
 
 export class Sweep {
@@ -83,11 +93,19 @@ export class Sweep {
     // candidates: stamping one by one across every shard before sending anything could outlast the
     // run's timeout with a large backlog (8 shards of 1,000 candidates), and a run cut short then
     // would have stamped posts (so the next runs skip them for the interval) without sending them.
-    const [perShard, deliveries] = await Promise.all([
+    const [perShard, deliveries, tokensExpiring] = await Promise.all([
       Promise.all(Array.from({ length: this.shards }, (_, shard) => this.sweepShard(shard, now, options.lookAhead))),
       this.deps.deliveries?.execute(options) ?? { examined: 0, resent: 0, failedToSend: 0 },
+      this.markExpiringTokens(now),
     ]);
-    const initial: SweepResult = { examined: deliveries.examined, resent: 0, deletionsResent: 0, deliveriesResent: deliveries.resent, failedToSend: deliveries.failedToSend };
+    const initial: SweepResult = {
+      examined: deliveries.examined,
+      resent: 0,
+      deletionsResent: 0,
+      deliveriesResent: deliveries.resent,
+      failedToSend: deliveries.failedToSend,
+      tokensExpiring,
+    };
     return perShard.reduce<SweepResult>(
       (sum, one) => ({
         examined: sum.examined + one.examined,
@@ -95,12 +113,26 @@ export class Sweep {
         deletionsResent: sum.deletionsResent + one.deletionsResent,
         deliveriesResent: sum.deliveriesResent,
         failedToSend: sum.failedToSend + one.failedToSend,
+        tokensExpiring: sum.tokensExpiring,
       }),
       initial,
     );
   }
 
-  private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<Omit<SweepResult, 'deliveriesResent'>> {
+  /**
+   * Accounts whose token ends within 7 days and cannot be refreshed become `expiring` (the account
+   * item's change is the account.token_health_changed event). One Query on the sparse index: only
+   * the accounts due are read, and each leaves the index as it is marked.
+   */
+  private async markExpiringTokens(now: Date): Promise<number> {
+    if (!this.deps.expiries) return 0;
+    const due = await this.deps.expiries.listExpiryWarningsDue(now, this.limit);
+    let marked = 0;
+    for (const entry of due) if (await this.deps.expiries.markExpiring(entry.accountId, entry.expirySk)) marked++;
+    return marked;
+  }
+
+  private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<Omit<SweepResult, 'deliveriesResent' | 'tokensExpiring'>> {
     const lateBefore = new Date(now.getTime() - this.graceMs).toISOString();
     const horizon = new Date(now.getTime() + MAX_QUEUE_DELAY_SECONDS * 1000).toISOString();
     const late = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });

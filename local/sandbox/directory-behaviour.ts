@@ -11,7 +11,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SandboxBehaviour } from '../../lib/domain/model.js';
+import type { SandboxBehaviour, XSubscription } from '../../lib/domain/model.js';
 import { sharedRecentReads } from '../../lib/use-cases/shared-in-flight.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local-aws.js';
 import type { AccountBehaviour } from './common.js';
@@ -27,7 +27,11 @@ export interface DirectoryBehaviourOptions {
   reuseMs?: number;
 }
 
-export function directoryBehaviour(dynamodbEndpoint: string, directoryTable: string, options: DirectoryBehaviourOptions = {}): { accountBehaviour: AccountBehaviour; close(): void } {
+export function directoryBehaviour(
+  dynamodbEndpoint: string,
+  directoryTable: string,
+  options: DirectoryBehaviourOptions = {},
+): { accountBehaviour: AccountBehaviour; xSubscription: (accountId: string) => Promise<XSubscription>; close(): void } {
   // With the SDK's retries (the local tools' client makes one attempt): under a burst DynamoDB Local
   // drops a connection now and then ("socket hang up"), and a read of the stand-in's own settings
   // that failed on it answered the create 500, which the service retried seconds later (213 of the
@@ -35,13 +39,15 @@ export function directoryBehaviour(dynamodbEndpoint: string, directoryTable: str
   const client = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 3 });
   const documents = DynamoDBDocumentClient.from(client);
   // The account store is imported only when first needed: after the caller set the environment.
-  let directory: Promise<{ getAccount(id: string): Promise<{ sandbox?: SandboxBehaviour } | null> }> | undefined;
-  const read = async (accountId: string): Promise<SandboxBehaviour> => {
+  let directory: Promise<{ getAccount(id: string): Promise<{ sandbox?: SandboxBehaviour; sandboxXSubscription?: XSubscription } | null> }> | undefined;
+  const account = async (accountId: string) => {
     directory ??= import('../../lib/store/dynamodb-account-store.js').then(
       (store) => new store.DynamoDbAccountStore({ tableName: directoryTable, client: documents }),
     );
-    const account = await (await directory).getAccount(accountId);
-    return account?.sandbox ?? 'ok';
+    return (await directory).getAccount(accountId);
   };
-  return { accountBehaviour: sharedRecentReads(read, options.reuseMs ?? 0), close: () => client.destroy() };
+  const read = async (accountId: string): Promise<SandboxBehaviour> => (await account(accountId))?.sandbox ?? 'ok';
+  // Read each time (rare: X's users/me): an admin CLI `--x-subscription` is seen at once.
+  const xSubscription = async (accountId: string): Promise<XSubscription> => (await account(accountId))?.sandboxXSubscription ?? 'None';
+  return { accountBehaviour: sharedRecentReads(read, options.reuseMs ?? 0), xSubscription, close: () => client.destroy() };
 }

@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { listenOnLoopback } from '../free-port.js';
+import type { XSubscription } from '../../lib/domain/model.js';
 import type { AccountBehaviour } from './common.js';
 import { LinkedinSandbox } from './linkedin.js';
 import { LinkedinOAuthSandbox } from './linkedin-oauth.js';
@@ -46,6 +47,8 @@ export interface SandboxOptions {
   /** 0 picks a free port. */
   port: number;
   accountBehaviour: AccountBehaviour;
+  /** X's `subscription_type` for an account (admin CLI `--x-subscription`); None when not given. */
+  xSubscription?: (accountId: string) => Promise<XSubscription>;
   /** Client credentials accepted on refresh; SANDBOX_CLIENT_CREDENTIALS when not given. */
   clients?: { x: ClientCredentialsCheck; linkedin: ClientCredentialsCheck };
   /** X posts per account per 15 minutes before 429; unlimited when not set. */
@@ -77,7 +80,10 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
   let origin = '';
   const clients = options.clients ?? SANDBOX_CLIENT_CREDENTIALS;
   const redirects = options.redirectUris ? { redirectUris: options.redirectUris } : {};
-  const xOAuth = new XOAuthSandbox({ clientId: clients.x.clientId, ...redirects }, () => `${origin}/x`);
+  // Consent-flow identities are ordinary accounts; an admin-CLI account answers what it was set to.
+  const xSubscription = async (subject: string): Promise<XSubscription> =>
+    xOAuth.identities.behaviourOf(subject) !== undefined ? 'None' : ((await options.xSubscription?.(subject)) ?? 'None');
+  const xOAuth = new XOAuthSandbox({ clientId: clients.x.clientId, ...redirects }, () => `${origin}/x`, xSubscription);
   const linkedinOAuth = new LinkedinOAuthSandbox({ clientId: clients.linkedin.clientId, ...redirects }, () => `${origin}/linkedin`);
   // Tokens from the consent flow name a sandbox identity, whose behaviour the identity carries;
   // tokens from the admin CLI name an account, whose behaviour the account record carries.
@@ -88,6 +94,7 @@ export async function startSandboxPlatforms(options: SandboxOptions): Promise<Sa
   const x = new XSandbox({
     ...(journals ? { journal: journals.x } : {}),
     accountBehaviour: behaviourOf(xOAuth),
+    xSubscription,
     client: clients.x,
     authorizationCode: (form, clientId) => xOAuth.exchange(form, clientId),
     ...(options.xCreateLimitPer15Minutes !== undefined ? { createLimitPer15Minutes: options.xCreateLimitPer15Minutes } : {}),

@@ -20,7 +20,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
-import { unescapeLittleText } from '../../lib/platforms/linkedin-text.js';
+import { parseLittleText, unescapeLittleText } from '../../lib/platforms/linkedin-text.js';
+import { linkedinDisplayText, linkedinSourceText } from '../../lib/domain/linkedin-markup.js';
 import type { ClientCredentialsCheck } from './x.js';
 import {
   BodyTooLargeError,
@@ -80,7 +81,6 @@ const POLL_OPTION_MAX = 30;
 const DOCUMENT_MAX_BYTES = 100 * 1024 * 1024;
 /** A comment's text: at most 1,250 characters. */
 const COMMENT_MAX = 1250;
-const RESERVED_UNESCAPED = /(?<!\\)(?:\\\\)*[|{}@[\]()<>#*_~]/;
 
 interface LinkedinAsset {
   urn: string;
@@ -121,14 +121,23 @@ function fieldError(path: string, problem: string): Record<string, unknown> {
 }
 
 /**
- * The text LinkedIn keeps for a commentary: unescaped, and cut at the first reserved character
- * that was not escaped (that is how LinkedIn loses text without saying so).
+ * What LinkedIn keeps of a commentary, read as little text (parseLittleText): escapes undone,
+ * hashtags and mentions as elements (written back the way a user writes them, `#tag` and
+ * `@[Name](urn)`, so the record compares with the text the service meant), and cut at the first
+ * reserved character that was not escaped (that is how LinkedIn loses text without saying so).
+ * An element begun but malformed is refused (422), as LinkedIn refuses it.
  */
+export function readCommentary(commentary: string): { ok: true; text: string; shown: string; cut: boolean } | { ok: false; message: string } {
+  const reading = parseLittleText(commentary);
+  if (!reading.ok) return reading;
+  return { ok: true, text: linkedinSourceText(reading.segments), shown: linkedinDisplayText(reading.segments), cut: reading.cut };
+}
+
+/** The text kept for a commentary (tests; a malformed one throws). */
 export function storedCommentary(commentary: string): string {
-  const match = RESERVED_UNESCAPED.exec(commentary);
-  if (!match) return unescapeLittleText(commentary);
-  const cut = match.index + match[0].length - 1;
-  return unescapeLittleText(commentary.slice(0, cut));
+  const reading = readCommentary(commentary);
+  if (!reading.ok) throw new Error(reading.message);
+  return reading.text;
 }
 
 /** How long LinkedIn serves a monthly version: at least a year, then 426 NONEXISTENT_VERSION. */
@@ -296,9 +305,11 @@ export class LinkedinSandbox extends SandboxPlatform {
     }
     const commentary = body.commentary ?? '';
     if (typeof commentary !== 'string') return sendJson(res, 422, fieldError('/commentary', 'value is not a string'));
-    const text = storedCommentary(commentary);
-    // Counted as LinkedIn (Java) counts: UTF-16 code units of the text, not of its escapes.
-    const shown = unescapeLittleText(commentary).length;
+    const reading = readCommentary(commentary);
+    if (!reading.ok) return sendJson(res, 422, fieldError('/commentary', `invalid little text: ${reading.message}`));
+    const text = reading.text;
+    // Counted as LinkedIn (Java) counts: UTF-16 code units of what a reader sees (a mention its name), not of the markup.
+    const shown = reading.cut ? unescapeLittleText(commentary).length : reading.shown.length;
     if (shown > 3000) {
       return sendJson(res, 400, error(400, `ShareCommentary text length (${shown} characters) exceeded the maximum allowed (3000 characters)`, { code: 'ILLEGAL_ARGUMENT' }));
     }
@@ -697,6 +708,8 @@ export class LinkedinSandbox extends SandboxPlatform {
     if (body.object !== postUrn) return sendJson(res, 422, fieldError('/object', 'must be the post of the path'));
     const message = isRecord(body.message) ? body.message.text : undefined;
     if (typeof message !== 'string' || message.trim() === '') return sendJson(res, 422, fieldError('/message/text', 'field is required but not found and has no default value'));
+    const reading = readCommentary(message);
+    if (!reading.ok) return sendJson(res, 422, fieldError('/message/text', `invalid little text: ${reading.message}`));
     const shown = unescapeLittleText(message).length;
     if (shown > COMMENT_MAX) return sendJson(res, 400, error(400, `Comment text length (${shown} characters) exceeded the maximum allowed (${COMMENT_MAX} characters)`, { code: 'ILLEGAL_ARGUMENT' }));
     const post = POST_URN.test(postUrn) ? this.posts.get(postUrn) : undefined;
@@ -714,7 +727,7 @@ export class LinkedinSandbox extends SandboxPlatform {
       postUrn,
       accountId,
       actor,
-      text: storedCommentary(message),
+      text: reading.text,
       message,
       createdAt: new Date(),
     };

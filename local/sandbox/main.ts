@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     port,
     ...(journalDir === '-' ? {} : { journalDir }),
     accountBehaviour: directory?.accountBehaviour ?? (async () => 'ok'),
+    ...(directory ? { xSubscription: directory.xSubscription } : {}),
   });
   let stopping = false;
   const stop = (): void => {

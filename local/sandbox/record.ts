@@ -103,6 +103,8 @@ interface RecordedPost {
   inReplyTo: string | null;
   /** How the post did at the moment of this read: what the metrics endpoints answer at that moment (metrics.ts). */
   metrics: SandboxFigures;
+  /** LinkedIn: the `commentary` exactly as received (little text: escapes, hashtags, mentions). */
+  commentary?: string;
 }
 
 export interface PlatformRecord {
@@ -128,6 +130,7 @@ function recordOf(holder: PostHolder, accountId: string | null, now: Date): Plat
       // A reader sees what a reply answers; the crash test checks a thread's order by it.
       inReplyTo: typeof post.details.in_reply_to_tweet_id === 'string' ? post.details.in_reply_to_tweet_id : null,
       metrics: figuresAt(post.id, post.createdAt, now),
+      ...(typeof post.details.commentary === 'string' ? { commentary: post.details.commentary } : {}),
     };
     (post.deletedAt === null ? entry.live : entry.deleted).push(view);
   }

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { issueSandboxTokens, parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
+import type { XSubscription } from '../../lib/domain/model.js';
 import { sendJson } from './common.js';
 import {
   IdentityBook,
@@ -47,6 +48,8 @@ export class XOAuthSandbox {
     private readonly app: SandboxAppRegistration,
     /** Where the sandbox X is served (the consent form posts back to it). */
     private readonly baseUrl: () => string,
+    /** X's `subscription_type` for a token's subject (index.ts: admin CLI `--x-subscription`). */
+    private readonly subscriptionOf: (subject: string) => Promise<XSubscription> = async () => 'None',
   ) {}
 
   /** True for the paths this module serves; index.ts routes them here before x.ts. */
@@ -55,7 +58,7 @@ export class XOAuthSandbox {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-    if (path === '/2/users/me') return this.me(req, res);
+    if (path === '/2/users/me') return this.me(req, res, query);
     if (req.method === 'GET') return this.authorize(res, query, false);
     const form = await readForm(req);
     if (!form) return errorPage(res, 'X', 'The consent form must be posted as application/x-www-form-urlencoded.');
@@ -106,13 +109,23 @@ export class XOAuthSandbox {
     return { status: 200, body };
   }
 
-  private me(req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * Who the token belongs to: a consent-flow identity, or an account the admin CLI connected (its
+   * token names it; it answers with a stand-in id and username). `subscription_type` only when
+   * asked for with `user.fields`, as X answers.
+   */
+  private async me(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
     const match = /^Bearer (\S+)$/.exec(String(req.headers.authorization ?? ''));
     const parsed = match?.[1] ? parseSandboxToken(match[1]) : null;
-    const identity = parsed?.kind === 'access' ? this.identities.get(parsed.accountId) : undefined;
-    if (!identity || identity.behaviour === 'expired') {
-      return sendJson(res, 401, { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' });
-    }
-    return sendJson(res, 200, { data: { id: identity.id, name: identity.name, username: identity.username ?? identity.id } });
+    const unauthorized = () => sendJson(res, 401, { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' });
+    if (parsed?.kind !== 'access') return unauthorized();
+    const identity = this.identities.get(parsed.accountId);
+    if (identity?.behaviour === 'expired') return unauthorized();
+    const fields = (query.get('user.fields') ?? '').split(',');
+    const subscription = fields.includes('subscription_type') ? { subscription_type: await this.subscriptionOf(parsed.accountId) } : {};
+    if (identity) return sendJson(res, 200, { data: { id: identity.id, name: identity.name, username: identity.username ?? identity.id, ...subscription } });
+    if (!/^acct_[A-Za-z0-9]+$/.test(parsed.accountId)) return unauthorized();
+    const digits = [...parsed.accountId].map((character) => character.charCodeAt(0) % 10).join('').slice(0, 18);
+    return sendJson(res, 200, { data: { id: `1${digits}`, name: 'Sandbox account', username: `sb_${parsed.accountId.slice(5, 17)}`, ...subscription } });
   }
 }

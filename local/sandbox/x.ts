@@ -20,6 +20,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import twitterText from 'twitter-text';
 import { issueSandboxTokens } from '../../lib/domain/sandbox-tokens.js';
+import type { XSubscription } from '../../lib/domain/model.js';
 import {
   BodyTooLargeError,
   SandboxPlatform,
@@ -46,6 +47,8 @@ export interface ClientCredentialsCheck {
 
 export interface XSandboxOptions {
   accountBehaviour: AccountBehaviour;
+  /** X's `subscription_type` of an account: Premium and PremiumPlus post up to 25,000 weighted characters. */
+  xSubscription?: (accountId: string) => Promise<XSubscription>;
   /** When set, the refresh endpoint accepts only these client credentials (HTTP Basic). */
   client?: ClientCredentialsCheck;
   /** Posts per account per 15 minutes before 429 (X: 100). Unlimited when not set, so a bench is not throttled. */
@@ -283,7 +286,10 @@ export class XSandbox extends SandboxPlatform {
       return sendProblem(res, 400, invalidRequest('Post text or media is required.'));
     }
     const normalized = (text ?? '').normalize('NFC');
-    if (twitterText.parseTweet(normalized).weightedLength > 280) {
+    const weighted = twitterText.parseTweet(normalized).weightedLength;
+    // Only a text over 280 asks the subscription: an ordinary post costs the stand-in no read.
+    const premium = weighted > 280 && ['Premium', 'PremiumPlus'].includes((await this.options.xSubscription?.(accountId)) ?? 'None');
+    if (weighted > (premium ? 25_000 : 280)) {
       return sendJson(
         res,
         400,

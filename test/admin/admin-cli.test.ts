@@ -100,6 +100,8 @@ describe('admin CLI against a running local stack', () => {
       active: true,
       tokenHealth: 'healthy',
       connectedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      tokenExpiresAt: null,
+      limits: { textLength: 280 },
     });
     const key = await adminJson('key', 'create', '--user', userId);
     expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^ak_[0-9A-Za-z]{16}_[0-9A-Za-z]{32}$/), scopes: ['read', 'write', 'publish', 'media'] });

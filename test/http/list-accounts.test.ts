@@ -79,6 +79,8 @@ describe('GET /accounts', () => {
       active: true,
       tokenHealth: 'expiring',
       connectedAt: source?.connectedAt,
+      tokenExpiresAt: null,
+      limits: { textLength: 3000 },
     });
     expect(response.text).not.toContain(alice.userId);
     expect(response.text).not.toContain('platformUserId');

@@ -34,6 +34,8 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   // Post metrics: the refresh and the collector refresh an account's tokens like the workers.
   MetricsCollector: ['ACCOUNT#'],
   RefreshPostMetrics: ['ACCOUNT#'],
+  // Marks an account expiring (its token cannot be refreshed and ends within 7 days).
+  Sweeper: ['ACCOUNT#'],
   // First sign-in: the identity, the user's profile and first workspace (both items).
   SettingsAuthCallback: ['IDENTITY#', 'USER#', 'WORKSPACE#'],
   // The key, and the count of active keys on the user's profile (the cap).

@@ -119,7 +119,7 @@ const EXPECTED: Record<string, string[]> = {
   GetAnalytics: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read'],
   RefreshPostMetrics: ['table:directory:readWrite', 'table:counters:readWrite', 'table:posts:readWrite', 'secret:platform', 'kms:encryptDecrypt'],
   MetricsCollector: ['table:directory:readWrite', 'table:posts:readWrite', 'secret:platform', 'kms:encryptDecrypt'],
-  Sweeper: ['table:posts:readWrite', 'table:webhooks:readWrite', 'send:publish', 'send:deletion', 'send:webhook', 'attributes:publish'],
+  Sweeper: ['table:directory:readWrite', 'table:posts:readWrite', 'table:webhooks:readWrite', 'send:publish', 'send:deletion', 'send:webhook', 'attributes:publish'],
   // Webhook endpoints: their own items (webhooks). The three POSTs keep their Idempotency-Key
   // (idempotency); a new secret is encrypted, and a replayed create or rotation decrypts the one
   // its record keeps.

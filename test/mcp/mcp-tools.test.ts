@@ -166,6 +166,21 @@ describe('tools', () => {
     expect(listed.structuredContent?.posts).toEqual([]);
   });
 
+  it('create_posts previews how a LinkedIn text renders: its hashtags, mentions and what a reader sees', async () => {
+    const [, linkedin] = user.accounts;
+    const result = await call(assistant.client, 'create_posts', {
+      accounts: [linkedin?.id],
+      text: 'Shipping #launch with @[Ana](urn:li:person:ana1) in C#',
+      idempotencyKey: 'preview-linkedin',
+    });
+    expect(result.isError).toBeFalsy();
+    const preview = (result.structuredContent as { preview: { targets: Record<string, unknown>[] } }).preview;
+    expect(preview.targets[0]).toMatchObject({
+      rendering: { displayText: 'Shipping #launch with Ana in C#', hashtags: ['launch'], mentions: [{ name: 'Ana', urn: 'urn:li:person:ana1' }] },
+    });
+    expect(result.content[0]?.text).toContain('on LinkedIn: hashtags #launch; mentions Ana (urn:li:person:ana1)');
+  });
+
   it('create_posts with confirm creates once, a retry with the same key replays, and get_post reaches published', async () => {
     const [x, linkedin] = user.accounts;
     const args = { accounts: [x?.id, linkedin?.id], text: 'Confirmed by the person', idempotencyKey: 'confirm-1', confirm: true };

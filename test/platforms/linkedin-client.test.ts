@@ -68,6 +68,41 @@ describe('LinkedIn adapter: publishing', () => {
     expect(sandbox.linkedin.listPosts(acct.id)[0]?.text).toBe(text);
   });
 
+  it('a #word becomes a LinkedIn hashtag and @[Name](urn) a mention; C# and the rest stay text', async () => {
+    const { account: acct, accessToken } = account('ok');
+    const text = 'We ship #launch with @[Ana Lima](urn:li:person:a_1) and @[Acme](urn:li:organization:42) in C# (beta)';
+    await client.publish({ account: acct, accessToken, text, media: [], options: {} });
+    const [post] = sandbox.linkedin.listPosts(acct.id);
+    expect(post?.details.commentary).toBe(
+      'We ship {hashtag|\\#|launch} with @[Ana Lima](urn:li:person:a\\_1) and @[Acme](urn:li:organization:42) in C\\# \\(beta\\)',
+    );
+    expect(post?.text).toBe(text);
+  });
+
+  it('the sandbox refuses malformed little text with 422, as LinkedIn does', async () => {
+    const { accessToken } = account('ok');
+    for (const commentary of ['Hi @[Ana](urn:li:group:1)', 'Hi {hashtag|\\#|open']) {
+      const response = await fetch(`${sandbox.linkedinBaseUrl}/rest/posts`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${accessToken}`,
+          'LinkedIn-Version': LINKEDIN_API_VERSION,
+          'X-Restli-Protocol-Version': '2.0.0',
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({
+          author: 'urn:li:person:abc',
+          commentary,
+          visibility: 'PUBLIC',
+          distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+          lifecycleState: 'PUBLISHED',
+        }),
+      });
+      expect(response.status, commentary).toBe(422);
+      expect(((await response.json()) as { message: string }).message).toMatch(/^ERROR :: \/commentary :: invalid little text/);
+    }
+  });
+
   it('the sandbox really cuts unescaped text, as LinkedIn does (so the test above can fail)', async () => {
     const { accessToken } = account('ok');
     const response = await fetch(`${sandbox.linkedinBaseUrl}/rest/posts`, {

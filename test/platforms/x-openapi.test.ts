@@ -281,6 +281,16 @@ describe("the X adapter and the X sandbox against X's OpenAPI document", () => {
     expect(seen.map((exchange) => `${exchange.method} ${exchange.path}`)).toEqual(['GET /2/users/1234567890/tweets']);
   });
 
+  it("the account's subscription_type (users/me with user.fields), as X long posts read it", async () => {
+    const { accessToken } = xAccount();
+    let subscription: string | null = 'unread';
+    const seen = await conformance(async () => {
+      subscription = await client.subscriptionType({ accessToken });
+    });
+    expect(seen.map((exchange) => `${exchange.method} ${exchange.path}?${exchange.query.toString()} ${exchange.status}`)).toEqual(['GET /2/users/me?user.fields=subscription_type 200']);
+    expect(subscription).toBe('None');
+  });
+
   it('native formats: a reply, a poll, a first comment, and the lookup of replies', async () => {
     const { account, accessToken } = xAccount();
     const seen = await conformance(async () => {

@@ -5,7 +5,7 @@
  * file may run its own stack (own table prefix), so nothing is cached across environments.
  */
 import { ENV, requireEnv } from '../../lib/config.js';
-import type { Account, AccountType, MediaItem, SandboxBehaviour, Scope, TokenHealth, User } from '../../lib/domain/model.js';
+import type { Account, AccountType, MediaItem, SandboxBehaviour, Scope, TokenHealth, User, XSubscription } from '../../lib/domain/model.js';
 import { randomToken } from '../../lib/domain/ids.js';
 import { directoryStores } from '../../lib/store/directory-stores.js';
 import { S3MediaObjectWriter } from '../../lib/store/s3-media-object-writer.js';
@@ -44,6 +44,8 @@ export interface AccountSpec {
   handle?: string;
   name?: string;
   accountType?: AccountType;
+  /** X: the sandbox's subscription_type, read as at a connect (admin CLI --x-subscription). */
+  xSubscription?: XSubscription;
 }
 
 export interface ProvisionOptions {
@@ -99,6 +101,7 @@ export function connectAccount(workspaceId: string, spec: Omit<AccountSpec, 'wor
     accountType: spec.accountType,
     tokenHealth: spec.tokenHealth,
     sandbox: spec.sandbox,
+    xSubscription: spec.xSubscription,
   });
 }
 

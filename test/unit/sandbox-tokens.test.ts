@@ -57,6 +57,8 @@ describe('accountView', () => {
       active: true,
       tokenHealth: 'expiring',
       connectedAt: '2026-11-21T09:30:00.000Z',
+      tokenExpiresAt: null,
+      limits: { textLength: 3000 },
     });
   });
 });

@@ -14,6 +14,8 @@ import {
   SANDBOX_BEHAVIOURS,
   SCOPES,
   TOKEN_HEALTH,
+  X_SUBSCRIPTIONS,
+  type XSubscription,
   type Account,
   type AccountType,
   type ApiKeyRecord,
@@ -28,6 +30,7 @@ import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
 import { SNIFF_BYTES, uploadRule } from '../../domain/media-upload-rules.js';
 import { MAX_DOCUMENT_PAGES, PDF_WINDOW_BYTES, pdfPageCount } from '../../domain/pdf-pages.js';
 import { issueSandboxTokens } from '../../domain/sandbox-tokens.js';
+import { tokenExpiresAtOf } from '../../domain/token-expiry.js';
 import { newId, randomToken } from '../../domain/ids.js';
 import type { AccountAdmin, CredentialStore } from '../ports/accounts.js';
 import type { ApiKeyAdmin } from '../ports/api-keys.js';
@@ -76,11 +79,23 @@ export interface ConnectAccountInput {
   accountType?: AccountType;
   tokenHealth?: TokenHealth;
   sandbox?: SandboxBehaviour;
+  /** X: what the sandbox X answers for subscription_type, read as at a connect (Premium posts 25,000). */
+  xSubscription?: XSubscription;
+  /** The sandbox token ends in this many days (default: the platform's lifetime). */
+  tokenExpiresInDays?: number;
+  /** No refresh token (LinkedIn without partner access): the account warns 7 days before the end. */
+  noRefreshToken?: boolean;
 }
 
 export interface AccountChanges {
   tokenHealth?: TokenHealth;
   sandbox?: SandboxBehaviour;
+  /** X: what the sandbox X answers from now on; the service learns it at its next read (publish, daily). */
+  xSubscription?: XSubscription;
+  /** New sandbox tokens that end in this many days (as a reconnect would store). */
+  tokenExpiresInDays?: number;
+  /** With tokenExpiresInDays (or alone): the new tokens have no refresh token. */
+  noRefreshToken?: boolean;
   active?: boolean;
   name?: string;
 }
@@ -195,6 +210,8 @@ export class Provisioning {
     const accountType = oneOf('account-type', input.accountType, ACCOUNT_TYPES) ?? 'personal';
     const tokenHealth = oneOf('token-health', input.tokenHealth, TOKEN_HEALTH) ?? 'healthy';
     const sandbox = oneOf('sandbox', input.sandbox, SANDBOX_BEHAVIOURS) ?? 'ok';
+    const xSubscription = oneOf('x-subscription', input.xSubscription, X_SUBSCRIPTIONS);
+    if (xSubscription !== undefined && input.platform !== 'x') throw new ProvisioningInputError('x-subscription', 'x-subscription is for x accounts only');
 
     const workspace = await this.directory.workspaces.getWorkspace(input.workspaceId);
     if (!workspace) throw new DirectoryRecordNotFoundError('workspace', input.workspaceId);
@@ -213,24 +230,48 @@ export class Provisioning {
       connectedAt: now.toISOString(),
       platformUserId: samplePlatformUserId(input.platform, accountType),
       sandbox,
+      // As a connect reads it from X's users/me: the sandbox answers the same from now on.
+      ...(xSubscription !== undefined ? { sandboxXSubscription: xSubscription, xSubscription, xSubscriptionCheckedAt: now.toISOString() } : {}),
     };
+    const tokenExpiresAt = await this.storeSandboxTokens(account, now, input);
+    await this.directory.accounts.putAccount({ ...account, tokenExpiresAt });
+    return { ...account, tokenExpiresAt };
+  }
+
+  /**
+   * Sandbox tokens for the account, encrypted: ending in `tokenExpiresInDays` days when given, and
+   * without a refresh token when `noRefreshToken`. Returns the account's tokenExpiresAt (set only
+   * when nothing can refresh them: token-expiry.ts).
+   */
+  private async storeSandboxTokens(account: Pick<Account, 'id' | 'platform'>, now: Date, input: { tokenExpiresInDays?: number; noRefreshToken?: boolean }): Promise<string | null> {
+    const days = input.tokenExpiresInDays;
+    if (days !== undefined && !(Number.isInteger(days) && days >= 0 && days <= 3650)) {
+      throw new ProvisioningInputError('token-expires-in-days', `token-expires-in-days must be a whole number of days from 0 to 3650; got ${String(days)}`);
+    }
     const tokens = issueSandboxTokens(account.id, account.platform, now);
+    const expiresAt = days === undefined ? tokens.accessTokenExpiresAt : new Date(now.getTime() + days * 24 * 60 * 60 * 1000).toISOString();
+    const refreshToken = input.noRefreshToken === true ? null : tokens.refreshToken;
     const context = { accountId: account.id };
     await this.directory.accounts.putCredentials({
       accountId: account.id,
       accessTokenEncrypted: await this.cipher.encrypt(tokens.accessToken, context),
-      refreshTokenEncrypted: await this.cipher.encrypt(tokens.refreshToken, context),
-      accessTokenExpiresAt: tokens.accessTokenExpiresAt,
+      refreshTokenEncrypted: refreshToken === null ? null : await this.cipher.encrypt(refreshToken, context),
+      accessTokenExpiresAt: expiresAt,
     });
-    await this.directory.accounts.putAccount(account);
-    return account;
+    return tokenExpiresAtOf({ refreshToken, expiresAt });
   }
 
   /** Throws DirectoryRecordNotFoundError('account') when the account does not exist. */
   async updateAccount(accountId: string, changes: AccountChanges): Promise<Account> {
+    if (changes.tokenExpiresInDays !== undefined || changes.noRefreshToken === true) {
+      // The account's own record first: a missing account fails before any token is written.
+      const account = await this.directory.accounts.updateAccount(accountId, {});
+      await this.directory.accounts.setTokenExpiry(accountId, await this.storeSandboxTokens(account, this.clock.now(), changes));
+    }
     return this.directory.accounts.updateAccount(accountId, {
       tokenHealth: oneOf('token-health', changes.tokenHealth, TOKEN_HEALTH),
       sandbox: oneOf('sandbox', changes.sandbox, SANDBOX_BEHAVIOURS),
+      sandboxXSubscription: oneOf('x-subscription', changes.xSubscription, X_SUBSCRIPTIONS),
       active: changes.active,
       name: changes.name === undefined ? undefined : text('name', changes.name, 200),
     });

@@ -22,6 +22,8 @@ export interface CredentialStore {
   /** A blind write (connect, reconnect): always a new revision, so any refresh begun before it loses. */
   putCredentials(credentials: AccountCredentials): Promise<void>;
   setTokenHealth(accountId: string, tokenHealth: TokenHealth): Promise<void>;
+  /** X's subscription_type as just read (connect, publish): what the account's text limit follows. */
+  setXSubscription(accountId: string, xSubscription: string | null, checkedAt: Date): Promise<void>;
   /**
    * Takes the account's refresh lock until `until`, if the credentials are still at `revision`
    * and nobody holds an unexpired lock. False: another worker is refreshing, or already did.
@@ -42,5 +44,7 @@ export interface CredentialStore {
 /** Writes of the account-settings stand-in (admin CLI, demo seed, tests' provisioning). */
 export interface AccountAdmin {
   putAccount(account: Account): Promise<void>;
-  updateAccount(accountId: string, changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name'>>): Promise<Account>;
+  updateAccount(accountId: string, changes: Partial<Pick<Account, 'tokenHealth' | 'sandbox' | 'active' | 'name' | 'sandboxXSubscription'>>): Promise<Account>;
+  /** New tokens' end (null: refreshable); the account is healthy again and warns 7 days before it. */
+  setTokenExpiry(accountId: string, tokenExpiresAt: string | null): Promise<Account>;
 }

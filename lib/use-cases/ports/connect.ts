@@ -22,6 +22,8 @@ export interface PlatformIdentity {
   handle: string;
   name: string;
   accountType: AccountType;
+  /** X: `subscription_type` from users/me (Premium and PremiumPlus post long texts); absent elsewhere. */
+  xSubscription?: string | null;
 }
 
 export interface PlatformConnector {

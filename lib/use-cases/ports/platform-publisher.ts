@@ -113,4 +113,6 @@ export interface PlatformPublisher {
    * whose answer was lost is settled without posting it twice. null: no such comment.
    */
   findComment(request: PlatformCommentRequest & { since: Date }): Promise<PlatformCommentResult | null>;
+  /** X only: the account's `subscription_type` as X says it now (users/me); null when X does not say. */
+  subscriptionType?(request: { accessToken: string }): Promise<string | null>;
 }

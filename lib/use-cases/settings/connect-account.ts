@@ -17,6 +17,7 @@
  * Every failure a person can cause is a ConnectError with a message to show; nothing here
  * answers 5xx for a refused consent, a replayed or foreign state, or an expired attempt.
  */
+import { tokenExpiresAtOf } from '../../domain/token-expiry.js';
 import { ConnectError, platformDisplayName } from '../../domain/connect-errors.js';
 import type { Account, AccountCredentials, PublishablePlatform } from '../../domain/model.js';
 import { PlatformError } from '../../domain/platform-errors.js';
@@ -178,7 +179,7 @@ export class ConnectAccount {
       const lookup = { workspaceId: attempt.workspaceId, platform, accountType: identity.accountType, platformUserId: identity.platformUserId };
       let existingId = await this.deps.connections.findConnected(lookup);
       if (existingId === null) {
-        const account = this.newAccount(principal.userId, attempt.workspaceId, platform, identity);
+        const account = { ...this.newAccount(principal.userId, attempt.workspaceId, platform, identity), tokenExpiresAt: tokenExpiresAtOf(tokens) };
         if (await this.deps.connections.create({ account, credentials: await this.credentials(account.id, tokens) })) {
           accounts.push(account);
           continue;
@@ -220,11 +221,26 @@ export class ConnectAccount {
       tokenHealth: 'healthy',
       connectedAt: this.clock.now().toISOString(),
       platformUserId: identity.platformUserId,
+      ...this.subscriptionOf(identity),
     };
   }
 
+  /** X's subscription as read at connect: the account's text limit follows it (target-rules.ts textLimitFor). */
+  private subscriptionOf(identity: PlatformIdentity): Pick<Account, 'xSubscription' | 'xSubscriptionCheckedAt'> {
+    return identity.xSubscription === undefined ? {} : { xSubscription: identity.xSubscription, xSubscriptionCheckedAt: this.clock.now().toISOString() };
+  }
+
   private async update(account: Account, identity: PlatformIdentity, tokens: PlatformTokens): Promise<Account> {
-    const updated: Account = { ...account, name: identity.name, handle: identity.handle, tokenHealth: 'healthy', active: true };
+    const updated: Account = {
+      ...account,
+      name: identity.name,
+      handle: identity.handle,
+      tokenHealth: 'healthy',
+      active: true,
+      // A reconnect starts the clock again (or ends it, with a refresh token this time).
+      tokenExpiresAt: tokenExpiresAtOf(tokens),
+      ...this.subscriptionOf(identity),
+    };
     await this.deps.connections.update({ account: updated, credentials: await this.credentials(account.id, tokens) });
     return updated;
   }

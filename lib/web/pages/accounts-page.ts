@@ -9,6 +9,7 @@ import { TOKEN_HEALTH_MEANING, type WorkspaceAccounts } from '../../use-cases/se
 import { html, type Html } from '../html.js';
 import { csrfField } from './layout.js';
 import { formatTime } from './format.js';
+import { X_MAX_TEXT_LENGTH, textLimitFor } from '../../domain/text-limits.js';
 
 const PLATFORM_NAMES: Record<string, string> = { x: 'X', linkedin: 'LinkedIn' };
 
@@ -24,7 +25,11 @@ export const ACCOUNTS_NOTICES: Record<string, string> = {
 function healthBadge(account: Account): Html {
   const health = TOKEN_HEALTH_MEANING[account.tokenHealth];
   const tone = account.tokenHealth === 'healthy' ? 'ok' : account.tokenHealth === 'expiring' ? 'warn' : 'bad';
-  return html`<span class="badge ${tone}">${health.label}</span> <span class="muted">${health.meaning}</span>`;
+  // Only a connection that cannot be refreshed has an end to show (token-expiry.ts).
+  const ends = account.tokenExpiresAt ? html`<br><span class="token-expires muted">Access ends ${formatTime(account.tokenExpiresAt)}</span>` : '';
+  const limit = textLimitFor(account);
+  const long = account.platform === 'x' && limit !== null && limit > X_MAX_TEXT_LENGTH ? html`<br><span class="text-limit muted">X Premium: posts up to ${limit.toLocaleString('en-US')} characters</span>` : '';
+  return html`<span class="badge ${tone}">${health.label}</span> <span class="muted">${health.meaning}</span>${ends}${long}`;
 }
 
 function connectButton(csrf: string, workspaceId: string, kind: string, label: string, extra: Html | string = ''): Html {

@@ -8,6 +8,7 @@
  */
 import type { Account } from '../../domain/model.js';
 import { POST_STATUSES } from '../../domain/model.js';
+import { linkedinRendering } from '../../domain/linkedin-markup.js';
 import type { PostView } from '../../domain/views/post-view.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
@@ -47,11 +48,20 @@ function formatDetails(post: PostView): Html | string {
   return html`<div class="post-format" data-format="${post.format}">${title ? html`<span class="muted">${title}</span>` : ''}${parts}${commentLine}</div>`;
 }
 
+/** A LinkedIn post with hashtags or mentions says how it renders there (lib/domain/linkedin-markup.ts); nothing otherwise. */
+function linkedinNote(post: PostView): Html | string {
+  if (post.platform !== 'linkedin') return '';
+  const rendering = linkedinRendering(post.text);
+  if (rendering.hashtags.length === 0 && rendering.mentions.length === 0) return '';
+  return html`<p class="linkedin-rendering muted">On LinkedIn: ${rendering.hashtags.length > 0 ? html`hashtags ${rendering.hashtags.map((tag) => `#${tag}`).join(' ')}` : ''}${rendering.hashtags.length > 0 && rendering.mentions.length > 0 ? '; ' : ''}${rendering.mentions.length > 0 ? html`mentions ${rendering.mentions.map((mention) => mention.name).join(', ')}` : ''}. Readers see: “${excerpt(rendering.displayText)}”</p>`;
+}
+
 function postRow(post: PostView, account: Account | undefined, csrfToken: string): Html {
   const live = safeLink(post.publishedUrl);
   // The row's id is the post id: an assistant links each post it creates to /settings/posts#<id>.
   return html`<tr id="${post.id}">
   <td data-label="Post">${post.text === '' ? html`<span class="muted">(no text)</span>` : excerpt(post.text)}${post.mediaUrls.length > 0 ? html`<br><span class="muted">${post.mediaUrls.length} media</span>` : ''}
+    ${linkedinNote(post)}
     ${formatDetails(post)}
     ${post.error ? html`<p class="error-text"><strong>${post.error.message}</strong><br>${post.error.advice}</p>` : ''}</td>
   <td data-label="Account">${account ? html`${account.name}<br><span class="muted">${post.platform} ${account.handle}</span>` : html`${post.platform}<br><span class="muted">${post.accountId}</span>`}</td>
