@@ -23,7 +23,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, stop, type Metafile } from 'esbuild';
 import { esbuildOptions, FUNCTION_BUNDLING, type AwsSdkChoice } from '../../infra/constructs/bundling.js';
-import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
+import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, METRICS_COLLECTOR, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { REPO_ROOT } from '../../local/lambda-runtime.js';
 import { log } from '../harness.js';
 import { bundleCeilingBytes } from '../bundle-ceilings.js';
@@ -107,7 +107,7 @@ function verdict(bundle: BundleFigures): string {
   return missed.length === 0 ? 'PASS' : missed.join('+');
 }
 
-export const FUNCTIONS: readonly { name: string; entry: string }[] = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, WEBHOOK_ROUTER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ROUTES, ...REFERENCE_ROUTES]
+export const FUNCTIONS: readonly { name: string; entry: string }[] = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, METRICS_COLLECTOR, WEBHOOK_ROUTER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ROUTES, ...REFERENCE_ROUTES]
   .filter((fn, index, all) => all.findIndex((other) => other.entry === fn.entry) === index)
   .map(({ name, entry }) => ({ name, entry }));
 

@@ -58,7 +58,7 @@ describe('texts that made X text counting quadratic', () => {
     expect(posts[0]?.message).toBe('The text has 40000 characters without a space, more than x can count as one link; the limit is 280.');
     expect(posts[1]?.message).toMatch(/without a space/);
     // Spaced out: counted segment by segment, stopping just past the limit.
-    expect(posts[2]?.message).toBe('The text is more than 280 characters as x counts them; the limit is 280.');
+    expect(posts[2]?.message).toBe('The text is more than 280 characters as x counts them; the limit is 280 (X Premium accounts post up to 25,000).');
     expect(posts[3]?.message).toBe('The text is 40000 characters as linkedin counts them; the limit is 3000.');
   });
 
@@ -69,7 +69,7 @@ describe('texts that made X text counting quadratic', () => {
     const ok = await client.post<{ posts: PostResult[] }>('/posts', { accounts: [id(0)], draft: true, text: fits });
     expect(ok.status).toBe(202);
     const over = await client.post<{ posts: PostResult[] }>('/posts', { accounts: [id(0)], draft: true, text: `${fits}!` });
-    expect(over.body.posts[0]?.message).toBe('The text is 281 characters as x counts them; the limit is 280.');
+    expect(over.body.posts[0]?.message).toBe('The text is 281 characters as x counts them; the limit is 280 (X Premium accounts post up to 25,000).');
   });
 });
 

@@ -13,7 +13,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
+import { API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, METRICS_COLLECTOR, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { API_REFERENCE_DIR, API_REFERENCE_FILES } from '../../web/api-reference/build.js';
 import { build } from 'esbuild';
 import { FUNCTIONS as BENCH_FUNCTIONS } from '../../bench/phases/cold.js';
@@ -32,7 +32,7 @@ afterAll(() => s?.cleanup());
 
 // The assistant server's routes share entries (the MCP entry serves three routes): one function per entry.
 const ASSISTANT_ENTRIES = ASSISTANT_ROUTES.filter((route, index) => ASSISTANT_ROUTES.findIndex((other) => other.entry === route.entry) === index);
-const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, WEBHOOK_ROUTER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES, REFERENCE_ROUTES[0]!].map(({ name, entry }) => ({ name, entry }));
+const ENTRIES = [...API_ROUTES, ...QUEUE_CONSUMERS, SWEEPER, METRICS_COLLECTOR, WEBHOOK_ROUTER, DEFAULT_ROUTE, ...SETTINGS_ROUTES, ...ASSISTANT_ENTRIES, REFERENCE_ROUTES[0]!].map(({ name, entry }) => ({ name, entry }));
 
 function bundleDirectory(name: string): string {
   const fn = s.service.api.functions.get(name)!;

@@ -137,7 +137,7 @@ describe('npm start', () => {
     // The sandbox platforms' read-only record, from their own process.
     const record = await fetch(`${info.sandboxOrigin ?? ''}/sandbox/record`);
     expect(record.status).toBe(200);
-    expect(await record.json()).toEqual({ x: { accounts: {} }, linkedin: { accounts: {} } });
+    expect(await record.json()).toEqual({ at: expect.any(String), x: { accounts: {} }, linkedin: { accounts: {} } });
 
     // A media file and a schedule that falls due after this stack has stopped.
     const s3 = s3ClientFor(info.s3Endpoint);

@@ -30,6 +30,7 @@ describe('postView', () => {
       status: 'scheduled',
       text: 'hello',
       mediaUrls: [],
+      metrics: null,
       scheduledFor: '2026-11-21T09:30:00.000Z',
       publishedAt: null,
       publishedUrl: null,
