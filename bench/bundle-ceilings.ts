@@ -43,6 +43,8 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   // A second and third SDK client (SQS, Scheduler, KMS, Secrets Manager: 14-28 kB each).
   Sweeper: 315_000, // 305.0 kB (with the webhook deliveries' sweep: the webhooks store and queue)
   SettingsAccounts: 290_000, // 279.7 kB
+  SettingsAccountQueue: 269_000, // 260.8 kB
+  SettingsSaveAccountQueue: 269_000, // 261.2 kB
   SettingsPosts: 295_000, // 285.2 kB
   ListPosts: 300_000, // 286.9 kB
   SettingsCancelPost: 329_000, // 319.1 kB (gives a queued post's slot back)
