@@ -83,6 +83,8 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsRenameWorkspace', method: 'POST', path: '/settings/workspaces/{id}/rename', entry: 'functions/settings/rename-workspace.ts' },
   { name: 'SettingsDisconnectAccountConfirm', method: 'GET', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account-confirm.ts' },
   { name: 'SettingsDisconnectAccount', method: 'POST', path: '/settings/accounts/{id}/disconnect', entry: 'functions/settings/disconnect-account.ts' },
+  { name: 'SettingsAccountQueue', method: 'GET', path: '/settings/accounts/{id}/queue', entry: 'functions/settings/account-queue.ts' },
+  { name: 'SettingsSaveAccountQueue', method: 'POST', path: '/settings/accounts/{id}/queue', entry: 'functions/settings/save-account-queue.ts' },
   { name: 'SettingsPosts', method: 'GET', path: '/settings/posts', entry: 'functions/settings/posts.ts' },
   { name: 'SettingsCancelPost', method: 'POST', path: '/settings/posts/{id}/cancel', entry: 'functions/settings/cancel-post.ts' },
   { name: 'SettingsSendPost', method: 'POST', path: '/settings/posts/{id}/send', entry: 'functions/settings/send-post.ts' },

@@ -313,6 +313,9 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   SettingsRevokeAssistant: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' } },
   // Lists workspaces and accounts (byOwner).
   SettingsAccounts: SIGNED_IN,
+  // Reads the account (and its queue); the save writes the queue item and nothing else of the directory.
+  SettingsAccountQueue: SIGNED_IN,
+  SettingsSaveAccountQueue: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.queue] } },
   // Checks the workspace or account, stores the connect attempt (sessions) and builds the
   // platform's authorize URL with the app's client id: the ids alone, never the client secrets.
   SettingsConnectStart: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, sessions: 'readWrite' }, writableKeyPrefixes: { sessions: CONNECTING }, platformClientIds: true },

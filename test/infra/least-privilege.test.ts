@@ -53,6 +53,8 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   SettingsMediaDelete: ['MEDIA#', 'USER#'],
   // A queue's settings, and the slot items a queued post takes and gives back (its create, change, cancel).
   PutQueue: ['QUEUE#'],
+  // The settings form that sets an account's queue: the queue item only.
+  SettingsSaveAccountQueue: ['QUEUE#'],
   CreatePosts: ['QUEUE#'],
   DeletePost: ['QUEUE#'],
   UpdatePost: ['QUEUE#'],

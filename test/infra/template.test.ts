@@ -184,6 +184,8 @@ const EXPECTED: Record<string, string[]> = {
   OAuthToken: ['table:oauth:readWrite', 'table:counters:readWrite'],
   // Connecting accounts: the callbacks may only encrypt tokens (with the account-id context), never decrypt.
   SettingsAccounts: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsAccountQueue: ['table:sessions:readWrite', 'table:directory:read'],
+  SettingsSaveAccountQueue: ['table:sessions:readWrite', 'table:directory:readWrite'],
   // Only builds the authorize URL: the client ids (plain values), never the secret with the client secrets.
   SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],

@@ -58,7 +58,7 @@ function accountRow(account: Account, csrf: string): Html {
 <td data-label="Connection">${healthBadge(account)}</td>
 <td data-label="Id"><code>${account.id}</code><br><span class="muted">since ${formatTime(account.connectedAt)}</span></td>
 <td data-label="Actions"><div class="actions">${reconnect}
-<a class="button danger" href="/settings/accounts/${account.id}/disconnect">Disconnect…</a></div></td>
+<a class="button" href="/settings/accounts/${account.id}/queue">Posting times</a> <a class="button danger" href="/settings/accounts/${account.id}/disconnect">Disconnect…</a></div></td>
 </tr>`;
 }
 
