@@ -37,6 +37,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     entry: 'functions/webhooks/rotate-webhook-secret.ts',
   },
   { name: 'TestWebhookEndpoint', method: 'POST', path: '/webhook_endpoints/{id}/test', entry: 'functions/webhooks/test-webhook-endpoint.ts' },
+  // Media through the API (beyond-v2.md; docs/media.md): the same library as settings'.
+  { name: 'CreateMedia', method: 'POST', path: '/media', entry: 'functions/media/create-media.ts' },
+  { name: 'ListMedia', method: 'GET', path: '/media', entry: 'functions/media/list-media.ts' },
+  { name: 'GetMedia', method: 'GET', path: '/media/{id}', entry: 'functions/media/get-media.ts' },
+  { name: 'UpdateMedia', method: 'PATCH', path: '/media/{id}', entry: 'functions/media/update-media.ts' },
+  { name: 'DeleteMedia', method: 'DELETE', path: '/media/{id}', entry: 'functions/media/delete-media.ts' },
+  { name: 'CompleteMedia', method: 'POST', path: '/media/{id}/complete', entry: 'functions/media/complete-media.ts' },
 ];
 
 export const API_BASE_PATH = '/api/v1';
