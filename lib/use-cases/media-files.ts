@@ -18,6 +18,7 @@
  *
  * Tenancy: an item of another customer is not found, exactly like a missing one.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Caller } from '../domain/caller.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../domain/cursor.js';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
@@ -43,6 +44,8 @@ export const MAX_MEDIA_PAGE_SIZE = 100;
 const MAX_IN_USE_PAGES = 50;
 const MEDIA_ID = /^med_[0-9A-Za-z]{20}$/;
 const CURSOR_LIST = 'media';
+/** Reads of the item while another complete finishes (50 ms doubling, at most 1 s apart: about 6 s in all). */
+const RACE_WAITS = 9;
 
 /** The media object of the API (openapi.yaml Media). */
 export interface MediaView {
@@ -252,12 +255,7 @@ export class MediaFiles {
         const uploadKey = item.objectKey;
         const servedKey = uploadKey.startsWith(INCOMING_PREFIX) ? uploadKey.slice(INCOMING_PREFIX.length) : uploadKey;
         const head = await this.deps.storage.head(uploadKey);
-        if (!head) {
-          // Perhaps moved by a complete running now: its answer is the item, once ready.
-          const again = await this.owned(caller, mediaId);
-          if (mediaStatus(again) === 'ready') return this.answerAsIs(lock, again);
-          throw new ApiError('media_upload_missing', 'No bytes have arrived for this media yet: PUT the file to its upload URL first, then complete it.');
-        }
+        if (!head) return this.afterTheBytesLeft(caller, mediaId, lock, servedKey, null);
         let inspected: InspectedFile;
         try {
           if (head.contentType !== item.contentType) throw new MediaLibraryError('media_type_mismatch', `The file was stored as ${head.contentType.slice(0, 100)}, not the declared ${item.contentType}.`);
@@ -266,7 +264,8 @@ export class MediaFiles {
           await this.checkRoom(caller.userId, head.sizeBytes);
         } catch (error) {
           const apiError = error instanceof MediaLibraryError ? apiErrorOf(error) : error instanceof ApiError ? error : null;
-          if (!apiError) throw error;
+          // A read that failed because the bytes left meanwhile (moved by another complete, deleted).
+          if (!apiError) return this.afterTheBytesLeft(caller, mediaId, lock, servedKey, error);
           await this.fail(item, apiError, [uploadKey]);
           throw apiError;
         }
@@ -275,7 +274,7 @@ export class MediaFiles {
         } catch (error) {
           // A complete running at the same time moved it first: the served object is the same file.
           const moved = await this.deps.storage.head(servedKey);
-          if (!moved || moved.sizeBytes !== head.sizeBytes) throw error;
+          if (!moved || moved.sizeBytes !== head.sizeBytes) return this.afterTheBytesLeft(caller, mediaId, lock, servedKey, error);
         }
         const at = this.deps.clock.now().toISOString();
         const file = { ...inspected, url: mediaUrl(this.deps.mediaBaseUrl(), servedKey), objectKey: servedKey, sizeBytes: head.sizeBytes, updatedAt: at };
@@ -292,12 +291,44 @@ export class MediaFiles {
           throw full;
         }
         // Not pending any more: another complete made it ready (the same served object), or it was deleted.
-        const now2 = await this.deps.library.get(mediaId);
-        if (now2 && now2.userId === caller.userId && mediaStatus(now2) === 'ready') return this.answerAsIs(lock, now2);
-        if (!now2) await this.deps.storage.remove(servedKey);
+        const after = await this.deps.library.get(mediaId);
+        if (after && after.userId === caller.userId && mediaStatus(after) === 'ready') return this.answerAsIs(lock, after);
+        if (!after) await this.deps.storage.remove(servedKey);
         throw notFound();
       },
     );
+  }
+
+  /**
+   * The upload is not (or no longer) where it was put: never sent, moved by a complete running at
+   * the same time, or deleted with its media. The other complete's outcome is waited for (a few
+   * seconds: its remaining work is two writes); a deleted media is not found, and any copy this
+   * request made is removed with it. `cause`: the failure that led here, thrown again when the
+   * bytes are in fact still there (a real storage failure, a 500).
+   */
+  private async afterTheBytesLeft(
+    caller: Caller,
+    mediaId: string,
+    lock: { userId: string; key: string; lockToken: string } | null,
+    servedKey: string,
+    cause: unknown,
+  ): Promise<IdempotentOutcome<MediaView>> {
+    for (let attempt = 0; ; attempt++) {
+      const item = await this.deps.library.get(mediaId);
+      if (!item || item.userId !== caller.userId) {
+        if (cause !== null) await this.deps.storage.remove(servedKey);
+        throw notFound();
+      }
+      const status = mediaStatus(item);
+      if (status === 'ready') return this.answerAsIs(lock, item);
+      if (status === 'failed') throw new ApiError((item.error?.code ?? 'media_unreadable') as ErrorCode, item.error?.message ?? 'The file was refused.');
+      if (cause !== null && (await this.deps.storage.head(item.objectKey))) throw cause;
+      const moving = (await this.deps.storage.head(servedKey)) !== null;
+      if (!moving || attempt >= RACE_WAITS) {
+        throw new ApiError('media_upload_missing', 'No bytes have arrived for this media yet: PUT the file to its upload URL first, then complete it.');
+      }
+      await sleep(Math.min(1000, 50 * 2 ** attempt));
+    }
   }
 
   /** The item as it is, answered without a write of its own: the key is let go, so the same request again answers the same. */

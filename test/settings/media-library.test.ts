@@ -219,13 +219,15 @@ describe('uploading from a plain HTML form', () => {
     expect(prepared.objectKey).toBe(`incoming/${user.userId}/${prepared.mediaId}/image.jpg`);
     const form = new FormData();
     for (const [name, value] of Object.entries(prepared.upload.fields)) form.append(name, value);
-    form.append('file', new Blob([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3])]), 'photo.jpg');
+    // A JPEG's start and its frame header (2 x 1 pixels): enough for the type and the size checks.
+    const photo = Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x02, 0x01, 0x01, 0x11, 0x00, 0xff, 0xd9]);
+    form.append('file', new Blob([photo]), 'photo.jpg');
     const answer = await fetch(prepared.upload.url, { method: 'POST', body: form, redirect: 'manual' });
     expect(answer.status).toBe(303);
     const location = new URL(answer.headers.get('location') ?? '');
     expect(`${location.origin}${location.pathname}`).toBe(back);
     expect(location.searchParams.get('key')).toBe(prepared.objectKey);
-    expect(await library.register(user.userId, location.searchParams.get('key') ?? '')).toMatchObject({ contentType: 'image/jpeg', sizeBytes: 7 });
+    expect(await library.register(user.userId, location.searchParams.get('key') ?? '')).toMatchObject({ contentType: 'image/jpeg', sizeBytes: photo.byteLength, width: 2, height: 1 });
   });
 });
 

@@ -181,8 +181,7 @@ export class MediaLibrary {
       createdAt: this.clock.now().toISOString(),
       status: 'ready',
       fileName: name,
-      width: item.width,
-      height: item.height,
+      ...(item.width !== null && item.height !== null ? { width: item.width, height: item.height } : {}),
     };
     const added = await this.deps.library.add(record, MEDIA_STORAGE_QUOTA_BYTES);
     if (added === 'over_quota') {
