@@ -46,6 +46,12 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   // The library item, and the bytes the user stores on the profile (the quota).
   SettingsMediaRegister: ['MEDIA#', 'USER#'],
   SettingsMediaDelete: ['MEDIA#', 'USER#'],
+  // The API's media (lib/use-cases/media-files.ts): a pending item and its alt text write the item
+  // alone; a complete and a delete also change the bytes the profile counts (the quota).
+  CreateMedia: ['MEDIA#'],
+  UpdateMedia: ['MEDIA#'],
+  CompleteMedia: ['MEDIA#', 'USER#'],
+  DeleteMedia: ['MEDIA#', 'USER#'],
 };
 
 function grantsOf(name: string) {
