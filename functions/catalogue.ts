@@ -48,6 +48,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
   // Events you can read back (beyond-v2.md; docs/webhooks.md).
   { name: 'ListEvents', method: 'GET', path: '/events', entry: 'functions/events/list-events.ts' },
   { name: 'GetEvent', method: 'GET', path: '/events/{id}', entry: 'functions/events/get-event.ts' },
+  // Media through the API (beyond-v2.md; docs/media.md): the same library as settings'.
+  { name: 'CreateMedia', method: 'POST', path: '/media', entry: 'functions/media/create-media.ts' },
+  { name: 'ListMedia', method: 'GET', path: '/media', entry: 'functions/media/list-media.ts' },
+  { name: 'GetMedia', method: 'GET', path: '/media/{id}', entry: 'functions/media/get-media.ts' },
+  { name: 'UpdateMedia', method: 'PATCH', path: '/media/{id}', entry: 'functions/media/update-media.ts' },
+  { name: 'DeleteMedia', method: 'DELETE', path: '/media/{id}', entry: 'functions/media/delete-media.ts' },
+  { name: 'CompleteMedia', method: 'POST', path: '/media/{id}/complete', entry: 'functions/media/complete-media.ts' },
 ];
 
 export const API_BASE_PATH = '/api/v1';

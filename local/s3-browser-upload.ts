@@ -9,11 +9,15 @@
  *     `["content-length-range", min, max]` against the file's real size; and every form field
  *     other than the signature, policy and file must be named by a condition (as S3 requires);
  *
+ * and the API's presigned PUTs (query-string SigV4, checkPresignedPut): the signature over the
+ * signed headers (Content-Type and Content-Length: a PUT of another type or size is refused as S3
+ * refuses it, SignatureDoesNotMatch), its expiry, and a body of exactly Content-Length bytes;
+ *
  * then writes the object to fauxqs with PutObject and answers 204 (S3's default
  * success_action_status), or 303 to success_action_redirect, or 403/400 with S3's XML error body. CORS answers any loopback origin
  * (the settings pages run on a free port).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -56,7 +60,7 @@ function corsHeaders(req: IncomingMessage): Record<string, string> {
   } catch {
     allowed = false;
   }
-  return allowed ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': '*', Vary: 'Origin' } : {};
+  return allowed ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Methods': 'POST, PUT', 'Access-Control-Allow-Headers': '*', Vary: 'Origin' } : {};
 }
 
 function xmlError(res: ServerResponse, headers: Record<string, string>, error: PolicyError): void {
@@ -141,6 +145,61 @@ export function checkPostPolicy(
   return { key, contentType: form.get('content-type') ?? 'binary/octet-stream' };
 }
 
+/** RFC 3986 encoding as SigV4's canonical query string wants it. */
+function uriEncode(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * Checks a presigned PUT as S3 does (query-string SigV4, UNSIGNED-PAYLOAD): the credential's
+ * scope, the expiry (X-Amz-Date + X-Amz-Expires), and the signature over the canonical request
+ * built from the request as received, so a header the signature binds (Content-Type,
+ * Content-Length) sent with another value fails. Returns the bucket and key to store.
+ */
+export function checkPresignedPut(
+  request: { path: string; query: URLSearchParams; headers: Record<string, string | string[] | undefined> },
+  now: Date,
+  credentials: { accessKeyId: string; secretAccessKey: string } = LOCAL_CREDENTIALS,
+): { bucket: string; key: string } {
+  const q = request.query;
+  const mismatch = () => new PolicyError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+  if (q.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || !q.get('X-Amz-Signature')) throw new PolicyError(403, 'AccessDenied', 'Query-string authentication (AWS4-HMAC-SHA256) is required');
+  const [accessKey, date, region, service, terminator] = (q.get('X-Amz-Credential') ?? '').split('/');
+  if (accessKey !== credentials.accessKeyId || !date || region !== LOCAL_REGION || service !== 's3' || terminator !== 'aws4_request') {
+    throw new PolicyError(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+  }
+  const amzDate = q.get('X-Amz-Date') ?? '';
+  const signedAt = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  const expires = Number(q.get('X-Amz-Expires'));
+  if (!Number.isFinite(signedAt) || !Number.isInteger(expires) || expires <= 0 || expires > 604_800) throw new PolicyError(400, 'AuthorizationQueryParametersError', 'X-Amz-Date and X-Amz-Expires must be valid');
+  if (now.getTime() > signedAt + expires * 1000) throw new PolicyError(403, 'AccessDenied', 'Request has expired');
+  const signedHeaders = (q.get('X-Amz-SignedHeaders') ?? '').split(';').filter((name) => name !== '');
+  if (!signedHeaders.includes('host')) throw mismatch();
+  const canonicalHeaders = signedHeaders
+    .map((name) => {
+      const value = request.headers[name];
+      if (value === undefined) throw mismatch();
+      return `${name}:${(Array.isArray(value) ? value.join(',') : value).trim().replace(/\s+/g, ' ')}\n`;
+    })
+    .join('');
+  const canonicalQuery = [...q.entries()]
+    .filter(([name]) => name !== 'X-Amz-Signature')
+    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
+    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+  const canonicalRequest = ['PUT', request.path, canonicalQuery, canonicalHeaders, signedHeaders.join(';'), 'UNSIGNED-PAYLOAD'].join('\n');
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonicalRequest, 'utf8').digest('hex')].join('\n');
+  const signingKey = hmac(hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, date), region), service), 'aws4_request');
+  const expected = hmac(signingKey, stringToSign).toString('hex');
+  const given = q.get('X-Amz-Signature') ?? '';
+  if (given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) throw mismatch();
+  const [bucket, ...key] = request.path.replace(/^\/+/, '').split('/').map((segment) => decodeURIComponent(segment));
+  if (!bucket || key.length === 0 || key.some((segment) => segment === '')) throw new PolicyError(400, 'InvalidRequest', 'A PUT names a bucket and a key');
+  return { bucket, key: key.join('/') };
+}
+
 export async function startS3BrowserUpload(options: S3BrowserUploadOptions): Promise<S3BrowserUpload> {
   const s3 = new S3Client({ endpoint: options.s3Endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
   const limit = options.maxBodyBytes ?? 520 * 1024 * 1024;
@@ -152,6 +211,7 @@ export async function startS3BrowserUpload(options: S3BrowserUploadOptions): Pro
       res.writeHead(cors['Access-Control-Allow-Origin'] ? 200 : 403, cors);
       return void res.end();
     }
+    if (req.method === 'PUT') return handlePut(req, res, cors);
     if (req.method !== 'POST' || bucket === '' || bucket.includes('/')) {
       return xmlError(res, cors, new PolicyError(405, 'MethodNotAllowed', 'Only POST to a bucket is served here'));
     }
@@ -189,6 +249,31 @@ export async function startS3BrowserUpload(options: S3BrowserUploadOptions): Pro
       res.end();
     } catch (error) {
       if (error instanceof PolicyError) return xmlError(res, cors, error);
+      throw error;
+    }
+  };
+
+  /** A presigned PUT (the API's uploads): checked, read to exactly its Content-Length, stored. */
+  const handlePut = async (req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://upload');
+      if (req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] === undefined) {
+        throw new PolicyError(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
+      }
+      const { bucket: target, key } = checkPresignedPut({ path: url.pathname, query: url.searchParams, headers: req.headers }, new Date());
+      const declared = Number(req.headers['content-length']);
+      const body = await readBody(req, Math.min(limit, declared));
+      if (body.length !== declared) throw new PolicyError(400, 'IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header.');
+      const contentType = String(req.headers['content-type'] ?? 'binary/octet-stream');
+      const put = await s3.send(new PutObjectCommand({ Bucket: target, Key: key, Body: body, ContentType: contentType }));
+      res.writeHead(200, { ...cors, ETag: put.ETag ?? '""' });
+      res.end();
+    } catch (error) {
+      if (error instanceof PolicyError) {
+        // What the client still sends is not read: S3 closes the connection too.
+        res.setHeader('Connection', 'close');
+        return xmlError(res, cors, error);
+      }
       throw error;
     }
   };

@@ -152,6 +152,30 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Events (lib/use-cases/events.ts): the event items of the webhooks table and their byUserEvents index.
   ListEvents: { tables: { ...REQUEST_PATH, webhooks: 'read' }, cursorSigningKey: true },
   GetEvent: { tables: { ...REQUEST_PATH, webhooks: 'read' } },
+  // Media through the API (lib/use-cases/media-files.ts), the settings library's records: the
+  // create writes a pending item (no bytes counted) with its idempotency record and signs a PUT
+  // that can only land under incoming/; the complete HEADs and reads the upload, deletes a refused
+  // one, moves a checked one out of incoming/ and counts its bytes on the profile (the quota); the
+  // delete reads the caller's draft and scheduled posts (media_in_use) and gives the bytes back.
+  CreateMedia: {
+    tables: { ...REQUEST_PATH, directory: 'readWrite', idempotency: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.media] },
+    mediaObjects: 'presignUpload',
+  },
+  CompleteMedia: {
+    tables: { ...REQUEST_PATH, directory: 'readWrite', idempotency: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    mediaObjects: ['read', 'delete', 'existence', 'moveIn'],
+    mediaBaseUrl: true,
+  },
+  ListMedia: { tables: { ...REQUEST_PATH }, cursorSigningKey: true },
+  GetMedia: { tables: { ...REQUEST_PATH } },
+  UpdateMedia: { tables: { ...REQUEST_PATH, directory: 'readWrite' }, writableKeyPrefixes: { directory: [KEYS.media] } },
+  DeleteMedia: {
+    tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'read' },
+    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    mediaObjects: 'delete',
+  },
   // Authenticates no one (anonymousApiHandler): only the address bucket of the rate limiter.
   RouteNotFound: { tables: { counters: 'readWrite' } },
   // The assistant server (functions/catalogue.ts ASSISTANT_ROUTES). The MCP function checks the

@@ -65,6 +65,17 @@ export const ERROR_CODES = {
   invalid_period: { type: 'invalid_request_error', status: 400 },
   // Not in beyond-v2.md's list: the platform could not give the figures now (a rate limit, an outage, a token to reconnect).
   metrics_unavailable: { type: 'api_error', status: 503 },
+  // beyond-v2.md "Media through the API".
+  invalid_media_request: { type: 'invalid_request_error', status: 400 },
+  unsupported_media_type: { type: 'invalid_request_error', status: 400 },
+  media_too_large: { type: 'invalid_request_error', status: 400 },
+  media_type_mismatch: { type: 'invalid_request_error', status: 400 },
+  media_unreadable: { type: 'invalid_request_error', status: 400 },
+  media_upload_missing: { type: 'invalid_request_error', status: 400 },
+  media_storage_full: { type: 'invalid_request_error', status: 400 },
+  media_fetch_failed: { type: 'invalid_request_error', status: 400 },
+  media_not_found: { type: 'invalid_request_error', status: 404 },
+  media_in_use: { type: 'invalid_request_error', status: 409 },
   rate_limit_burst: { type: 'rate_limit_error', status: 429 },
   rate_limit_daily: { type: 'rate_limit_error', status: 429 },
   internal_error: { type: 'api_error', status: 500 },

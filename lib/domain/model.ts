@@ -148,6 +148,29 @@ export interface MediaItem {
   /** Object key in the media bucket. */
   objectKey: string;
   createdAt: string;
+  /**
+   * Where the file is in its life (beyond-v2.md "Media through the API"): an API upload is
+   * `pending` until completed, an import `processing` until fetched; only a `ready` file is served
+   * and may be posted. Absent on items made by settings or the admin CLI before API uploads: ready.
+   * A file not ready has no URL yet (`url` is '').
+   */
+  status?: MediaStatus;
+  /** The name the file was given (absent on older items: the object key's last part). */
+  fileName?: string;
+  altText?: string | null;
+  width?: number | null;
+  height?: number | null;
+  /** Why a `failed` file failed. */
+  error?: { code: string; message: string } | null;
+  updatedAt?: string;
+}
+
+export const MEDIA_STATUSES = ['pending', 'processing', 'ready', 'failed'] as const;
+export type MediaStatus = (typeof MEDIA_STATUSES)[number];
+
+/** An item's status: items from before API uploads carry none and are ready. */
+export function mediaStatus(item: Pick<MediaItem, 'status'>): MediaStatus {
+  return item.status ?? 'ready';
 }
 
 export interface PostError {

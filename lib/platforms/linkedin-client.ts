@@ -174,8 +174,10 @@ export class LinkedinClient implements PlatformPublisher, PlatformMetricsReader 
     } else if (mediaUrns.length === 1) {
       // A document post names its document with the title readers see above it.
       const isDocument = mediaUrns[0]?.startsWith('urn:li:document:') === true;
-      body.content = { media: { id: mediaUrns[0], ...(isDocument && documentTitle !== null ? { title: documentTitle } : {}) } };
-    } else if (mediaUrns.length > 1) body.content = { multiImage: { images: mediaUrns.map((id) => ({ id })) } };
+      body.content = {
+        media: { id: mediaUrns[0], ...(isDocument && documentTitle !== null ? { title: documentTitle } : {}), ...altTextOf(request.media[0], isDocument) },
+      };
+    } else if (mediaUrns.length > 1) body.content = { multiImage: { images: mediaUrns.map((id, index) => ({ id, ...altTextOf(request.media[index], false) })) } };
 
     await request.beforeCreate?.({ mediaIds: mediaUrns });
     const call = this.call([request.accessToken], 'create');
@@ -591,6 +593,11 @@ function commentUrnOf(body: unknown, postUrn: string, headerId: string | null): 
   if (headerId !== null && /^\d+$/.test(headerId)) return `urn:li:comment:(${postUrn},${headerId})`;
   if (headerId !== null && headerId.startsWith('urn:li:comment:(')) return headerId;
   return null;
+}
+
+/** A media's `altText` as the Posts API takes it beside its id (images and videos; a document has its title instead). */
+function altTextOf(item: PlatformMediaSource | undefined, isDocument: boolean): { altText?: string } {
+  return !isDocument && item?.altText ? { altText: item.altText } : {};
 }
 
 /** The media URNs a post of the Posts API carries (`content.media.id` or `content.multiImage.images[].id`). */

@@ -4,11 +4,12 @@
  */
 import type { PlatformMediaSource } from '../use-cases/ports/platform-publisher.js';
 
-export function bytesMediaSource(bytes: Uint8Array, contentType: string, durationSeconds: number | null = null): PlatformMediaSource {
+export function bytesMediaSource(bytes: Uint8Array, contentType: string, durationSeconds: number | null = null, altText: string | null = null): PlatformMediaSource {
   return {
     contentType,
     sizeBytes: bytes.length,
     durationSeconds,
+    altText,
     read: async (range) => (range ? bytes.subarray(range.start, range.end) : bytes),
   };
 }

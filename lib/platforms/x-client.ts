@@ -174,8 +174,22 @@ export class XClient implements PlatformPublisher, PlatformMetricsReader {
   private async uploadMedia(item: PlatformMediaSource, accessToken: string): Promise<string> {
     const category = mediaCategory(item.contentType);
     // X wants videos and GIFs through the chunked flow; still images fit the one-shot upload.
-    if (category === 'tweet_image') return this.simpleUpload(item, category, accessToken);
-    return this.chunkedUpload(item, category, accessToken);
+    const mediaId = category === 'tweet_image' ? await this.simpleUpload(item, category, accessToken) : await this.chunkedUpload(item, category, accessToken);
+    if (item.altText) await this.describeMedia(mediaId, item.altText, accessToken);
+    return mediaId;
+  }
+
+  /**
+   * The media's alt text (X's CreateMediaMetadataRequest: `alt_text.text`, at most 1,000
+   * characters, as the library's own limit), attached before the post that shows it is made.
+   */
+  private async describeMedia(mediaId: string, altText: string, accessToken: string): Promise<void> {
+    await this.json(
+      '/2/media/metadata',
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: mediaId, metadata: { alt_text: { text: altText } } }) },
+      this.call([accessToken], 'upload'),
+      accessToken,
+    );
   }
 
   private async simpleUpload(item: PlatformMediaSource, category: string, accessToken: string): Promise<string> {

@@ -1,19 +1,27 @@
 /** Media library items in the directory table (item MEDIA#<id>/MEDIA; layout in lib/store/tables.ts). The files are in the media bucket. */
 import * as v from 'valibot';
-import type { MediaItem } from '../domain/model.js';
+import { MEDIA_STATUSES, mediaStatus, type MediaItem } from '../domain/model.js';
 import type { MediaAdmin, MediaReader } from '../use-cases/ports/media.js';
 import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions } from './directory-table.js';
 
 const MEDIA_ITEM = v.object({
   id: v.string(),
   userId: v.string(),
-  url: v.string(),
+  // A file not ready yet has no URL (model.ts MediaItem.status).
+  url: v.optional(v.string(), ''),
   contentType: v.string(),
   sizeBytes: v.number(),
   durationSeconds: v.nullish(v.number(), null),
   pageCount: v.optional(v.number()),
   objectKey: v.string(),
   createdAt: v.string(),
+  status: v.optional(v.picklist(MEDIA_STATUSES)),
+  fileName: v.optional(v.string()),
+  altText: v.optional(v.nullable(v.string())),
+  width: v.optional(v.nullable(v.number())),
+  height: v.optional(v.nullable(v.number())),
+  error: v.optional(v.nullable(v.object({ code: v.string(), message: v.string() }))),
+  updatedAt: v.optional(v.string()),
 });
 
 export function toMediaItem(item: Record<string, unknown>): MediaItem {
@@ -36,7 +44,7 @@ export function mediaRecord(item: MediaItem): Record<string, unknown> {
     type: 'media',
     id: item.id,
     userId: item.userId,
-    url: item.url,
+    ...(item.url !== '' ? { url: item.url } : {}),
     contentType: item.contentType,
     sizeBytes: item.sizeBytes,
     durationSeconds: item.durationSeconds,
@@ -44,6 +52,14 @@ export function mediaRecord(item: MediaItem): Record<string, unknown> {
     ...(item.pageCount !== undefined && item.pageCount !== null ? { pageCount: item.pageCount } : {}),
     objectKey: item.objectKey,
     createdAt: item.createdAt,
+    // The API's fields (beyond-v2.md), written only when set, so older items stay as they were.
+    ...(item.status !== undefined ? { status: item.status } : {}),
+    ...(item.fileName !== undefined ? { fileName: item.fileName } : {}),
+    ...(item.altText !== undefined && item.altText !== null ? { altText: item.altText } : {}),
+    ...(item.width !== undefined && item.width !== null ? { width: item.width } : {}),
+    ...(item.height !== undefined && item.height !== null ? { height: item.height } : {}),
+    ...(item.error !== undefined && item.error !== null ? { error: item.error } : {}),
+    ...(item.updatedAt !== undefined ? { updatedAt: item.updatedAt } : {}),
   };
 }
 
@@ -54,13 +70,14 @@ export class DynamoDbMediaStore implements MediaReader, MediaAdmin {
     this.table = DirectoryTable.from(options);
   }
 
+  /** Ready files only: one still uploading, importing or failed is not a file a post may use. */
   async getMediaItems(mediaIds: string[]): Promise<Map<string, MediaItem>> {
     const items = await this.table.batchGet(mediaIds.map(directoryKeys.media));
     return new Map(
-      items.map((item) => {
-        const media = readDirectoryItem(MEDIA_ITEM, item);
-        return [media.id, media] as const;
-      }),
+      items
+        .map((item) => readDirectoryItem(MEDIA_ITEM, item))
+        .filter((media) => mediaStatus(media) === 'ready')
+        .map((media) => [media.id, media] as const),
     );
   }
 

@@ -31,6 +31,7 @@ export class S3MediaSourceFactory implements MediaSourceFactory {
       contentType: item.contentType,
       sizeBytes: item.sizeBytes,
       durationSeconds: item.durationSeconds,
+      altText: item.altText ?? null,
       read: async (range) => {
         try {
           return await this.s3.read(item.objectKey, range);

@@ -1,17 +1,18 @@
 /**
- * The media bucket as settings' media library uses it (lib/use-cases/ports/media-upload.ts): presigned
- * POSTs for browser uploads (the policy pins bucket, key and Content-Type and bounds the size with
+ * The media bucket as the media library uses it (lib/use-cases/ports/media-upload.ts): presigned
+ * PUTs for the API's uploads (the size and type signed), presigned POSTs for browser uploads (the policy pins bucket, key and Content-Type and bounds the size with
  * content-length-range), HEAD and ranged GET to check what arrived, DELETE. No S3 client: each is a
  * SigV4-signed request (s3-signed-requests.ts), so the media functions carry no more SDK than the
  * DynamoDB client brings.
  *
- * Locally MEDIA_UPLOAD_URL names the stand-in that checks POST policies (local/s3-browser-upload.ts:
- * the S3 emulator takes no browser POSTs); on AWS it is unset and the form posts to S3 itself.
+ * Locally MEDIA_UPLOAD_URL names the stand-in that checks POST policies and presigned PUTs
+ * (local/s3-browser-upload.ts: the S3 emulator takes no browser POSTs and checks no signatures); on
+ * AWS it is unset and uploads go to S3 itself.
  */
 import { ENV } from '../config.js';
-import type { MediaUploadStorage, PresignedUpload } from '../use-cases/ports/media-upload.js';
+import type { MediaUploadStorage, PresignedPutUpload, PresignedUpload } from '../use-cases/ports/media-upload.js';
 import type { MediaBucket } from './media-bucket.js';
-import { copyObject, mediaBucketUrl, presignPost, S3RequestError, S3SignedRequests, type PostPolicyCondition, type S3SignedRequestsOptions } from './s3-signed-requests.js';
+import { copyObject, mediaBucketUrl, presignPost, presignPut, S3RequestError, S3SignedRequests, type PostPolicyCondition, type S3SignedRequestsOptions } from './s3-signed-requests.js';
 
 /**
  * Per attempt (three at most): a settings function has 15 s in all, and these requests are a
@@ -54,6 +55,18 @@ export class S3MediaUploads implements MediaUploadStorage {
       fields: presigned.fields,
       expiresAt: new Date(Date.now() + input.expiresSeconds * 1000).toISOString(),
     };
+  }
+
+  async presignPut(input: { objectKey: string; contentType: string; sizeBytes: number; expiresSeconds: number }): Promise<PresignedPutUpload> {
+    const standIn = process.env[ENV.mediaUploadUrl];
+    const presigned = await presignPut(this.s3, {
+      objectKey: input.objectKey,
+      contentType: input.contentType,
+      contentLength: input.sizeBytes,
+      expiresSeconds: input.expiresSeconds,
+      ...(standIn ? { baseUrl: standIn } : {}),
+    });
+    return { url: presigned.url, method: 'PUT', headers: presigned.headers, expiresAt: new Date(Date.now() + input.expiresSeconds * 1000).toISOString() };
   }
 
   head(objectKey: string): Promise<{ sizeBytes: number; contentType: string } | null> {

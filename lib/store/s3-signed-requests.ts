@@ -257,3 +257,44 @@ export async function presignPost(
     fields: { ...fields, key: input.objectKey, Policy: encodedPolicy, 'X-Amz-Signature': await signPostPolicy(encodedPolicy, credentials, shortDate, awsRegion) },
   };
 }
+
+/** A presigned PUT: the client sends exactly `headers` (signed: the size and type are bound) and the bytes to `url`. */
+export interface PresignedPut {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * A presigned PUT of one object (query-string SigV4, as S3's presigner makes it): Content-Type and
+ * Content-Length are signed headers, so S3 refuses a PUT of another type or of more or fewer bytes
+ * than declared (SignatureDoesNotMatch); the payload itself is unsigned (UNSIGNED-PAYLOAD), as S3
+ * expects of a presigned URL. `baseUrl`: where the PUT goes when not the bucket's own URL (the
+ * local stand-in, which checks these signatures as S3 does). A function of its own, as presignPost.
+ */
+export async function presignPut(
+  s3: S3SignedRequests,
+  input: { objectKey: string; contentType: string; contentLength: number; expiresSeconds: number; baseUrl?: string },
+): Promise<PresignedPut> {
+  const { region: awsRegion, credentials } = await s3.signingScope();
+  const key = input.objectKey.split('/').map(encodeSegment).join('/');
+  const bucketUrl = input.baseUrl ? new URL(`${input.baseUrl.replace(/\/+$/, '')}/${encodeSegment(s3.bucket.name)}`) : mediaBucketUrl(s3.bucket, awsRegion);
+  const url = new URL(`${bucketUrl.protocol}//${bucketUrl.host}${bucketUrl.pathname.replace(/\/+$/, '')}/${key}`);
+  const signer = new SignatureV4({ service: 's3', region: awsRegion, credentials, sha256: Sha256, uriEscapePath: false });
+  const headers = { 'content-type': input.contentType, 'content-length': String(input.contentLength) };
+  const presigned = await signer.presign(
+    {
+      method: 'PUT',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query: {},
+      headers: { ...headers, host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    },
+    { expiresIn: input.expiresSeconds, unsignableHeaders: new Set(['x-amz-content-sha256']), unhoistableHeaders: new Set(['x-amz-content-sha256']) },
+  );
+  for (const [name, value] of Object.entries(presigned.query ?? {})) {
+    if (typeof value === 'string') url.searchParams.set(name, value);
+  }
+  return { url: url.href, headers: { 'Content-Type': input.contentType, 'Content-Length': String(input.contentLength) } };
+}

@@ -315,6 +315,8 @@ export class LinkedinSandbox extends SandboxPlatform {
     }
 
     const mediaIds: string[] = [];
+    /** Each media's `altText` as received (the sandbox record shows it). */
+    const altTexts: Record<string, string> = {};
     const content = body.content;
     let poll: Record<string, unknown> | null = null;
     let documentTitle: string | null = null;
@@ -334,6 +336,7 @@ export class LinkedinSandbox extends SandboxPlatform {
           documentTitle = title;
         }
         mediaIds.push(checked.asset.urn);
+        if (isRecord(content.media) && typeof content.media.altText === 'string') altTexts[checked.asset.urn] = content.media.altText;
       } else if (content.multiImage !== undefined) {
         const multi = content.multiImage;
         const images = isRecord(multi) && Array.isArray(multi.images) ? (multi.images as unknown[]) : null;
@@ -343,6 +346,7 @@ export class LinkedinSandbox extends SandboxPlatform {
           if (checked.refusal) return sendJson(res, Number(checked.refusal.status), checked.refusal);
           if (checked.asset.kind !== 'image') return sendJson(res, 422, fieldError(`/content/multiImage/images/${index}/id`, 'only images may be combined'));
           mediaIds.push(checked.asset.urn);
+          if (isRecord(image) && typeof image.altText === 'string') altTexts[checked.asset.urn] = image.altText;
         }
       } else {
         return sendJson(res, 422, fieldError(`/content/${Object.keys(content)[0] ?? ''}`, 'unsupported content type'));
@@ -370,6 +374,7 @@ export class LinkedinSandbox extends SandboxPlatform {
         lifecycleState: body.lifecycleState,
         ...(poll !== null ? { poll } : {}),
         ...(documentTitle !== null ? { documentTitle } : {}),
+        ...(Object.keys(altTexts).length > 0 ? { mediaAltText: altTexts } : {}),
       },
     });
     if (!(await this.answerAfterCreate(req, res, fault))) return;

@@ -97,6 +97,8 @@ interface RecordedPost {
   id: string;
   text: string;
   mediaIds: string[];
+  /** Each attached media with its alt text as the platform received it (null: none), in mediaIds' order. */
+  media: Array<{ id: string; altText: string | null }>;
   createdAt: string;
   deletedAt: string | null;
   /** X: the post it answers (`reply.in_reply_to_tweet_id`: a thread's part, a first comment), else null. */
@@ -125,6 +127,11 @@ function recordOf(holder: PostHolder, accountId: string | null, now: Date): Plat
       id: post.id,
       text: post.text,
       mediaIds: [...post.mediaIds],
+      media: post.mediaIds.map((mediaId) => {
+        const described = post.details.mediaAltText;
+        const altText = typeof described === 'object' && described !== null ? (described as Record<string, unknown>)[mediaId] : undefined;
+        return { id: mediaId, altText: typeof altText === 'string' ? altText : null };
+      }),
       createdAt: post.createdAt.toISOString(),
       deletedAt: post.deletedAt === null ? null : post.deletedAt.toISOString(),
       // A reader sees what a reply answers; the crash test checks a thread's order by it.

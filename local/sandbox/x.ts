@@ -93,6 +93,8 @@ interface XMedia {
   segments: Map<number, number>;
   state: 'uploading' | 'pending' | 'in_progress' | 'succeeded' | 'failed';
   pollsLeft: number;
+  /** Set by POST /2/media/metadata; a post made with the media records it as received. */
+  altText?: string;
 }
 
 function problem(status: number, title: string, detail: string, type = 'about:blank'): Record<string, unknown> {
@@ -168,6 +170,7 @@ export class XSandbox extends SandboxPlatform {
       if (method === 'POST' && path === '/2/media/upload') return await this.simpleUpload(req, res, accountId);
       if (method === 'GET' && path === '/2/media/upload') return this.status(res, accountId, query);
       if (method === 'POST' && path === '/2/media/upload/initialize') return await this.initialize(req, res, accountId);
+      if (method === 'POST' && path === '/2/media/metadata') return await this.metadata(req, res, accountId);
       const step = /^\/2\/media\/upload\/(\d+)\/(append|finalize)$/.exec(path);
       if (method === 'POST' && step?.[1] && step[2] === 'append') return await this.append(req, res, accountId, step[1]);
       if (method === 'POST' && step?.[1] && step[2] === 'finalize') return this.finalize(res, accountId, step[1]);
@@ -318,6 +321,9 @@ export class XSandbox extends SandboxPlatform {
     if (body.share_with_followers !== undefined) details.share_with_followers = body.share_with_followers;
     if (replyTo !== null) details.in_reply_to_tweet_id = replyTo;
     if (poll !== null) details.poll = poll;
+    // The alt text each attached media carried when the post was made (the sandbox record shows it).
+    const described = mediaIds.filter((mediaId) => this.media.get(mediaId)?.altText !== undefined);
+    if (described.length > 0) details.mediaAltText = Object.fromEntries(described.map((mediaId) => [mediaId, this.media.get(mediaId)?.altText]));
     this.storePost({ id, accountId, text: normalized, mediaIds, createdAt: new Date(), deletedAt: null, details });
 
     if (!(await this.answerAfterCreate(req, res, fault))) return;
@@ -429,6 +435,31 @@ export class XSandbox extends SandboxPlatform {
     if (typeof category !== 'string' || !MEDIA_CATEGORIES.has(category)) return sendProblem(res, 400, invalidRequest('$.media_category: unknown category'));
     const item = this.newMedia(accountId, category, mediaType, totalBytes);
     return sendJson(res, 200, { data: { id: item.id, media_key: `7_${item.id}`, expires_after_secs: 86400 } });
+  }
+
+  /**
+   * POST /2/media/metadata as X's CreateMediaMetadataRequest says: `id` (the account's own media),
+   * `metadata.alt_text.text` up to 1,000 characters; other metadata kinds are not used by the
+   * adapter and refused here, so it cannot come to depend on one unnoticed.
+   */
+  private async metadata(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const body = parseJsonBody(await readBody(req, 64 * 1024));
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json') || !isRecord(body)) {
+      return sendProblem(res, 400, invalidRequest('A JSON object body is expected'));
+    }
+    const unknown = Object.keys(body).find((key) => key !== 'id' && key !== 'metadata');
+    if (unknown !== undefined) return sendProblem(res, 400, invalidRequest(`$.${unknown}: is not defined in the schema and the schema does not allow additional properties`));
+    if (typeof body.id !== 'string' || !/^[0-9]{1,19}$/.test(body.id)) return sendProblem(res, 400, invalidRequest('$.id: a numeric string media id is required'));
+    const metadata = body.metadata;
+    const altText = isRecord(metadata) && isRecord(metadata.alt_text) ? metadata.alt_text.text : undefined;
+    if (!isRecord(metadata) || Object.keys(metadata).some((key) => key !== 'alt_text') || !isRecord(metadata.alt_text) || Object.keys(metadata.alt_text).some((key) => key !== 'text')) {
+      return sendProblem(res, 400, invalidRequest('$.metadata: only alt_text {text} is taken by this sandbox'));
+    }
+    if (typeof altText !== 'string' || [...altText].length > 1000) return sendProblem(res, 400, invalidRequest('$.metadata.alt_text.text: a string of at most 1000 characters is required'));
+    const item = this.ownMedia(res, accountId, body.id);
+    if (!item) return;
+    item.altText = altText;
+    return sendJson(res, 200, { data: { id: item.id, associated_metadata: { alt_text: { text: altText } } } });
   }
 
   private ownMedia(res: ServerResponse, accountId: string, id: string): XMedia | null {

@@ -63,6 +63,12 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   SettingsCancelPost: ['QUEUE#'],
   SettingsRetryPost: ['QUEUE#'],
   Mcp: ['QUEUE#'],
+  // The API's media (lib/use-cases/media-files.ts): a pending item and its alt text write the item
+  // alone; a complete and a delete also change the bytes the profile counts (the quota).
+  CreateMedia: ['MEDIA#'],
+  UpdateMedia: ['MEDIA#'],
+  CompleteMedia: ['MEDIA#', 'USER#'],
+  DeleteMedia: ['MEDIA#', 'USER#'],
 };
 
 function grantsOf(name: string) {

@@ -126,6 +126,14 @@ const EXPECTED: Record<string, string[]> = {
   CreateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
   ListWebhookEndpoints: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read', 'secret:cursor'],
   GetWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read'],
+  // Media through the API: a presigned PUT can only land under incoming/ (PutObject there, what S3
+  // checks against the signer); the complete reads and moves it out as settings' register does.
+  CreateMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'objects:media:presign'],
+  CompleteMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
+  ListMedia: ['table:directory:read', 'table:counters:readWrite', 'secret:cursor'],
+  GetMedia: ['table:directory:read', 'table:counters:readWrite'],
+  UpdateMedia: ['table:directory:readWrite', 'table:counters:readWrite'],
+  DeleteMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:posts:read', 'objects:media:delete'],
   UpdateWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
   DeleteWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite'],
   RotateWebhookSecret: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
@@ -494,7 +502,7 @@ describe('environment', () => {
 
   it('gives the media base URL (the CDN domain) to the functions that check or make media URLs', () => {
     const withUrl = ALL_FUNCTIONS.filter((name) => ENV.mediaBaseUrl in environmentOf(name));
-    expect(withUrl).toEqual(['CreatePosts', 'UpdatePost', 'PreviewPosts', 'SettingsMedia', 'SettingsMediaRegister', 'Mcp']);
+    expect(withUrl).toEqual(['CreatePosts', 'UpdatePost', 'PreviewPosts', 'CompleteMedia', 'SettingsMedia', 'SettingsMediaRegister', 'Mcp']);
     const value = environmentOf('CreatePosts')[ENV.mediaBaseUrl] as { 'Fn::Join': [string, unknown[]] };
     expect(value['Fn::Join'][1][0]).toBe('https://');
   });

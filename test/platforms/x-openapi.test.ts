@@ -254,6 +254,14 @@ describe("the X adapter and the X sandbox against X's OpenAPI document", () => {
     expect(seen.map((exchange) => `${exchange.method} ${exchange.path}`)).toEqual(['POST /2/media/upload', 'POST /2/media/upload', 'POST /2/tweets']);
   });
 
+  it('create post with an image and its alt text: upload, media metadata, then the post', async () => {
+    const { account, accessToken } = xAccount();
+    const png = bytesMediaSource(new Uint8Array(3000).fill(5), 'image/png', null, 'A red square on white');
+    const seen = await conformance(() => client.publish({ account, accessToken, text: 'Described', media: [png], options: {} }));
+    expect(seen.map((exchange) => `${exchange.method} ${exchange.path} ${exchange.status}`)).toEqual(['POST /2/media/upload 200', 'POST /2/media/metadata 200', 'POST /2/tweets 201']);
+    expect(JSON.parse(seen[1]!.requestBody.toString('utf8'))).toMatchObject({ metadata: { alt_text: { text: 'A red square on white' } } });
+  });
+
   it('create post with a video: chunked INIT / APPEND / FINALIZE / STATUS', async () => {
     const { account, accessToken } = xAccount();
     const video = bytesMediaSource(new Uint8Array(150 * 1024).fill(1), 'video/mp4');

@@ -18,6 +18,8 @@ export interface PlatformMediaSource {
   contentType: string;
   sizeBytes: number;
   durationSeconds: number | null;
+  /** The media library's alt text (beyond-v2.md): X gets it through POST /2/media/metadata, LinkedIn in the post's `altText`. */
+  altText?: string | null;
   read(range?: { start: number; end: number }): Promise<Uint8Array>;
 }
 

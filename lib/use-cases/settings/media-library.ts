@@ -24,6 +24,7 @@ import { MAX_VIDEO_SECONDS, SNIFF_BYTES, describeLimit, readMoovBox, uploadRule,
 import { incomingObjectKey, INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl, safeFileName } from '../../domain/media-library.js';
 import type { MediaItem } from '../../domain/model.js';
 import { mp4DurationSeconds } from '../../domain/mp4-duration.js';
+import { imageDimensions } from '../../domain/image-dimensions.js';
 import { MAX_DOCUMENT_PAGES, PDF_WINDOW_BYTES, pdfPageCount } from '../../domain/pdf-pages.js';
 import { newId } from '../../domain/ids.js';
 import type { MediaLibraryStore, MediaUploadStorage, PresignedUpload } from '../ports/media-upload.js';
@@ -33,19 +34,26 @@ export const UPLOAD_EXPIRES_SECONDS = 600;
 /** The library page shows this many newest files. */
 export const MEDIA_LIST_LIMIT = 200;
 
+/**
+ * The library's refusals, named as the API names them (beyond-v2.md "Media through the API"), so a
+ * file is refused for the same reason with the same code in settings and through the API.
+ */
 export type MediaLibraryErrorCode =
-  | 'media_type_unsupported'
+  | 'unsupported_media_type'
   | 'media_too_large'
   | 'media_empty'
-  | 'media_quota_exceeded'
+  | 'media_storage_full'
   | 'upload_not_found'
-  | 'upload_invalid'
+  /** The bytes are not of the declared type (their magic numbers). */
+  | 'media_type_mismatch'
+  /** Of the type, but its duration, pages or size cannot be read, or are past the limits. */
+  | 'media_unreadable'
   | 'media_not_found';
 
 function quotaExceeded(usedBytes: number): MediaLibraryError {
   const gb = (bytes: number) => `${(bytes / 1e9).toFixed(bytes % 1e9 === 0 ? 0 : 2)} GB`;
   return new MediaLibraryError(
-    'media_quota_exceeded',
+    'media_storage_full',
     `Your media library is full: it holds ${gb(usedBytes)} of ${gb(MEDIA_STORAGE_QUOTA_BYTES)}. Delete files you no longer need to upload more.`,
   );
 }
@@ -110,7 +118,7 @@ export class MediaLibrary {
     input: { contentType: string; fileName?: string; sizeBytes?: number; successRedirect?: string },
   ): Promise<{ mediaId: string; objectKey: string; upload: PresignedUpload }> {
     const rule = uploadRule(input.contentType);
-    if (!rule) throw new MediaLibraryError('media_type_unsupported', `This kind of file cannot be posted. You can upload ${ACCEPTED}.`);
+    if (!rule) throw new MediaLibraryError('unsupported_media_type', `This kind of file cannot be posted. You can upload ${ACCEPTED}.`);
     if (input.sizeBytes !== undefined) {
       if (!Number.isInteger(input.sizeBytes) || input.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
       if (input.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${limitInWords(rule.contentType)} is accepted.`);
@@ -147,7 +155,7 @@ export class MediaLibrary {
     }
     const head = await this.deps.storage.head(uploadKey);
     if (!head) throw new MediaLibraryError('upload_not_found', 'The upload did not arrive (it may have been refused as too large or of the wrong type). Upload the file again.');
-    const item = await this.check(uploadKey, head)
+    const item = await inspectStoredFile(this.deps.storage, uploadKey, head)
       .then(async (checked) => {
         // Checked before the move, so no copy is made of a file that would not fit; the add below is the atomic check.
         const used = await this.deps.library.storedBytes(userId);
@@ -171,6 +179,9 @@ export class MediaLibrary {
       ...(item.pageCount !== null ? { pageCount: item.pageCount } : {}),
       objectKey,
       createdAt: this.clock.now().toISOString(),
+      status: 'ready',
+      fileName: name,
+      ...(item.width !== null && item.height !== null ? { width: item.width, height: item.height } : {}),
     };
     const added = await this.deps.library.add(record, MEDIA_STORAGE_QUOTA_BYTES);
     if (added === 'over_quota') {
@@ -197,39 +208,61 @@ export class MediaLibrary {
     await this.deps.library.remove(item);
     return item;
   }
+}
 
-  private async check(
-    objectKey: string,
-    head: { sizeBytes: number; contentType: string },
-  ): Promise<{ contentType: string; durationSeconds: number | null; pageCount: number | null }> {
-    const rule = uploadRule(head.contentType);
-    if (!rule) throw new MediaLibraryError('media_type_unsupported', `This kind of file cannot be posted. You can upload ${ACCEPTED}.`);
-    if (head.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
-    if (head.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${limitInWords(rule.contentType)} is accepted.`);
-    const first = await this.deps.storage.read(objectKey, 0, Math.min(SNIFF_BYTES, head.sizeBytes));
-    if (!rule.matches(first)) throw new MediaLibraryError('upload_invalid', `The file is not really ${wordsFor(rule.contentType)}: its contents are of another kind. Export it again, or choose another file.`);
-    if (rule.kind === 'document') return { contentType: rule.contentType, durationSeconds: null, pageCount: await this.pageCount(objectKey, head.sizeBytes) };
-    if (rule.kind !== 'video') return { contentType: rule.contentType, durationSeconds: null, pageCount: null };
-    const moov = await readMoovBox((start, end) => this.deps.storage.read(objectKey, start, end), head.sizeBytes);
-    const duration = moov ? mp4DurationSeconds(moov) : null;
-    if (duration === null || duration <= 0) throw new MediaLibraryError('upload_invalid', 'The video’s length cannot be read; export it again as MP4.');
-    if (duration > MAX_VIDEO_SECONDS) throw new MediaLibraryError('upload_invalid', `The video is longer than ${MAX_VIDEO_SECONDS / 60} minutes, more than any platform takes.`);
-    return { contentType: rule.contentType, durationSeconds: duration, pageCount: null };
-  }
+/** What inspecting a stored file found: the type it really is and what the platforms' rules need. */
+export interface InspectedFile {
+  contentType: string;
+  durationSeconds: number | null;
+  pageCount: number | null;
+  width: number | null;
+  height: number | null;
+}
 
-  /**
-   * Two ranged reads of at most PDF_WINDOW_BYTES (the start and the end of the file, or the whole
-   * of a small one), never the whole 100 MB. A count that cannot be read there is unknown, not a
-   * refusal; a known one must be what LinkedIn takes.
-   */
-  private async pageCount(objectKey: string, sizeBytes: number): Promise<number | null> {
-    const windows = [await this.deps.storage.read(objectKey, 0, Math.min(PDF_WINDOW_BYTES, sizeBytes))];
-    if (sizeBytes > PDF_WINDOW_BYTES) windows.push(await this.deps.storage.read(objectKey, Math.max(PDF_WINDOW_BYTES, sizeBytes - PDF_WINDOW_BYTES), sizeBytes));
-    const pages = pdfPageCount(windows);
-    if (pages === 0) throw new MediaLibraryError('upload_invalid', 'The PDF has no pages. Export it again, or choose another file.');
-    if (pages !== null && pages > MAX_DOCUMENT_PAGES) {
-      throw new MediaLibraryError('upload_invalid', `The PDF has ${pages} pages; LinkedIn takes documents of at most ${MAX_DOCUMENT_PAGES} pages.`);
-    }
-    return pages;
+/**
+ * The library's checks of a stored file, with ranged reads only (the settings upload's register,
+ * the API's complete, an import): the type S3 holds is an accepted one, the size within its
+ * limit, the first bytes of that type, an image's width and height from its header, an MP4's
+ * duration from its moov box, a PDF's pages from a window at each end.
+ */
+export async function inspectStoredFile(
+  storage: Pick<MediaUploadStorage, 'read'>,
+  objectKey: string,
+  head: { sizeBytes: number; contentType: string },
+): Promise<InspectedFile> {
+  const read = (start: number, end: number) => storage.read(objectKey, start, end);
+  const rule = uploadRule(head.contentType);
+  if (!rule) throw new MediaLibraryError('unsupported_media_type', `This kind of file cannot be posted. You can upload ${ACCEPTED}.`);
+  if (head.sizeBytes <= 0) throw new MediaLibraryError('media_empty', 'The file is empty.');
+  if (head.sizeBytes > rule.maxBytes) throw new MediaLibraryError('media_too_large', `The file is too large: ${limitInWords(rule.contentType)} is accepted.`);
+  const first = await read(0, Math.min(SNIFF_BYTES, head.sizeBytes));
+  if (!rule.matches(first)) throw new MediaLibraryError('media_type_mismatch', `The file is not really ${wordsFor(rule.contentType)}: its contents are of another kind. Export it again, or choose another file.`);
+  const none = { contentType: rule.contentType, durationSeconds: null, pageCount: null, width: null, height: null };
+  if (rule.kind === 'document') return { ...none, pageCount: await pageCount(read, head.sizeBytes) };
+  if (rule.kind === 'image') {
+    const size = await imageDimensions(read, head.sizeBytes, rule.contentType);
+    if (!size) throw new MediaLibraryError('media_unreadable', `The image’s width and height cannot be read; export it again as ${wordsFor(rule.contentType).replace(/^an? /, '')}.`);
+    return { ...none, ...size };
   }
+  const moov = await readMoovBox(read, head.sizeBytes);
+  const duration = moov ? mp4DurationSeconds(moov) : null;
+  if (duration === null || duration <= 0) throw new MediaLibraryError('media_unreadable', 'The video’s length cannot be read; export it again as MP4.');
+  if (duration > MAX_VIDEO_SECONDS) throw new MediaLibraryError('media_unreadable', `The video is longer than ${MAX_VIDEO_SECONDS / 60} minutes, more than any platform takes.`);
+  return { ...none, durationSeconds: duration };
+}
+
+/**
+ * Two ranged reads of at most PDF_WINDOW_BYTES (the start and the end of the file, or the whole
+ * of a small one), never the whole 100 MB. A count that cannot be read there is unknown, not a
+ * refusal; a known one must be what LinkedIn takes.
+ */
+async function pageCount(read: (start: number, end: number) => Promise<Uint8Array>, sizeBytes: number): Promise<number | null> {
+  const windows = [await read(0, Math.min(PDF_WINDOW_BYTES, sizeBytes))];
+  if (sizeBytes > PDF_WINDOW_BYTES) windows.push(await read(Math.max(PDF_WINDOW_BYTES, sizeBytes - PDF_WINDOW_BYTES), sizeBytes));
+  const pages = pdfPageCount(windows);
+  if (pages === 0) throw new MediaLibraryError('media_unreadable', 'The PDF has no pages. Export it again, or choose another file.');
+  if (pages !== null && pages > MAX_DOCUMENT_PAGES) {
+    throw new MediaLibraryError('media_unreadable', `The PDF has ${pages} pages; LinkedIn takes documents of at most ${MAX_DOCUMENT_PAGES} pages.`);
+  }
+  return pages;
 }
