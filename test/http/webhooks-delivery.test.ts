@@ -41,7 +41,9 @@ beforeAll(async () => {
     // so "not held up" cannot be satisfied by the 10 s timeout freeing the workers.
     env: { [ENV.webhookDeliveryTimeoutSeconds]: '120' },
   });
-  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  // Standard retries, as on AWS: while a hanging endpoint's hundreds of deliveries wait for its slots,
+  // DynamoDB Local on a loaded machine drops a connection now and then (CI saw "socket hang up").
+  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }), { marshallOptions: { removeUndefinedValues: true } });
   store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client });
 });
 
