@@ -21,6 +21,7 @@ import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk
 import { listenOnLoopback } from './free-port.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-aws.js';
 import { sqsClientFor } from './messaging.js';
+import { offsetAt } from '../lib/domain/queue.js';
 
 export interface ScheduleTarget {
   Arn: string;
@@ -90,23 +91,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_MAX_RETRY_ATTEMPTS = 185;
 const DEFAULT_MAX_EVENT_AGE_SECONDS = 86_400;
 
-/** Offset of `timeZone` from UTC at the instant `utcMs`, in ms (positive east of Greenwich). */
-function zoneOffsetMs(utcMs: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(utcMs));
-  const get = (type: string): number => Number(parts.find((part) => part.type === type)?.value);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return asUtc - Math.floor(utcMs / 1000) * 1000;
-}
-
 /** The instant of an `at(...)` expression read as wall-clock time in `timeZone` (UTC when absent). */
 export function parseAtExpression(expression: string, timeZone: string | undefined): number {
   const match = AT_PATTERN.exec(expression);
@@ -130,8 +114,8 @@ export function parseAtExpression(expression: string, timeZone: string | undefin
     throw new SchedulerApiError(400, 'ValidationException', `Invalid ScheduleExpressionTimezone ${zone}.`);
   }
   // Two passes settle the offset around a daylight-saving change.
-  let instant = wallClock - zoneOffsetMs(wallClock, zone);
-  instant = wallClock - zoneOffsetMs(instant, zone);
+  let instant = wallClock - offsetAt(wallClock, zone);
+  instant = wallClock - offsetAt(instant, zone);
   return instant;
 }
 
