@@ -44,32 +44,47 @@ afterAll(async () => {
 
 const client = () => documentedApi(stack.baseUrl, user.apiKey);
 
-/** A LinkedIn text post due in a few seconds, then given the fields of a native format. */
-async function nativePost(accountId: string, text: string, fields: { options: Record<string, unknown>; format: string; mediaUrls?: string[]; mediaIds?: string[] }): Promise<string> {
-  const scheduledFor = new Date(Date.now() + 4_000).toISOString();
-  const created = await client().post<{ posts: { id: string; status: string }[] }>('/posts', { accounts: [accountId], text, scheduledFor });
-  expect(created.status, JSON.stringify(created.body)).toBe(202);
-  const postId = created.body.posts[0]?.id as string;
-  await documents.send(
-    new UpdateCommand({
-      TableName: stack.info.tables.posts,
-      Key: { id: postId },
-      UpdateExpression: 'SET #options = :options, #format = :format, mediaUrls = :urls, mediaIds = :ids',
-      // Only while nothing was sent: a post already claimed would make the test meaningless.
-      ConditionExpression: '#status = :scheduled',
-      ExpressionAttributeNames: { '#options': 'options', '#format': 'format', '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':options': fields.options,
-        ':format': fields.format,
-        ':urls': fields.mediaUrls ?? [],
-        ':ids': fields.mediaIds ?? [],
-        ':scheduled': 'scheduled',
-      },
-    }),
-  ).catch((error: unknown) => {
-    throw new Error(`could not give post ${postId} its format before it was due: ${String(error)}`);
-  });
-  return postId;
+/**
+ * A LinkedIn text post due in a few seconds on an account of its own, then given the fields of a
+ * native format while it is still only scheduled. On a slow hour the worker can claim it before
+ * the fields are written; that attempt is then left alone (its own account keeps it apart) and
+ * the next one gets twice the lead, so the test waits for a write in time, not for a fast machine.
+ */
+async function nativePost(text: string, fields: { options: Record<string, unknown>; format: string; mediaUrls?: string[]; mediaIds?: string[] }): Promise<{ accountId: string; postId: string }> {
+  for (let lead = 4_000; ; lead *= 2) {
+    const account = await connectAccount(user.workspaceIds[0] as string, { platform: 'linkedin', sandbox: 'ok' });
+    const scheduledFor = new Date(Date.now() + lead).toISOString();
+    const created = await client().post<{ posts: { id: string; status: string }[]; error?: { code?: string } }>('/posts', { accounts: [account.id], text, scheduledFor });
+    if (created.status === 400 && created.body.error?.code === 'scheduled_for_in_past' && lead < 60_000) continue;
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const postId = created.body.posts[0]?.id as string;
+    const written = await documents
+      .send(
+        new UpdateCommand({
+          TableName: stack.info.tables.posts,
+          Key: { id: postId },
+          UpdateExpression: 'SET #options = :options, #format = :format, mediaUrls = :urls, mediaIds = :ids',
+          // Only while nothing was sent: a post already claimed would make the test meaningless.
+          ConditionExpression: '#status = :scheduled AND attribute_not_exists(claimToken)',
+          ExpressionAttributeNames: { '#options': 'options', '#format': 'format', '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':options': fields.options,
+            ':format': fields.format,
+            ':urls': fields.mediaUrls ?? [],
+            ':ids': fields.mediaIds ?? [],
+            ':scheduled': 'scheduled',
+          },
+        }),
+      )
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof Error && error.name === 'ConditionalCheckFailedException' && lead < 60_000) return false;
+          throw new Error(`could not give post ${postId} its format before it was due: ${String(error)}`);
+        },
+      );
+    if (written) return { accountId: account.id, postId };
+  }
 }
 
 async function settled(postId: string, timeoutMs = 45_000): Promise<PostView> {
@@ -85,10 +100,9 @@ async function settled(postId: string, timeoutMs = 45_000): Promise<PostView> {
 
 describe('LinkedIn native formats through the publish worker', () => {
   it('a document post: the library PDF goes through the Documents API and is posted with its title', { timeout: 60_000 }, async () => {
-    const account = await connectAccount(user.workspaceIds[0] as string, { platform: 'linkedin', sandbox: 'ok' });
     const deck = await addMedia(user.userId, { fileName: 'deck.pdf', contentType: 'application/pdf', body: pdf(6) });
     expect(deck.pageCount).toBe(6);
-    const postId = await nativePost(account.id, 'Our deck', {
+    const { accountId, postId } = await nativePost('Our deck', {
       options: { documentTitle: 'Deck, six pages' },
       format: 'document',
       mediaUrls: [deck.url],
@@ -96,19 +110,19 @@ describe('LinkedIn native formats through the publish worker', () => {
     });
     const post = await settled(postId);
     expect(post.status, JSON.stringify(post.error)).toBe('published');
-    const [document] = sandbox.linkedin.uploadedMedia(account.id);
+    const [document] = sandbox.linkedin.uploadedMedia(accountId);
     expect(document).toMatchObject({ kind: 'document', sizeBytes: pdf(6).byteLength, status: 'AVAILABLE' });
-    const [live] = sandbox.linkedin.listPosts(account.id);
+    const [live] = sandbox.linkedin.listPosts(accountId);
     expect(live).toMatchObject({ id: post.platformPostId, text: 'Our deck', mediaIds: [document?.urn] });
     expect(live?.details.documentTitle).toBe('Deck, six pages');
   });
 
   it('a poll post: question, options and duration on the Posts API', { timeout: 60_000 }, async () => {
-    const account = await connectAccount(user.workspaceIds[0] as string, { platform: 'linkedin', sandbox: 'ok' });
     const poll = { question: 'Which day suits the meetup?', choices: ['Tuesday', 'Thursday'], duration: 'SEVEN_DAYS' };
-    const post = await settled(await nativePost(account.id, 'Help us pick', { options: { poll }, format: 'poll' }));
+    const { accountId, postId } = await nativePost('Help us pick', { options: { poll }, format: 'poll' });
+    const post = await settled(postId);
     expect(post.status, JSON.stringify(post.error)).toBe('published');
-    const [live] = sandbox.linkedin.listPosts(account.id);
+    const [live] = sandbox.linkedin.listPosts(accountId);
     expect(live?.details.poll).toEqual({ question: poll.question, options: [{ text: 'Tuesday' }, { text: 'Thursday' }], settings: { duration: 'SEVEN_DAYS' } });
   });
 });

@@ -5,7 +5,7 @@
  * on both platforms, media, token refresh, duplicate delivery, a delete racing the send, lost
  * answers and lost messages. The sandbox's own record of what was created proves nothing is sent twice.
  */
-import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClientFor } from '../../local/messaging.js';
 import type { SandboxPlatforms } from '../../local/sandbox/index.js';
@@ -18,6 +18,7 @@ import { documentedApi } from '../support/openapi.js';
 import { postFixture } from '../support/post-fixture.js';
 import { postsBackdoor, startPostsStack, type PostsBackdoor } from '../support/posts.js';
 import { addMedia, connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
+import { queueIdle, until } from '../support/queues.js';
 import type { TestStack } from '../support/stack.js';
 
 interface PostView {
@@ -101,32 +102,8 @@ async function settled(postId: string, timeoutMs = 45_000): Promise<PostView> {
   }
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Nothing left on the publish queue, visible or in flight: every message was handled. */
-async function publishQueueIdle(): Promise<boolean> {
-  const sqs = sqsClientFor(stack.info.sqsEndpoint);
-  try {
-    const out = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: stack.info.queues.publish.url,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-      }),
-    );
-    const attributes: Record<string, string | undefined> = out.Attributes ?? {};
-    return ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].every(
-      (name) => Number(attributes[name] ?? '0') === 0,
-    );
-  } finally {
-    sqs.destroy();
-  }
-}
+const publishQueueIdle = (): Promise<boolean> => queueIdle(stack.info.sqsEndpoint, stack.info.queues.publish.url);
 
 function sandboxOf(platform: string) {
   return platform === 'x' ? sandbox.x : sandbox.linkedin;
@@ -392,22 +369,33 @@ describe('delete and the send', () => {
   });
 
   it('prepared before its time (claimed early) but not yet sent: a cancel still removes it, gives its unit back, and nothing goes out (issue 13)', async () => {
-    const acct = await account('x', 'ok');
-    // Within the prepare window (2 s): the worker claims the post at once and waits for its time.
-    const scheduledFor = new Date(Date.now() + 1_900).toISOString();
-    const postId = await create(acct.id, { text: uniqueText('Prepared, then cancelled'), scheduledFor });
-    await until('the worker to claim the post ahead of its time', async () => typeof (await backdoor.item(postId))?.claimToken === 'string', 1_800);
-    const claimed = await backdoor.item(postId);
-    expect(String(claimed?.firstAttemptAt) < scheduledFor).toBe(true);
-    expect(claimed?.inFlightSince).toBeUndefined();
-    const usedBefore = await backdoor.allowanceUsed(user.userId);
-    const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}`);
-    expect(deleted.body).toMatchObject({ softDeleted: false });
-    expect(await backdoor.allowanceUsed(user.userId)).toBe(usedBefore - 1);
-    await until('the due time to pass', () => Date.now() > Date.parse(scheduledFor) + 2_000, 10_000);
-    await until('the publish queue to be idle', publishQueueIdle);
-    expect(sandbox.x.createAttemptCount(acct.id)).toBe(0);
-    expect(await backdoor.item(postId)).toBeUndefined();
+    // The window this test needs (claimed, not yet due) is the prepare window, under 2 s: on a slow
+    // hour the create, the claim or the cancel can miss it. A missed window is no failure of the
+    // service, so the test tries again on a fresh account until one attempt has its premise, and
+    // only then asserts.
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      const acct = await account('x', 'ok');
+      const scheduledFor = new Date(Date.now() + 1_900).toISOString();
+      const response = await client().post<PostBatch & { error?: { code?: string } }>('/posts', { accounts: [acct.id], text: uniqueText('Prepared, then cancelled'), scheduledFor });
+      if (response.status === 400 && response.body.error?.code === 'scheduled_for_in_past') continue;
+      expect(response.status, JSON.stringify(response.body)).toBe(202);
+      const postId = response.body.posts[0]?.id as string;
+      await until('the worker to claim the post, or its time to come', async () => Date.now() >= Date.parse(scheduledFor) || typeof (await backdoor.item(postId))?.claimToken === 'string', 10_000);
+      const claimed = await backdoor.item(postId);
+      const usedBefore = await backdoor.allowanceUsed(user.userId);
+      if (typeof claimed?.claimToken !== 'string' || claimed.inFlightSince !== undefined || Date.now() >= Date.parse(scheduledFor) - 200) continue;
+      expect(String(claimed.firstAttemptAt) < scheduledFor).toBe(true);
+      const deleted = await client().delete<{ softDeleted: boolean }>(`/posts/${postId}`);
+      // Sent in the meantime: the window closed between the look and the cancel.
+      if (deleted.body.softDeleted !== false) continue;
+      expect(await backdoor.allowanceUsed(user.userId)).toBe(usedBefore - 1);
+      await until('the due time to pass', () => Date.now() > Date.parse(scheduledFor) + 2_000, 10_000);
+      await until('the publish queue to be idle', publishQueueIdle);
+      expect(sandbox.x.createAttemptCount(acct.id)).toBe(0);
+      expect(await backdoor.item(postId)).toBeUndefined();
+      return;
+    }
+    throw new Error('six attempts missed the prepare window: the machine is too slow for this test, or claims come late');
   });
 
   it('held in a group of posts due at one second (issue 23), claimed seconds early: a cancel before the "sent" marker still removes it and nothing goes out; the others go out once', async () => {

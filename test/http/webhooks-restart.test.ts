@@ -21,6 +21,7 @@ import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js'
 import { documentedApi } from '../support/openapi.js';
 import { GENEROUS_LIMITS } from '../support/posts.js';
 import { provisionUser } from '../support/provision.js';
+import { queueIdle, until } from '../support/queues.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const endpoints = inject('localAws');
@@ -102,7 +103,7 @@ it('a delivery waiting for its retry when a restart empties the queues: the swee
   await deleteQueues(endpoints.sqsEndpoint, first.queues);
   // The queue's creation time (whole seconds) is how the sweeper tells that the queue is new.
   await new Promise((resolve) => setTimeout(resolve, 1100));
-  await start();
+  const second = await start();
 
   const received = await hook.waitFor((all) => all.length >= 2, 30_000);
   const retry = received[1]!;
@@ -123,7 +124,9 @@ it('a delivery waiting for its retry when a restart empties the queues: the swee
     if (Date.now() > settledBy) throw new Error(`delivery not settled: ${JSON.stringify(delivery)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // A succeeded delivery is out of the sweeper's reach (it stamps only pending ones), so once the
+  // queue has handed over every message, nothing more can be sent.
+  await until('the webhook queue to be idle', () => queueIdle(endpoints.sqsEndpoint, second.queues.webhook.url));
   expect(hook.received.map((entry) => entry.headers['webhook-id'])).toEqual([eventId, eventId]);
   client.destroy();
 }, 90_000);
@@ -165,7 +168,7 @@ it('a worker that died after recording attempt n, before sending n+1: the redeli
   }
   // A duplicate of a settled delivery is dropped too.
   await queue.send([{ ...message, attempt: 2 }]);
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await until('the duplicate to be taken off the queue', () => queueIdle(endpoints.sqsEndpoint, stack.queues.webhook.url));
   expect(hook.received.filter((entry) => entry.headers['webhook-id'] === eventId)).toHaveLength(1);
   client.destroy();
 }, 60_000);
