@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunningStack } from '../local/stack.js';
 import type { LoadGenerator } from './load-generator.js';
+import type { S3Meter } from './s3-meter.js';
 
 export const started = Date.now();
 export const elapsed = (): string => `${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s`;
@@ -102,4 +103,6 @@ export interface BenchContext {
   users: BenchUsers;
   /** DynamoDB Local's JVM, for its CPU use; null when unknown. */
   jvmPid: number | null;
+  /** The stack's S3 requests and the bytes they read (bench/s3-meter.ts). */
+  s3: S3Meter;
 }

@@ -60,4 +60,21 @@ export const PRICES = {
     per: 'Lambda GB-second, arm64 (first 7.5 billion GB-s a month)',
     source: ['https://aws.amazon.com/lambda/pricing/', 'https://cloudchipr.com/blog/aws-lambda-pricing'],
   },
+  s3PutRequest: {
+    usd: 0.005 / 1e3,
+    per: 'S3 Standard PUT, COPY, POST or LIST request',
+    source: ['https://aws.amazon.com/s3/pricing/'],
+    note: '$0.005 per 1,000 requests',
+  },
+  s3GetRequest: {
+    usd: 0.0004 / 1e3,
+    per: 'S3 Standard GET, HEAD or other read request',
+    source: ['https://aws.amazon.com/s3/pricing/'],
+    note: '$0.0004 per 1,000 requests; DELETE is free',
+  },
+  s3StorageGbMonth: {
+    usd: 0.023,
+    per: 'S3 Standard storage, GB-month (first 50 TB)',
+    source: ['https://aws.amazon.com/s3/pricing/'],
+  },
 } as const satisfies Record<string, Price>;

@@ -13,6 +13,8 @@
  *                                of a bare GetItem
  *   cost     phases/cost.ts      DynamoDB requests and capacity units, SQS and Scheduler calls, per
  *                                operation; the AWS bill per 1,000 published posts
+ *   media    phases/media.ts     completing a 5 MB image and a 200 MB video uploaded through the
+ *                                API: latency, bytes read from S3, the bill per 1,000 media
  *
  * The stack runs in this process (DynamoDB Local as a JVM child with its full JIT, in memory; the
  * sandbox platforms as a child process keeping no record on disk, as X and LinkedIn run apart from
@@ -21,7 +23,7 @@
  * child process (bench/load-worker.ts), so the server never shares its event loop with the load.
  * Results: a table on stdout and bench/results.json.
  *
- * BENCH_ONLY=cold,text,scale,burst,spread,api,cost runs a subset (for working on one figure); the
+ * BENCH_ONLY=cold,text,scale,burst,spread,api,cost,media runs a subset (for working on one figure); the
  * stack is started only when a phase that needs it runs.
  *
  * Every timing budget is a ratio to a floor the phase measures in the same run (issue 30; the
@@ -53,11 +55,13 @@ import { startStackServices, type RunningStack } from '../local/stack.js';
 import { routerFilters, routerIdleIntervals, startStreamRouter, type StreamRouter } from '../local/stream-router.js';
 import { log, provisionUsers, started, type BenchContext } from './harness.js';
 import { LoadGenerator } from './load-generator.js';
+import { startS3Meter, type S3Meter } from './s3-meter.js';
 import { describeLoad, machineLoad } from './machine-load.js';
 import { apiPhase } from './phases/api.js';
 import { burstPhase } from './phases/burst.js';
 import { coldPhase } from './phases/cold.js';
 import { costPhase } from './phases/cost.js';
+import { mediaPhase } from './phases/media.js';
 import { scalePhase } from './phases/scale.js';
 import { spreadPhase } from './phases/spread.js';
 import { textRulesPhase } from './phases/text-rules.js';
@@ -131,6 +135,7 @@ const PHASES: readonly PhaseSpec[] = [
       return costPhase(stack.context, bench.apiP50);
     },
   },
+  { name: 'media', timing: false, run: async (bench) => mediaPhase((await bench.stack()).context) },
 ];
 const STACKLESS = new Set(['cold', 'text']);
 
@@ -155,6 +160,7 @@ interface BenchStack {
 async function startBenchStack(): Promise<BenchStack> {
   let dynamo: DynamoDbLocal | undefined;
   let fauxqs: Fauxqs | undefined;
+  let s3: S3Meter | undefined;
   let stack: RunningStack | undefined;
   let load: LoadGenerator | undefined;
   let sweeper: Runner | undefined;
@@ -166,6 +172,7 @@ async function startBenchStack(): Promise<BenchStack> {
     await router?.stop();
     db?.destroy();
     await stack?.stop().catch((error: unknown) => log(`stopping the stack failed: ${String(error)}`));
+    await s3?.stop().catch(() => undefined);
     await fauxqs?.stop().catch(() => undefined);
     await dynamo?.stop().catch(() => undefined);
   };
@@ -174,8 +181,10 @@ async function startBenchStack(): Promise<BenchStack> {
     // The full JIT (fastStart off): the JVM's peak speed, as a long-running stack would have it.
     dynamo = await startDynamoDbLocal({ dataDir: null, fastStart: false });
     fauxqs = await startFauxqsServer({ mediaMirror: false });
+    // The stack reaches S3 through the meter, which counts what the media phase reads.
+    s3 = await startS3Meter(fauxqs.endpoint);
     stack = await startStackServices({
-      endpoints: { dynamodbEndpoint: dynamo.endpoint, s3Endpoint: fauxqs.endpoint, sqsEndpoint: fauxqs.sqsEndpoint },
+      endpoints: { dynamodbEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, sqsEndpoint: fauxqs.sqsEndpoint },
       dataDir: DATA_DIR,
       consumers: true,
       // The sandbox platforms in a process of their own, as X and LinkedIn are apart from the
@@ -205,7 +214,7 @@ async function startBenchStack(): Promise<BenchStack> {
     load = new LoadGenerator();
     const users = await provisionUsers();
     log(`stack up at ${stack.baseUrl}; users provisioned`);
-    const context: BenchContext = { stack, db, load, users, jvmPid: dynamo.pid ?? null };
+    const context: BenchContext = { stack, db, load, users, jvmPid: dynamo.pid ?? null, s3 };
     const rounds = new Map<number, BenchContext>([[0, context]]);
     return {
       context,

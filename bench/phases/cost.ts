@@ -90,7 +90,7 @@ export async function costPhase({ stack, db, users }: BenchContext, apiP50: Reco
   };
 }
 
-interface OperationCost {
+export interface OperationCost {
   operation: string;
   /** Per operation (averaged over the repetitions). */
   dynamodbRequests: number;
@@ -144,7 +144,7 @@ function costOf(operation: string, commands: Record<string, CommandMeter>, repet
   return cost;
 }
 
-async function metered(operation: string, repetitions: number, action: (repetition: number) => Promise<void>): Promise<OperationCost> {
+export async function metered(operation: string, repetitions: number, action: (repetition: number) => Promise<void>): Promise<OperationCost> {
   const meter = sdkMeter();
   if (!meter) throw new Error('SDK metering is off: SDK_METERING=1 did not reach the handlers');
   let commands: Record<string, CommandMeter> = {};

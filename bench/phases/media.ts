@@ -1,0 +1,189 @@
+/**
+ * Phase `media` (issue 29): what completing an upload costs. A 5 MB image and a 200 MB video are
+ * each uploaded through the API (create, PUT to the presigned URL), then completed while timed and
+ * metered: the latency of POST /media/{id}/complete beside a floor (GET /media/{id}: the same HTTP
+ * path, authentication and one item read, none of complete's checks), the S3 requests and the bytes
+ * complete read out of the bucket (bench/s3-meter.ts: a video is checked by ranged reads of its box
+ * headers and its moov, never read whole; budget: under 1 MB for the 200 MB video), DynamoDB
+ * requests and units, and from those the AWS bill per 1,000 media uploaded.
+ */
+import { performance } from 'node:perf_hooks';
+import { call, log, type BenchContext, type BenchUser } from '../harness.js';
+import { PRICES } from '../prices.js';
+import { budget, ms, table, type Budget, type PhaseOutcome } from '../report.js';
+import { round, summarize } from '../stats.js';
+import { metered, type OperationCost } from './cost.js';
+import type { S3Traffic } from '../s3-meter.js';
+
+const MiB = 1024 * 1024;
+/** Bytes complete may read of a 200 MB video: its box headers and its moov, a few kilobytes. */
+const VIDEO_BYTES_READ_LIMIT = 1_000_000;
+/** The media functions' memory (infra/stacks/api-stack.ts, API_FUNCTION). */
+const API_MEMORY_GB = 0.5;
+
+interface MediaView {
+  id: string;
+  status: string;
+  url: string | null;
+  upload?: { url: string; method: string; headers: Record<string, string> } | null;
+  error?: unknown;
+}
+
+interface Sample {
+  name: string;
+  fileName: string;
+  contentType: string;
+  body: Buffer;
+  repetitions: number;
+}
+
+/** A PNG as the library reads it (signature and a 1x1 IHDR), padded with an ancillary chunk to `size` bytes. */
+function png(size: number): Buffer {
+  const head = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ', 'base64');
+  const pad = Buffer.alloc(size - head.byteLength, 7);
+  pad.writeUInt32BE(size - head.byteLength - 12, 0);
+  pad.write('teXt', 4, 'latin1');
+  return Buffer.concat([head, pad]);
+}
+
+function box(type: string, content: Buffer): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(8 + content.byteLength, 0);
+  header.write(type, 4, 'latin1');
+  return Buffer.concat([header, content]);
+}
+
+/** An MP4 of `size` bytes with its moov after the mdat, as many encoders write it: complete must walk the box headers to find it. */
+function mp4(size: number, seconds: number): Buffer {
+  const mvhd = Buffer.alloc(100);
+  mvhd.writeUInt32BE(1000, 12);
+  mvhd.writeUInt32BE(seconds * 1000, 16);
+  const ftyp = box('ftyp', Buffer.from('isom\0\0\0\0isomavc1', 'latin1'));
+  const moov = box('moov', box('mvhd', mvhd));
+  const mdat = box('mdat', Buffer.alloc(size - ftyp.byteLength - moov.byteLength - 8, 1));
+  return Buffer.concat([ftyp, mdat, moov]);
+}
+
+async function uploaded(context: BenchContext, user: BenchUser, sample: Sample): Promise<string> {
+  const created = await call<MediaView>(context.stack, user, 'POST', '/media', { fileName: sample.fileName, contentType: sample.contentType, size: sample.body.byteLength });
+  if (created.status !== 201 || !created.body.upload) throw new Error(`media create failed: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+  const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: sample.body });
+  if (!put.ok) throw new Error(`upload PUT failed: ${put.status} ${(await put.text()).slice(0, 300)}`);
+  return created.body.id;
+}
+
+interface CompleteFigures {
+  sample: string;
+  sizeBytes: number;
+  completeMs: ReturnType<typeof summarize>;
+  floorMs: ReturnType<typeof summarize>;
+  /** The most bytes one complete read out of the bucket, and that complete's requests. */
+  bytesRead: number;
+  s3: Omit<S3Traffic, 'ranges'> & { ranges: string[] };
+  dynamodb: OperationCost;
+}
+
+async function measureComplete(context: BenchContext, user: BenchUser, sample: Sample): Promise<CompleteFigures> {
+  const ids: string[] = [];
+  for (let index = 0; index < sample.repetitions; index++) ids.push(await uploaded(context, user, sample));
+  const latencies: number[] = [];
+  let heaviest: S3Traffic | null = null;
+  const dynamodb = await metered(`complete: ${sample.name}`, sample.repetitions, async (repetition) => {
+    const id = ids[repetition] as string;
+    context.s3.reset();
+    const began = performance.now();
+    const completed = await call<MediaView>(context.stack, user, 'POST', `/media/${id}/complete`, {});
+    latencies.push(performance.now() - began);
+    if (completed.status !== 200 || completed.body.status !== 'ready') throw new Error(`complete failed: ${completed.status} ${JSON.stringify(completed.body).slice(0, 300)}`);
+    const traffic = context.s3.traffic();
+    if (!heaviest || traffic.bytesRead > heaviest.bytesRead) heaviest = traffic;
+  });
+  // The floor: the same route's path, key check and one read of the item, without complete's work.
+  const floors: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const id of ids) {
+      const began = performance.now();
+      const got = await call<MediaView>(context.stack, user, 'GET', `/media/${id}`);
+      floors.push(performance.now() - began);
+      if (got.status !== 200) throw new Error(`media get failed: ${got.status}`);
+    }
+  }
+  for (const id of ids) await call(context.stack, user, 'DELETE', `/media/${id}`);
+  const most = heaviest ?? context.s3.traffic();
+  return { sample: sample.name, sizeBytes: sample.body.byteLength, completeMs: summarize(latencies), floorMs: summarize(floors), bytesRead: most.bytesRead, s3: most, dynamodb };
+}
+
+/** The AWS bill per 1,000 media uploaded through the API (create, the client's PUT, complete), storage apart. */
+function perThousand(figures: CompleteFigures, create: OperationCost, createMs: number): { usd: number; lines: Record<string, number>; storagePerMonthUsd: number } {
+  const lines: Record<string, number> = {
+    'API Gateway (create, complete)': 2 * PRICES.httpApiRequest.usd,
+    'Lambda requests': 2 * PRICES.lambdaRequest.usd,
+    'Lambda GB-seconds': ((createMs + figures.completeMs.p50) / 1000) * API_MEMORY_GB * PRICES.lambdaArmGbSecond.usd,
+    DynamoDB:
+      (create.readUnits + figures.dynamodb.readUnits) * PRICES.dynamodbReadRequestUnit.usd +
+      (create.writeUnits + figures.dynamodb.writeUnits) * PRICES.dynamodbWriteRequestUnit.usd,
+    // The client's PUT and complete's copy to the served key are tier-1 requests; HEAD and GET tier 2; DELETE is free.
+    'S3 requests': (1 + figures.s3.puts + figures.s3.copies) * PRICES.s3PutRequest.usd + (figures.s3.gets + figures.s3.heads) * PRICES.s3GetRequest.usd,
+  };
+  for (const key of Object.keys(lines)) lines[key] = (lines[key] as number) * 1000;
+  const usd = Object.values(lines).reduce((sum, value) => sum + value, 0);
+  return { usd, lines, storagePerMonthUsd: (figures.sizeBytes * 1000 / 1e9) * PRICES.s3StorageGbMonth.usd };
+}
+
+export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
+  const user = context.users.cost;
+  log('media: uploading and completing a 5 MB image and a 200 MB video');
+  const createLatencies: number[] = [];
+  const create = await metered('create an upload session', 5, async () => {
+    const began = performance.now();
+    const created = await call<MediaView>(context.stack, user, 'POST', '/media', { fileName: 'session.png', contentType: 'image/png', size: 1000 });
+    createLatencies.push(performance.now() - began);
+    if (created.status !== 201) throw new Error(`media create failed: ${created.status}`);
+    await call(context.stack, user, 'DELETE', `/media/${created.body.id}`);
+  });
+  const samples: Sample[] = [
+    { name: '5 MB image', fileName: 'chart.png', contentType: 'image/png', body: png(5 * MiB), repetitions: 10 },
+    { name: '200 MB video', fileName: 'clip.mp4', contentType: 'video/mp4', body: mp4(200 * 1000 * 1000, 42), repetitions: 3 },
+  ];
+  const figures: CompleteFigures[] = [];
+  for (const sample of samples) {
+    figures.push(await measureComplete(context, user, sample));
+    log(`media: ${sample.name} done`);
+  }
+  const createMs = summarize(createLatencies).p50;
+  const video = figures.find((entry) => entry.sample === '200 MB video');
+  const budgets: Budget[] = video ? [budget('media complete, 200 MB video: bytes read from S3', video.bytesRead, VIDEO_BYTES_READ_LIMIT, 'bytes')] : [];
+  const costs = Object.fromEntries(figures.map((entry) => [entry.sample, perThousand(entry, create, createMs)]));
+  const report = [
+    'Media uploads through the API: POST /media/{id}/complete (p50 / p99 ms) beside GET /media/{id} (its floor), what it read from S3',
+    table([
+      ['file', 'complete p50', 'p99', 'floor p50', 'ratio', 'bytes read', 'S3 GET / HEAD / COPY / DELETE', 'DDB req', 'RRU', 'WRU'],
+      ...figures.map((entry) => [
+        entry.sample,
+        ms(entry.completeMs.p50),
+        ms(entry.completeMs.p99),
+        ms(entry.floorMs.p50),
+        `${round(entry.completeMs.p50 / entry.floorMs.p50)}x`,
+        String(entry.bytesRead),
+        `${entry.s3.gets} / ${entry.s3.heads} / ${entry.s3.copies} / ${entry.s3.deletes}`,
+        ms(entry.dynamodb.dynamodbRequests),
+        ms(entry.dynamodb.readUnits),
+        ms(entry.dynamodb.writeUnits),
+      ]),
+    ]),
+    `create (upload session): p50 ${ms(createMs)} ms, ${ms(create.dynamodbRequests)} DynamoDB requests`,
+    '',
+    'AWS cost per 1,000 media uploaded through the API (us-east-1 on-demand, free tiers not subtracted; storage apart, per month)',
+    ...Object.entries(costs).flatMap(([name, cost]) => [
+      `  ${name}: $${cost.usd.toFixed(4)}; storage $${cost.storagePerMonthUsd.toFixed(2)} a month`,
+      ...Object.entries(cost.lines).map(([line, usd]) => `    ${line}: $${usd.toFixed(5)}`),
+    ]),
+    '',
+  ];
+  return {
+    results: { media: { create: { p50Ms: round(createMs), dynamodb: create }, complete: figures, costPerThousandMedia: costs } },
+    budgets,
+    report,
+    notes: ['Complete\'s latency is reported beside its floor, not budgeted: it is bounded by S3 round trips, which the S3 emulator here does not time as S3 does.'],
+  };
+}
