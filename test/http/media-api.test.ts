@@ -72,11 +72,11 @@ function box(type: string, content: Uint8Array): Buffer {
 }
 
 /** A minimal MP4 with moov/mvhd after its mdat (as many encoders write it). */
-function mp4(seconds: number, withMoov = true): Buffer {
+function mp4(seconds: number, withMoov = true, mdatBytes = 5000): Buffer {
   const mvhd = Buffer.alloc(100);
   mvhd.writeUInt32BE(1000, 12);
   mvhd.writeUInt32BE(Math.round(seconds * 1000), 16);
-  const parts = [box('ftyp', Buffer.from('isom\0\0\0\0isomavc1', 'latin1')), box('mdat', Buffer.alloc(5000, 7))];
+  const parts = [box('ftyp', Buffer.from('isom\0\0\0\0isomavc1', 'latin1')), box('mdat', Buffer.alloc(mdatBytes, 7))];
   if (withMoov) parts.push(box('moov', box('mvhd', mvhd)));
   return Buffer.concat(parts);
 }
@@ -134,6 +134,15 @@ describe('uploading through the API', () => {
     expect((await upload(api, 'photo.jpg', 'image/jpeg', jpeg())).completed.body).toMatchObject({ status: 'ready', width: 640, height: 480 });
     expect((await upload(api, 'clip.mp4', 'video/mp4', mp4(12.5))).completed.body).toMatchObject({ status: 'ready', durationSeconds: 12.5, width: null });
     expect((await upload(api, 'deck.pdf', 'application/pdf', pdf(7))).completed.body).toMatchObject({ status: 'ready', pages: 7 });
+  });
+
+  it('a 30 MB video, more than one request of the local S3 emulator takes, uploads, completes and is served whole', async () => {
+    const { api } = await newCustomer();
+    const video = mp4(61, true, 30 * 1000 * 1000);
+    const { completed } = await upload(api, 'long clip.mp4', 'video/mp4', video);
+    expect(completed.body).toMatchObject({ status: 'ready', size: video.byteLength, durationSeconds: 61 });
+    const served = await fetch(completed.body.url!);
+    expect(Buffer.from(await served.arrayBuffer()).equals(video)).toBe(true);
   });
 
   it('the presigned PUT binds the size and the type: more bytes, fewer bytes or another type are refused, and complete says nothing arrived', async () => {
