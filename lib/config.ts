@@ -65,6 +65,14 @@ export const ENV = {
   mediaForcePathStyle: 'MEDIA_FORCE_PATH_STYLE',
   /** Local only: where browsers post uploads (the S3 POST stand-in, local/s3-browser-upload.ts); unset on AWS. */
   mediaUploadUrl: 'MEDIA_UPLOAD_URL',
+  /**
+   * AWS: the role upload URLs are signed as, each time for one customer's upload prefix only
+   * (lib/store/upload-signer.ts). Unset locally, where the stand-in checks signatures made with
+   * the local credentials.
+   */
+  mediaUploadSignerRoleArn: 'MEDIA_UPLOAD_SIGNER_ROLE_ARN',
+  /** Tests only: where STS answers (default: STS's regional endpoint). */
+  stsEndpoint: 'STS_ENDPOINT',
   /** Local stack: the signing key itself. AWS: unset, and CURSOR_SIGNING_KEY_SECRET_ID names the secret. */
   cursorSigningKey: 'CURSOR_SIGNING_KEY',
   cursorSigningKeySecretId: 'CURSOR_SIGNING_KEY_SECRET_ID',

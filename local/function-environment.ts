@@ -20,6 +20,8 @@ export const LOCAL_STAND_INS: Readonly<Record<string, readonly string[]>> = {
   [ENV.linkedinClientId]: [ENV.linkedinClientId, ENV.linkedinApiBaseUrl],
   // The S3 emulator answers path-style requests only.
   [ENV.mediaBucket]: [ENV.mediaBucket, ENV.mediaForcePathStyle],
+  // No STS locally: uploads are signed with the local credentials, and the upload stand-in checks them.
+  [ENV.mediaUploadSignerRoleArn]: [ENV.mediaUploadUrl],
 };
 
 /** Not configuration: what Lambda gives every function (region, credentials) and the local endpoints. */

@@ -6,9 +6,10 @@
  * statements on the function's own role (no `grantReadWriteData` and friends): those helpers
  * include actions the code never calls (Scan, DescribeTable, GetQueueUrl, ...).
  */
-import { Aws, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Validations } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, PolicyDocument, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -188,9 +189,8 @@ export type BucketAccess = 'read' | 'presignUpload' | 'delete' | 'existence' | '
  * cannot land where media is served, whatever the policy says. `moveIn`: registering copies a
  * checked upload to its served key (CopyObject is a PutObject of the target).
  */
-const OBJECT_ACTIONS: Record<Exclude<BucketAccess, 'existence'>, { action: string; keys: string }> = {
+const OBJECT_ACTIONS: Record<Exclude<BucketAccess, 'existence' | 'presignUpload'>, { action: string; keys: string }> = {
   read: { action: 's3:GetObject', keys: '*' },
-  presignUpload: { action: 's3:PutObject', keys: `${INCOMING_PREFIX}*` },
   delete: { action: 's3:DeleteObject', keys: '*' },
   moveIn: { action: 's3:PutObject', keys: '*' },
 };
@@ -203,6 +203,34 @@ const OBJECT_ACTIONS: Record<Exclude<BucketAccess, 'existence'>, { action: strin
 export interface SharedBucket {
   bucket: IBucket;
   arnExportName: string;
+  /**
+   * The role upload URLs are signed as (uploadSignerRole below): a function that presigns uploads
+   * may assume it, and each session it takes is narrowed to one customer's incoming prefix.
+   */
+  uploadSigner: IRole;
+}
+
+/**
+ * The upload signer: may put objects under the incoming prefix and nothing else, assumed only by
+ * the functions granted sts:AssumeRole on it (the account's principals need that grant in their
+ * own policy: the trust names the account so that no stack has to name another's roles), for at
+ * most an hour (what a role assumed from a role may last, and an API upload URL's life).
+ */
+export function uploadSignerRole(scope: Construct, id: string, bucket: IBucket, arnExportName: string): Role {
+  const role = new Role(scope, id, {
+    assumedBy: new AccountRootPrincipal(),
+    maxSessionDuration: Duration.hours(1),
+    description: 'Signs media upload URLs; each session is narrowed to one customer prefix (lib/store/upload-signer.ts)',
+    // Inline, as the functions' grants are: no policy resource of its own (docs/deploy.md, "Stack size").
+    inlinePolicies: {
+      PutIncoming: new PolicyDocument({ statements: [new PolicyStatement({ actions: ['s3:PutObject'], resources: [bucket.arnForObjects(`${INCOMING_PREFIX}*`)] })] }),
+    },
+  });
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${arnExportName}/${INCOMING_PREFIX}*]`,
+    reason: `Upload keys are per customer and media item, unknown at deploy time; each session is narrowed to incoming/<userId>/ by its session policy.`,
+  });
+  return role;
 }
 
 /** The media bucket: its name, and exactly the object actions of `access` on its objects. */
@@ -211,8 +239,13 @@ export function bindBucket(fn: LambdaFunction, shared: SharedBucket, envVar: str
   const accesses = typeof access === 'string' ? [access] : [...access];
   if (accesses.includes('existence')) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [shared.bucket.bucketArn] }));
   const byKeys = new Map<string, string[]>();
+  if (accesses.includes('presignUpload')) {
+    // Upload URLs are signed as the upload signer, never as this function (upload-signer.ts).
+    setEnv(fn, ENV.mediaUploadSignerRoleArn, shared.uploadSigner.roleArn);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [shared.uploadSigner.roleArn] }));
+  }
   for (const entry of accesses) {
-    if (entry === 'existence') continue;
+    if (entry === 'existence' || entry === 'presignUpload') continue;
     const { action, keys } = OBJECT_ACTIONS[entry];
     const actions = byKeys.get(keys) ?? [];
     if (!actions.includes(action)) actions.push(action);

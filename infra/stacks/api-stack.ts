@@ -58,6 +58,7 @@ import {
   bindSecret,
   bindTable,
   bindValue,
+  uploadSignerRole,
 } from '../constructs/bindings.js';
 import type { ConsumerOptions, Scheduling, SharedBucket } from '../constructs/bindings.js';
 import { FaceLogGroup, LOG_FACES, METRICS_NAMESPACE, REPO_ROOT, SERVICE_NAME, ServiceFunction } from '../constructs/service-function.js';
@@ -199,6 +200,8 @@ export class ApiStack extends Stack {
   readonly webhookRouterDeadLetterQueue: Queue;
   readonly schedulerDeadLetterQueue: Queue;
   readonly schedulerRole: Role;
+  /** The role upload URLs are signed as, one customer prefix per session (lib/store/upload-signer.ts). */
+  readonly mediaUploadSigner: Role;
   readonly scheduleGroup: ScheduleGroup;
   readonly baseUrl: string;
   readonly settingsSignIn: SettingsSignIn;
@@ -271,13 +274,12 @@ export class ApiStack extends Stack {
       targetQueue: this.publishQueue,
     };
 
-    const media: SharedBucket = {
-      bucket: Bucket.fromBucketAttributes(this, 'MediaBucket', {
-        bucketArn: Fn.importValue(data.mediaBucketArnExportName),
-        bucketName: data.mediaBucket.bucketName,
-      }),
-      arnExportName: data.mediaBucketArnExportName,
-    };
+    const mediaBucket = Bucket.fromBucketAttributes(this, 'MediaBucket', {
+      bucketArn: Fn.importValue(data.mediaBucketArnExportName),
+      bucketName: data.mediaBucket.bucketName,
+    });
+    this.mediaUploadSigner = uploadSignerRole(this, 'MediaUploadSigner', mediaBucket, data.mediaBucketArnExportName);
+    const media: SharedBucket = { bucket: mediaBucket, arnExportName: data.mediaBucketArnExportName, uploadSigner: this.mediaUploadSigner };
 
     // Functions, each bound to exactly what function-access.ts gives it.
     const reserved = new Map<string, number | undefined>([['PublishWorker', publishReservedConcurrency(this, publishConsuming(this).maxConcurrency)]]);

@@ -9,10 +9,12 @@
  * (local/s3-browser-upload.ts: the S3 emulator takes no browser POSTs and checks no signatures); on
  * AWS it is unset and uploads go to S3 itself.
  */
+import type { AwsCredentialIdentity } from '@smithy/types';
 import { ENV } from '../config.js';
 import type { MediaUploadStorage, PresignedPutUpload, PresignedUpload } from '../use-cases/ports/media-upload.js';
 import type { MediaBucket } from './media-bucket.js';
 import { copyObject, mediaBucketUrl, presignPost, presignPut, S3RequestError, S3SignedRequests, type PostPolicyCondition, type S3SignedRequestsOptions } from './s3-signed-requests.js';
+import { uploadSignerFromEnv, type UploadSigner } from './upload-signer.js';
 
 /**
  * Per attempt (three at most): a settings function has 15 s in all, and these requests are a
@@ -35,8 +37,17 @@ export class S3MediaUploads implements MediaUploadStorage {
   /** The bucket is read at first use: the library page lists records and never touches S3. */
   private readonly s3: S3SignedRequests;
 
+  /** Built at the first upload signed; null when no signer role is configured (locally). */
+  private signer: UploadSigner | null | undefined;
+
   constructor(options: S3MediaUploadsOptions = {}) {
     this.s3 = new S3SignedRequests({ ...options, timeoutMs: REQUEST_TIMEOUT_MS });
+  }
+
+  /** An upload signer session's credentials for `objectKey`'s customer, or undefined to sign as this process. */
+  private async uploadCredentials(objectKey: string, expiresSeconds: number): Promise<{ credentials?: AwsCredentialIdentity }> {
+    if (this.signer === undefined) this.signer = uploadSignerFromEnv(this.s3.bucket.name, (await this.s3.signingScope()).region);
+    return this.signer ? { credentials: await this.signer.credentialsFor(objectKey, expiresSeconds) } : {};
   }
 
   async presignUpload(input: { objectKey: string; contentType: string; maxBytes: number; expiresSeconds: number; successRedirect?: string }): Promise<PresignedUpload> {
@@ -49,7 +60,7 @@ export class S3MediaUploads implements MediaUploadStorage {
       fields.success_action_redirect = input.successRedirect;
       conditions.push(['eq', '$success_action_redirect', input.successRedirect]);
     }
-    const presigned = await presignPost(this.s3, { objectKey: input.objectKey, fields, conditions, expiresSeconds: input.expiresSeconds });
+    const presigned = await presignPost(this.s3, { objectKey: input.objectKey, fields, conditions, expiresSeconds: input.expiresSeconds, ...(await this.uploadCredentials(input.objectKey, input.expiresSeconds)) });
     return {
       url: browserUploadUrl(this.s3.bucket, presigned.region),
       fields: presigned.fields,
@@ -65,6 +76,7 @@ export class S3MediaUploads implements MediaUploadStorage {
       contentLength: input.sizeBytes,
       expiresSeconds: input.expiresSeconds,
       ...(standIn ? { baseUrl: standIn } : {}),
+      ...(await this.uploadCredentials(input.objectKey, input.expiresSeconds)),
     });
     return { url: presigned.url, method: 'PUT', headers: presigned.headers, expiresAt: new Date(Date.now() + input.expiresSeconds * 1000).toISOString() };
   }

@@ -231,9 +231,12 @@ export class S3SignedRequests {
  */
 export async function presignPost(
   s3: S3SignedRequests,
-  input: { objectKey: string; fields: Record<string, string>; conditions: readonly PostPolicyCondition[]; expiresSeconds: number },
+  input: { objectKey: string; fields: Record<string, string>; conditions: readonly PostPolicyCondition[]; expiresSeconds: number; credentials?: AwsCredentialIdentity },
 ): Promise<PresignedPost> {
-  const { region: awsRegion, credentials } = await s3.signingScope();
+  const scope = await s3.signingScope();
+  const awsRegion = scope.region;
+  // Signed as given (an upload signer's session, upload-signer.ts), else as this process.
+  const credentials = input.credentials ?? scope.credentials;
   const now = new Date();
   const amzDate = iso8601(now).replace(/[-:]/g, '');
   const shortDate = amzDate.slice(0, 8);
@@ -273,9 +276,11 @@ export interface PresignedPut {
  */
 export async function presignPut(
   s3: S3SignedRequests,
-  input: { objectKey: string; contentType: string; contentLength: number; expiresSeconds: number; baseUrl?: string },
+  input: { objectKey: string; contentType: string; contentLength: number; expiresSeconds: number; baseUrl?: string; credentials?: AwsCredentialIdentity },
 ): Promise<PresignedPut> {
-  const { region: awsRegion, credentials } = await s3.signingScope();
+  const scope = await s3.signingScope();
+  const awsRegion = scope.region;
+  const credentials = input.credentials ?? scope.credentials;
   const key = input.objectKey.split('/').map(encodeSegment).join('/');
   const bucketUrl = input.baseUrl ? new URL(`${input.baseUrl.replace(/\/+$/, '')}/${encodeSegment(s3.bucket.name)}`) : mediaBucketUrl(s3.bucket, awsRegion);
   const url = new URL(`${bucketUrl.protocol}//${bucketUrl.host}${bucketUrl.pathname.replace(/\/+$/, '')}/${key}`);

@@ -52,9 +52,23 @@ describe('the media CDN', () => {
 });
 
 describe('the upload signer', () => {
-  it(`may put objects under ${INCOMING_PREFIX} only, so a signed POST cannot land where media is served`, () => {
-    const fn = s.service.api.functions.get('SettingsMediaUpload')!;
-    const puts = grantsOfRole(s, logicalId(fn.role!)).filter((grant) => grant.actions.includes('s3:PutObject'));
-    expect(puts.flatMap((grant) => grant.resources)).toEqual([`bucket:media/${INCOMING_PREFIX}*`]);
+  it(`may put objects under ${INCOMING_PREFIX} only, so a signed upload cannot land where media is served`, () => {
+    const grants = grantsOfRole(s, logicalId(s.service.api.mediaUploadSigner));
+    expect(grants.map((grant) => ({ actions: grant.actions, resources: grant.resources }))).toEqual([{ actions: ['s3:PutObject'], resources: [`bucket:media/${INCOMING_PREFIX}*`] }]);
+  });
+
+  it('is assumed for an hour at most, only by principals of this account granted it: the functions that presign uploads, which may not put objects themselves', () => {
+    const role = s.apiJson.Resources[logicalId(s.service.api.mediaUploadSigner)]!;
+    expect(role.Properties?.MaxSessionDuration).toBe(3600);
+    const trust = JSON.stringify(role.Properties?.AssumeRolePolicyDocument);
+    expect(trust).toContain(':root');
+    expect(trust).not.toContain('"*"');
+    for (const name of ['CreateMedia', 'SettingsMediaUpload']) {
+      const fn = s.service.api.functions.get(name)!;
+      const grants = grantsOfRole(s, logicalId(fn.role!));
+      expect(grants.filter((grant) => grant.actions.includes('s3:PutObject'))).toEqual([]);
+      expect(grants.filter((grant) => grant.actions.includes('sts:AssumeRole')).flatMap((grant) => grant.resources)).toEqual(['role:media-upload-signer']);
+    }
   });
 });
+

@@ -114,6 +114,7 @@ function labelsOf({ data, api }: Service): Map<string, string> {
   labels.set(logicalId(api.webhookQueue.deadLetterQueue!.queue), 'queue:webhook-dlq');
   labels.set(logicalId(api.webhookRouterDeadLetterQueue), 'queue:webhook-router-dlq');
   labels.set(logicalId(api.schedulerRole), 'role:scheduler');
+  labels.set(logicalId(api.mediaUploadSigner), 'role:media-upload-signer');
   labels.set(logicalId(api.scheduleGroup), 'schedule-group');
   for (const [face, group] of Object.entries(api.logGroups)) labels.set(logicalId(group), `logs:${face}`);
   for (const [name, fn] of api.functions) {

@@ -128,7 +128,7 @@ const EXPECTED: Record<string, string[]> = {
   GetWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read'],
   // Media through the API: a presigned PUT can only land under incoming/ (PutObject there, what S3
   // checks against the signer); the complete reads and moves it out as settings' register does.
-  CreateMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'objects:media:presign'],
+  CreateMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'assume:media-upload-signer'],
   CompleteMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   ListMedia: ['table:directory:read', 'table:counters:readWrite', 'secret:cursor'],
   GetMedia: ['table:directory:read', 'table:counters:readWrite'],
@@ -201,7 +201,7 @@ const EXPECTED: Record<string, string[]> = {
   // The media library: presigning needs PutObject (S3 checks the signer's right when the browser
   // posts), under incoming/ only; registering moves a checked upload out of it (copy: PutObject).
   SettingsMedia: ['table:sessions:readWrite', 'table:directory:read'],
-  SettingsMediaUpload: ['table:sessions:readWrite', 'table:directory:read', 'objects:media:presign'],
+  SettingsMediaUpload: ['table:sessions:readWrite', 'table:directory:read', 'assume:media-upload-signer'],
   SettingsMediaUploaded: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsMediaRegister: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:delete'],
@@ -261,7 +261,7 @@ function capabilitiesOf(name: string): string[] {
     else if (resource === 'key:tokens' && same(['kms:Decrypt', 'kms:Encrypt'])) capabilities.push('kms:encryptDecrypt');
     else if (resource === 'key:tokens' && same(['kms:Encrypt'])) capabilities.push('kms:encrypt');
     else if (resource === 'bucket:media/*' && same(['s3:GetObject'])) capabilities.push('objects:media');
-    else if (resource === 'bucket:media/incoming/*' && same(['s3:PutObject'])) capabilities.push('objects:media:presign');
+    else if (resource === 'role:media-upload-signer' && same(['sts:AssumeRole'])) capabilities.push('assume:media-upload-signer');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject', 's3:PutObject'])) capabilities.push('objects:media:readDeleteMoveIn');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject', 's3:GetObject'])) capabilities.push('objects:media:readDelete');
     else if (resource === 'bucket:media/*' && same(['s3:DeleteObject'])) capabilities.push('objects:media:delete');
@@ -440,6 +440,10 @@ describe('environment', () => {
       if (capability === 'secret:platform') env[ENV.platformCredentialsSecretId] = 'secret:platform';
       if (capability.startsWith('kms:')) env[ENV.tokenKmsKeyId] = 'key:tokens';
       if (capability.startsWith('objects:media')) env[ENV.mediaBucket] = 'bucket:media';
+      if (capability === 'assume:media-upload-signer') {
+        env[ENV.mediaBucket] = 'bucket:media';
+        env[ENV.mediaUploadSignerRoleArn] = 'role:media-upload-signer';
+      }
     }
     return env;
   }
