@@ -43,6 +43,19 @@ const BURSTS = {
 } as const;
 
 /**
+ * A burst whose creates ended less than a second before its due time measured the creates, not
+ * the publish path: its lag would count posts that were still being created when due. Such a run
+ * is void (the phase fails with the reason, results.invalid.json keeps it), never a figure.
+ */
+const LEAST_LEAD_AFTER_CREATES_MS = 1_000;
+function createdInTime(due: string): void {
+  const leadMs = Date.parse(due) - Date.now();
+  if (leadMs < LEAST_LEAD_AFTER_CREATES_MS) {
+    throw new Error(`the burst's creates ended ${(leadMs / 1000).toFixed(1)} s before its due time (at least ${LEAST_LEAD_AFTER_CREATES_MS / 1000} s needed): this hour's machine was too busy for the lead its probe gave; the burst is void`);
+  }
+}
+
+/**
  * When a burst is due: `aheadMs` after now, or later when this hour's machine cannot make the
  * burst's creates in that time (4 at a time, each timed by a probe create of a post scheduled a day
  * ahead, which is never published within the run): on a busy hour the 1,000-post warm-up's creates
@@ -155,6 +168,7 @@ async function spreadEndpointsBurst({ stack, db }: BenchContext): Promise<LagFig
       )
     ).flat();
     log(`burst: ${ids.length} posts of ${customers.length} customers due at ${due} (created ${((Date.parse(due) - Date.now()) / 1000).toFixed(1)} s ahead)`);
+    createdInTime(due);
     // Waited for at the receiver, not by counting outcomes: 50 customers' COUNT Queries every second
     // would load the very DynamoDB Local the burst is measured on.
     const deadline = Date.parse(due) + 120_000;
@@ -201,6 +215,7 @@ async function burstLoad(
   );
   const ids = (await inParallel(creates, 4)).flat();
   log(`burst: ${ids.length} posts due at ${due} (created ${((Date.parse(due) - Date.now()) / 1000).toFixed(1)} s ahead)`);
+  createdInTime(due);
   // Requests from the last create on (the workers put messages back and prepare the posts before
   // the due time), and how many of them come from the due time on; CPU from the due time
   // (preparing and waiting come before it) to the last outcome.
