@@ -42,6 +42,9 @@ export class LoadGenerator {
     if (failed.length > 0 || result.errors > 0) {
       throw new Error(`${spec.name}: ${JSON.stringify(result.statusCounts)} errors=${result.errors}; e.g. ${result.sampleError ?? ''}`);
     }
+    // Not one answer in the run (a busy hour held every request past its end): no latency to
+    // compare, so the phase fails with this reason instead of printing a ratio of Infinity.
+    if (result.requests === 0) throw new Error(`${spec.name}: no response within the run (${result.sent} sent, ${result.timeouts} timed out)`);
     return result;
   }
 
