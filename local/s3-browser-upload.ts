@@ -20,14 +20,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
+import { putObjectInParts } from '../lib/store/s3-put-in-parts.js';
 import { listenOnLoopback } from './free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
@@ -207,30 +201,6 @@ export function checkPresignedPut(
   return { bucket, key: key.join('/') };
 }
 
-/**
- * The S3 emulator takes at most 11 MiB in one request (enough for a multipart part), so a larger
- * file is written as S3 itself takes one: in parts. A 200 MB video PUT to its presigned URL was
- * refused with a 500 before.
- */
-const PART_BYTES = 8 * 1024 * 1024;
-
-async function storeObject(s3: S3Client, object: { Bucket: string; Key: string; ContentType: string }, body: Uint8Array): Promise<string> {
-  if (body.byteLength <= PART_BYTES) return (await s3.send(new PutObjectCommand({ ...object, Body: body }))).ETag ?? '""';
-  const { UploadId } = await s3.send(new CreateMultipartUploadCommand(object));
-  const upload = { Bucket: object.Bucket, Key: object.Key, UploadId };
-  try {
-    const parts: { ETag: string; PartNumber: number }[] = [];
-    for (let offset = 0, number = 1; offset < body.byteLength; offset += PART_BYTES, number++) {
-      const part = await s3.send(new UploadPartCommand({ ...upload, PartNumber: number, Body: body.subarray(offset, offset + PART_BYTES) }));
-      parts.push({ ETag: part.ETag ?? '', PartNumber: number });
-    }
-    return (await s3.send(new CompleteMultipartUploadCommand({ ...upload, MultipartUpload: { Parts: parts } }))).ETag ?? '""';
-  } catch (error) {
-    await s3.send(new AbortMultipartUploadCommand(upload)).catch(() => undefined);
-    throw error;
-  }
-}
-
 export async function startS3BrowserUpload(options: S3BrowserUploadOptions): Promise<S3BrowserUpload> {
   const s3 = new S3Client({ endpoint: options.s3Endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
   const limit = options.maxBodyBytes ?? 520 * 1024 * 1024;
@@ -264,7 +234,7 @@ export async function startS3BrowserUpload(options: S3BrowserUploadOptions): Pro
       }
       const { key, contentType } = checkPostPolicy(bucket, form, file, new Date());
       const bytes = new Uint8Array(await (file as Blob).arrayBuffer());
-      const etag = await storeObject(s3, { Bucket: bucket, Key: key, ContentType: contentType }, bytes);
+      const etag = await putObjectInParts(s3, { Bucket: bucket, Key: key, ContentType: contentType }, bytes);
       const redirect = form.get('success_action_redirect');
       if (redirect) {
         // As S3: 303 to the redirect, with the bucket, key and ETag of what was stored.
@@ -295,7 +265,7 @@ export async function startS3BrowserUpload(options: S3BrowserUploadOptions): Pro
       const body = await readBody(req, Math.min(limit, declared));
       if (body.length !== declared) throw new PolicyError(400, 'IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header.');
       const contentType = String(req.headers['content-type'] ?? 'binary/octet-stream');
-      const etag = await storeObject(s3, { Bucket: target, Key: key, ContentType: contentType }, body);
+      const etag = await putObjectInParts(s3, { Bucket: target, Key: key, ContentType: contentType }, body);
       res.writeHead(200, { ...cors, ETag: etag });
       res.end();
     } catch (error) {

@@ -4,9 +4,10 @@
  * in no function bundle. The client is built on first use and shared by every writer of the
  * process.
  */
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { MediaObjectWriter } from '../use-cases/ports/media.js';
 import { mediaBucket, type MediaBucket, type MediaBucketOptions } from './media-bucket.js';
+import { putObjectInParts } from './s3-put-in-parts.js';
 
 export interface S3MediaObjectWriterOptions extends MediaBucketOptions {
   /** The shared client when not given. */
@@ -31,6 +32,7 @@ export class S3MediaObjectWriter implements MediaObjectWriter {
   }
 
   async putObject(objectKey: string, body: Uint8Array, contentType: string): Promise<void> {
-    await this.client().send(new PutObjectCommand({ Bucket: this.bucket.name, Key: objectKey, Body: body, ContentType: contentType }));
+    // In parts past 8 MiB: the local S3 emulator refuses a larger request (s3-put-in-parts.ts).
+    await putObjectInParts(this.client(), { Bucket: this.bucket.name, Key: objectKey, ContentType: contentType }, body);
   }
 }

@@ -244,6 +244,14 @@ describe('HEAD, ranged GET and DELETE against the S3 emulator', () => {
     expect(await storage.read(key, 5, 5)).toEqual(new Uint8Array(0));
   });
 
+  it('the writer puts a file larger than one emulator request (20 MB) in parts: its size, its type and its bytes at both ends read back', async () => {
+    const large = Uint8Array.from({ length: 20_000_000 }, (_, index) => (index * 7) % 251);
+    await writer.putObject('usr_1/med_9/long.mp4', large, 'video/mp4');
+    expect(await storage.head('usr_1/med_9/long.mp4')).toEqual({ sizeBytes: 20_000_000, contentType: 'video/mp4' });
+    expect(await storage.read('usr_1/med_9/long.mp4', 8_388_600, 8_388_616)).toEqual(large.subarray(8_388_600, 8_388_616));
+    expect(await storage.read('usr_1/med_9/long.mp4', 19_999_990, 20_000_000)).toEqual(large.subarray(19_999_990));
+  });
+
   it('GET of a missing object is an error naming S3 status and code, not empty bytes', async () => {
     const read = storage.read('usr_1/med_3/gone.png', 0, 8);
     await expect(read).rejects.toBeInstanceOf(S3RequestError);
