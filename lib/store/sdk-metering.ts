@@ -36,6 +36,8 @@ export interface CommandMeter {
   entries: number;
   /** DynamoDB requests by the table they touch (a request on two tables counts for each). */
   tables: Record<string, number>;
+  /** `capacityUnits` by table: which table's writes a figure is made of. */
+  unitsByTable: Record<string, number>;
 }
 
 export interface SdkMeter {
@@ -70,7 +72,7 @@ function meter(): SdkMeter {
 
 function commandMeter(key: string): CommandMeter {
   const commands = meter().commands;
-  commands[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0, tables: {} };
+  commands[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0, tables: {}, unitsByTable: {} };
   return commands[key];
 }
 
@@ -109,7 +111,9 @@ function addCapacity(target: CommandMeter, operation: string, input: Record<stri
     const units = typeof table.CapacityUnits === 'number' ? table.CapacityUnits : 0;
     target.reportedCapacityUnits += units;
     const name = typeof table.TableName === 'string' ? table.TableName : '';
-    target.capacityUnits += actions ? units * (actions.get(name) ?? 1) : units;
+    const scaled = actions ? units * (actions.get(name) ?? 1) : units;
+    target.capacityUnits += scaled;
+    target.unitsByTable[name] = (target.unitsByTable[name] ?? 0) + scaled;
   }
 }
 
