@@ -344,6 +344,10 @@ export const updatePostInput = {
   text: z.string().optional(),
   media: z.array(z.string()).optional().describe('Replaces the media: URLs from list_media; [] removes them'),
   scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; moves a scheduled post'),
+  queue: z
+    .boolean()
+    .optional()
+    .describe('true instead of scheduledFor: moves a scheduled post to the next free slot of its account\'s queue (see get_queue); a draft takes none (publish it with queue: true)'),
   options: platformOptions.optional().describe('Per-platform options, as in create_posts; options.<platform> replaces that platform\'s options whole (thread, poll, first comment included)'),
   idempotencyKey: changeKey,
   confirm: confirmField,
@@ -354,6 +358,15 @@ export const sendPostInput = {
   scheduledFor: z.string().optional().describe('ISO 8601 with a zone, at most 30 days ahead; omit to send now'),
   idempotencyKey: changeKey,
   confirm: confirmField,
+};
+
+/** publish_draft: as sendPostInput, or at the account's next free queue slot (a retry takes none). */
+export const publishDraftInput = {
+  ...sendPostInput,
+  queue: z
+    .boolean()
+    .optional()
+    .describe('true instead of scheduledFor: the draft goes out at the next free slot of its account\'s queue (see get_queue)'),
 };
 
 export const postChangeOutput = {

@@ -363,7 +363,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
     {
       title: 'Change a draft or a scheduled post (preview first)',
       description:
-        'Changes text, media, scheduledFor or options of a draft, or of a scheduled post not yet being sent. Without confirm it only PREVIEWS the post as it would be; call again with confirm: true and the SAME idempotencyKey after the person agrees.',
+        'Changes text, media, scheduledFor (or queue: true, the account\'s next free slot) or options of a draft, or of a scheduled post not yet being sent. Without confirm it only PREVIEWS the post as it would be; call again with confirm: true and the SAME idempotencyKey after the person agrees.',
       inputSchema: schema.updatePostInput,
       outputSchema: schema.postChangeOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -386,8 +386,8 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
     {
       title: 'Send a draft (preview first)',
       description:
-        'Sends a draft now, or at scheduledFor; it spends one unit of the plan allowance. Without confirm it only PREVIEWS; call again with confirm: true and the SAME idempotencyKey after the person agrees.',
-      inputSchema: schema.sendPostInput,
+        'Sends a draft now, at scheduledFor, or with queue: true at its account\'s next free queue slot; it spends one unit of the plan allowance. Without confirm it only PREVIEWS; call again with confirm: true and the SAME idempotencyKey after the person agrees.',
+      inputSchema: schema.publishDraftInput,
       outputSchema: schema.postChangeOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },

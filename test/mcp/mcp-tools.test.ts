@@ -498,4 +498,37 @@ describe('queues through the assistant', () => {
     const got = await call(assistant.client, 'get_post', { id });
     expect((got.structuredContent?.post as { scheduledFor: string }).scheduledFor).toBe(next[0]?.scheduledFor);
   });
+
+  it('update_post and publish_draft take queue: true as PATCH and publish do: the preview shows the slot, the change takes it', async () => {
+    const x = user.accounts[0]?.id as string;
+    const set = await call(assistant.client, 'set_queue', {
+      accountId: x,
+      timeZone: 'America/St_Johns',
+      slots: [{ day: 'tuesday', time: '08:15' }, { day: 'friday', time: '19:45' }],
+    });
+    const next = (set.structuredContent as { next: { scheduledFor: string }[] }).next;
+    expect(next.length).toBeGreaterThanOrEqual(2);
+    const ownTime = new Date(Date.now() + 20 * 86_400_000).toISOString();
+    const scheduled = await call(assistant.client, 'create_posts', { accounts: [x], text: 'moved to the queue', scheduledFor: ownTime, idempotencyKey: 'q-upd-0', confirm: true });
+    const scheduledId = (scheduled.structuredContent as { posts: { id: string }[] }).posts[0]?.id ?? '';
+
+    const preview = await call(assistant.client, 'update_post', { id: scheduledId, queue: true, idempotencyKey: 'q-upd-1' });
+    expect(preview.isError).toBeFalsy();
+    expect((preview.structuredContent?.post as { scheduledFor: string }).scheduledFor).toBe(next[0]?.scheduledFor);
+    const moved = await call(assistant.client, 'update_post', { id: scheduledId, queue: true, idempotencyKey: 'q-upd-1', confirm: true });
+    expect(moved.isError).toBeFalsy();
+    expect((moved.structuredContent?.post as { scheduledFor: string }).scheduledFor).toBe(next[0]?.scheduledFor);
+    const both = await call(assistant.client, 'update_post', { id: scheduledId, queue: true, scheduledFor: ownTime, idempotencyKey: 'q-upd-2' });
+    expect(both.content[0]?.text).toMatch(/^invalid_queue:/);
+
+    const draft = await call(assistant.client, 'create_posts', { accounts: [x], text: 'draft to the queue', draft: true, idempotencyKey: 'q-draft-0', confirm: true });
+    const draftId = (draft.structuredContent as { posts: { id: string }[] }).posts[0]?.id ?? '';
+    const draftPreview = await call(assistant.client, 'publish_draft', { id: draftId, queue: true, idempotencyKey: 'q-send-1' });
+    expect(draftPreview.isError).toBeFalsy();
+    expect((draftPreview.structuredContent?.post as { scheduledFor: string }).scheduledFor).toBe(next[1]?.scheduledFor);
+    const sent = await call(assistant.client, 'publish_draft', { id: draftId, queue: true, idempotencyKey: 'q-send-1', confirm: true });
+    expect(sent.isError).toBeFalsy();
+    const got = await call(assistant.client, 'get_post', { id: draftId });
+    expect(got.structuredContent?.post).toMatchObject({ status: 'scheduled', scheduledFor: next[1]?.scheduledFor });
+  });
 });
