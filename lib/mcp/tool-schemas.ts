@@ -256,6 +256,7 @@ const previewLine = z.object({
     }),
     'LinkedIn only: how the text will render; null for other platforms and when rejected',
   ),
+  scheduledFor: nullable(z.string(), 'When it would go out (ISO 8601): with queue: true its account\'s next free slot; null for drafts and when rejected'),
 });
 
 const createdLine = z.object({

@@ -264,7 +264,7 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
           const preview = await deps.previewPosts.execute(caller, body);
           const lines = preview.targets.map((line) =>
             line.verdict === 'accepted'
-              ? `- ${line.accountId} (${line.platform} ${line.handle}): accepted, ${line.textLength}/${line.maxTextLength} characters${formatNote(line)}`
+              ? `- ${line.accountId} (${line.platform} ${line.handle}): accepted, ${line.textLength}/${line.maxTextLength} characters${formatNote(line)}${preview.publishAt === null && line.scheduledFor !== null ? `, at ${line.scheduledFor}` : ''}`
               : `- ${line.accountId}: rejected (${line.reason}) ${line.message}`,
           );
           const when = preview.draft

@@ -41,6 +41,11 @@ export interface PreviewLine {
   firstComment: boolean | null;
   /** LinkedIn: how the text will render (what a reader sees, its hashtags and mentions); null elsewhere and when rejected. */
   rendering: LinkedinRendering | null;
+  /**
+   * ISO time this target would go out: with `queue: true` its account's slot (each target has its
+   * own), otherwise the request's time; null for drafts and rejected targets.
+   */
+  scheduledFor: string | null;
 }
 
 export interface PostsPreview {
@@ -76,16 +81,21 @@ export class PreviewPosts {
     const choices = request.queue
       ? await QueueChoices.read(this.deps.queues, decided.flatMap(({ verdict }) => (verdict.accepted ? [verdict.accountId] : [])), now)
       : null;
+    const publishAt = request.draft || request.queue ? null : (request.scheduledFor ?? now).toISOString();
     const decisions = decided.map(({ verdict, text }) => {
-      if (!choices || !verdict.accepted) return { verdict, text };
+      if (!choices || !verdict.accepted) return { verdict, text, scheduledFor: publishAt };
       const slot = choices.choose(verdict.accountId, now);
       return slot.ok
-        ? { verdict, text }
-        : { text, verdict: { accepted: false as const, accountId: verdict.accountId, platform: verdict.platform, reason: slot.reason, message: QUEUE_REJECTION_MESSAGES[slot.reason] } };
+        ? { verdict, text, scheduledFor: new Date(slot.slot.at).toISOString() }
+        : {
+            text,
+            scheduledFor: null,
+            verdict: { accepted: false as const, accountId: verdict.accountId, platform: verdict.platform, reason: slot.reason, message: QUEUE_REJECTION_MESSAGES[slot.reason] },
+          };
     });
     // The first accepted targets that fit, in request order, as the create's transaction decides.
     let fitting = request.draft ? Number.POSITIVE_INFINITY : unitsThatFit(decisions.filter(({ verdict }) => verdict.accepted).length, used, caller.user.monthlyPostAllowance);
-    const targets = decisions.map(({ verdict, text }): PreviewLine => {
+    const targets = decisions.map(({ verdict, text, scheduledFor }): PreviewLine => {
       if (verdict.accepted && fitting-- <= 0) {
         return {
           accountId: verdict.accountId,
@@ -101,6 +111,7 @@ export class PreviewPosts {
           parts: null,
           firstComment: null,
           rendering: null,
+          scheduledFor: null,
         };
       }
       const format = verdict.accepted ? formatFields(request.options, verdict.platform, null) : null;
@@ -122,6 +133,7 @@ export class PreviewPosts {
         parts: format ? format.threadParts.length + 1 : null,
         firstComment: format ? format.firstComment !== null : null,
         rendering: verdict.accepted && verdict.platform === 'linkedin' ? linkedinRendering(text) : null,
+        scheduledFor: verdict.accepted ? scheduledFor : null,
       };
     });
     const accepted = targets.filter((line) => line.verdict === 'accepted').length;
@@ -129,8 +141,8 @@ export class PreviewPosts {
     return {
       campaignId: request.campaignId,
       draft: request.draft,
-      // With `queue: true` each target has its own slot: no one time for the request.
-      publishAt: request.draft || request.queue ? null : (request.scheduledFor ?? now).toISOString(),
+      // With `queue: true` each target has its own slot (its line's scheduledFor): no one time for the request.
+      publishAt,
       targets,
       accepted,
       rejected: targets.length - accepted,
@@ -142,7 +154,7 @@ export class PreviewPosts {
 /** A preview batch (POST /posts/preview): a create's post_batch with `id: null` everywhere, and no campaign id made up. */
 export interface PreviewBatch extends Omit<PostBatch, 'campaignId' | 'posts'> {
   campaignId: string | null;
-  posts: (PostResult & { rendering?: LinkedinRendering })[];
+  posts: (PostResult & { rendering?: LinkedinRendering; scheduledFor?: string })[];
 }
 
 /**
@@ -159,6 +171,7 @@ export function previewBatch(preview: PostsPreview): PreviewBatch {
     reason: line.reason,
     message: line.message,
     ...(line.rendering !== null ? { rendering: line.rendering } : {}),
+    ...(line.scheduledFor !== null ? { scheduledFor: line.scheduledFor } : {}),
   }));
   if (preview.accepted === 0) throw noTargetAccepted(posts);
   return { object: 'post_batch', campaignId: preview.campaignId, posts };

@@ -285,17 +285,20 @@ describe('queue: true on PATCH, a draft\'s publish and the preview', () => {
       param: 'queue',
     });
 
-    // The preview rejects a target whose queue is empty, as the create would.
-    const preview = await api.post<{ posts: { accountId: string; status: string; reason: string | null }[] }>('/posts/preview', {
+    // The preview shows the slot a target would take, and rejects one whose queue is empty, as the create would.
+    const nextFree = (await next(api, x, 1))[0]!.scheduledFor;
+    const preview = await api.post<{ posts: { accountId: string; status: string; reason: string | null; scheduledFor?: string }[] }>('/posts/preview', {
       accounts: [x, linkedin],
       text: 'where would it go',
       queue: true,
     });
     expect(preview.status, preview.text).toBe(200);
-    expect(preview.body.posts.map((line) => [line.status, line.reason])).toEqual([
-      ['accepted', null],
-      ['rejected', 'queue_empty'],
+    expect(preview.body.posts.map((line) => [line.status, line.reason, line.scheduledFor])).toEqual([
+      ['accepted', null, nextFree],
+      ['rejected', 'queue_empty', undefined],
     ]);
+    // Nothing is taken by a preview.
+    expect((await next(api, x, 1))[0]!.scheduledFor).toBe(nextFree);
   });
 });
 

@@ -492,6 +492,8 @@ describe('queues through the assistant', () => {
 
     const preview = await call(assistant.client, 'create_posts', { accounts: [linkedin], text: 'to the queue', queue: true, idempotencyKey: 'queue-1' });
     expect(preview.content[0]?.text).toMatch(/each at its account's next free queue slot/);
+    expect(preview.content[0]?.text).toContain(`, at ${next[0]?.scheduledFor}`);
+    expect((preview.structuredContent as { preview: { targets: { scheduledFor: string | null }[] } }).preview.targets[0]?.scheduledFor).toBe(next[0]?.scheduledFor);
     const created = await call(assistant.client, 'create_posts', { accounts: [linkedin], text: 'to the queue', queue: true, idempotencyKey: 'queue-1', confirm: true });
     expect(created.isError).toBeFalsy();
     const id = (created.structuredContent as { posts: { id: string }[] }).posts[0]?.id ?? '';
