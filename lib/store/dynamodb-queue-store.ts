@@ -19,11 +19,23 @@ const QUEUE_ITEM = v.object({
 
 const SLOT_PREFIX = 'SLOT#';
 
+/**
+ * How long a slot item outlives its instant before the table's TTL removes it: the queue reads only
+ * slots from now on, so a passed slot is never read again (its post published, failed or moved);
+ * the day keeps it clear of clock skew, and a cancel or a retry deletes with a condition that also
+ * holds for an item already gone.
+ */
+export const QUEUE_SLOT_TTL_SECONDS = 24 * 60 * 60;
+
 /** A slot item's transaction write: the post takes the slot only if nobody holds it. */
 export function queueSlotPut(tableName: string, slot: { accountId: string; scheduledFor: string; postId: string }) {
   return {
     TableName: tableName,
-    Item: { ...directoryKeys.queueSlot(slot.accountId, slot.scheduledFor), postId: slot.postId },
+    Item: {
+      ...directoryKeys.queueSlot(slot.accountId, slot.scheduledFor),
+      postId: slot.postId,
+      expiresAt: Math.floor(Date.parse(slot.scheduledFor) / 1000) + QUEUE_SLOT_TTL_SECONDS,
+    },
     ConditionExpression: 'attribute_not_exists(pk)',
   };
 }

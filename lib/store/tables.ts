@@ -16,7 +16,9 @@
  *             QUEUE#<acctId>     SLOT#<scheduledFor>   a queue slot taken by a post (postId): put with
  *                                                  attribute_not_exists in the post's create transaction,
  *                                                  deleted with the post's cancel; the queue's free
- *                                                  slots = its slot times minus a Query of these
+ *                                                  slots = its slot times minus a Query of these;
+ *                                                  expiresAt (TTL) a day after its instant, since
+ *                                                  only slots from now on are ever read
  *             CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId>  CONNECTION
  *                                                  the account a platform identity is connected as in a
  *                                                  workspace (settings connect: no duplicates)
@@ -207,6 +209,10 @@ export const DIRECTORY_TABLE: TableDefinition = {
     // the sweeper reads the ones whose warning time has come. Keys only: it updates what it finds.
     { indexName: 'byTokenExpiry', partitionKey: 'expiryPk', sortKey: 'expirySk', projection: { type: 'KEYS_ONLY' } },
   ],
+  // A taken queue slot expires once its instant has passed (queueSlotPut); the TTL's deletes are
+  // filtered out of the webhook router's stream like every non-account item. Only a Number
+  // attribute expires: items that keep an ISO `expiresAt` string are never touched.
+  ttlAttribute: 'expiresAt',
   holdsCustomerData: true,
   // account.connected / disconnected / token_health_changed come from its account items' changes.
   stream: 'NEW_AND_OLD_IMAGES',

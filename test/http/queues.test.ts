@@ -8,7 +8,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClient } from '../../lib/store/dynamo-client.js';
+import { directoryKeys } from '../../lib/store/directory-table.js';
+import { QUEUE_SLOT_TTL_SECONDS } from '../../lib/store/dynamodb-queue-store.js';
 import { expectApiError } from '../support/api-assertions.js';
 import type { ApiClient } from '../support/http.js';
 import { documentedApi } from '../support/openapi.js';
@@ -148,6 +152,13 @@ describe('queue: true on a create', () => {
     expect(await scheduledForOf(api, xPost)).toBe(xSlots[0]!.scheduledFor);
     expect(await scheduledForOf(api, linkedinPost)).toBe(linkedinSlots[0]!.scheduledFor);
     expect((await next(api, x, 2)).map((slot) => slot.scheduledFor)).toEqual(xSlots.slice(1, 3).map((slot) => slot.scheduledFor));
+    // The slot item expires through the directory table's TTL a day after its instant: never cleaned otherwise.
+    const slotItem = await DynamoDBDocumentClient.from(dynamoDbClient).send(
+      new GetCommand({ TableName: stack.info.tables.directory, Key: directoryKeys.queueSlot(x, xSlots[0]!.scheduledFor) }),
+    );
+    expect(slotItem.Item).toMatchObject({ postId: xPost, expiresAt: Date.parse(xSlots[0]!.scheduledFor) / 1000 + QUEUE_SLOT_TTL_SECONDS });
+    const ttl = await dynamoDbClient.send(new DescribeTimeToLiveCommand({ TableName: stack.info.tables.directory }));
+    expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
 
     const second = await api.post<PostBatch>('/posts', { accounts: [x], text: 'queued again', queue: true });
     const secondPost = second.body.posts[0]!.id!;
