@@ -14,6 +14,7 @@ import { ENV, requireEnv } from '../../lib/config.js';
 import { MEDIA_STORAGE_QUOTA_BYTES } from '../../lib/domain/media-library.js';
 import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
 import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
+import type { MediaView } from '../../lib/use-cases/media-files.js';
 import { MediaLibrary } from '../../lib/use-cases/settings/media-library.js';
 import { browserPost, PNG_1X1 } from '../support/connect.js';
 import { documentedApi } from '../support/openapi.js';
@@ -25,21 +26,8 @@ import type { TestStack } from '../support/stack.js';
 interface ErrorBody {
   error: { type: string; code: string; message: string; param: string | null };
 }
-interface Media {
-  object: 'media';
-  id: string;
-  status: 'pending' | 'processing' | 'ready' | 'failed';
-  url: string | null;
-  fileName: string;
-  contentType: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  durationSeconds: number | null;
-  pages: number | null;
-  altText: string | null;
-  error: { code: string; message: string } | null;
-}
+/** The API's media object, as the use case shapes it; openapi.yaml checks every answer against the contract. */
+type Media = MediaView;
 interface MediaUpload extends Media {
   upload: { url: string; method: 'PUT'; headers: Record<string, string>; expiresAt: string } | null;
 }
