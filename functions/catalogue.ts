@@ -191,7 +191,7 @@ export interface Consuming {
 /** Consumers of the SQS queues (event source mappings on AWS, pollers in the local stack). */
 export interface QueueConsumer {
   name: string;
-  queue: 'publish' | 'deletion' | 'webhook';
+  queue: 'publish' | 'deletion' | 'webhook' | 'mediaImport';
   entry: string;
   /** The default; the publish worker's is a deploy-time setting (infra/stacks/publish-throughput.ts). */
   consuming: Consuming;
@@ -211,6 +211,9 @@ export const QUEUE_CONSUMERS: readonly QueueConsumer[] = [
   // could hold all of them and every other customer's deliveries waited (seen once the local
   // pollers stopped queuing for connections); with 20 it holds at most half.
   { name: 'WebhookDeliveryWorker', queue: 'webhook', entry: 'functions/webhook-delivery-worker.ts', consuming: { batchSize: 10, maxConcurrency: 20 } },
+  // One import at a time per invocation (each streams up to 500 MB through one 8 MiB part), and a
+  // few invocations at once: imports are rare, and each holds a customer's server's connection.
+  { name: 'MediaImportWorker', queue: 'mediaImport', entry: 'functions/media-import-worker.ts', consuming: { batchSize: 1, maxConcurrency: 5 } },
 ];
 
 /** The default consuming of one queue's consumer. */

@@ -3,7 +3,8 @@
  * back on the publish queue every scheduled post whose message was lost, and on the deletion queue
  * every platform deletion still pending whose message was lost (lib/use-cases/sweep.ts), and on the
  * webhook queue every pending delivery whose attempt's message was lost
- * (lib/use-cases/webhooks/sweep-deliveries.ts).
+ * (lib/use-cases/webhooks/sweep-deliveries.ts), and on the media import queue every import nobody
+ * holds, failing API uploads never completed (lib/use-cases/media-import.ts SweepMedia).
  * The first run in a process, and the first run after the publish queue was created anew, also look
  * ahead over the SQS delay window: that is what brings back, on time, the posts whose messages an
  * emptied queue lost (the local stack's in-memory queues after a restart).
@@ -18,6 +19,10 @@ import { ENV, numberEnv, requireEnv } from '../lib/config.js';
 import { SqsPlatformDeletionQueue } from '../lib/dispatch/platform-deletion-queue.js';
 import { SqsPublishQueue } from '../lib/dispatch/publish-queue.js';
 import { SqsWebhookQueue } from '../lib/dispatch/webhook-queue.js';
+import { SqsMediaImportQueue } from '../lib/dispatch/media-import-queue.js';
+import { DynamoDbMediaLibraryStore } from '../lib/store/dynamodb-media-library.js';
+import { S3MediaUploads } from '../lib/store/s3-media-uploads.js';
+import { SweepMedia } from '../lib/use-cases/media-import.js';
 import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
 import { DynamoDbPublishState } from '../lib/store/dynamodb-publish-state.js';
 import { DynamoDbWebhookStore } from '../lib/store/dynamodb-webhook-store.js';
@@ -34,7 +39,8 @@ meterSdkClient(sqs, 'sqs');
 /**
  * The posts table (byDue index), the publish and deletion queues, the webhooks table's outbox
  * (byPending) and the webhook queue, the accounts due an expiry warning (the directory's
- * byTokenExpiry index and ACCOUNT items only); no token, secret or platform.
+ * byTokenExpiry index and ACCOUNT items only), the media not settled (byMediaDue, MEDIA items, and
+ * deleting an abandoned upload's object) and the import queue; no token, secret or platform.
  */
 const composed = atColdStart(() => {
   const publishQueue = new SqsPublishQueue(sqs, requireEnv(ENV.publishQueueUrl));
@@ -46,6 +52,12 @@ const composed = atColdStart(() => {
     shards: DUE_SHARDS,
     graceMs: numberEnv(ENV.sweeperGraceSeconds, 10) * 1000,
     expiries: new DynamoDbAccountStore(),
+    media: new SweepMedia({
+      library: new DynamoDbMediaLibraryStore(),
+      storage: new S3MediaUploads(),
+      queue: new SqsMediaImportQueue(sqs, requireEnv(ENV.mediaImportQueueUrl)),
+      clock: systemClock,
+    }),
     deliveries: new SweepDeliveries({
       pending: new DynamoDbWebhookStore(),
       queue: new SqsWebhookQueue(sqs, requireEnv(ENV.webhookQueueUrl)),
@@ -75,6 +87,7 @@ export const handler = middy<ScheduledEvent, SweepResult, Error, Context>()
     if (result.resent > 0 || result.deletionsResent > 0 || result.deliveriesResent > 0 || result.failedToSend > 0) logger.warn('Sweeper put lost messages back', { ...result, lookAhead });
     if (result.resent > 0) metrics.addMetric('SweptPosts', MetricUnit.Count, result.resent);
     if (result.tokensExpiring > 0) logger.info('Accounts whose access ends within 7 days marked expiring', { tokensExpiring: result.tokensExpiring });
+    if (result.mediaImportsRequeued > 0 || result.uploadsAbandoned > 0) logger.info('Media not settled in time', { mediaImportsRequeued: result.mediaImportsRequeued, uploadsAbandoned: result.uploadsAbandoned });
     if (result.deliveriesResent > 0) metrics.addMetric('SweptWebhookDeliveries', MetricUnit.Count, result.deliveriesResent);
     return result;
   });

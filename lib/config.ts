@@ -43,6 +43,12 @@ export const ENV = {
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   /** Local stack and tests only: webhook endpoints may be http://127.0.0.1. Never set on AWS. */
   webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
+  /** The media import queue (POST /media with sourceUrl, and the sweeper's requeues). */
+  mediaImportQueueUrl: 'MEDIA_IMPORT_QUEUE_URL',
+  /** Local stack and tests only: a media import may fetch http://127.0.0.1. Never set on AWS. */
+  mediaImportAllowLoopback: 'MEDIA_IMPORT_ALLOW_LOOPBACK',
+  /** Tests only: seconds an import's fetch may take (60 by default, as the contract says). */
+  mediaImportTimeoutSeconds: 'MEDIA_IMPORT_TIMEOUT_SECONDS',
   /** Tests only: seconds a webhook attempt waits for its answer (10 by default, as the contract says). */
   webhookDeliveryTimeoutSeconds: 'WEBHOOK_DELIVERY_TIMEOUT_SECONDS',
   /**

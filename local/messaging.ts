@@ -82,6 +82,8 @@ export interface LocalQueues {
   deletion: WorkQueue;
   /** Webhook deliveries (functions/webhook-delivery-worker.ts). */
   webhook: WorkQueue;
+  /** Media imports from a URL (functions/media-import-worker.ts). */
+  mediaImport: WorkQueue;
   /** Where the Scheduler puts a due-post message it could not deliver (SCHEDULER_DLQ_ARN). */
   schedulerDeadLetter: QueueRef;
 }
@@ -117,6 +119,7 @@ export async function ensureQueues(
       publish: await createWorkQueue(sqs, `${prefix}publish`, visibility),
       deletion: await createWorkQueue(sqs, `${prefix}deletion`, visibility),
       webhook: await createWorkQueue(sqs, `${prefix}webhook`, visibility),
+      mediaImport: await createWorkQueue(sqs, `${prefix}media-import`, visibility),
       schedulerDeadLetter: await createQueue(sqs, `${prefix}scheduler-dlq`, { MessageRetentionPeriod: '1209600' }),
     };
   } finally {
@@ -134,6 +137,8 @@ export async function deleteQueues(sqsEndpoint: string, queues: LocalQueues): Pr
       queues.deletion.deadLetter,
       queues.webhook,
       queues.webhook.deadLetter,
+      queues.mediaImport,
+      queues.mediaImport.deadLetter,
       queues.schedulerDeadLetter,
     ];
     for (const queue of all) await sqs.send(new DeleteQueueCommand({ QueueUrl: queue.url }));

@@ -281,6 +281,9 @@ export async function startStackServices(options: StackServicesOptions): Promise
       [ENV.webhookQueueUrl]: queues.webhook.url,
       // Local receivers (tests, a developer's own) listen on http://127.0.0.1; never set on AWS.
       [ENV.webhookAllowLoopback]: 'true',
+      [ENV.mediaImportQueueUrl]: queues.mediaImport.url,
+      // Tests serve the files they import on http://127.0.0.1; never set on AWS.
+      [ENV.mediaImportAllowLoopback]: 'true',
       [ENV.schedulerGroup]: SCHEDULER_GROUP,
       [ENV.schedulerRoleArn]: SCHEDULER_ROLE_ARN,
       [ENV.schedulerDlqArn]: queues.schedulerDeadLetter.arn,

@@ -5,7 +5,9 @@
  * idempotency table only for the two POSTs, the cursor secret only for the list. A part a
  * function does not wire fails loudly if its operation ever reached it.
  */
-import { ENV, requireEnv } from '../../lib/config.js';
+import { ENV, optionalEnv, requireEnv } from '../../lib/config.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsMediaImportQueue } from '../../lib/dispatch/media-import-queue.js';
 import { DynamoDbIdempotencyStore } from '../../lib/store/dynamodb-idempotency-store.js';
 import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
 import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
@@ -21,7 +23,7 @@ function notWired<T extends object>(part: string): T {
   });
 }
 
-export type MediaParts = Partial<Pick<MediaFilesDeps, 'posts' | 'cursorSigningKey' | 'storage'>> & { idempotency?: boolean; mediaBaseUrl?: boolean };
+export type MediaParts = Partial<Pick<MediaFilesDeps, 'posts' | 'cursorSigningKey' | 'storage' | 'importQueue'>> & { idempotency?: boolean; mediaBaseUrl?: boolean };
 
 export function mediaFiles(parts: MediaParts): MediaFiles {
   return new MediaFiles({
@@ -31,8 +33,15 @@ export function mediaFiles(parts: MediaParts): MediaFiles {
     posts: parts.posts ?? notWired('The posts table'),
     mediaBaseUrl: parts.mediaBaseUrl ? () => requireEnv(ENV.mediaBaseUrl) : () => { throw new Error('The media base URL is not wired in this function'); },
     cursorSigningKey: parts.cursorSigningKey ?? (() => Promise.reject(new Error('The cursor signing key is not wired in this function'))),
+    importQueue: parts.importQueue ?? notWired('The media import queue'),
+    allowLoopbackImports: optionalEnv(ENV.mediaImportAllowLoopback, 'false') === 'true',
     clock: systemClock,
   });
+}
+
+/** The import queue (POST /media with sourceUrl). */
+export function mediaImportQueue(): SqsMediaImportQueue {
+  return new SqsMediaImportQueue(new SQSClient({}), requireEnv(ENV.mediaImportQueueUrl));
 }
 
 /** The S3 adapter of the media functions that touch the bucket. */

@@ -47,6 +47,7 @@ import {
   SWEEPER,
   METRICS_COLLECTOR,
   WEBHOOK_ROUTER,
+  type QueueConsumer,
 } from '../../functions/catalogue.js';
 import {
   bindBucket,
@@ -94,6 +95,14 @@ export interface ApiStackProps extends StackProps {
 /** Batches of one stream shard the webhook router handles at once (Lambda's ParallelizationFactor, 1-10). */
 export const ROUTER_PARALLELIZATION = WEBHOOK_ROUTER_PARALLELIZATION;
 
+/** The variable each queue's URL is given in, to a function that sends to it. */
+const QUEUE_URL_VARIABLES: Record<QueueConsumer['queue'], string> = {
+  publish: ENV.publishQueueUrl,
+  deletion: ENV.deletionQueueUrl,
+  webhook: ENV.webhookQueueUrl,
+  mediaImport: ENV.mediaImportQueueUrl,
+};
+
 /** Size and time of each kind of function; the queue visibility timeouts derive from these. */
 const API_FUNCTION = { timeout: Duration.seconds(15), memorySize: 512 };
 const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
@@ -108,6 +117,11 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
   // Up to 8 shards x 400 due posts a run, a platform request per 100 (X) and a write per post.
   MetricsCollector: { timeout: Duration.seconds(50), memorySize: 256 },
   RouteNotFound: { timeout: Duration.seconds(10), memorySize: 256 },
+  // One import: the fetch's 60 s, then the checks and the copy to the served key of up to 500 MB.
+  // Within the import's lease (lib/domain/media-import.ts IMPORT_LEASE_SECONDS), so a second worker
+  // never takes an import the first is still running. 512 MB for the CPU share: every 8 MiB part
+  // is hashed for its signature.
+  MediaImportWorker: { timeout: Duration.minutes(2), memorySize: 512 },
   // A batch is delivered at once: one 10 s attempt timeout plus the records' reads and writes.
   WebhookDeliveryWorker: { timeout: Duration.seconds(30), memorySize: 256 },
   // Up to 100 stream records, a few writes each.
@@ -129,10 +143,11 @@ const STATIC_FILES: Record<string, { from: string; to: string }> = {
  * its settings are a deploy-time choice (publish-throughput.ts, docs/performance.md, "Posts due at the same second"), these
  * are the defaults. Deletions are rarer and go one at a time per batch.
  */
-const CONSUMING: Record<'publish' | 'deletion' | 'webhook', ConsumerOptions> = {
+const CONSUMING: Record<QueueConsumer['queue'], ConsumerOptions> = {
   publish: PUBLISH_CONSUMING_DEFAULT,
   deletion: consumingOf('deletion'),
   webhook: consumingOf('webhook'),
+  mediaImport: consumingOf('mediaImport'),
 };
 
 /**
@@ -192,6 +207,8 @@ export class ApiStack extends Stack {
   readonly publishQueue: Queue;
   readonly deletionQueue: Queue;
   readonly webhookQueue: Queue;
+  /** Media imports from a URL (POST /media with sourceUrl; the sweeper's requeues). */
+  readonly mediaImportQueue: Queue;
   /**
    * Was the router's on-failure destination; nothing sends to it since the router retries a batch
    * until it succeeds (a destination got only a batch's pointers, not its records). Kept while the
@@ -222,7 +239,7 @@ export class ApiStack extends Stack {
     this.addStackDependency(data);
 
     const consumers = new Map(QUEUE_CONSUMERS.map((consumer) => [consumer.queue, consumer.name]));
-    const queueFor = (kind: 'publish' | 'deletion' | 'webhook', name: string) => {
+    const queueFor = (kind: QueueConsumer['queue'], name: string) => {
       const consumerName = consumers.get(kind);
       const sizing = consumerName ? sizingOf(consumerName) : API_FUNCTION;
       return this.queueWithDeadLetterQueue(name, sizing.timeout);
@@ -230,6 +247,7 @@ export class ApiStack extends Stack {
     this.publishQueue = queueFor('publish', 'PublishQueue');
     this.deletionQueue = queueFor('deletion', 'DeletionQueue');
     this.webhookQueue = queueFor('webhook', 'WebhookQueue');
+    this.mediaImportQueue = queueFor('mediaImport', 'MediaImportQueue');
     this.webhookRouterDeadLetterQueue = new Queue(this, 'WebhookRouterDlq', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -399,7 +417,7 @@ export class ApiStack extends Stack {
     // Queue consumers.
     for (const consumer of QUEUE_CONSUMERS) {
       const fn = build(consumer.name, consumer.entry, `Consumes the ${consumer.queue} queue`, 'workers');
-      const queue = consumer.queue === 'publish' ? this.publishQueue : consumer.queue === 'deletion' ? this.deletionQueue : this.webhookQueue;
+      const queue = this.queueOf(consumer.queue);
       bindQueueConsumer(fn, queue, consumer.queue === 'publish' ? publishConsuming(this) : CONSUMING[consumer.queue]);
     }
 
@@ -560,17 +578,17 @@ export class ApiStack extends Stack {
     });
   }
 
+  private queueOf(kind: QueueConsumer['queue']): Queue {
+    return { publish: this.publishQueue, deletion: this.deletionQueue, webhook: this.webhookQueue, mediaImport: this.mediaImportQueue }[kind];
+  }
+
   private bindAccess(fn: ServiceFunction, name: string, data: DataStack, scheduling: Scheduling, media: SharedBucket): void {
     const access = accessOf(name);
     for (const [tableName, level] of Object.entries(access.tables) as [TableName, 'read' | 'readWrite'][]) {
       const writableKeyPrefixes = access.writableKeyPrefixes?.[tableName];
       bindTable(fn, data.tableDefinitions[tableName], data.tables[tableName], level, writableKeyPrefixes ? { writableKeyPrefixes } : {});
     }
-    for (const queue of access.sendsTo ?? []) {
-      if (queue === 'publish') bindQueueSender(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
-      else if (queue === 'deletion') bindQueueSender(fn, this.deletionQueue, { urlVar: ENV.deletionQueueUrl });
-      else bindQueueSender(fn, this.webhookQueue, { urlVar: ENV.webhookQueueUrl });
-    }
+    for (const queue of access.sendsTo ?? []) bindQueueSender(fn, this.queueOf(queue), { urlVar: QUEUE_URL_VARIABLES[queue] });
     if (access.scheduler) bindScheduler(fn, scheduling, access.scheduler);
     for (const queue of access.readsQueueAttributes ?? []) {
       if (queue === 'publish') bindQueueAttributes(fn, this.publishQueue, { urlVar: ENV.publishQueueUrl });
@@ -598,6 +616,7 @@ export class ApiStack extends Stack {
       ['PublishDlq', this.publishQueue.deadLetterQueue!.queue as Queue],
       ['DeletionDlq', this.deletionQueue.deadLetterQueue!.queue as Queue],
       ['WebhookDlq', this.webhookQueue.deadLetterQueue!.queue as Queue],
+      ['MediaImportDlq', this.mediaImportQueue.deadLetterQueue!.queue as Queue],
       ['WebhookRouterDlq', this.webhookRouterDeadLetterQueue],
       ['SchedulerDlq', this.schedulerDeadLetterQueue],
     ];

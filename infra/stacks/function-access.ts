@@ -35,7 +35,7 @@ export interface FunctionAccess {
   /** Queues whose attributes the code reads. */
   readsQueueAttributes?: ReadonlyArray<'publish'>;
   /** Queues the code sends to. */
-  sendsTo?: ReadonlyArray<'publish' | 'deletion' | 'webhook'>;
+  sendsTo?: ReadonlyArray<'publish' | 'deletion' | 'webhook' | 'mediaImport'>;
   scheduler?: readonly SchedulerAction[];
   /** The secret that signs list cursors. */
   cursorSigningKey?: boolean;
@@ -161,6 +161,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     tables: { ...REQUEST_PATH, directory: 'readWrite', idempotency: 'readWrite' },
     writableKeyPrefixes: { directory: [KEYS.media] },
     mediaObjects: 'presignUpload',
+    sendsTo: ['mediaImport'],
   },
   CompleteMedia: {
     tables: { ...REQUEST_PATH, directory: 'readWrite', idempotency: 'readWrite' },
@@ -226,6 +227,14 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     platformCredentials: true,
     tokenKey: 'encryptDecrypt',
   },
+  // Fetches an import's URL into the bucket (a put under incoming/, read and checked, copied to its
+  // served key), and settles the MEDIA item (the owner's byte count on the USER item with it).
+  MediaImportWorker: {
+    tables: { directory: 'readWrite' },
+    writableKeyPrefixes: { directory: [KEYS.media, KEYS.user] },
+    mediaObjects: ['read', 'delete', 'existence', 'moveIn'],
+    mediaBaseUrl: true,
+  },
   // Reads the user's endpoints, writes events and deliveries, queues the deliveries. Its stream
   // reads are granted by its event source mappings.
   WebhookRouter: { tables: { webhooks: 'readWrite' }, sendsTo: ['webhook'] },
@@ -247,10 +256,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     tokenKey: 'encryptDecrypt',
   },
   // Marks accounts `expiring` (byTokenExpiry index; account items only, under ACCOUNT#).
+  // Also fails abandoned API uploads (their MEDIA items, and deletes what bytes arrived) and
+  // queues imports nobody holds.
   Sweeper: {
     tables: { posts: 'readWrite', webhooks: 'readWrite', directory: 'readWrite' },
-    writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX], directory: [ACCOUNT_KEY_PREFIX] },
-    sendsTo: ['publish', 'deletion', 'webhook'],
+    writableKeyPrefixes: { webhooks: [WEBHOOK_ENDPOINT_KEY_PREFIX], directory: [ACCOUNT_KEY_PREFIX, KEYS.media] },
+    sendsTo: ['publish', 'deletion', 'webhook', 'mediaImport'],
+    mediaObjects: 'delete',
     readsQueueAttributes: ['publish'],
   },
 };

@@ -163,6 +163,15 @@ export interface MediaItem {
   /** Why a `failed` file failed. */
   error?: { code: string; message: string } | null;
   updatedAt?: string;
+  /** An import's address (POST /media with sourceUrl); absent on uploads. */
+  sourceUrl?: string;
+  /**
+   * While not settled (`pending` or `processing`): when the sweeper looks at it next (an import
+   * whose worker's lease ran out, an upload abandoned). Cleared once ready or failed.
+   */
+  dueAt?: string | null;
+  /** How many times a worker took the import on (lib/domain/media-import.ts MAX_IMPORT_CLAIMS). */
+  importClaims?: number;
 }
 
 export const MEDIA_STATUSES = ['pending', 'processing', 'ready', 'failed'] as const;

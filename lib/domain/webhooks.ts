@@ -7,7 +7,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { ApiError } from './errors.js';
 import { randomToken } from './ids.js';
-import type { Account, Post } from './model.js';
+import { mediaStatus, type Account, type MediaItem, type Post } from './model.js';
 
 export const WEBHOOK_EVENT_TYPES = [
   'post.published',
@@ -16,6 +16,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'account.connected',
   'account.disconnected',
   'account.token_health_changed',
+  'media.ready',
+  'media.failed',
 ] as const;
 export type ChangeEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** `webhook.test` is sent only by the test action; every endpoint takes it, listed or not. */
@@ -286,6 +288,19 @@ export function accountEvents(previous: Account | null, next: Account | null): C
   if (next.connectedAt !== previous.connectedAt) events.push('account.connected');
   if (next.tokenHealth !== previous.tokenHealth) events.push('account.token_health_changed');
   return events;
+}
+
+/**
+ * Which events a committed change of a media item means: it settled, from waiting for its bytes
+ * (an API upload) or its fetch (an import) to ready or failed. A file added ready at once (settings,
+ * the admin CLI) was not waited for, so it is no event.
+ */
+export function mediaEvents(previous: MediaItem | null, next: MediaItem | null): ChangeEventType[] {
+  if (previous === null || next === null) return [];
+  const before = mediaStatus(previous);
+  if (before !== 'pending' && before !== 'processing') return [];
+  const after = mediaStatus(next);
+  return after === 'ready' ? ['media.ready'] : after === 'failed' ? ['media.failed'] : [];
 }
 
 /**

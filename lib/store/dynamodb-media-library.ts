@@ -22,9 +22,10 @@ import type { MediaLibraryStore, MediaPage, ReadyFile } from '../use-cases/ports
 import { IdempotencyLockLostError, idempotencyCompletionUpdate } from './idempotency-record-writes.js';
 import { IDEMPOTENCY_TABLE } from './tables.js';
 import { DirectoryTable, directoryKeys as keys, type DirectoryTableOptions } from './directory-table.js';
-import { mediaRecord, toMediaItem } from './dynamodb-media-store.js';
+import { MEDIA_DUE_PARTITION, mediaDueIndexKeys, mediaRecord, toMediaItem } from './dynamodb-media-store.js';
 
 const BY_OWNER_INDEX = 'byOwner';
+const BY_MEDIA_DUE_INDEX = 'byMediaDue';
 /** A transaction retried on TransactionConflict (another write held the profile item). */
 const TRANSACTION_ATTEMPTS = 8;
 
@@ -92,7 +93,8 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
                     'SET #status = :ready, #url = :url, objectKey = :objectKey, contentType = :contentType, sizeBytes = :size, countedBytes = :size, ' +
                     'durationSeconds = :duration, width = :width, height = :height, updatedAt = :at' +
                     (file.pageCount !== null ? ', pageCount = :pages' : '') +
-                    ' REMOVE #error',
+                    // Settled: out of the sweeper's byMediaDue index.
+                    ' REMOVE #error, dueAt, mediaDuePk, mediaDueSk',
                   ConditionExpression: 'userId = :owner AND #status IN (:pending, :processing)',
                   ExpressionAttributeNames: { '#status': 'status', '#url': 'url', '#error': 'error' },
                   ExpressionAttributeValues: {
@@ -145,7 +147,7 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.media(item.id),
-          UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :at',
+          UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :at REMOVE dueAt, mediaDuePk, mediaDueSk',
           ConditionExpression: 'userId = :owner AND #status IN (:pending, :processing)',
           ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
           ExpressionAttributeValues: { ':failed': 'failed', ':error': failure, ':at': at, ':owner': item.userId, ':pending': 'pending', ':processing': 'processing' },
@@ -156,6 +158,55 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
+  }
+
+  /**
+   * A worker takes an import on: it must still be processing, due as read (`item.dueAt`: nobody
+   * took it since), and free (never taken, or its last worker's lease has ended by `now`). Its
+   * due time becomes the lease's end, and its claims go up by one. False when another worker won.
+   */
+  async claimImport(item: Pick<MediaItem, 'id' | 'dueAt'>, now: Date, leaseUntil: Date): Promise<boolean> {
+    if (!item.dueAt) return false;
+    const due = mediaDueIndexKeys(item.id, leaseUntil.toISOString());
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.media(item.id),
+          UpdateExpression: 'SET dueAt = :lease, mediaDuePk = :duePk, mediaDueSk = :dueSk ADD importClaims :one',
+          ConditionExpression: '#status = :processing AND dueAt = :seen AND (attribute_not_exists(importClaims) OR importClaims = :zero OR dueAt <= :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':processing': 'processing',
+            ':seen': item.dueAt,
+            ':now': now.toISOString(),
+            ':zero': 0,
+            ':one': 1,
+            ':lease': leaseUntil.toISOString(),
+            ':duePk': due.mediaDuePk,
+            ':dueSk': due.mediaDueSk,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** Ids of media not settled whose due time is at or before `now`, oldest first: one Query on byMediaDue. */
+  async dueMedia(now: Date, limit: number): Promise<string[]> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: BY_MEDIA_DUE_INDEX,
+        KeyConditionExpression: 'mediaDuePk = :pk AND mediaDueSk <= :until',
+        ExpressionAttributeValues: { ':pk': MEDIA_DUE_PARTITION, ':until': `${now.toISOString()}#~` },
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).map((item) => String(item.pk).slice('MEDIA#'.length));
   }
 
   /** Sets (or, null, removes) the alt text of the owner's item; the item as now stored, or null when it is not the owner's. */

@@ -1,5 +1,6 @@
 /** Media library items in the directory table (item MEDIA#<id>/MEDIA; layout in lib/store/tables.ts). The files are in the media bucket. */
 import * as v from 'valibot';
+import { mediaDueSortKey } from '../domain/media-import.js';
 import { MEDIA_STATUSES, mediaStatus, type MediaItem } from '../domain/model.js';
 import type { MediaAdmin, MediaReader } from '../use-cases/ports/media.js';
 import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions } from './directory-table.js';
@@ -22,6 +23,9 @@ const MEDIA_ITEM = v.object({
   height: v.optional(v.nullable(v.number())),
   error: v.optional(v.nullable(v.object({ code: v.string(), message: v.string() }))),
   updatedAt: v.optional(v.string()),
+  sourceUrl: v.optional(v.string()),
+  dueAt: v.optional(v.nullable(v.string())),
+  importClaims: v.optional(v.number()),
 });
 
 export function toMediaItem(item: Record<string, unknown>): MediaItem {
@@ -60,7 +64,19 @@ export function mediaRecord(item: MediaItem): Record<string, unknown> {
     ...(item.height !== undefined && item.height !== null ? { height: item.height } : {}),
     ...(item.error !== undefined && item.error !== null ? { error: item.error } : {}),
     ...(item.updatedAt !== undefined ? { updatedAt: item.updatedAt } : {}),
+    ...(item.sourceUrl !== undefined ? { sourceUrl: item.sourceUrl } : {}),
+    ...(item.dueAt !== undefined && item.dueAt !== null ? { dueAt: item.dueAt, ...mediaDueIndexKeys(item.id, item.dueAt) } : {}),
+    ...(item.importClaims !== undefined ? { importClaims: item.importClaims } : {}),
   };
+}
+
+/**
+ * The byMediaDue index keys of a media not settled yet (lib/store/tables.ts): one partition, as
+ * few media are ever waiting at once, sorted by the time the sweeper looks at it.
+ */
+export const MEDIA_DUE_PARTITION = 'media-due';
+export function mediaDueIndexKeys(mediaId: string, dueAt: string): { mediaDuePk: string; mediaDueSk: string } {
+  return { mediaDuePk: MEDIA_DUE_PARTITION, mediaDueSk: mediaDueSortKey(new Date(dueAt), mediaId) };
 }
 
 export class DynamoDbMediaStore implements MediaReader, MediaAdmin {

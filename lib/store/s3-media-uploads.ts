@@ -11,7 +11,9 @@
  */
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { ENV } from '../config.js';
+import type { MediaImportStorage } from '../use-cases/ports/media-import.js';
 import type { MediaUploadStorage, PresignedPutUpload, PresignedUpload } from '../use-cases/ports/media-upload.js';
+import { putStreamedObject } from './s3-streamed-put.js';
 import type { MediaBucket } from './media-bucket.js';
 import { copyObject, mediaBucketUrl, presignPost, presignPut, S3RequestError, S3SignedRequests, type PostPolicyCondition, type S3SignedRequestsOptions } from './s3-signed-requests.js';
 import { uploadSignerFromEnv, type UploadSigner } from './upload-signer.js';
@@ -33,7 +35,7 @@ export function browserUploadUrl(bucket: MediaBucket, awsRegion: string): string
   return standIn ? `${standIn.replace(/\/+$/, '')}/${bucket.name}` : mediaBucketUrl(bucket, awsRegion).href;
 }
 
-export class S3MediaUploads implements MediaUploadStorage {
+export class S3MediaUploads implements MediaUploadStorage, MediaImportStorage {
   /** The bucket is read at first use: the library page lists records and never touches S3. */
   private readonly s3: S3SignedRequests;
 
@@ -96,6 +98,11 @@ export class S3MediaUploads implements MediaUploadStorage {
   async move(from: string, to: string): Promise<void> {
     await copyObject(this.s3, from, to);
     await this.remove(from);
+  }
+
+  /** A stream written in parts as it arrives (s3-streamed-put.ts): the media import. */
+  putStream(objectKey: string, contentType: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+    return putStreamedObject(this.s3, objectKey, contentType, chunks);
   }
 
   async remove(objectKey: string): Promise<void> {

@@ -164,16 +164,16 @@ export class S3SignedRequests {
    * failures, of the request or of reading the body, are tried again.
    */
   async send<T>(
-    method: 'GET' | 'HEAD' | 'DELETE' | 'PUT',
+    method: 'GET' | 'HEAD' | 'DELETE' | 'PUT' | 'POST',
     objectKey: string,
-    request: { headers?: Record<string, string>; accept: readonly number[] },
+    request: { headers?: Record<string, string>; query?: Record<string, string>; body?: Uint8Array | string; accept: readonly number[] },
     take: (response: Response) => Promise<T>,
   ): Promise<T> {
     const signing = this.signingNow();
     const url = mediaObjectUrl(this.bucket, objectKey, signing.region);
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await this.attempt(method, url, signing, request.headers ?? {});
+        const response = await this.attempt(method, url, signing, request.headers ?? {}, request.query ?? {}, request.body);
         if (!request.accept.includes(response.status)) {
           const body = await response.text().catch(() => '');
           const code = /<Code>([^<]{1,100})<\/Code>/.exec(body)?.[1] ?? '';
@@ -197,7 +197,7 @@ export class S3SignedRequests {
     });
   }
 
-  private async attempt(method: string, url: URL, signing: Signing, extraHeaders: Record<string, string>): Promise<Response> {
+  private async attempt(method: string, url: URL, signing: Signing, extraHeaders: Record<string, string>, query: Record<string, string>, body: Uint8Array | string | undefined): Promise<Response> {
     // Signed per attempt: a signature carries its time, and credentials may have been renewed.
     const signed = await signing.sign({
       method,
@@ -205,13 +205,18 @@ export class S3SignedRequests {
       hostname: url.hostname,
       ...(url.port ? { port: Number(url.port) } : {}),
       path: url.pathname,
-      query: {},
+      query,
       headers: { ...extraHeaders, host: url.host },
+      // The payload's hash is signed (x-amz-content-sha256): S3 refuses a body changed on the way.
+      ...(body !== undefined ? { body } : {}),
     });
     // fetch sets Host itself from the URL: the same value that was signed.
     const { host: _host, ...sent } = signed.headers;
-    // A PUT here carries no payload (CopyObject): an empty body, so it is sent with Content-Length 0.
-    return fetch(url, { method, headers: sent, ...(method === 'PUT' ? { body: '' } : {}), signal: AbortSignal.timeout(this.options.timeoutMs) });
+    const target = new URL(url);
+    for (const [name, value] of Object.entries(query)) target.searchParams.set(name, value);
+    // A PUT or POST without a payload (CopyObject, starting a multipart upload) is sent with Content-Length 0.
+    const payload = body ?? (method === 'PUT' || method === 'POST' ? '' : undefined);
+    return fetch(target, { method, headers: sent, ...(payload !== undefined ? { body: payload } : {}), signal: AbortSignal.timeout(this.options.timeoutMs) });
   }
 
   /** The region and the credentials a signature made now would use. */

@@ -25,6 +25,9 @@
  *   byTokenExpiry (sparse): expiryPk = expiry, expirySk = <warning time>#<acctId> on an ACCOUNT item whose
  *                   token cannot be refreshed and that is not `expiring` yet; the sweeper Queries
  *                   expirySk <= now and marks them `expiring` (removing the keys: each is read once)
+ *   byMediaDue (sparse): mediaDuePk = media-due, mediaDueSk = <dueAt>#<mediaId> on a MEDIA item not settled
+ *                   yet (pending, processing); the sweeper Queries mediaDueSk <= now: an import whose
+ *                   worker's lease ran out is queued again, an upload never completed fails
  *   gsi1 (byOwner): GET /accounts = Query gsi1pk = USER#<userId> [begins_with gsi1sk <wsId>#];
  *                   the media library page = Query gsi1pk = MEDIA#USER#<userId>, newest first
  *
@@ -208,6 +211,9 @@ export const DIRECTORY_TABLE: TableDefinition = {
     // Sparse: only accounts whose token cannot be refreshed and that do not warn yet (token-expiry.ts);
     // the sweeper reads the ones whose warning time has come. Keys only: it updates what it finds.
     { indexName: 'byTokenExpiry', partitionKey: 'expiryPk', sortKey: 'expirySk', projection: { type: 'KEYS_ONLY' } },
+    // Sparse: only media not settled yet (an import, an upload waiting for its bytes); the sweeper
+    // reads the ones whose time has come. Keys only: it reads or updates the item it finds.
+    { indexName: 'byMediaDue', partitionKey: 'mediaDuePk', sortKey: 'mediaDueSk', projection: { type: 'KEYS_ONLY' } },
   ],
   // A taken queue slot expires once its instant has passed (queueSlotPut); the TTL's deletes are
   // filtered out of the webhook router's stream like every non-account item. Only a Number

@@ -24,7 +24,11 @@ export const WEBHOOK_STREAM_FILTERS: Record<'posts' | 'directory', readonly Stre
     { dynamodb: { NewImage: { platformDeletedAt: { S: [{ exists: true }] } } } },
   ],
   // Account items, whatever changed (connected, disconnected, token health).
-  directory: [{ dynamodb: { Keys: { sk: { S: ['ACCOUNT'] } } } }],
+  // Media items whose new image is settled (the router compares with the old image).
+  directory: [
+    { dynamodb: { Keys: { sk: { S: ['ACCOUNT'] } } } },
+    { dynamodb: { Keys: { sk: { S: ['MEDIA'] } }, NewImage: { status: { S: ['ready', 'failed'] } } } },
+  ],
 };
 
 /** Whether a record (as Lambda delivers it) matches a pattern, as Lambda's event filtering decides. */

@@ -1,6 +1,6 @@
 /**
  * DynamoDB Streams records (as Lambda delivers them, and as the local stream poller builds them)
- * read into the router's changes: a post item or an account item of the directory, old and new
+ * read into the router's changes: a post item, or an account or media item of the directory, old and new
  * image, each read through the same schema as the store reads it. Other items (credentials,
  * keys, workspaces, ...) are not changes the router cares about.
  */
@@ -10,6 +10,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { PostImage } from '../domain/webhooks.js';
 import type { Change } from '../use-cases/webhooks/route-changes.js';
 import { toAccount } from './dynamodb-account-store.js';
+import { toMediaItem } from './dynamodb-media-store.js';
 import { itemToPost } from './post-item.js';
 
 type Image = Record<string, unknown>;
@@ -42,6 +43,9 @@ export function changeFromStreamRecord(record: DynamoDBRecord): Change | null {
   }
   if (typeof keys.pk === 'string' && keys.pk.startsWith('ACCOUNT#') && keys.sk === 'ACCOUNT') {
     return { ...base, kind: 'account', previous: previous === null ? null : toAccount(previous), next: next === null ? null : toAccount(next) };
+  }
+  if (typeof keys.pk === 'string' && keys.pk.startsWith('MEDIA#') && keys.sk === 'MEDIA') {
+    return { ...base, kind: 'media', previous: previous === null ? null : toMediaItem(previous), next: next === null ? null : toMediaItem(next) };
   }
   return null;
 }

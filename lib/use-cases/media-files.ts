@@ -23,13 +23,17 @@ import type { Caller } from '../domain/caller.js';
 import { decodeCursor, encodeCursor, type CursorScope } from '../domain/cursor.js';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { checkSourceUrl, fileNameFromUrl, IMPORT_LEASE_SECONDS, UPLOAD_ABANDONED_AFTER_SECONDS } from '../domain/media-import.js';
 import { incomingObjectKey, INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl } from '../domain/media-library.js';
 import { uploadRule } from '../domain/media-upload-rules.js';
 import { MEDIA_STATUSES, mediaStatus, type MediaItem, type MediaStatus, type Post } from '../domain/model.js';
 import { checkQueryParameters } from '../domain/query-parameters.js';
+import { mediaView, type MediaView } from '../domain/views/media-view.js';
+import { logger } from '../observability.js';
 import { idempotentRequest, type IdempotentOutcome } from './idempotent-request.js';
 import type { Clock } from './ports/clock.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
+import type { MediaImportQueue } from './ports/media-import.js';
 import type { MediaLibraryStore, MediaUploadStorage, PresignedPutUpload } from './ports/media-upload.js';
 import type { PostStore } from './ports/post-store.js';
 import { ACCEPTED_IN_WORDS, inspectStoredFile, limitInWords, MediaLibraryError, type InspectedFile } from './settings/media-library.js';
@@ -47,24 +51,7 @@ const CURSOR_LIST = 'media';
 /** Reads of the item while another complete finishes (50 ms doubling, at most 1 s apart: about 6 s in all). */
 const RACE_WAITS = 9;
 
-/** The media object of the API (openapi.yaml Media). */
-export interface MediaView {
-  object: 'media';
-  id: string;
-  status: MediaStatus;
-  url: string | null;
-  fileName: string;
-  contentType: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  durationSeconds: number | null;
-  pages: number | null;
-  altText: string | null;
-  error: { code: string; message: string } | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export { mediaView, type MediaView };
 
 export interface MediaUploadAnswer extends MediaView {
   /** Where to PUT the bytes; null when the media is no longer waiting for them (a replayed create). */
@@ -80,27 +67,6 @@ export interface MediaList {
 export interface MediaDeleted {
   object: 'media_deleted';
   id: string;
-}
-
-export function mediaView(item: MediaItem): MediaView {
-  const status = mediaStatus(item);
-  return {
-    object: 'media',
-    id: item.id,
-    status,
-    url: status === 'ready' && item.url !== '' ? item.url : null,
-    fileName: item.fileName ?? item.objectKey.split('/').pop() ?? 'file',
-    contentType: item.contentType,
-    size: item.sizeBytes,
-    width: item.width ?? null,
-    height: item.height ?? null,
-    durationSeconds: item.durationSeconds,
-    pages: item.pageCount ?? null,
-    altText: item.altText ?? null,
-    error: item.error ?? null,
-    createdAt: item.createdAt,
-    updatedAt: item.updatedAt ?? item.createdAt,
-  };
 }
 
 function notFound(): ApiError {
@@ -133,6 +99,15 @@ function apiErrorOf(error: MediaLibraryError): ApiError {
   return new ApiError(code, error.message, error.code === 'media_empty' ? { param: 'size' } : {});
 }
 
+/** Room for `size` more bytes in the user's library, or media_storage_full (an upload's create and complete, an import). */
+export async function roomFor(library: Pick<MediaLibraryStore, 'storedBytes'>, userId: string, size: number): Promise<void> {
+  const used = await library.storedBytes(userId);
+  if (used + size > MEDIA_STORAGE_QUOTA_BYTES) {
+    const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
+    throw new ApiError('media_storage_full', `Your media library holds ${gb(used)} of ${gb(MEDIA_STORAGE_QUOTA_BYTES)}; this file does not fit. Delete files you no longer need.`);
+  }
+}
+
 export interface ListMediaQuery {
   limit: number;
   cursor: string | null;
@@ -162,6 +137,10 @@ export interface MediaFilesDeps {
   posts: Pick<PostStore, 'listPosts'>;
   mediaBaseUrl: () => string;
   cursorSigningKey: () => Promise<string>;
+  /** Where an import goes to be fetched (POST /media with sourceUrl). */
+  importQueue: MediaImportQueue;
+  /** Local stack only: an import may fetch http://127.0.0.1 (lib/domain/media-import.ts). */
+  allowLoopbackImports: boolean;
   clock: Clock;
 }
 
@@ -176,15 +155,15 @@ export class MediaFiles {
   }
 
   /** POST /media with {fileName, contentType, size, altText?}: the pending item and where to PUT the bytes. */
-  async create(caller: Caller, raw: unknown, request: { idempotencyKey?: string | undefined } = {}): Promise<IdempotentOutcome<MediaUploadAnswer>> {
+  async create(caller: Caller, raw: unknown, request: { idempotencyKey?: string | undefined } = {}): Promise<IdempotentOutcome<MediaUploadAnswer | MediaView>> {
     const now = this.deps.clock.now();
-    return idempotentRequest<MediaUploadAnswer>(
+    return idempotentRequest<MediaUploadAnswer | MediaView>(
       this.deps.idempotency,
       caller,
       { method: 'POST', path: '/media', body: raw, idempotencyKey: request.idempotencyKey, now },
       async (lock, progress) => {
         const body = checkBody(raw, ['fileName', 'contentType', 'size', 'altText', 'sourceUrl'], 'POST /media');
-        if (body.sourceUrl !== undefined) throw invalid('Importing from a URL (sourceUrl) is not available yet; upload the file instead.', 'sourceUrl');
+        if (body.sourceUrl !== undefined) return this.startImport(caller, body, lock, progress);
         if (typeof body.fileName !== 'string' || body.fileName.trim() === '' || body.fileName.length > MAX_FILE_NAME_LENGTH) {
           throw invalid(`fileName is required: the file's name, 1 to ${MAX_FILE_NAME_LENGTH} characters.`, 'fileName');
         }
@@ -214,29 +193,83 @@ export class MediaFiles {
         };
         const view = mediaView(item);
         const upload = await this.uploadFor(item);
+        // Due for the sweeper once the upload URL has long expired: never completed, it fails then.
+        item.dueAt = new Date(now.getTime() + UPLOAD_ABANDONED_AFTER_SECONDS * 1000).toISOString();
         await this.deps.library.addPending(item, lock ? { lock, response: { status: 201, body: view } } : null);
         progress.remembered = lock !== null;
         return { status: 201, body: { ...view, upload } };
       },
-      // A replayed create answers the media as it is now, with a fresh upload while it still waits for the bytes.
+      // A replayed create answers the media as it is now, with a fresh upload while it still waits
+      // for the bytes (an import has no upload).
       async (remembered) => {
         const item = await this.deps.library.get((remembered as MediaView).id);
-        if (!item) return { ...(remembered as MediaView), upload: null };
+        if (!item) return 'upload' in (remembered as object) ? { ...(remembered as MediaView), upload: null } : (remembered as MediaView);
+        if (item.sourceUrl !== undefined) return mediaView(item);
         return { ...mediaView(item), upload: mediaStatus(item) === 'pending' ? await this.uploadFor(item) : null };
       },
     );
+  }
+
+  /**
+   * POST /media with {sourceUrl, fileName?, altText?}: the item `processing`, due for the sweeper
+   * when a worker's lease would end (so a lost message is sent again), written with the request's
+   * idempotency record; then the import is queued. A send that fails leaves the item to the
+   * sweeper: the answer is still 202, the import only later.
+   */
+  private async startImport(
+    caller: Caller,
+    body: Record<string, unknown>,
+    lock: { userId: string; key: string; lockToken: string } | null,
+    progress: { remembered: boolean },
+  ): Promise<IdempotentOutcome<MediaView>> {
+    for (const field of ['contentType', 'size'] as const) {
+      if (body[field] !== undefined) throw invalid(`An import reads ${field === 'size' ? 'the size' : 'the type'} from the file itself; send sourceUrl without ${field}.`, field);
+    }
+    const source = checkSourceUrl(body.sourceUrl, { allowLoopback: this.deps.allowLoopbackImports });
+    if ('problem' in source) throw invalid(source.problem, 'sourceUrl');
+    if (body.fileName !== undefined && (typeof body.fileName !== 'string' || body.fileName.trim() === '' || body.fileName.length > MAX_FILE_NAME_LENGTH)) {
+      throw invalid(`fileName, when given, is the file's name, 1 to ${MAX_FILE_NAME_LENGTH} characters.`, 'fileName');
+    }
+    const altText = checkAltText(body.altText);
+    const fileName = typeof body.fileName === 'string' ? body.fileName : fileNameFromUrl(source);
+    const now = this.deps.clock.now();
+    const at = now.toISOString();
+    const id = newId('med');
+    const item: MediaItem = {
+      id,
+      userId: caller.userId,
+      url: '',
+      // Read from the file's own bytes once it arrives.
+      contentType: 'application/octet-stream',
+      sizeBytes: 0,
+      durationSeconds: null,
+      objectKey: incomingObjectKey(caller.userId, id, fileName),
+      createdAt: at,
+      status: 'processing',
+      fileName,
+      altText,
+      updatedAt: at,
+      sourceUrl: source.href,
+      dueAt: new Date(now.getTime() + IMPORT_LEASE_SECONDS * 1000).toISOString(),
+      importClaims: 0,
+    };
+    const view = mediaView(item);
+    await this.deps.library.addPending(item, lock ? { lock, response: { status: 202, body: view } } : null);
+    progress.remembered = lock !== null;
+    try {
+      await this.deps.importQueue.send({ mediaId: id });
+    } catch (error) {
+      logger.warn('Media import not queued; the sweeper will queue it', { mediaId: id, error });
+    }
+    return { status: 202, body: view };
   }
 
   private uploadFor(item: MediaItem): Promise<PresignedPutUpload> {
     return this.deps.storage.presignPut({ objectKey: item.objectKey, contentType: item.contentType, sizeBytes: item.sizeBytes, expiresSeconds: API_UPLOAD_EXPIRES_SECONDS });
   }
 
-  private async checkRoom(userId: string, size: number): Promise<void> {
-    const used = await this.deps.library.storedBytes(userId);
-    if (used + size > MEDIA_STORAGE_QUOTA_BYTES) {
-      const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
-      throw new ApiError('media_storage_full', `Your media library holds ${gb(used)} of ${gb(MEDIA_STORAGE_QUOTA_BYTES)}; this file does not fit. Delete files you no longer need.`);
-    }
+  private checkRoom(userId: string, size: number): Promise<void> {
+    return roomFor(this.deps.library, userId, size);
   }
 
   /** POST /media/{id}/complete: the stored bytes checked; ready, or failed with the rule they break. */

@@ -35,6 +35,7 @@ import type { PostForPublishing } from '../domain/publish-state.js';
 import type { Clock } from './ports/clock.js';
 import type { PlatformDeletionQueue, PublishQueue } from './ports/dispatch.js';
 import type { PublishStateStore } from './ports/publish-state-store.js';
+import type { SweepMedia } from './media-import.js';
 import type { SweepDeliveries } from './webhooks/sweep-deliveries.js';
 
 export interface SweepDeps {
@@ -53,6 +54,8 @@ export interface SweepDeps {
   deliveries?: SweepDeliveries;
   /** Tokens that warn before they end (token-expiry.ts): accounts whose warning time has come (absent: not swept). */
   expiries?: TokenExpiryWarnings;
+  /** Media not settled whose time has come (lib/use-cases/media-import.ts): imports queued again, uploads abandoned (absent: not swept). */
+  media?: Pick<SweepMedia, 'sweep'>;
 }
 
 /** The accounts' side of the expiry warning (lib/store/dynamodb-account-store.ts, the sparse byTokenExpiry index). */
@@ -72,6 +75,10 @@ export interface SweepResult {
   failedToSend: number;
   /** Accounts marked `expiring` (their token ends within 7 days and cannot be refreshed). */
   tokensExpiring: number;
+  /** Media imports queued again (nobody held them: a lost message, a worker killed). */
+  mediaImportsRequeued: number;
+  /** API uploads never completed within their hour, now failed. */
+  uploadsAbandoned: number;
 }
 
 export class Sweep {
@@ -93,10 +100,11 @@ export class Sweep {
     // candidates: stamping one by one across every shard before sending anything could outlast the
     // run's timeout with a large backlog (8 shards of 1,000 candidates), and a run cut short then
     // would have stamped posts (so the next runs skip them for the interval) without sending them.
-    const [perShard, deliveries, tokensExpiring] = await Promise.all([
+    const [perShard, deliveries, tokensExpiring, media] = await Promise.all([
       Promise.all(Array.from({ length: this.shards }, (_, shard) => this.sweepShard(shard, now, options.lookAhead))),
       this.deps.deliveries?.execute(options) ?? { examined: 0, resent: 0, failedToSend: 0 },
       this.markExpiringTokens(now),
+      this.deps.media?.sweep() ?? { requeued: 0, abandoned: 0 },
     ]);
     const initial: SweepResult = {
       examined: deliveries.examined,
@@ -105,6 +113,8 @@ export class Sweep {
       deliveriesResent: deliveries.resent,
       failedToSend: deliveries.failedToSend,
       tokensExpiring,
+      mediaImportsRequeued: media.requeued,
+      uploadsAbandoned: media.abandoned,
     };
     return perShard.reduce<SweepResult>(
       (sum, one) => ({
@@ -114,6 +124,8 @@ export class Sweep {
         deliveriesResent: sum.deliveriesResent,
         failedToSend: sum.failedToSend + one.failedToSend,
         tokensExpiring: sum.tokensExpiring,
+        mediaImportsRequeued: sum.mediaImportsRequeued,
+        uploadsAbandoned: sum.uploadsAbandoned,
       }),
       initial,
     );
@@ -132,7 +144,7 @@ export class Sweep {
     return marked;
   }
 
-  private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<Omit<SweepResult, 'deliveriesResent' | 'tokensExpiring'>> {
+  private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<Omit<SweepResult, 'deliveriesResent' | 'tokensExpiring' | 'mediaImportsRequeued' | 'uploadsAbandoned'>> {
     const lateBefore = new Date(now.getTime() - this.graceMs).toISOString();
     const horizon = new Date(now.getTime() + MAX_QUEUE_DELAY_SECONDS * 1000).toISOString();
     const late = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });

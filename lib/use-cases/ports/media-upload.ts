@@ -76,6 +76,10 @@ export interface MediaLibraryStore {
   /** Failed with why, when it is still pending or processing; false otherwise. */
   markFailed(item: Pick<MediaItem, 'id' | 'userId'>, failure: { code: string; message: string }, at: string): Promise<boolean>;
   setAltText(userId: string, mediaId: string, altText: string | null, at: string): Promise<MediaItem | null>;
+  /** An import taken on by a worker (dynamodb-media-library.ts says when it may be); false when another worker holds it. */
+  claimImport(item: Pick<MediaItem, 'id' | 'dueAt'>, now: Date, leaseUntil: Date): Promise<boolean>;
+  /** Ids of media not settled yet whose due time has come, oldest first (the sweeper's). */
+  dueMedia(now: Date, limit: number): Promise<string[]>;
   /** Newest first; `status` filters. Throws an error with code 'invalid_page_key' for a key not of this list. */
   listPage(userId: string, query: { limit: number; startKey: PageKey | null; status: MediaStatus | null }): Promise<MediaPage>;
 }

@@ -25,12 +25,14 @@
  */
 import { accountView } from '../../domain/views/account-view.js';
 import { postView } from '../../domain/views/post-view.js';
-import type { Account } from '../../domain/model.js';
+import type { Account, MediaItem } from '../../domain/model.js';
+import { mediaView } from '../../domain/views/media-view.js';
 import {
   accountEvents,
   changeEventId,
   eventEnvelope,
   MAX_EVENTS_PER_MESSAGE,
+  mediaEvents,
   postEvents,
   subscribes,
   type ChangeEventType,
@@ -49,7 +51,8 @@ interface ChangeBase {
 
 export type Change =
   | (ChangeBase & { kind: 'post'; previous: PostImage | null; next: PostImage | null })
-  | (ChangeBase & { kind: 'account'; previous: Account | null; next: Account | null });
+  | (ChangeBase & { kind: 'account'; previous: Account | null; next: Account | null })
+  | (ChangeBase & { kind: 'media'; previous: MediaItem | null; next: MediaItem | null });
 
 export interface RouteSummary {
   changes: number;
@@ -135,6 +138,11 @@ function derive(change: Change): { userId: string; types: ChangeEventType[]; obj
     const image = change.next ?? change.previous;
     if (!image) return null;
     return { userId: image.post.userId, types: postEvents(change.previous, change.next), object: () => postView(image.post) };
+  }
+  if (change.kind === 'media') {
+    const item = change.next ?? change.previous;
+    if (!item) return null;
+    return { userId: item.userId, types: mediaEvents(change.previous, change.next), object: () => mediaView(item) };
   }
   const account = change.next ?? change.previous;
   if (!account) return null;

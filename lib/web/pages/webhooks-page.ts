@@ -20,6 +20,8 @@ const EVENT_MEANINGS: Record<ChangeEventType, string> = {
   'account.connected': 'an account was connected or reconnected',
   'account.disconnected': 'an account was disconnected',
   'account.token_health_changed': 'an account’s connection health changed (it may need reconnecting)',
+  'media.ready': 'an uploaded or imported file is ready to post',
+  'media.failed': 'an uploaded or imported file was refused (the media says why)',
 };
 
 /** Delivery statuses as a person reads them. */

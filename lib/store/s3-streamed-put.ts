@@ -1,0 +1,86 @@
+/**
+ * One object written from a stream of unknown length, never held whole: the bytes are gathered
+ * into parts of PART_BYTES and each part goes out as it fills (S3 multipart upload, signed plain
+ * requests as every media request here, s3-signed-requests.ts), so at most one part is in memory
+ * besides the chunk being read. A stream that ends within one part is one PutObject. An upload
+ * that fails half way is aborted, so no parts are left to bill.
+ *
+ * A module of its own: only the media import worker writes a stream (lib/use-cases/media-import.ts).
+ */
+import { S3RequestError, type S3SignedRequests } from './s3-signed-requests.js';
+
+/** S3's least part is 5 MiB (but for the last); the local S3 emulator takes at most 11 MiB in one request. */
+export const PART_BYTES = 8 * 1024 * 1024;
+
+function xmlValue(xml: string, tag: string): string | null {
+  return new RegExp(`<${tag}>([^<]{1,1024})</${tag}>`).exec(xml)?.[1] ?? null;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Gathers chunks into whole parts (the last may be shorter), copying each byte once. */
+async function* parts(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let part = new Uint8Array(PART_BYTES);
+  let filled = 0;
+  for await (const chunk of chunks) {
+    let offset = 0;
+    while (offset < chunk.byteLength) {
+      const taken = Math.min(PART_BYTES - filled, chunk.byteLength - offset);
+      part.set(chunk.subarray(offset, offset + taken), filled);
+      filled += taken;
+      offset += taken;
+      if (filled === PART_BYTES) {
+        yield part;
+        part = new Uint8Array(PART_BYTES);
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0) yield part.subarray(0, filled);
+}
+
+/** Writes the stream under `objectKey` with `contentType`; returns the bytes written. */
+export async function putStreamedObject(s3: S3SignedRequests, objectKey: string, contentType: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+  const iterator = parts(chunks)[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  const firstPart = first.done ? new Uint8Array(0) : first.value;
+  const second = first.done ? first : await iterator.next();
+  if (second.done) {
+    await s3.send('PUT', objectKey, { headers: { 'content-type': contentType }, body: firstPart, accept: [200] }, async (response) => {
+      await response.body?.cancel();
+    });
+    return firstPart.byteLength;
+  }
+  const uploadId = await s3.send('POST', objectKey, { headers: { 'content-type': contentType }, query: { uploads: '' }, accept: [200] }, async (response) => {
+    const id = xmlValue(await response.text(), 'UploadId');
+    if (id === null) throw new S3RequestError(500, 'NoUploadId');
+    return id;
+  });
+  const written: { number: number; etag: string }[] = [];
+  let bytes = 0;
+  try {
+    const send = async (number: number, body: Uint8Array): Promise<void> => {
+      const etag = await s3.send('PUT', objectKey, { query: { partNumber: String(number), uploadId }, body, accept: [200] }, async (response) => {
+        await response.body?.cancel();
+        return response.headers.get('etag') ?? '';
+      });
+      written.push({ number, etag });
+      bytes += body.byteLength;
+    };
+    await send(1, firstPart);
+    await send(2, second.value);
+    for (let next = await iterator.next(), number = 3; !next.done; next = await iterator.next(), number++) await send(number, next.value);
+    const manifest = `<CompleteMultipartUpload>${written.map((part) => `<Part><PartNumber>${part.number}</PartNumber><ETag>${escapeXml(part.etag)}</ETag></Part>`).join('')}</CompleteMultipartUpload>`;
+    await s3.send('POST', objectKey, { headers: { 'content-type': 'application/xml' }, query: { uploadId }, body: manifest, accept: [200] }, async (response) => {
+      // S3 may answer 200 and still fail the completion (an <Error> in the body).
+      const answer = await response.text();
+      if (!answer.includes('CompleteMultipartUploadResult')) throw new S3RequestError(500, xmlValue(answer, 'Code') ?? 'CompleteFailed');
+    });
+    return bytes;
+  } catch (error) {
+    await s3.send('DELETE', objectKey, { query: { uploadId }, accept: [204, 200, 404] }, async (response) => response.body?.cancel()).catch(() => undefined);
+    throw error;
+  }
+}
