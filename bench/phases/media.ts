@@ -5,9 +5,17 @@
  * path, authentication and one item read, none of complete's checks), the S3 requests and the bytes
  * complete read out of the bucket (bench/s3-meter.ts: a video is checked by ranged reads of its box
  * headers and its moov, never read whole; budget: under 1 MB for the 200 MB video), DynamoDB
- * requests and units, and from those the AWS bill per 1,000 media uploaded.
+ * requests and units, and from those the AWS bill per 1,000 media uploaded. Then the import
+ * worker's memory importing the same 200 MB video from a URL (bench/import-memory.ts).
  */
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { newId } from '../../lib/domain/ids.js';
+import { IMPORT_LEASE_SECONDS } from '../../lib/domain/media-import.js';
+import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
 import { call, log, type BenchContext, type BenchUser } from '../harness.js';
 import { PRICES } from '../prices.js';
 import { budget, ms, table, type Budget, type PhaseOutcome } from '../report.js';
@@ -18,6 +26,8 @@ import type { S3Traffic } from '../s3-meter.js';
 const MiB = 1024 * 1024;
 /** Bytes complete may read of a 200 MB video: its box headers and its moov, a few kilobytes. */
 const VIDEO_BYTES_READ_LIMIT = 1_000_000;
+/** The import worker's peak memory over its resting memory, importing a 200 MB video (issue 29). */
+const IMPORT_MEMORY_LIMIT_BYTES = 64 * MiB;
 /** The media functions' memory (infra/stacks/api-stack.ts, API_FUNCTION). */
 const API_MEMORY_GB = 0.5;
 
@@ -130,6 +140,74 @@ function perThousand(figures: CompleteFigures, create: OperationCost, createMs: 
   return { usd, lines, storagePerMonthUsd: (figures.sizeBytes * 1000 / 1e9) * PRICES.s3StorageGbMonth.usd };
 }
 
+const run = promisify(execFile);
+
+interface ImportMemory {
+  sizeBytes: number;
+  idleRssBytes: number;
+  peakRssBytes: number;
+  /** Wall time of the measured import (fetch from a server on this machine, parts to the emulator, checks, copy). */
+  importMs: number;
+}
+
+/**
+ * The import worker's memory importing a 200 MB video, in a process of its own
+ * (bench/import-memory.ts) with the stack's environment: its resident set at rest after a first
+ * small import, and its peak while the large one streams through (budget: 64 MB over rest). The
+ * two media are written `processing` straight to the table, due well after the run, so no queue
+ * message exists for the stack's own worker to take first and the sweeper leaves them alone.
+ */
+async function measureImportMemory(context: BenchContext, user: BenchUser, video: Buffer, image: Buffer): Promise<ImportMemory> {
+  const server = createServer((request, response) => {
+    const body = request.url === '/clip.mp4' ? video : image;
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.byteLength) });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const library = new DynamoDbMediaLibraryStore();
+  const processing = async (path: string): Promise<string> => {
+    const id = newId('med');
+    const at = new Date().toISOString();
+    await library.addPending(
+      {
+        id,
+        userId: user.userId,
+        url: '',
+        contentType: 'application/octet-stream',
+        sizeBytes: 0,
+        durationSeconds: null,
+        objectKey: `incoming/${user.userId}/${id}${path}`,
+        createdAt: at,
+        updatedAt: at,
+        status: 'processing',
+        fileName: path.slice(1),
+        altText: null,
+        sourceUrl: `${origin}${path}`,
+        dueAt: new Date(Date.now() + 10 * IMPORT_LEASE_SECONDS * 1000).toISOString(),
+        importClaims: 0,
+      },
+      null,
+    );
+    return id;
+  };
+  try {
+    const warmUp = await processing('/pixel.png');
+    const measured = await processing('/clip.mp4');
+    const began = performance.now();
+    const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/import-memory.ts', warmUp, measured], { env: process.env, maxBuffer: 1024 * 1024 });
+    const importMs = performance.now() - began;
+    const figures = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { idleRssBytes: number; peakRssBytes: number };
+    const settled = await call<MediaView>(context.stack, user, 'GET', `/media/${measured}`);
+    if (settled.body.status !== 'ready') throw new Error(`the measured import did not end ready: ${JSON.stringify(settled.body).slice(0, 300)}`);
+    for (const id of [warmUp, measured]) await call(context.stack, user, 'DELETE', `/media/${id}`);
+    return { sizeBytes: video.byteLength, ...figures, importMs };
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
   const user = context.users.cost;
   log('media: uploading and completing a 5 MB image and a 200 MB video');
@@ -150,9 +228,15 @@ export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
     figures.push(await measureComplete(context, user, sample));
     log(`media: ${sample.name} done`);
   }
+  log('media: importing a 200 MB video from a URL in a worker process of its own');
+  const imported = await measureImportMemory(context, user, (samples[1] as Sample).body, png(1000));
+  const importOverRestBytes = imported.peakRssBytes - imported.idleRssBytes;
   const createMs = summarize(createLatencies).p50;
   const video = figures.find((entry) => entry.sample === '200 MB video');
-  const budgets: Budget[] = video ? [budget('media complete, 200 MB video: bytes read from S3', video.bytesRead, VIDEO_BYTES_READ_LIMIT, 'bytes')] : [];
+  const budgets: Budget[] = [
+    ...(video ? [budget('media complete, 200 MB video: bytes read from S3', video.bytesRead, VIDEO_BYTES_READ_LIMIT, 'bytes')] : []),
+    budget('media import, 200 MB video: worker memory over rest', round(importOverRestBytes / MiB), IMPORT_MEMORY_LIMIT_BYTES / MiB, 'MB'),
+  ];
   const costs = Object.fromEntries(figures.map((entry) => [entry.sample, perThousand(entry, create, createMs)]));
   const report = [
     'Media uploads through the API: POST /media/{id}/complete (p50 / p99 ms) beside GET /media/{id} (its floor), what it read from S3',
@@ -172,6 +256,7 @@ export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
       ]),
     ]),
     `create (upload session): p50 ${ms(createMs)} ms, ${ms(create.dynamodbRequests)} DynamoDB requests`,
+    `import of a ${Math.round(imported.sizeBytes / 1e6)} MB video from a URL: the worker's resident memory ${round(imported.idleRssBytes / MiB)} MB at rest, ${round(imported.peakRssBytes / MiB)} MB at its peak (+${round(importOverRestBytes / MiB)} MB); ${ms(imported.importMs)} ms in all, its process start included`,
     '',
     'AWS cost per 1,000 media uploaded through the API (us-east-1 on-demand, free tiers not subtracted; storage apart, per month)',
     ...Object.entries(costs).flatMap(([name, cost]) => [
@@ -181,7 +266,7 @@ export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
     '',
   ];
   return {
-    results: { media: { create: { p50Ms: round(createMs), dynamodb: create }, complete: figures, costPerThousandMedia: costs } },
+    results: { media: { create: { p50Ms: round(createMs), dynamodb: create }, complete: figures, costPerThousandMedia: costs, importMemory: imported } },
     budgets,
     report,
     notes: ['Complete\'s latency is reported beside its floor, not budgeted: it is bounded by S3 round trips, which the S3 emulator here does not time as S3 does.'],

@@ -158,7 +158,7 @@ async function settled(customer: Customer, id: string): Promise<MediaView> {
   return media!;
 }
 
-async function eventsOf(customer: Customer, mediaId: string): Promise<EventList['data']> {
+async function eventsOf(customer: Customer, mediaId: string): Promise<EventList['events']> {
   const answer = await customer.api.get<EventList>('/events?type=media.*&limit=100');
   expect(answer.status, answer.text).toBe(200);
   return answer.body.events.filter((event) => event.type.startsWith('media.') && event.data.object.id === mediaId);

@@ -1,0 +1,48 @@
+/**
+ * Run as a child process by the media phase (bench/phases/media.ts), with the bench stack's
+ * environment: the media import worker's handler, exactly as deployed, in a process of its own, so
+ * its memory is its own. It first imports a small file (warming every module and client), then
+ * takes the resident set at rest, then imports the large one while sampling the resident set every
+ * few milliseconds. Prints {idleRssBytes, peakRssBytes} as JSON.
+ *
+ *   node --expose-gc --import tsx bench/import-memory.ts <warm-up media id> <measured media id>
+ */
+import type { Context, SQSEvent } from 'aws-lambda';
+import { handler } from '../functions/media-import-worker.js';
+
+const [warmUpId, measuredId] = process.argv.slice(2);
+if (!warmUpId || !measuredId) throw new Error('usage: import-memory.ts <warm-up media id> <measured media id>');
+
+function event(mediaId: string): SQSEvent {
+  return {
+    Records: [
+      {
+        messageId: `bench-${mediaId}`,
+        receiptHandle: 'bench',
+        body: JSON.stringify({ kind: 'media-import', mediaId }),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'bench', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:media-import',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+}
+
+const context = { getRemainingTimeInMillis: () => 120_000, functionName: 'MediaImportWorker', awsRequestId: 'bench' } as unknown as Context;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+await handler(event(warmUpId), context);
+gc?.();
+await new Promise((resolve) => setTimeout(resolve, 200));
+const idleRssBytes = process.memoryUsage.rss();
+let peakRssBytes = idleRssBytes;
+const sampler = setInterval(() => {
+  peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
+}, 5);
+await handler(event(measuredId), context);
+clearInterval(sampler);
+peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
+process.stdout.write(JSON.stringify({ idleRssBytes, peakRssBytes }));
