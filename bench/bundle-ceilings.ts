@@ -45,7 +45,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsAuthCallback: 272_000, // 264.4 kB
   SettingsSignOut: 280_000, // 271.1 kB
   // A second and third SDK client (SQS, Scheduler, KMS, Secrets Manager: 14-28 kB each).
-  Sweeper: 331_000, // 321.0 kB (with the webhook deliveries' sweep and the token-expiry warning: the account store)
+  Sweeper: 356_000, // 345.7 kB (with the webhook deliveries' sweep, the token-expiry warning's account store, and the media sweep's library store and signed S3 requests)
   SettingsAccounts: 302_000, // 287.8 kB before the queue link (with it about 5 kB more)
   SettingsAccountQueue: 269_000, // 260.8 kB
   SettingsSaveAccountQueue: 269_000, // 261.2 kB
@@ -78,12 +78,14 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   GetWebhookEndpoint: 288_000, // 279.5 kB
   // Media through the API (functions/media/): the media library's records and checks; the bucket
   // through signed requests (presigned PUT, HEAD, ranged GET, CopyObject, DELETE).
-  CreateMedia: 299_000, // 290.3 kB
-  CompleteMedia: 300_000, // 290.6 kB
+  CreateMedia: 337_000, // 327.1 kB (with the SQS client, for imports)
+  CompleteMedia: 310_000, // 300.4 kB
   ListMedia: 315_000, // 305.0 kB (the cursor secret)
   GetMedia: 293_000, // 284.0 kB
   UpdateMedia: 293_000, // 284.1 kB
-  DeleteMedia: 314_000, // 303.9 kB (the post store's list, for media_in_use)
+  // The import worker: the library's records and checks, signed S3 requests with the streamed write, the guarded fetch.
+  MediaImportWorker: 297_000, // 287.8 kB
+  DeleteMedia: 325_000, // 315.4 kB (the post store's list, for media_in_use)
   DeleteWebhookEndpoint: 288_000, // 279.5 kB
   UpdateWebhookEndpoint: 303_000, // 293.9 kB
   ListWebhookEndpoints: 309_000, // 300.2 kB (the store's slot Query: one read, then only the free slots written)

@@ -324,7 +324,7 @@ describe('every function, on its template environment alone', () => {
     });
     // The post deleted from X above left the due index with its deletion: only the new one is there.
     // tokensExpiring: the Query of byTokenExpiry ran on the template's grants and variables alone.
-    expect(result).toEqual({ examined: 1, resent: 1, deletionsResent: 0, deliveriesResent: 0, failedToSend: 0, tokensExpiring: 0 });
+    expect(result).toEqual({ examined: 1, resent: 1, deletionsResent: 0, deliveriesResent: 0, failedToSend: 0, tokensExpiring: 0, mediaImportsRequeued: 0, uploadsAbandoned: 0 });
     expect(host(SWEEPER.name).output()).not.toContain('Could not read the publish queue attributes');
     const sqs = sqsClientFor(stack.info.sqsEndpoint);
     try {

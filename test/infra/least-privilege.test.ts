@@ -34,8 +34,9 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   // Post metrics: the refresh and the collector refresh an account's tokens like the workers.
   MetricsCollector: ['ACCOUNT#'],
   RefreshPostMetrics: ['ACCOUNT#'],
-  // Marks an account expiring (its token cannot be refreshed and ends within 7 days).
-  Sweeper: ['ACCOUNT#'],
+  // Marks an account expiring (its token cannot be refreshed and ends within 7 days), and fails
+  // an API upload never completed (its media item alone).
+  Sweeper: ['ACCOUNT#', 'MEDIA#'],
   // First sign-in: the identity, the user's profile and first workspace (both items).
   SettingsAuthCallback: ['IDENTITY#', 'USER#', 'WORKSPACE#'],
   // The key, and the count of active keys on the user's profile (the cap).
@@ -69,6 +70,8 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   UpdateMedia: ['MEDIA#'],
   CompleteMedia: ['MEDIA#', 'USER#'],
   DeleteMedia: ['MEDIA#', 'USER#'],
+  // An import settles its item and, ready, adds its bytes to the profile's count (the quota).
+  MediaImportWorker: ['MEDIA#', 'USER#'],
 };
 
 function grantsOf(name: string) {

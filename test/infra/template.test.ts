@@ -119,7 +119,8 @@ const EXPECTED: Record<string, string[]> = {
   GetAnalytics: ['table:directory:read', 'table:counters:readWrite', 'table:posts:read'],
   RefreshPostMetrics: ['table:directory:readWrite', 'table:counters:readWrite', 'table:posts:readWrite', 'secret:platform', 'kms:encryptDecrypt'],
   MetricsCollector: ['table:directory:readWrite', 'table:posts:readWrite', 'secret:platform', 'kms:encryptDecrypt'],
-  Sweeper: ['table:directory:readWrite', 'table:posts:readWrite', 'table:webhooks:readWrite', 'send:publish', 'send:deletion', 'send:webhook', 'attributes:publish'],
+  // Also the media not settled in time: an import queued again, an abandoned upload's object deleted.
+  Sweeper: ['table:directory:readWrite', 'table:posts:readWrite', 'table:webhooks:readWrite', 'send:publish', 'send:deletion', 'send:webhook', 'send:mediaImport', 'attributes:publish', 'objects:media:delete'],
   // Webhook endpoints: their own items (webhooks). The three POSTs keep their Idempotency-Key
   // (idempotency); a new secret is encrypted, and a replayed create or rotation decrypts the one
   // its record keeps.
@@ -128,7 +129,9 @@ const EXPECTED: Record<string, string[]> = {
   GetWebhookEndpoint: ['table:directory:read', 'table:counters:readWrite', 'table:webhooks:read'],
   // Media through the API: a presigned PUT can only land under incoming/ (PutObject there, what S3
   // checks against the signer); the complete reads and moves it out as settings' register does.
-  CreateMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'assume:media-upload-signer'],
+  CreateMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'assume:media-upload-signer', 'send:mediaImport'],
+  // Fetches an import into the bucket, checks it, copies it to its served key; settles its item.
+  MediaImportWorker: ['table:directory:readWrite', 'consume:mediaImport', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   CompleteMedia: ['table:directory:readWrite', 'table:counters:readWrite', 'table:idempotency:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   ListMedia: ['table:directory:read', 'table:counters:readWrite', 'secret:cursor'],
   GetMedia: ['table:directory:read', 'table:counters:readWrite'],
@@ -430,6 +433,7 @@ describe('environment', () => {
       if (capability === 'send:publish' || capability === 'attributes:publish') env[ENV.publishQueueUrl] = 'queue:publish';
       if (capability === 'send:deletion') env[ENV.deletionQueueUrl] = 'queue:deletion';
       if (capability === 'send:webhook') env[ENV.webhookQueueUrl] = 'queue:webhook';
+      if (capability === 'send:mediaImport') env[ENV.mediaImportQueueUrl] = 'queue:mediaImport';
       if (capability.startsWith('scheduler:')) env[ENV.schedulerGroup] = s.service.api.scheduleGroup.scheduleGroupName;
       if (capability === 'passRole:scheduler') {
         env[ENV.schedulerRoleArn] = 'role:scheduler';
@@ -506,7 +510,7 @@ describe('environment', () => {
 
   it('gives the media base URL (the CDN domain) to the functions that check or make media URLs', () => {
     const withUrl = ALL_FUNCTIONS.filter((name) => ENV.mediaBaseUrl in environmentOf(name));
-    expect(withUrl).toEqual(['CreatePosts', 'UpdatePost', 'PreviewPosts', 'CompleteMedia', 'SettingsMedia', 'SettingsMediaRegister', 'Mcp']);
+    expect(withUrl).toEqual(['CreatePosts', 'UpdatePost', 'PreviewPosts', 'CompleteMedia', 'MediaImportWorker', 'SettingsMedia', 'SettingsMediaRegister', 'Mcp']);
     const value = environmentOf('CreatePosts')[ENV.mediaBaseUrl] as { 'Fn::Join': [string, unknown[]] };
     expect(value['Fn::Join'][1][0]).toBe('https://');
   });
