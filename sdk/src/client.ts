@@ -1,11 +1,12 @@
 /**
  * The client: `new SocialPublishing({ baseUrl, apiKey })`, then `client.posts.*`,
- * `client.accounts.*`, `client.webhookEndpoints.*` and `client.webhooks.verify`. Every method is a thin typed line over
+ * `client.accounts.*`, `client.media.*` (media.ts), `client.webhookEndpoints.*` and `client.webhooks.verify`. Every method is a thin typed line over
  * HttpClient.request (http.ts): parameters and results are the types generated from openapi.yaml.
  */
 import { WaitForOutcomeError } from './errors.js';
 import type { components } from './generated/openapi.js';
 import { HttpClient, sleep, type Operation, type QueryParams, type RequestBody, type RequestOptions, type RetryEvent } from './http.js';
+import { MediaResource } from './media.js';
 import { PagedList } from './pagination.js';
 import { verifyWebhook, type WebhookEvent } from './webhooks.js';
 
@@ -96,6 +97,8 @@ export class SocialPublishing {
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
   readonly analytics: AnalyticsResource;
+  /** The media library: upload a file, import one from a URL, list, alt text, delete. */
+  readonly media: MediaResource;
   /** Standard Webhooks verification; also importable alone from `@social-publishing/sdk/webhooks`. */
   readonly webhooks = { verify: verifyWebhook };
 
@@ -119,6 +122,7 @@ export class SocialPublishing {
     this.webhookEndpoints = new WebhookEndpoints(http);
     this.events = new Events(http);
     this.analytics = new AnalyticsResource(http);
+    this.media = new MediaResource(http);
   }
 }
 

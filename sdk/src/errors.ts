@@ -83,6 +83,16 @@ export class WaitForOutcomeError extends SocialPublishingError {
     this.post = post;
   }
 }
+/** `media.waitUntilSettled` (and `media.import`) ended without a settled media: it waits for its bytes, or the wait ran out. */
+export class MediaWaitError extends SocialPublishingError {
+  /** The media as last read. */
+  readonly media: components['schemas']['Media'];
+  constructor(code: 'wait_timeout' | 'media_is_pending', message: string, media: components['schemas']['Media']) {
+    super({ type: 'wait_for_outcome_error', code, message });
+    this.media = media;
+  }
+}
+
 /** A webhook delivery that does not verify: do not act on it (answer 400). */
 export class WebhookVerificationError extends SocialPublishingError {
   constructor(code: 'missing_header' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'no_matching_signature' | 'invalid_secret' | 'invalid_payload', message: string) {

@@ -138,16 +138,45 @@ export class HttpClient {
     const maxRetries = repeatable ? Math.max(0, options.maxRetries ?? this.settings.maxRetries) : 0;
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
 
+    return this.retrying<SuccessBody<Operation<P, M>>>(method.toUpperCase(), path, maxRetries, idempotencyKey, options.signal, async () => {
+      const answer = await this.attempt(url, { method: method.toUpperCase(), headers, body }, timeoutMs, options.signal);
+      return answer.status >= 200 && answer.status < 300 ? { ok: successBody(answer) as SuccessBody<Operation<P, M>> } : { failed: answer };
+    });
+  }
+
+  /**
+   * A PUT of bytes to a presigned storage URL (not the API: no key is sent), with exactly the
+   * headers it was signed with. Repeated as the API's idempotent requests are: the same bytes to
+   * the same key again change nothing.
+   */
+  async putBytes(url: string, headers: Record<string, string>, body: Uint8Array | Blob, options: Omit<RequestOptions, 'idempotencyKey'> = {}): Promise<void> {
+    const maxRetries = Math.max(0, options.maxRetries ?? this.settings.maxRetries);
+    const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
+    await this.retrying<undefined>('PUT', new URL(url).pathname, maxRetries, undefined, options.signal, async () => {
+      const answer = await this.attempt(url, { method: 'PUT', headers, body }, timeoutMs, options.signal);
+      return answer.status >= 200 && answer.status < 300 ? { ok: undefined } : { failed: answer };
+    });
+  }
+
+  /** The one retry loop: an attempt's failure that a repeat can fix is repeated after its delay, at most `maxRetries` times. */
+  private async retrying<T>(
+    method: string,
+    path: string,
+    maxRetries: number,
+    idempotencyKey: string | undefined,
+    signal: AbortSignal | undefined,
+    once: () => Promise<{ ok: T } | { failed: { status: number; headers: Headers; text: string } }>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       let error: SocialPublishingError;
       let retryAfterMs: number | null | undefined;
       try {
-        const answer = await this.attempt(url, { method: method.toUpperCase(), headers, body }, timeoutMs, options.signal);
-        if (answer.status >= 200 && answer.status < 300) return successBody(answer) as SuccessBody<Operation<P, M>>;
-        error = errorFromResponse(answer.status, answer.headers, answer.text);
-        retryAfterMs = retryDelayFor(error, answer.headers);
+        const outcome = await once();
+        if ('ok' in outcome) return outcome.ok;
+        error = errorFromResponse(outcome.failed.status, outcome.failed.headers, outcome.failed.text);
+        retryAfterMs = retryDelayFor(error, outcome.failed.headers);
       } catch (thrown) {
-        if (options.signal?.aborted) throw options.signal.reason;
+        if (signal?.aborted) throw signal.reason;
         if (!(thrown instanceof ConnectionError)) throw thrown;
         error = thrown;
         retryAfterMs = undefined;
@@ -156,8 +185,8 @@ export class HttpClient {
       if (retryAfterMs === null || attempt > maxRetries) throw error;
       const delayMs = retryAfterMs ?? backoff(attempt);
       if (delayMs > this.settings.maxRetryAfterMs) throw error;
-      this.settings.onRetry?.({ method: method.toUpperCase(), path, attempt: attempt + 1, delayMs, error, idempotencyKey });
-      await sleep(delayMs, options.signal);
+      this.settings.onRetry?.({ method, path, attempt: attempt + 1, delayMs, error, idempotencyKey });
+      await sleep(delayMs, signal);
     }
   }
 
@@ -179,7 +208,7 @@ export class HttpClient {
   /** One attempt, its body read whole within the time allowed; a failure to connect is a ConnectionError. */
   private async attempt(
     url: string,
-    init: { method: string; headers: Record<string, string>; body: string | undefined },
+    init: { method: string; headers: Record<string, string>; body: string | Uint8Array | Blob | undefined },
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; headers: Headers; text: string }> {
@@ -193,7 +222,9 @@ export class HttpClient {
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const response = await this.settings.fetch(url, { ...init, signal: controller.signal });
+      // Bytes go as a Blob (a BodyInit in every runtime's types, a Uint8Array not in all).
+      const body = init.body instanceof Uint8Array ? new Blob([init.body as Uint8Array<ArrayBuffer>]) : init.body;
+      const response = await this.settings.fetch(url, { method: init.method, headers: init.headers, body, signal: controller.signal });
       return { status: response.status, headers: response.headers, text: await response.text() };
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;

@@ -64,9 +64,24 @@ export {
   ApiError,
   ConnectionError,
   WaitForOutcomeError,
+  MediaWaitError,
   WebhookVerificationError,
   type ApiErrorType,
 } from './errors.js';
+export {
+  MediaResource,
+  MAX_MEDIA_BYTES,
+  type Media,
+  type MediaUpload,
+  type MediaList,
+  type MediaDeleted,
+  type MediaStatus,
+  type MediaFile,
+  type ListMediaParams,
+  type UpdateMediaParams,
+  type UploadMediaOptions,
+  type ImportMediaOptions,
+} from './media.js';
 export type { RequestOptions, RetryEvent, Operation, PathParams, QueryParams, RequestBody, SuccessBody, TakesIdempotencyKey } from './http.js';
 export { PagedList } from './pagination.js';
 export { verifyWebhook, type WebhookEvent, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks.js';
