@@ -6,6 +6,7 @@
  * function does not wire fails loudly if its operation ever reached it.
  */
 import { ENV, optionalEnv, requireEnv } from '../../lib/config.js';
+import { notWired } from '../../lib/not-wired.js';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsMediaImportQueue } from '../../lib/dispatch/media-import-queue.js';
 import { DynamoDbIdempotencyStore } from '../../lib/store/dynamodb-idempotency-store.js';
@@ -14,14 +15,6 @@ import { S3MediaUploads } from '../../lib/store/s3-media-uploads.js';
 import { systemClock } from '../../lib/use-cases/ports/clock.js';
 import { WITHOUT_IDEMPOTENCY_KEYS } from '../../lib/use-cases/idempotent-request.js';
 import { MediaFiles, type MediaFilesDeps } from '../../lib/use-cases/media-files.js';
-
-function notWired<T extends object>(part: string): T {
-  return new Proxy({} as T, {
-    get: () => {
-      throw new Error(`${part} is not wired in this function`);
-    },
-  });
-}
 
 export type MediaParts = Partial<Pick<MediaFilesDeps, 'posts' | 'cursorSigningKey' | 'storage' | 'importQueue'>> & { idempotency?: boolean; mediaBaseUrl?: boolean };
 

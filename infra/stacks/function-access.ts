@@ -186,8 +186,9 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   Mcp: {
     // webhooks: the events list_events reads.
     tables: { ...REQUEST_PATH, directory: 'readWrite', posts: 'readWrite', idempotency: 'readWrite', oauth: 'read', webhooks: 'read' },
-    writableKeyPrefixes: { directory: [KEYS.queue] },
-    sendsTo: ['publish', 'deletion'],
+    // import_media writes the processing media item and queues its import.
+    writableKeyPrefixes: { directory: [KEYS.queue, KEYS.media] },
+    sendsTo: ['publish', 'deletion', 'mediaImport'],
     scheduler: ['create', 'delete'],
     cursorSigningKey: true,
     mediaBaseUrl: true,

@@ -1,8 +1,8 @@
 /**
  * Scope rules of api-v1.md (Authentication, 4): `write`, `publish` and `media` each imply `read`;
  * `write` and `publish` are separate, not nested (a `publish`-only key cannot create drafts or
- * delete, a `write`-only key cannot create a post that goes out). `media` is reserved: nothing
- * needs it, so beyond `read` it grants nothing.
+ * delete, a `write`-only key cannot create a post that goes out). `media` guards the media
+ * library's writes (beyond-v2.md: POST /media, complete, PATCH and DELETE /media/{id}).
  */
 import { ApiError } from './errors.js';
 import type { Scope } from './model.js';

@@ -5,7 +5,8 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV, requireEnv } from '../config.js';
+import { ENV, optionalEnv, requireEnv } from '../config.js';
+import { notWired } from '../not-wired.js';
 import { SqsPlatformDeletionQueue } from '../dispatch/platform-deletion-queue.js';
 import { PublishDispatcher, publishDispatcherConfigFromEnv, ScheduleCanceller } from '../dispatch/publish-dispatcher.js';
 import { requestCounting } from '../http/api-pipeline.js';
@@ -17,6 +18,8 @@ import { DynamoDbEventStore } from '../store/dynamodb-event-store.js';
 import { DynamoDbAccountStore } from '../store/dynamodb-account-store.js';
 import { DynamoDbIdempotencyStore } from '../store/dynamodb-idempotency-store.js';
 import { DynamoDbMediaLibraryStore } from '../store/dynamodb-media-library.js';
+import { SqsMediaImportQueue } from '../dispatch/media-import-queue.js';
+import { MediaFiles } from '../use-cases/media-files.js';
 import { DynamoDbMediaStore } from '../store/dynamodb-media-store.js';
 import { AccountQueues } from '../use-cases/queues.js';
 import { DynamoDbQueueStore } from '../store/dynamodb-queue-store.js';
@@ -101,10 +104,22 @@ export function mcpDependencies(): McpEndpointDeps {
       }),
       getPostMetrics: new GetPostMetrics({ store: postMetrics }),
       getAnalytics: new GetAnalytics({ store: postMetrics }),
-      // The newest 200, as the settings media page shows them.
-      listMedia: (userId) => library.list(userId, 200),
+      // The library as /media answers it; an import is queued as POST /media queues it. No upload
+      // (an assistant has no bytes to PUT) and no delete: those parts are not wired.
+      media: new MediaFiles({
+        library,
+        storage: notWired('The media bucket'),
+        idempotency,
+        posts: notWired('The posts table'),
+        mediaBaseUrl: () => requireEnv(ENV.mediaBaseUrl),
+        cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId),
+        importQueue: new SqsMediaImportQueue(sqs, requireEnv(ENV.mediaImportQueueUrl)),
+        allowLoopbackImports: optionalEnv(ENV.mediaImportAllowLoopback, 'false') === 'true',
+        clock: systemClock,
+      }),
       postSettingsUrl: (post) => postSettingsUrl(urls.origin, post),
     },
   };
   return deps;
 }
+

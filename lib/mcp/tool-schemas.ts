@@ -318,19 +318,39 @@ export const deletePostOutput = {
   platformDeletionQueuedFor: z.array(z.string()),
 };
 
-export const listMediaInput = {};
-export const listMediaOutput = {
-  media: z.array(
-    z.object({
-      url: z.string().describe('Use this in create_posts media'),
-      contentType: z.string(),
-      sizeBytes: z.number(),
-      durationSeconds: nullable(z.number(), 'A video\'s length; null for images'),
-      pageCount: nullable(z.number(), 'A PDF\'s pages when they could be read; null otherwise. A PDF goes to LinkedIn as a document post (options.linkedin.documentTitle)'),
-      createdAt: timestamp,
-    }),
-  ),
+export const listMediaInput = {
+  status: z.enum(['pending', 'processing', 'ready', 'failed']).optional().describe('Only files in this state (ready: the ones a post can use)'),
+  limit: z.number().int().optional().describe('1 to 100, default 25'),
+  cursor: z.string().optional().describe('nextCursor of the previous page'),
 };
+const mediaShape = z.object({
+  object: z.literal('media'),
+  id: z.string().describe('med_...'),
+  status: z.enum(['pending', 'processing', 'ready', 'failed']).describe('Only a ready file can be posted; an import is processing until fetched'),
+  url: nullable(z.string(), 'Not ready yet (or failed)').describe('Use this in create_posts media'),
+  fileName: z.string(),
+  contentType: z.string(),
+  size: z.number().describe('Bytes; 0 while an import is processing'),
+  width: nullable(z.number(), 'Not an image, or not read yet'),
+  height: nullable(z.number(), 'Not an image, or not read yet'),
+  durationSeconds: nullable(z.number(), 'A video\'s length; null for images and PDFs'),
+  pages: nullable(z.number(), 'A PDF\'s pages when they could be read; null otherwise. A PDF goes to LinkedIn as a document post (options.linkedin.documentTitle)'),
+  altText: nullable(z.string(), 'No alt text'),
+  error: nullable(z.object({ code: z.string(), message: z.string() }), 'Not failed').describe('Why a failed file failed (media_fetch_failed says why an import did)'),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export const listMediaOutput = {
+  media: z.array(mediaShape),
+  nextCursor: nullable(z.string(), 'No more pages'),
+};
+export const importMediaInput = {
+  sourceUrl: z.string().describe('The file\'s public https URL (JPEG, PNG, WebP up to 5 MB, GIF up to 15 MB, MP4 up to 500 MB, PDF up to 100 MB)'),
+  fileName: z.string().optional().describe('Its name in the library; by default the URL\'s last segment'),
+  altText: z.string().optional().describe('What the image or video shows, for people who cannot see it (up to 1,000 characters)'),
+  waitSeconds: z.number().int().min(0).max(25).optional().describe('How long to wait for the import to finish before answering (default 10); then get it with list_media'),
+};
+export const importMediaOutput = { media: mediaShape };
 
 const confirmField = z
   .boolean()

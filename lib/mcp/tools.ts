@@ -15,7 +15,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../domain/errors.js';
-import type { MediaItem, Scope } from '../domain/model.js';
+import type { Scope } from '../domain/model.js';
+import type { MediaView } from '../domain/views/media-view.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseListMediaQuery, type MediaFiles } from '../use-cases/media-files.js';
 import { requireScope } from '../domain/scopes.js';
 import type { PostView } from '../domain/views/post-view.js';
 import { logger } from '../observability.js';
@@ -51,13 +54,17 @@ export interface McpToolDeps {
   queues: AccountQueues;
   getPostMetrics: GetPostMetrics;
   getAnalytics: GetAnalytics;
-  /** The caller's media library, newest first. */
-  listMedia: (userId: string) => Promise<MediaItem[]>;
+  /** The caller's media library, as /media: a list page, one media, an import. */
+  media: Pick<MediaFiles, 'list' | 'get' | 'create'>;
   /** Where a person sees (and can cancel) a post in settings. */
   postSettingsUrl: (post: { id: string; campaignId: string }) => string;
 }
 
 type Structured = Record<string, unknown>;
+
+/** import_media waits this long by default for the import to settle (an assistant's call should answer within seconds). */
+const DEFAULT_IMPORT_WAIT_SECONDS = 10;
+const IMPORT_POLL_MS = 500;
 
 function ok(structured: Structured, summary: string): CallToolResult {
   return { content: [{ type: 'text', text: `${summary}\n${JSON.stringify(structured, null, 2)}` }], structuredContent: structured };
@@ -116,6 +123,8 @@ export const TOOL_SCOPES: Readonly<Record<string, (args: Record<string, unknown>
   create_posts: (args) => (args.draft === true ? 'write' : 'publish'),
   delete_post: () => 'write',
   list_media: () => 'read',
+  // As POST /media: adding a file to the library needs the media scope.
+  import_media: () => 'media',
   // As PATCH /posts/{id}, publish and retry: changing a post needs write; sending one, publish.
   update_post: () => 'write',
   publish_draft: () => 'publish',
@@ -431,23 +440,46 @@ export function registerTools(server: McpServer, caller: Caller, deps: McpToolDe
     'list_media',
     {
       title: 'List the media library',
-      description: 'Images and videos the person uploaded in settings; their URLs are what create_posts accepts in media.',
+      description:
+        'The person\'s files (uploaded in settings or through the API, or imported), newest first; status filters (ready: the ones a post can use); page with nextCursor. A ready file\'s url is what create_posts accepts in media.',
       inputSchema: schema.listMediaInput,
       outputSchema: schema.listMediaOutput,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    () =>
-      run('list_media', {}, async () => {
-        const items = await deps.listMedia(caller.userId);
-        const media = items.map((item) => ({
-          url: item.url,
-          contentType: item.contentType,
-          sizeBytes: item.sizeBytes,
-          durationSeconds: item.durationSeconds,
-          pageCount: item.pageCount ?? null,
-          createdAt: new Date(item.createdAt).toISOString(),
-        }));
-        return ok({ media }, `${media.length} file(s) in the media library.`);
+    (args) =>
+      run('list_media', args, async () => {
+        const list = await deps.media.list(caller, parseListMediaQuery(asQuery(args)));
+        return ok({ media: list.media, nextCursor: list.nextCursor }, `${list.media.length} file(s) in the media library${list.nextCursor ? '; more with nextCursor' : ''}.`);
+      }),
+  );
+
+  server.registerTool(
+    'import_media',
+    {
+      title: 'Import a file from a URL',
+      description:
+        'Adds the file at a public https URL to the person\'s media library (fetched in the background, checked like an upload). Answers the media: ready with its url for create_posts, failed with why, or still processing (then look again with list_media).',
+      inputSchema: schema.importMediaInput,
+      outputSchema: schema.importMediaOutput,
+      // Each call imports a new copy; it reaches out to the address given.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    ({ sourceUrl, fileName, altText, waitSeconds }) =>
+      run('import_media', {}, async () => {
+        const started = await deps.media.create(caller, { sourceUrl, ...(fileName === undefined ? {} : { fileName }), ...(altText === undefined ? {} : { altText }) });
+        let media = started.body as MediaView;
+        const deadline = Date.now() + (waitSeconds ?? DEFAULT_IMPORT_WAIT_SECONDS) * 1000;
+        while (media.status === 'processing' && Date.now() < deadline) {
+          await sleep(IMPORT_POLL_MS);
+          media = await deps.media.get(caller, media.id);
+        }
+        const summary =
+          media.status === 'ready'
+            ? `Imported ${media.fileName}: ready, use ${media.url} in create_posts media.`
+            : media.status === 'failed'
+              ? `The import failed: ${media.error?.code}: ${media.error?.message}`
+              : `${media.fileName} is still being imported (${media.id}); look again with list_media.`;
+        return ok({ media }, summary);
       }),
   );
 }

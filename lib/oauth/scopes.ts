@@ -1,10 +1,10 @@
 /**
  * What an assistant may be allowed to do, in the API's own scope names (api-v1.md, Authentication):
  * a grant's scopes become the Caller's scopes, so the use cases apply exactly the rules they apply
- * to an API key. `media` is not offered: api-v1.md reserves it and nothing checks it; list_media
- * reads the library, which `read` covers (docs/assistant-server.md).
+ * to an API key. `media` adds files to the library (import_media, as POST /media); list_media
+ * reads it, which `read` covers (docs/assistant-server.md).
  */
-export const MCP_SCOPES = ['read', 'write', 'publish'] as const;
+export const MCP_SCOPES = ['read', 'write', 'publish', 'media'] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];
 
 /** What the consent page says each scope allows. */
@@ -12,6 +12,7 @@ export const SCOPE_DESCRIPTIONS: Record<McpScope, string> = {
   read: 'See your connected accounts, your posts and your media library',
   write: 'Create drafts, and cancel or delete posts',
   publish: 'Publish posts on your connected accounts, now or scheduled',
+  media: 'Add files to your media library from web addresses',
 };
 
 export function isMcpScope(value: string): value is McpScope {

@@ -101,7 +101,7 @@ describe('an assistant signs a person in through the browser and posts with thei
     const mcpUrl = `${stack.origin}/mcp`;
     const assistant = await connectAssistant(mcpUrl, browserConsent(page, { signUpAs: 'ada.assistant@example.com', screenshotAs: 'assistant-consent' }), testProvider('Claude (test)'));
     const tokens = assistant.provider.savedTokens;
-    expect(tokens?.scope).toBe('read write publish');
+    expect(tokens?.scope).toBe('read write publish media');
 
     // The person's sandbox accounts (the settings connect flow is another issue's test).
     const person = await userOfToken(tokens?.access_token ?? '');
@@ -158,7 +158,7 @@ describe('an assistant signs a person in through the browser and posts with thei
   }, 120_000);
 
   it('approves fewer scopes when the person unticks them, and refuses when the person refuses', async () => {
-    const reader = await connectAssistant(`${stack.origin}/mcp`, browserConsent(page, { untick: ['write', 'publish'] }), testProvider('Read-only helper'));
+    const reader = await connectAssistant(`${stack.origin}/mcp`, browserConsent(page, { untick: ['write', 'publish', 'media'] }), testProvider('Read-only helper'));
     expect(reader.provider.savedTokens?.scope).toBe('read');
     // A call beyond the grant is an HTTP 403 insufficient_scope challenge: the SDK tries to step up
     // (it can only refresh the same read grant here), then gives up (test/mcp/mcp-tools.test.ts has the challenge).

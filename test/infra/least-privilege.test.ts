@@ -63,7 +63,8 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   RetryPost: ['QUEUE#'],
   SettingsCancelPost: ['QUEUE#'],
   SettingsRetryPost: ['QUEUE#'],
-  Mcp: ['QUEUE#'],
+  // Also import_media's processing media item.
+  Mcp: ['QUEUE#', 'MEDIA#'],
   // The API's media (lib/use-cases/media-files.ts): a pending item and its alt text write the item
   // alone; a complete and a delete also change the bytes the profile counts (the quota).
   CreateMedia: ['MEDIA#'],

@@ -182,6 +182,7 @@ const EXPECTED: Record<string, string[]> = {
     'table:webhooks:read',
     'send:publish',
     'send:deletion',
+    'send:mediaImport',
     'scheduler:create',
     'scheduler:delete',
     'passRole:scheduler',

@@ -5,6 +5,8 @@
  * flow directly here (test/support/direct-consent.ts); mcp-browser.test.ts walks the pages.
  * Publishing runs for real: queue consumers and sandbox platforms.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import { DynamoDbGrantStore } from '../../lib/store/dynamodb-grant-store.js';
 import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
 import { newTestEventId } from '../../lib/domain/webhooks.js';
 import { MCP_SERVER_OPTIONS } from '../../lib/mcp/mcp-endpoint.js';
+import { PNG_1X1 } from '../support/connect.js';
 import { pdf } from '../support/pdf.js';
 import { directConsent } from '../support/direct-consent.js';
 import { connectAssistant, testProvider, type ConnectedAssistant } from '../support/mcp-client.js';
@@ -58,14 +61,14 @@ describe('discovery and sign-in', () => {
     const response = await mcpCall(stack.origin, null, toolsList);
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toBe(
-      `Bearer resource_metadata="${stack.origin}/.well-known/oauth-protected-resource/mcp", scope="read write publish"`,
+      `Bearer resource_metadata="${stack.origin}/.well-known/oauth-protected-resource/mcp", scope="read write publish media"`,
     );
     expect(response.headers['x-ratelimit-limit']).toBeDefined();
   });
 
   it('publishes the protected resource and authorization server metadata', async () => {
     const resource = await (await fetch(`${stack.origin}/.well-known/oauth-protected-resource/mcp`)).json();
-    expect(resource).toMatchObject({ resource: `${stack.origin}/mcp`, authorization_servers: [stack.origin], scopes_supported: ['read', 'write', 'publish'] });
+    expect(resource).toMatchObject({ resource: `${stack.origin}/mcp`, authorization_servers: [stack.origin], scopes_supported: ['read', 'write', 'publish', 'media'] });
     const root = await (await fetch(`${stack.origin}/.well-known/oauth-protected-resource`)).json();
     expect(root).toEqual(resource);
     const server = await (await fetch(`${stack.origin}/.well-known/oauth-authorization-server`)).json();
@@ -84,7 +87,7 @@ describe('discovery and sign-in', () => {
     const tokens = assistant.provider.savedTokens;
     expect(tokens?.access_token).toMatch(/^mcpat_grt_/);
     expect(tokens?.refresh_token).toMatch(/^mcprt_grt_/);
-    expect(tokens?.scope).toBe('read write publish');
+    expect(tokens?.scope).toBe('read write publish media');
     expect(tokens?.expires_in).toBe(3600);
   });
 
@@ -104,7 +107,7 @@ describe('discovery and sign-in', () => {
 });
 
 describe('tools', () => {
-  it('lists fourteen tools with input and output schemas and annotations', async () => {
+  it('lists fifteen tools with input and output schemas and annotations', async () => {
     const { tools } = await assistant.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()].sort()).toEqual([
@@ -114,6 +117,7 @@ describe('tools', () => {
       'get_post',
       'get_post_metrics',
       'get_queue',
+      'import_media',
       'list_accounts',
       'list_events',
       'list_media',
@@ -310,17 +314,49 @@ describe('tools', () => {
     }
   });
 
-  it('list_media lists the person\'s library, newest first, and nobody else\'s', async () => {
+  it('list_media lists the person\'s library, newest first, with each file\'s state, and nobody else\'s; pages and filters as /media', async () => {
     const other = await provisionUser();
     await addMedia(other.userId, { fileName: 'theirs.png' });
     const first = await addMedia(user.userId, { fileName: 'one.png', contentType: 'image/png' });
     const second = await addMedia(user.userId, { fileName: 'two.png', contentType: 'image/png' });
     const deck = await addMedia(user.userId, { fileName: 'deck.pdf', contentType: 'application/pdf', body: pdf(2) });
-    const result = await call(assistant.client, 'list_media');
-    const media = result.structuredContent?.media as { url: string; pageCount: number | null }[];
-    expect(media.map((item) => item.url)).toEqual([deck.url, second.url, first.url]);
+    const result = await call(assistant.client, 'list_media', { status: 'ready' });
+    const media = result.structuredContent?.media as { id: string; url: string; status: string; pages: number | null; altText: string | null }[];
+    expect(media.slice(0, 3).map((item) => item.url)).toEqual([deck.url, second.url, first.url]);
+    expect(media.every((item) => item.status === 'ready' && item.id.startsWith('med_'))).toBe(true);
     // A PDF's pages, read when it was added, tell the assistant what a document post would show.
-    expect(media.map((item) => item.pageCount)).toEqual([2, null, null]);
+    expect(media.slice(0, 3).map((item) => item.pages)).toEqual([2, null, null]);
+    const page = await call(assistant.client, 'list_media', { limit: 2 });
+    const cursor = page.structuredContent?.nextCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const rest = await call(assistant.client, 'list_media', { limit: 2, cursor });
+    expect((rest.structuredContent?.media as { url: string }[]).map((item) => item.url)).toContain(first.url);
+    const bad = await call(assistant.client, 'list_media', { status: 'gone' });
+    expect(bad.isError).toBe(true);
+  });
+
+  it('import_media imports a file from a URL into the library and answers it ready; a bad URL is refused saying why', async () => {
+    const files = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'image/png' });
+      response.end(PNG_1X1);
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/chart.png`;
+      const result = await call(assistant.client, 'import_media', { sourceUrl: url, altText: 'A chart', waitSeconds: 25 });
+      const media = result.structuredContent?.media as { id: string; status: string; url: string; fileName: string; altText: string };
+      expect(result.isError).toBeFalsy();
+      expect(media).toMatchObject({ status: 'ready', fileName: 'chart.png', altText: 'A chart' });
+      expect(result.content[0]?.text).toContain('use ');
+      const listed = await call(assistant.client, 'list_media', { status: 'ready', limit: 100 });
+      expect((listed.structuredContent?.media as { id: string }[]).map((item) => item.id)).toContain(media.id);
+      const refused = await call(assistant.client, 'import_media', { sourceUrl: 'ftp://example.com/a.png' });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(/^invalid_media_request: sourceUrl must be an https URL/);
+    } finally {
+      files.closeAllConnections();
+      await new Promise<void>((resolve) => files.close(() => resolve()));
+    }
   });
 
   it('native formats: create_posts previews their verdicts, creates a thread and a poll, get_post and update_post show format, parts and first comment', async () => {

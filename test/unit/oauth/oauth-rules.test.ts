@@ -91,9 +91,10 @@ describe('addresses a metadata document may be fetched from', () => {
 
 describe('scopes', () => {
   it('asks for every scope when none is named, drops unknown ones and adds read', () => {
-    expect(parseScopeParameter(undefined)).toEqual(['read', 'write', 'publish']);
+    expect(parseScopeParameter(undefined)).toEqual(['read', 'write', 'publish', 'media']);
     expect(parseScopeParameter('publish offline_access')).toEqual(['read', 'publish']);
-    expect(parseScopeParameter('media admin')).toBeNull();
+    expect(parseScopeParameter('media admin')).toEqual(['read', 'media']);
+    expect(parseScopeParameter('admin')).toBeNull();
     expect(withRead([])).toEqual([]);
   });
 });
@@ -115,7 +116,7 @@ describe('tokens and PKCE', () => {
   it('challenges with the metadata URL and never lets a description break the header', () => {
     const urls = serviceUrls('https://api.example');
     expect(bearerChallenge(urls, { code: 'invalid_token', description: 'bad "token"' })).toBe(
-      'Bearer resource_metadata="https://api.example/.well-known/oauth-protected-resource/mcp", scope="read write publish", error="invalid_token", error_description="bad token"',
+      'Bearer resource_metadata="https://api.example/.well-known/oauth-protected-resource/mcp", scope="read write publish media", error="invalid_token", error_description="bad token"',
     );
   });
 });
