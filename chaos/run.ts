@@ -21,6 +21,11 @@
  * Local JVM nor its sandbox process survives it (their guards, local/child-guard.ts), before it
  * restarts and checks the posts the same way.
  *
+ * Each cycle also starts CHAOS_IMPORTS (2) media imports from a URL during its burst
+ * (chaos/imports.ts); after the last cycle every import must be ready with the whole file and one
+ * media.ready event (CHAOS_IMPORT_DEADLINE_S, 300, after the last restart: a killed import waits
+ * for its 3-minute lease).
+ *
  * Prints a table row per cycle, writes chaos/results.json, exits 1 when any cycle fails.
  * Everything listens on 127.0.0.1. Settings: CHAOS_CYCLES (10), CHAOS_CREATES (burst size, 16),
  * CHAOS_THREADS (X thread creates among them, 4; their parts are checked one by one, duplicated
@@ -45,6 +50,7 @@ import { Api, planBurst, planThreads, retryLost, runBurst, seededRng, type Burst
 import type { ChaosCustomer } from './provision.js';
 import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
 import { FlakyReceiver, MAX_DOWN_MS } from './receiver.js';
+import { checkImports, ImportSource, resolveLostImports, startImports, type ImportCheck, type TrackedImport } from './imports.js';
 import {
   awaitPlatformDeletions,
   awaitSettled,
@@ -91,6 +97,13 @@ const RECOVERY_DEADLINE_MS = intEnv('CHAOS_RECOVERY_DEADLINE_S', 60) * 1000;
 const THREAD_DEADLINE_MS = intEnv('CHAOS_THREAD_DEADLINE_S', 120) * 1000;
 const WEBHOOK_DEADLINE_MS = intEnv('CHAOS_WEBHOOK_DEADLINE_S', 120) * 1000;
 const BUDGET_MS = intEnv('CHAOS_BUDGET_MINUTES', 30) * 60_000;
+/** Media imports started in each cycle's burst (chaos/imports.ts). */
+const IMPORTS = intEnv('CHAOS_IMPORTS', 2);
+/**
+ * How long after the last restart every import may take to settle: a killed worker's import waits
+ * for its lease (lib/domain/media-import.ts, 3 minutes) before the sweeper queues it again.
+ */
+const IMPORT_DEADLINE_MS = intEnv('CHAOS_IMPORT_DEADLINE_S', 300) * 1000;
 
 type KillKind = 'group' | 'main';
 
@@ -140,6 +153,9 @@ interface Run {
   logFile: string;
   port: number;
   stack: StackProcess | null;
+  /** Where the imports fetch their file, and every import of the run, checked after the last cycle. */
+  importSource: ImportSource;
+  imports: TrackedImport[];
 }
 
 async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, customer: ChaosCustomer): Promise<CycleResult> {
@@ -170,7 +186,9 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
       if (kill === 'group') killGroup(first.pid);
       else killMainOnly(first.pid);
     })();
+    const importing = startImports(new Api(first.info.baseUrl, customer.apiKey), customer.apiKey, run.importSource, cycle, IMPORTS);
     await runBurst(new Api(first.info.baseUrl, customer.apiKey), rng, customer, state);
+    const imports = await importing;
     await killed;
     await first.exited;
     run.stack = null;
@@ -202,6 +220,8 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     })();
     // Our own idempotency lock from a create the kill interrupted holds for up to 20 s (IDEMPOTENCY_LOCK_MS).
     await retryLost(api, customer, state, stack.readyAt + 35_000);
+    result.problems.push(...(await resolveLostImports(api, imports, stack.readyAt + 35_000)));
+    run.imports.push(...imports);
     const settled = await awaitSettled(api, state, stack.readyAt, Math.max(deadline, Date.now() + 5000), Math.max(stack.readyAt + THREAD_DEADLINE_MS, Date.now() + 5000));
     const deletions = await awaitPlatformDeletions(stack.info.sandboxOrigin ?? '', state, Math.max(deadline, Date.now() + 5000));
     result.recoveryMs = Math.max(settled.lastSettledAt, deletions.doneAt ?? 0) - stack.readyAt;
@@ -303,7 +323,9 @@ async function main(): Promise<void> {
   const plan: KillKind[] = [...Array.from({ length: CYCLES }, (): KillKind => 'group'), 'main'];
   const results: CycleResult[] = [];
   const dataDir = await mkdtemp(join(tmpdir(), 'chaos-'));
-  const run: Run = { dataDir, logFile: join(dataDir, 'stack.log'), port: 0, stack: null };
+  const run: Run = { dataDir, logFile: join(dataDir, 'stack.log'), port: 0, stack: null, importSource: new ImportSource(), imports: [] };
+  let imports: ImportCheck | null = null;
+  await run.importSource.start();
   console.log(`DATA_DIR ${dataDir}; the stack's output goes to ${run.logFile}`);
   try {
     run.stack = await startStack(dataDir, run.logFile, 0);
@@ -326,10 +348,17 @@ async function main(): Promise<void> {
       for (const problem of result.problems.slice(0, 8)) console.log(`      ${problem}`);
       if (result.problems.length > 8) console.log(`      ... and ${result.problems.length - 8} more (chaos/results.json)`);
     }
+    if (run.stack) {
+      console.log(`checking the ${run.imports.length} media imports of the run (a killed one waits for its lease)`);
+      imports = await checkImports(run.stack.info.baseUrl, run.imports, run.importSource.body.byteLength, run.stack.readyAt + IMPORT_DEADLINE_MS);
+      for (const problem of imports.problems.slice(0, 8)) console.log(`      ${problem}`);
+    }
   } finally {
     if (run.stack) await stopStack(run.stack);
+    await run.importSource.stop();
   }
-  if (results.length > 0 && results.every((result) => result.passed)) await rm(dataDir, { recursive: true, force: true });
+  const importsPassed = imports !== null && imports.problems.length === 0 && imports.ready === imports.started;
+  if (results.length > 0 && results.every((result) => result.passed) && importsPassed) await rm(dataDir, { recursive: true, force: true });
   else console.log(`\nKept for a look: ${dataDir} (stack.log, sandbox/*.jsonl)`);
   const recoveries = results.filter((result) => result.check !== null).map((result) => result.recoveryMs);
   const total = (pick: (check: NonNullable<CycleResult['check']>) => number): number =>
@@ -348,11 +377,12 @@ async function main(): Promise<void> {
     survivors: results.reduce((sum, result) => sum + result.survivors.length, 0),
     threadParts: { threads: total((check) => check.threads.threads), duplicated: total((check) => check.threads.duplicated), missing: total((check) => check.threads.missing) },
     webhooks: webhookSummary(results),
+    imports,
   };
   const finishedAt = new Date();
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, threads: THREADS, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000, webhookDeadlineS: WEBHOOK_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt, finishedAt, durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000), seed: SEED, settings: { cycles: CYCLES, creates: CREATES, threads: THREADS, imports: IMPORTS, recoveryDeadlineS: RECOVERY_DEADLINE_MS / 1000, webhookDeadlineS: WEBHOOK_DEADLINE_MS / 1000 }, summary, results }, null, 2)}\n`,
   );
   console.log(
     `\n${summary.passed}/${summary.cycles} cycles passed in ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s; ` +
@@ -368,7 +398,13 @@ async function main(): Promise<void> {
     `thread parts: ${summary.threadParts.threads} threads, duplicated ${summary.threadParts.duplicated}, missing ${summary.threadParts.missing}` +
       ` (threads settled within ${summary.threadRecoveryP100Ms === null ? '-' : (summary.threadRecoveryP100Ms / 1000).toFixed(1)} s of a restart)`,
   );
-  process.exitCode = summary.passed === summary.cycles ? 0 : 1;
+  console.log(
+    imports === null
+      ? 'media imports: not checked (no stack after the last cycle)'
+      : `media imports: ${imports.started} started, ${imports.ready} ready with the whole file, failed ${imports.failed}, stuck ${imports.stuck}, ` +
+          `media.ready events missing ${imports.eventsMissing}, duplicated ${imports.eventsDuplicated}`,
+  );
+  process.exitCode = summary.passed === summary.cycles && importsPassed ? 0 : 1;
 }
 
 /** Registers the cycle's endpoint through the API (the local stack accepts http to 127.0.0.1); its id. */
