@@ -20,9 +20,17 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-/** Gathers chunks into whole parts (the last may be shorter), copying each byte once. */
+/**
+ * Gathers chunks into whole parts (the last may be shorter), copying each byte once, into two
+ * buffers used in turn: at most two parts are ever out at once (the first two, read before the
+ * upload starts), and a part is refilled only once the caller asked for the one after the next,
+ * so after its send. A new buffer per part left every sent one for the collector: a 200 MB file
+ * held a hundred megabytes of them at its peak (docs/performance.md, "Media imports").
+ */
 async function* parts(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  let part = new Uint8Array(PART_BYTES);
+  const buffers = [new Uint8Array(PART_BYTES), new Uint8Array(PART_BYTES)];
+  let turn = 0;
+  let part = buffers[turn]!;
   let filled = 0;
   for await (const chunk of chunks) {
     let offset = 0;
@@ -33,7 +41,8 @@ async function* parts(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Ar
       offset += taken;
       if (filled === PART_BYTES) {
         yield part;
-        part = new Uint8Array(PART_BYTES);
+        turn = 1 - turn;
+        part = buffers[turn]!;
         filled = 0;
       }
     }

@@ -27,7 +27,7 @@ import type { Synthesized } from './synth.js';
 let s: Synthesized;
 beforeAll(() => {
   s = synthesize({ bundle: true });
-}, 300_000);
+}, 600_000);
 afterAll(() => s?.cleanup());
 
 // The assistant server's routes share entries (the MCP entry serves three routes): one function per entry.
