@@ -3,7 +3,7 @@
  * environment: the media import worker's handler, exactly as deployed, in a process of its own, so
  * its memory is its own. It first imports a small file (warming every module and client), then
  * takes the resident set at rest, then imports the large one while sampling the resident set every
- * few milliseconds. Prints {idleRssBytes, peakRssBytes} as JSON.
+ * few milliseconds. Prints {idleRssBytes, peakRssBytes, atPeak: the heap and buffers then} as JSON.
  *
  *   node --expose-gc --import tsx bench/import-memory.ts <warm-up media id> <measured media id>
  */
@@ -39,10 +39,16 @@ gc?.();
 await new Promise((resolve) => setTimeout(resolve, 200));
 const idleRssBytes = process.memoryUsage.rss();
 let peakRssBytes = idleRssBytes;
+/** Where the memory was at the peak: the heap, buffers outside it. */
+let atPeak = process.memoryUsage();
 const sampler = setInterval(() => {
-  peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
+  const rss = process.memoryUsage.rss();
+  if (rss > peakRssBytes) {
+    peakRssBytes = rss;
+    atPeak = process.memoryUsage();
+  }
 }, 5);
 await handler(event(measuredId), context);
 clearInterval(sampler);
 peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
-process.stdout.write(JSON.stringify({ idleRssBytes, peakRssBytes }));
+process.stdout.write(JSON.stringify({ idleRssBytes, peakRssBytes, atPeak: { heapUsedBytes: atPeak.heapUsed, externalBytes: atPeak.external, arrayBuffersBytes: atPeak.arrayBuffers } }));

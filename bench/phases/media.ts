@@ -146,6 +146,8 @@ interface ImportMemory {
   sizeBytes: number;
   idleRssBytes: number;
   peakRssBytes: number;
+  /** At the peak: the JavaScript heap, and the buffers outside it (the parts, and received chunks not yet collected). */
+  atPeak: { heapUsedBytes: number; externalBytes: number; arrayBuffersBytes: number };
   /** Wall time of the measured import (fetch from a server on this machine, parts to the emulator, checks, copy). */
   importMs: number;
 }
@@ -197,7 +199,7 @@ async function measureImportMemory(context: BenchContext, user: BenchUser, video
     const began = performance.now();
     const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/import-memory.ts', warmUp, measured], { env: process.env, maxBuffer: 1024 * 1024 });
     const importMs = performance.now() - began;
-    const figures = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { idleRssBytes: number; peakRssBytes: number };
+    const figures = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Omit<ImportMemory, 'sizeBytes' | 'importMs'>;
     const settled = await call<MediaView>(context.stack, user, 'GET', `/media/${measured}`);
     if (settled.body.status !== 'ready') throw new Error(`the measured import did not end ready: ${JSON.stringify(settled.body).slice(0, 300)}`);
     for (const id of [warmUp, measured]) await call(context.stack, user, 'DELETE', `/media/${id}`);
@@ -256,7 +258,7 @@ export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
       ]),
     ]),
     `create (upload session): p50 ${ms(createMs)} ms, ${ms(create.dynamodbRequests)} DynamoDB requests`,
-    `import of a ${Math.round(imported.sizeBytes / 1e6)} MB video from a URL: the worker's resident memory ${round(imported.idleRssBytes / MiB)} MB at rest, ${round(imported.peakRssBytes / MiB)} MB at its peak (+${round(importOverRestBytes / MiB)} MB); ${ms(imported.importMs)} ms in all, its process start included`,
+    `import of a ${Math.round(imported.sizeBytes / 1e6)} MB video from a URL: the worker's resident memory ${round(imported.idleRssBytes / MiB)} MB at rest, ${round(imported.peakRssBytes / MiB)} MB at its peak (+${round(importOverRestBytes / MiB)} MB; at the peak ${round(imported.atPeak.arrayBuffersBytes / MiB)} MB of array buffers, ${round(imported.atPeak.heapUsedBytes / MiB)} MB of heap); ${ms(imported.importMs)} ms in all, its process start included`,
     '',
     'AWS cost per 1,000 media uploaded through the API (us-east-1 on-demand, free tiers not subtracted; storage apart, per month)',
     ...Object.entries(costs).flatMap(([name, cost]) => [

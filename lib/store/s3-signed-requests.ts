@@ -24,6 +24,8 @@ import { mediaBucket, type MediaBucket, type MediaBucketOptions } from './media-
 /** Attempts per request, the SDK's default for S3. */
 const ATTEMPTS = 3;
 const SIGNING_ALGORITHM = 'AWS4-HMAC-SHA256';
+/** The x-amz-content-sha256 of a request whose body is not hashed into its signature (S3 takes it over HTTPS). */
+export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 
 export interface S3SignedRequestsOptions extends MediaBucketOptions {
   /** The default credential chain when not given (tests). */
@@ -207,8 +209,9 @@ export class S3SignedRequests {
       path: url.pathname,
       query,
       headers: { ...extraHeaders, host: url.host },
-      // The payload's hash is signed (x-amz-content-sha256): S3 refuses a body changed on the way.
-      ...(body !== undefined ? { body } : {}),
+      // The payload's hash is signed (x-amz-content-sha256), unless the caller sends it unsigned
+      // (UNSIGNED-PAYLOAD, over TLS: a streamed file's parts, not hashed a second time in memory).
+      ...(body !== undefined && extraHeaders['x-amz-content-sha256'] !== UNSIGNED_PAYLOAD ? { body } : {}),
     });
     // fetch sets Host itself from the URL: the same value that was signed.
     const { host: _host, ...sent } = signed.headers;

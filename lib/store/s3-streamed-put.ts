@@ -2,12 +2,14 @@
  * One object written from a stream of unknown length, never held whole: the bytes are gathered
  * into parts of PART_BYTES and each part goes out as it fills (S3 multipart upload, signed plain
  * requests as every media request here, s3-signed-requests.ts), so at most one part is in memory
- * besides the chunk being read. A stream that ends within one part is one PutObject. An upload
+ * besides the chunk being read. The parts go with an unsigned payload (over TLS; the signature
+ * still covers everything else), so no part is hashed in memory before it is sent. A stream that
+ * ends within one part is one PutObject. An upload
  * that fails half way is aborted, so no parts are left to bill.
  *
  * A module of its own: only the media import worker writes a stream (lib/use-cases/media-import.ts).
  */
-import { S3RequestError, type S3SignedRequests } from './s3-signed-requests.js';
+import { S3RequestError, UNSIGNED_PAYLOAD, type S3SignedRequests } from './s3-signed-requests.js';
 
 /** S3's least part is 5 MiB (but for the last); the local S3 emulator takes at most 11 MiB in one request. */
 export const PART_BYTES = 8 * 1024 * 1024;
@@ -57,7 +59,7 @@ export async function putStreamedObject(s3: S3SignedRequests, objectKey: string,
   const firstPart = first.done ? new Uint8Array(0) : first.value;
   const second = first.done ? first : await iterator.next();
   if (second.done) {
-    await s3.send('PUT', objectKey, { headers: { 'content-type': contentType }, body: firstPart, accept: [200] }, async (response) => {
+    await s3.send('PUT', objectKey, { headers: { 'content-type': contentType, 'x-amz-content-sha256': UNSIGNED_PAYLOAD }, body: firstPart, accept: [200] }, async (response) => {
       await response.body?.cancel();
     });
     return firstPart.byteLength;
@@ -71,7 +73,7 @@ export async function putStreamedObject(s3: S3SignedRequests, objectKey: string,
   let bytes = 0;
   try {
     const send = async (number: number, body: Uint8Array): Promise<void> => {
-      const etag = await s3.send('PUT', objectKey, { query: { partNumber: String(number), uploadId }, body, accept: [200] }, async (response) => {
+      const etag = await s3.send('PUT', objectKey, { headers: { 'x-amz-content-sha256': UNSIGNED_PAYLOAD }, query: { partNumber: String(number), uploadId }, body, accept: [200] }, async (response) => {
         await response.body?.cancel();
         return response.headers.get('etag') ?? '';
       });
