@@ -9,6 +9,7 @@
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { handler } from '../functions/media-import-worker.js';
+import { sdkMeter } from '../lib/store/sdk-metering.js';
 
 const [warmUpId, measuredId] = process.argv.slice(2);
 if (!warmUpId || !measuredId) throw new Error('usage: import-memory.ts <warm-up media id> <measured media id>');
@@ -35,6 +36,8 @@ const context = { getRemainingTimeInMillis: () => 120_000, functionName: 'MediaI
 const gc = (globalThis as { gc?: () => void }).gc;
 
 await handler(event(warmUpId), context);
+// The measured import's DynamoDB and SQS requests alone (the bench's stack sets SDK_METERING=1).
+sdkMeter()?.reset();
 gc?.();
 await new Promise((resolve) => setTimeout(resolve, 200));
 const idleRssBytes = process.memoryUsage.rss();
@@ -48,7 +51,9 @@ const sampler = setInterval(() => {
     atPeak = process.memoryUsage();
   }
 }, 5);
+const began = performance.now();
 await handler(event(measuredId), context);
+const handlerMs = performance.now() - began;
 clearInterval(sampler);
 peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
-process.stdout.write(JSON.stringify({ idleRssBytes, peakRssBytes, atPeak: { heapUsedBytes: atPeak.heapUsed, externalBytes: atPeak.external, arrayBuffersBytes: atPeak.arrayBuffers } }));
+process.stdout.write(JSON.stringify({ idleRssBytes, peakRssBytes, handlerMs, commands: sdkMeter()?.commands ?? {}, atPeak: { heapUsedBytes: atPeak.heapUsed, externalBytes: atPeak.external, arrayBuffersBytes: atPeak.arrayBuffers } }));

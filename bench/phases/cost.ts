@@ -114,7 +114,7 @@ export interface OperationCost {
 
 const READ_COMMANDS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 
-function costOf(operation: string, commands: Record<string, CommandMeter>, repetitions: number): OperationCost {
+export function costOf(operation: string, commands: Record<string, CommandMeter>, repetitions: number): OperationCost {
   const cost: OperationCost = {
     operation,
     dynamodbRequests: 0,

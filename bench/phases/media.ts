@@ -20,7 +20,8 @@ import { call, log, type BenchContext, type BenchUser } from '../harness.js';
 import { PRICES } from '../prices.js';
 import { budget, ms, table, type Budget, type PhaseOutcome } from '../report.js';
 import { round, summarize } from '../stats.js';
-import { metered, type OperationCost } from './cost.js';
+import { costOf, metered, type OperationCost } from './cost.js';
+import type { CommandMeter } from '../../lib/store/sdk-metering.js';
 import type { S3Traffic } from '../s3-meter.js';
 
 const MiB = 1024 * 1024;
@@ -28,6 +29,8 @@ const MiB = 1024 * 1024;
 const VIDEO_BYTES_READ_LIMIT = 1_000_000;
 /** The import worker's peak memory over its resting memory, importing a 200 MB video (issue 29). */
 const IMPORT_MEMORY_LIMIT_BYTES = 64 * MiB;
+/** The import worker's memory (infra/stacks/api-stack.ts, SIZING.MediaImportWorker). */
+const IMPORT_WORKER_MEMORY_GB = 0.5;
 /** The media functions' memory (infra/stacks/api-stack.ts, API_FUNCTION). */
 const API_MEMORY_GB = 0.5;
 
@@ -148,8 +151,12 @@ interface ImportMemory {
   peakRssBytes: number;
   /** At the peak: the JavaScript heap, and the buffers outside it (the parts, and received chunks not yet collected). */
   atPeak: { heapUsedBytes: number; externalBytes: number; arrayBuffersBytes: number };
-  /** Wall time of the measured import (fetch from a server on this machine, parts to the emulator, checks, copy). */
+  /** Wall time of the child process: its start, the warm-up import and the measured one. */
   importMs: number;
+  /** The measured import's handler alone (fetch from a server on this machine, parts to the emulator, checks, copy). */
+  handlerMs: number;
+  /** Its SDK requests (DynamoDB, SQS) as the child's metering counted them. */
+  commands: Record<string, CommandMeter>;
 }
 
 /**
@@ -200,6 +207,7 @@ async function measureImportMemory(context: BenchContext, user: BenchUser, video
     const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/import-memory.ts', warmUp, measured], { env: process.env, maxBuffer: 1024 * 1024 });
     const importMs = performance.now() - began;
     const figures = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Omit<ImportMemory, 'sizeBytes' | 'importMs'>;
+    context.s3.reset();
     const settled = await call<MediaView>(context.stack, user, 'GET', `/media/${measured}`);
     if (settled.body.status !== 'ready') throw new Error(`the measured import did not end ready: ${JSON.stringify(settled.body).slice(0, 300)}`);
     for (const id of [warmUp, measured]) await call(context.stack, user, 'DELETE', `/media/${id}`);
@@ -208,6 +216,28 @@ async function measureImportMemory(context: BenchContext, user: BenchUser, video
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+}
+
+/**
+ * The AWS bill per 1,000 imports of a file like the measured one: the create (its DynamoDB work
+ * taken as an upload session's create, the same idempotency record and pending item, without the
+ * STS call), the queue message (send, receive, delete), the worker's time at its memory and its
+ * metered DynamoDB requests, and S3: the multipart write (start, one PUT per 8 MiB part,
+ * complete) plus what a complete of the same file reads and copies.
+ */
+function importPerThousand(imported: ImportMemory, create: OperationCost, createMs: number, completeOfSameFile: CompleteFigures): { usd: number; lines: Record<string, number> } {
+  const worker = costOf('import worker', imported.commands, 1);
+  const parts = Math.max(1, Math.ceil(imported.sizeBytes / (8 * MiB)));
+  const lines: Record<string, number> = {
+    'API Gateway (create)': PRICES.httpApiRequest.usd,
+    'Lambda requests (create, worker)': 2 * PRICES.lambdaRequest.usd,
+    'Lambda GB-seconds': (createMs / 1000) * API_MEMORY_GB * PRICES.lambdaArmGbSecond.usd + (imported.handlerMs / 1000) * IMPORT_WORKER_MEMORY_GB * PRICES.lambdaArmGbSecond.usd,
+    'SQS (send, receive, delete)': 3 * PRICES.sqsRequest.usd,
+    DynamoDB: (create.readUnits + worker.readUnits) * PRICES.dynamodbReadRequestUnit.usd + (create.writeUnits + worker.writeUnits) * PRICES.dynamodbWriteRequestUnit.usd,
+    'S3 requests': (parts + 2 + completeOfSameFile.s3.copies) * PRICES.s3PutRequest.usd + (completeOfSameFile.s3.gets + completeOfSameFile.s3.heads) * PRICES.s3GetRequest.usd,
+  };
+  for (const key of Object.keys(lines)) lines[key] = (lines[key] as number) * 1000;
+  return { usd: Object.values(lines).reduce((sum, value) => sum + value, 0), lines };
 }
 
 export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
@@ -240,6 +270,7 @@ export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
     budget('media import, 200 MB video: worker memory over rest', round(importOverRestBytes / MiB), IMPORT_MEMORY_LIMIT_BYTES / MiB, 'MB'),
   ];
   const costs = Object.fromEntries(figures.map((entry) => [entry.sample, perThousand(entry, create, createMs)]));
+  const importCost = video ? importPerThousand(imported, create, createMs, video) : null;
   const report = [
     'Media uploads through the API: POST /media/{id}/complete (p50 / p99 ms) beside GET /media/{id} (its floor), what it read from S3',
     table([
@@ -265,10 +296,13 @@ export async function mediaPhase(context: BenchContext): Promise<PhaseOutcome> {
       `  ${name}: $${cost.usd.toFixed(4)}; storage $${cost.storagePerMonthUsd.toFixed(2)} a month`,
       ...Object.entries(cost.lines).map(([line, usd]) => `    ${line}: $${usd.toFixed(5)}`),
     ]),
+    ...(importCost
+      ? [`  200 MB video imported from a URL: $${importCost.usd.toFixed(4)}`, ...Object.entries(importCost.lines).map(([line, usd]) => `    ${line}: $${usd.toFixed(5)}`)]
+      : []),
     '',
   ];
   return {
-    results: { media: { create: { p50Ms: round(createMs), dynamodb: create }, complete: figures, costPerThousandMedia: costs, importMemory: imported } },
+    results: { media: { create: { p50Ms: round(createMs), dynamodb: create }, complete: figures, costPerThousandMedia: costs, importMemory: imported, costPerThousandImports: importCost } },
     budgets,
     report,
     notes: ['Complete\'s latency is reported beside its floor, not budgeted: it is bounded by S3 round trips, which the S3 emulator here does not time as S3 does.'],
