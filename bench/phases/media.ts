@@ -15,7 +15,6 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { newId } from '../../lib/domain/ids.js';
 import { IMPORT_LEASE_SECONDS } from '../../lib/domain/media-import.js';
-import { DynamoDbMediaLibraryStore } from '../../lib/store/dynamodb-media-library.js';
 import { call, log, type BenchContext, type BenchUser } from '../harness.js';
 import { PRICES } from '../prices.js';
 import { budget, ms, table, type Budget, type PhaseOutcome } from '../report.js';
@@ -174,6 +173,10 @@ async function measureImportMemory(context: BenchContext, user: BenchUser, video
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Imported only now: the store's module builds the shared DynamoDB client, which must see the
+  // stack's SDK_METERING=1 (a static import made it at the bench's start, and every figure of the
+  // phase read 0 DynamoDB requests).
+  const { DynamoDbMediaLibraryStore } = await import('../../lib/store/dynamodb-media-library.js');
   const library = new DynamoDbMediaLibraryStore();
   const processing = async (path: string): Promise<string> => {
     const id = newId('med');
