@@ -112,6 +112,8 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsMediaUploaded', method: 'GET', path: '/settings/media/uploaded', entry: 'functions/settings/media-uploaded.ts' },
   { name: 'SettingsMediaRegister', method: 'POST', path: '/settings/media/register', entry: 'functions/settings/media-register.ts' },
   { name: 'SettingsMediaDelete', method: 'POST', path: '/settings/media/delete', entry: 'functions/settings/media-delete.ts' },
+  { name: 'SettingsMediaAltText', method: 'POST', path: '/settings/media/alt-text', entry: 'functions/settings/media-alt-text.ts' },
+  { name: 'SettingsMediaImport', method: 'POST', path: '/settings/media/import', entry: 'functions/settings/media-import.ts' },
   // Webhook endpoints (beyond-v1.md): one page (list, one endpoint with its deliveries, the delete
   // question) and an action per privilege set (cipher: add, rotate; queue: test, resend; table only).
   { name: 'SettingsWebhooks', method: 'GET', path: '/settings/webhooks', entry: 'functions/settings/webhooks.ts' },

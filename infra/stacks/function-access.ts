@@ -391,9 +391,17 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // Deletes the object and the item, its bytes taken off the profile's total.
   SettingsMediaDelete: {
     ...SIGNED_IN,
-    tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite', posts: 'read' },
     writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media, KEYS.user] },
     mediaObjects: 'delete',
+  },
+  // As UpdateMedia and CreateMedia's import (the same use case): the item's alt text; a processing item and its import queued.
+  SettingsMediaAltText: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media] } },
+  SettingsMediaImport: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media] },
+    sendsTo: ['mediaImport'],
   },
   // Webhook endpoints (lib/use-cases/webhooks/endpoints.ts), as the API's rows: the page reads the
   // endpoints and deliveries; adding and rotating encrypt a new secret; test and resend write the

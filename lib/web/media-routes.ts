@@ -3,6 +3,8 @@
  * functions/settings/. A MediaLibraryError becomes a 400 page with its message and a way back.
  */
 import { ENV, requireEnv } from '../config.js';
+import { ApiError } from '../domain/errors.js';
+import type { MediaFiles } from '../use-cases/media-files.js';
 import { INCOMING_PREFIX } from '../domain/media-library.js';
 import { MediaLibraryError } from '../use-cases/settings/media-library.js';
 import { mediaImageOrigin, mediaLibraryUseCase, mediaUploadOrigin } from './connect-dependencies.js';
@@ -88,9 +90,48 @@ export async function registerUploadRoute(request: WebRequest, signedIn: SignedI
   });
 }
 
-export async function deleteMediaRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
-  return orMediaError(async () => {
-    await mediaLibraryUseCase().remove(signedIn.user.id, request.form.mediaId ?? '');
-    return { kind: 'redirect', location: '/settings/media?notice=deleted' };
-  });
+/**
+ * The API's refusals (lib/use-cases/media-files.ts) as a page saying why, with the API's code: not
+ * found (another customer's id too) 404, in use 409, bad input 400.
+ */
+async function orApiError(run: () => Promise<WebResult>): Promise<WebResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    return {
+      kind: 'page',
+      status: error.status,
+      title: 'Media library',
+      body: html`<p class="notice error" role="alert">${error.message} <span class="muted">(${error.code})</span></p><p><a class="button" href="/settings/media">Back to the media library</a></p>`,
+    };
+  }
+}
+
+/** The same use case as DELETE /api/v1/media/{id}: refused (media_in_use) while a draft or scheduled post uses the file. */
+export function deleteMediaRoute(media: MediaFiles) {
+  return (request: WebRequest, signedIn: SignedIn): Promise<WebResult> =>
+    orApiError(async () => {
+      await media.remove(signedIn.caller, request.form.mediaId ?? '');
+      return { kind: 'redirect', location: '/settings/media?notice=deleted' };
+    });
+}
+
+/** The same use case as PATCH /api/v1/media/{id}: an empty field removes the alt text. */
+export function altTextRoute(media: MediaFiles) {
+  return (request: WebRequest, signedIn: SignedIn): Promise<WebResult> =>
+    orApiError(async () => {
+      await media.update(signedIn.caller, request.form.mediaId ?? '', { altText: request.form.altText ?? null });
+      return { kind: 'redirect', location: '/settings/media?notice=alt-text' };
+    });
+}
+
+/** The same use case as POST /api/v1/media with sourceUrl: the file is fetched in the background. */
+export function importMediaRoute(media: MediaFiles) {
+  return (request: WebRequest, signedIn: SignedIn): Promise<WebResult> =>
+    orApiError(async () => {
+      const altText = request.form.altText ?? '';
+      await media.create(signedIn.caller, { sourceUrl: request.form.sourceUrl ?? '', ...(altText !== '' ? { altText } : {}) });
+      return { kind: 'redirect', location: '/settings/media?notice=importing' };
+    });
 }

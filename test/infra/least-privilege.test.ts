@@ -52,6 +52,8 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   // The library item, and the bytes the user stores on the profile (the quota).
   SettingsMediaRegister: ['MEDIA#', 'USER#'],
   SettingsMediaDelete: ['MEDIA#', 'USER#'],
+  SettingsMediaAltText: ['MEDIA#'],
+  SettingsMediaImport: ['MEDIA#'],
   // A queue's settings, and the slot items a queued post takes and gives back (its create, change, cancel).
   PutQueue: ['QUEUE#'],
   // The settings form that sets an account's queue: the queue item only.

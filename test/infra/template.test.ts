@@ -208,7 +208,9 @@ const EXPECTED: Record<string, string[]> = {
   SettingsMediaUpload: ['table:sessions:readWrite', 'table:directory:read', 'assume:media-upload-signer'],
   SettingsMediaUploaded: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsMediaRegister: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
-  SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:delete'],
+  SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'table:posts:read', 'objects:media:delete'],
+  SettingsMediaAltText: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsMediaImport: ['table:sessions:readWrite', 'table:directory:readWrite', 'send:mediaImport'],
   // The Webhooks page: the endpoints' own items (webhooks); a new secret is only ever encrypted.
   SettingsWebhooks: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:read'],
   SettingsCreateWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
