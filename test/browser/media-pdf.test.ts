@@ -38,7 +38,7 @@ describe('PDFs in the media library page', () => {
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.waitForURL(`${stack.origin}/settings/media?notice=added`);
     expect(await page.locator('input.media-url').first().inputValue()).toMatch(/\/med_[0-9A-Za-z]{20}\/Quarterly-deck\.pdf$/);
-    expect(await page.locator('td[data-label="File"]').first().innerText()).toMatch(/^PDF document \(LinkedIn only\), \d+ kB, 12 pages/);
+    expect(await page.locator('td[data-label="File"]').first().innerText()).toMatch(/^Quarterly-deck\.pdf\nPDF document \(LinkedIn only\), \d+ kB, 12 pages/);
 
     await page.getByRole('button', { name: 'Upload a file…' }).click();
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'invoice.pdf', mimeType: 'application/pdf', buffer: Buffer.from('<html>not a pdf</html>') });
