@@ -36,8 +36,7 @@
  * than a published one (whose platform id is a fact worth keeping, whoever learnt it).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoff } from './transaction-backoff.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
@@ -48,6 +47,7 @@ import { nextDueAt } from '../domain/publishing.js';
 import type { DueCounter } from '../use-cases/ports/dispatch.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { allowanceCounterUpdate } from './allowance-counter.js';
+import { batchGetAll } from './batch-get.js';
 import { CoalescedUpdates } from './coalesced-updates.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
@@ -85,8 +85,6 @@ function publishStateOf(item: PostItem): PublishState {
 }
 
 /** BatchGetItem's most keys per request, and how often unprocessed keys are retried (with backoff). */
-const BATCH_GET_LIMIT = 100;
-const BATCH_GET_ROUNDS = 5;
 
 async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
   try {
@@ -489,18 +487,8 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
    * BatchGetItem chunks of 100; a post deleted since the index was read is simply absent.
    */
   private async readPosts(ids: string[]): Promise<PostForPublishing[]> {
-    const found: PostForPublishing[] = [];
-    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
-      let keys: Record<string, unknown>[] = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round > 0) await sleep(Math.min(1_000, 50 * 2 ** round));
-        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
-        for (const item of out.Responses?.[this.table] ?? []) found.push({ post: itemToPost(item), state: publishStateOf(item) });
-        keys = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
-        if (round >= BATCH_GET_ROUNDS && keys.length > 0) throw new Error(`BatchGetItem left ${keys.length} posts unread after ${BATCH_GET_ROUNDS} retries`);
-      }
-    }
-    return found;
+    const items = await batchGetAll(this.client, this.table, ids.map((id) => ({ id })), { consistentRead: true });
+    return items.map((item) => ({ post: itemToPost(item), state: publishStateOf(item) }));
   }
 
   async markSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean> {
