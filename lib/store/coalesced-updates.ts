@@ -1,18 +1,21 @@
 /**
- * Conditional UpdateItems of one table written together when they come together: the delivery
- * worker's claims, attempt records and cancels (lib/store/dynamodb-webhook-delivery-store.ts). A
- * burst's deliveries each need a claim and a record; one by one they are two round trips each on a
- * database that is the burst's bottleneck, and one TransactWriteItems of many updates costs DynamoDB
- * Local about a third of the same updates sent one by one (npm run bench, `burst`).
+ * Conditional UpdateItems written together when they come together: the delivery worker's claims,
+ * attempt records and cancels (lib/store/dynamodb-webhook-delivery-store.ts), the publish worker's
+ * "sent" markers and its outcomes (lib/store/dynamodb-publish-state.ts). A burst's deliveries each
+ * need a claim and a record, a burst's posts each a marker right before their create goes out; one
+ * by one they are round trips each on a database that is the burst's bottleneck, and one
+ * TransactWriteItems of many updates costs DynamoDB a fraction of the same updates sent one by one
+ * (npm run bench, `burst`; docs/performance.md).
  *
  * Grouping without waiting: an update asked while fewer than MAX_FLUSHES_IN_FLIGHT writes are out
  * leaves at the end of the current turn of the event loop (with whatever else was asked in that
- * turn: a message's claims all come in one); one asked while they are all out waits for the first
+ * turn: a message's claims all come in one, posts prepared ahead of their second reach their marker
+ * together as their timers fire together); one asked while they are all out waits for the first
  * to come back and leaves with everything that queued up meanwhile. An idle worker pays no delay,
- * a busy one writes in fewer, larger requests.
+ * a busy one writes in fewer, larger requests. A writer whose updates must never wait behind
+ * another write (the "sent" markers: a create request waits for its marker) takes no limit.
  *
- * Each update keeps its own condition and its own answer, as lib/store/sent-markers.ts does: a
- * transaction is all or nothing, so when DynamoDB cancels it, an update whose condition failed is
+ * Each update keeps its own condition and its own answer: a transaction is all or nothing, so when DynamoDB cancels it, an update whose condition failed is
  * answered false, and the others are written again together (or, when it was cancelled for another
  * reason, each on its own): exact, whatever else was in the transaction. An update alone in its group is a single UpdateItem (a transactional write costs two
  * write units, so only updates that came together pay it). Two updates of one item never share a
@@ -24,6 +27,11 @@ import { MAX_TRANSACTION_ITEMS } from './dynamodb-limits.js';
 
 /** Writes out at once before further updates wait and group (two: a claim need not wait behind a record). */
 const MAX_FLUSHES_IN_FLIGHT = 2;
+
+export interface CoalescedUpdatesOptions {
+  /** Writes out at once before further updates wait for one of them (MAX_FLUSHES_IN_FLIGHT unless set). */
+  maxFlushesInFlight?: number;
+}
 
 /** One conditional update: what UpdateItem takes, and what a transaction's Update action takes too. */
 export type ConditionalUpdate = NonNullable<ConstructorParameters<typeof UpdateCommand>[0]> & {
@@ -44,7 +52,14 @@ export class CoalescedUpdates {
   private inFlight = 0;
   private scheduled = false;
 
-  constructor(private readonly client: DynamoDBDocumentClient) {}
+  private readonly maxFlushesInFlight: number;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    options: CoalescedUpdatesOptions = {},
+  ) {
+    this.maxFlushesInFlight = options.maxFlushesInFlight ?? MAX_FLUSHES_IN_FLIGHT;
+  }
 
   /** True when the update is written; false when its condition failed. */
   write(update: ConditionalUpdate): Promise<boolean> {
@@ -56,7 +71,7 @@ export class CoalescedUpdates {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_FLUSHES_IN_FLIGHT || this.pending.length === 0) return;
+    if (this.scheduled || this.inFlight >= this.maxFlushesInFlight || this.pending.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;

@@ -4,13 +4,12 @@
  * layout documented in lib/store/tables.ts, and the GetItem, conditional Put/Update and
  * BatchGetItem every store uses. Nothing here knows a record's fields.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { DirectoryRecordExistsError, DirectoryRecordNotFoundError, type DirectoryRecordKind } from '../domain/directory-errors.js';
-import { DependencyError } from '../domain/errors.js';
+import { batchGetAll } from './batch-get.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { DIRECTORY_KEY_PREFIXES as P, DIRECTORY_TABLE } from './tables.js';
@@ -18,10 +17,6 @@ import { DIRECTORY_KEY_PREFIXES as P, DIRECTORY_TABLE } from './tables.js';
 export type Item = Record<string, unknown>;
 export type Key = { pk: string; sk: string };
 
-/** BatchGetItem's own ceiling per request. */
-const BATCH_GET_LIMIT = 100;
-/** Unprocessed keys come back when the table throttles; retried with backoff this many times. */
-const BATCH_GET_ATTEMPTS = 8;
 
 export const directoryKeys = {
   // The prefixes are also the IAM write conditions of the functions that write the directory (dynamodb:LeadingKeys).
@@ -128,22 +123,9 @@ export class DirectoryTable {
     }
   }
 
-  /** BatchGetItem in chunks of 100, retrying UnprocessedKeys with backoff; missing keys are simply absent. */
+  /** Every item of `requested` (each key read once); missing keys are simply absent (batch-get.ts). */
   async batchGet(requested: Key[]): Promise<Item[]> {
     const unique = [...new Map(requested.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-    const found: Item[] = [];
-    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-      let pending: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT);
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt === BATCH_GET_ATTEMPTS) {
-          throw new DependencyError(`DynamoDB left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
-        }
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
-        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.name]: { Keys: pending } } }));
-        found.push(...(out.Responses?.[this.name] ?? []));
-        pending = out.UnprocessedKeys?.[this.name]?.Keys ?? [];
-      }
-    }
-    return found;
+    return batchGetAll(this.client, this.name, unique);
   }
 }

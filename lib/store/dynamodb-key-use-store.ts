@@ -9,16 +9,16 @@
  * condition, so the item changes at most once per interval whatever the concurrency.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../config.js';
 import type { ApiKeyUseReader, ApiKeyUseRecorder } from '../use-cases/settings/ports.js';
+import { batchGetAll } from './batch-get.js';
 import { documentClient } from './dynamo-client.js';
 import { COUNTERS_TABLE } from './tables.js';
 
 export const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 /** Bound on the per-process memory of writes; the oldest entry goes first. */
 const MAX_REMEMBERED = 10_000;
-const BATCH_GET_LIMIT = 100;
 
 const keyOf = (keyId: string): { pk: string } => ({ pk: `LASTUSED#KEY#${keyId}` });
 
@@ -57,18 +57,10 @@ export class DynamoDbKeyUseStore implements ApiKeyUseRecorder, ApiKeyUseReader {
 
   async lastUsed(keyIds: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
-    const unique = [...new Set(keyIds)];
-    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-      let pending: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT).map(keyOf);
-      // Unprocessed keys (throttling) are asked again a few times; what is still missing shows as "never".
-      for (let attempt = 0; pending.length > 0 && attempt < 4; attempt++) {
-        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }));
-        for (const item of out.Responses?.[this.tableName] ?? []) {
-          const pk = String(item.pk);
-          if (typeof item.lastUsedAt === 'string') found.set(pk.slice('LASTUSED#KEY#'.length), item.lastUsedAt);
-        }
-        pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
+    const keys = [...new Set(keyIds)].map(keyOf);
+    // What DynamoDB still leaves unprocessed after the retries shows as "never": the read only decorates the key list.
+    for (const item of await batchGetAll(this.client, this.tableName, keys, { whenUnprocessed: 'absent' })) {
+      if (typeof item.lastUsedAt === 'string') found.set(String(item.pk).slice('LASTUSED#KEY#'.length), item.lastUsedAt);
     }
     return found;
   }

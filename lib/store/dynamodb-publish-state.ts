@@ -36,8 +36,7 @@
  * than a published one (whose platform id is a fact worth keeping, whoever learnt it).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoff } from './transaction-backoff.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
@@ -48,12 +47,12 @@ import { nextDueAt } from '../domain/publishing.js';
 import type { DueCounter } from '../use-cases/ports/dispatch.js';
 import type { PublishStateStore } from '../use-cases/ports/publish-state-store.js';
 import { allowanceCounterUpdate } from './allowance-counter.js';
-import { CoalescedUpdates } from './coalesced-updates.js';
+import { batchGetAll } from './batch-get.js';
+import { CoalescedUpdates, type ConditionalUpdate } from './coalesced-updates.js';
 import { documentClient } from './dynamo-client.js';
 import { readItem } from './item-schema.js';
 import { duePartitionKey, dueShard, dueSortKey, errorToItem, IN_FLIGHT_ATTRIBUTE, itemToPost, POST_INDEXES, type PostItem } from './post-item.js';
 import { recordPostOutcome } from './post-outcome.js';
-import { SentMarkers } from './sent-markers.js';
 import { COUNTERS_TABLE, DUE_SHARDS, POSTS_TABLE } from './tables.js';
 
 /** The worker's bookkeeping attributes; each absent until first written (a value of another type reads as absent). */
@@ -85,8 +84,6 @@ function publishStateOf(item: PostItem): PublishState {
 }
 
 /** BatchGetItem's most keys per request, and how often unprocessed keys are retried (with backoff). */
-const BATCH_GET_LIMIT = 100;
-const BATCH_GET_ROUNDS = 5;
 
 async function conditional<T>(write: () => Promise<T>): Promise<T | null> {
   try {
@@ -110,7 +107,12 @@ const REFUND_ATTEMPTS = 8;
 export class DynamoDbPublishState implements PublishStateStore, DueCounter {
   private readonly table: string;
   private readonly client: DynamoDBDocumentClient;
-  private readonly sentMarkers: SentMarkers;
+  /**
+   * The "sent" markers written together when they come together: the only DynamoDB request a
+   * burst of posts due at one second waits for before its creates go out, so no marker waits
+   * behind another write (lib/store/coalesced-updates.ts).
+   */
+  private readonly sentMarkers: CoalescedUpdates;
   /** The outcomes written together when they come together (lib/store/post-outcome.ts). */
   private readonly outcomes: CoalescedUpdates;
   private readonly countersTableOption: string | undefined;
@@ -119,7 +121,7 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
     this.table = options.postsTable ?? requireEnv(POSTS_TABLE.envVar);
     this.countersTableOption = options.countersTable;
     this.client = options.client ?? documentClient;
-    this.sentMarkers = new SentMarkers(this.client, this.table);
+    this.sentMarkers = new CoalescedUpdates(this.client, { maxFlushesInFlight: Number.POSITIVE_INFINITY });
     this.outcomes = new CoalescedUpdates(this.client);
   }
 
@@ -205,10 +207,29 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
    * The "sent" marker, right before the create request: from now the create may be live, so the
    * post is in flight (a delete soft-deletes it) and a later attempt must look it up before
    * sending again. Conditional on the claim and its lease still held, and the post not deleted.
-   * Markers asked together are written together (sent-markers.ts).
+   * Markers asked together are written together (lib/store/coalesced-updates.ts).
    */
   markCreateSending(postId: string, token: string, now: Date, mediaIds: readonly string[] = []): Promise<boolean> {
-    return this.sentMarkers.write({ postId, token, now, mediaIds });
+    return this.sentMarkers.write(this.sentMarker(postId, token, now, mediaIds));
+  }
+
+  private sentMarker(postId: string, token: string, now: Date, mediaIds: readonly string[]): ConditionalUpdate {
+    return {
+      TableName: this.table,
+      Key: { id: postId },
+      UpdateExpression:
+        `SET platformCreateSentAt = :now, ${IN_FLIGHT_ATTRIBUTE} = if_not_exists(${IN_FLIGHT_ATTRIBUTE}, :now)` +
+        (mediaIds.length > 0 ? ', platformCreateMediaIds = :media' : ' REMOVE platformCreateMediaIds'),
+      // The lease too: a worker that outlived it (a stalled process) must not send, another may hold the post.
+      ConditionExpression: '#status = :scheduled AND attribute_not_exists(deletedAt) AND claimToken = :token AND claimUntil >= :now',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':now': now.toISOString(),
+        ':token': token,
+        ':scheduled': 'scheduled',
+        ...(mediaIds.length > 0 ? { ':media': [...mediaIds] } : {}),
+      },
+    };
   }
 
   async renewLease(postId: string, token: string, until: Date): Promise<boolean> {
@@ -489,18 +510,8 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
    * BatchGetItem chunks of 100; a post deleted since the index was read is simply absent.
    */
   private async readPosts(ids: string[]): Promise<PostForPublishing[]> {
-    const found: PostForPublishing[] = [];
-    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
-      let keys: Record<string, unknown>[] = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round > 0) await sleep(Math.min(1_000, 50 * 2 ** round));
-        const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
-        for (const item of out.Responses?.[this.table] ?? []) found.push({ post: itemToPost(item), state: publishStateOf(item) });
-        keys = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
-        if (round >= BATCH_GET_ROUNDS && keys.length > 0) throw new Error(`BatchGetItem left ${keys.length} posts unread after ${BATCH_GET_ROUNDS} retries`);
-      }
-    }
-    return found;
+    const items = await batchGetAll(this.client, this.table, ids.map((id) => ({ id })), { consistentRead: true });
+    return items.map((item) => ({ post: itemToPost(item), state: publishStateOf(item) }));
   }
 
   async markSwept(postId: string, input: { now: Date; sweptBefore: Date }): Promise<boolean> {

@@ -6,15 +6,13 @@
  * instead of one request each. In its own module so the ten other functions on the webhook store do
  * not bundle BatchGetItem's ~6 kB (bench/bundle-ceilings.ts).
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, WebhookDeliveryReads, WebhookEventRecord } from '../use-cases/ports/webhooks.js';
+import { batchGetAll } from './batch-get.js';
 import { CoalescedUpdates, type ConditionalUpdate } from './coalesced-updates.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbWebhookStore, EVENT_ITEM, keys, toDelivery } from './dynamodb-webhook-store.js';
 import { readItem } from './item-schema.js';
 
-/** Attempts at the keys DynamoDB left unprocessed before the read fails (the message is then handed over again). */
-const BATCH_GET_ATTEMPTS = 5;
 
 export class DynamoDbWebhookDeliveryStore extends DynamoDbWebhookStore implements WebhookDeliveryReads {
   private readonly updates: CoalescedUpdates;
@@ -44,23 +42,17 @@ export class DynamoDbWebhookDeliveryStore extends DynamoDbWebhookStore implement
     chunk: readonly { eventId: string; eventCreatedAt: string }[],
     found: Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>,
   ): Promise<void> {
-    let pending: Record<string, unknown>[] = chunk.flatMap((one) => [keys.delivery(endpointId, one.eventCreatedAt, one.eventId), keys.event(one.eventId)]);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`DynamoDB left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt * (0.5 + Math.random() / 2)));
-      const out = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[this.tableName] ?? []) {
-        if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
-          const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
-          const entry = found.get(event.id);
-          if (entry) entry.event = event;
-        } else {
-          const delivery = toDelivery(item);
-          const entry = found.get(delivery.eventId);
-          if (entry && delivery.endpointId === endpointId) entry.delivery = delivery;
-        }
+    const requested = chunk.flatMap((one) => [keys.delivery(endpointId, one.eventCreatedAt, one.eventId), keys.event(one.eventId)]);
+    for (const item of await batchGetAll(this.client, this.tableName, requested, { consistentRead: true })) {
+      if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
+        const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
+        const entry = found.get(event.id);
+        if (entry) entry.event = event;
+      } else {
+        const delivery = toDelivery(item);
+        const entry = found.get(delivery.eventId);
+        if (entry && delivery.endpointId === endpointId) entry.delivery = delivery;
       }
-      pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The one wait before a transaction is tried again after DynamoDB cancelled it with
- * TransactionConflict (another write held one of its items at that moment): every store's
- * conflict retry takes it, so they back off alike.
+ * The one wait before DynamoDB is asked again: a transaction it cancelled with TransactionConflict
+ * (another write held one of its items at that moment), or the keys a BatchGetItem left unprocessed
+ * (batch-get.ts). Every store's retry takes it, so they back off alike.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 

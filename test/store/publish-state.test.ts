@@ -229,7 +229,7 @@ describe('prepared before the due second (issue 13)', () => {
   });
 });
 
-describe('"sent" markers asked together are written together (sent-markers.ts)', () => {
+describe('"sent" markers asked together are written together (coalesced-updates.ts)', () => {
   function commandsSent() {
     const send = vi.spyOn(client, 'send');
     return {

@@ -133,6 +133,46 @@ interface Ready {
   event: WebhookEventRecord;
 }
 
+/** How long a message waits for a slot, and whether it is a single attempt (which backs off) or the router's batch. */
+interface SlotWait {
+  ms: number;
+  single: boolean;
+}
+
+/** The endpoint's slots being taken for a message, and the way to give them back. */
+interface SlotsTaking {
+  slots: Promise<number[]>;
+  giveBack: () => Promise<void>;
+}
+
+/** The events a message names, each with the attempt it names (1 for the router's first attempts). */
+function wantedOf(message: WebhookQueueMessage): Wanted[] {
+  return isBatchMessage(message)
+    ? message.events.map((event) => ({ ...event, attempt: 1, manual: false }))
+    : [{ eventId: message.eventId, eventCreatedAt: message.eventCreatedAt, attempt: message.attempt, manual: message.manual === true }];
+}
+
+/** The router's batch messages wait longer for slots, and keep trying every SLOT_RETRY_MS. */
+function slotWaitOf(message: WebhookQueueMessage): SlotWait {
+  const single = !isBatchMessage(message);
+  return { ms: single ? SLOT_WAIT_MS : BATCH_SLOT_WAIT_MS, single };
+}
+
+function keyOf(message: WebhookQueueMessage, one: Wanted): DeliveryKey {
+  return { endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt };
+}
+
+/**
+ * What was claimed but is not to be sent: a cancel in prepare dropped its claim with it, and
+ * nothing else can have been won (a claim's condition is what prepare checks), but it is given back
+ * all the same. Counted by the message's entries, not event ids: a merged message may name an event
+ * twice, and only one of the two can hold its claim.
+ */
+function claimsNotToSend(wanted: readonly Wanted[], claimedOnes: ReadonlySet<Wanted>, ready: readonly Ready[]): Wanted[] {
+  const readyOnes = new Set(ready.map((one) => one.wanted));
+  return wanted.filter((one) => claimedOnes.has(one) && !readyOnes.has(one));
+}
+
 export class DeliverWebhook {
   private readonly random: () => number;
   private readonly pause: (ms: number) => Promise<void>;
@@ -151,7 +191,7 @@ export class DeliverWebhook {
    * little; a slow one keeps them, and the message goes back on the queue after the wait instead
    * of holding a worker for the receiver's timeout.
    */
-  private async acquireSlots(endpointId: string, token: string, wanted: number, wait: { ms: number; single: boolean }, stillWanted: () => boolean): Promise<number[]> {
+  private async acquireSlots(endpointId: string, token: string, wanted: number, wait: SlotWait, stillWanted: () => boolean): Promise<number[]> {
     const leaseMs = this.slotLeaseMs();
     const started = this.deps.clock.now().getTime();
     for (let tries = 0; ; tries += 1) {
@@ -183,51 +223,106 @@ export class DeliverWebhook {
     return plain;
   }
 
+  /**
+   * The algorithm, step by step: a message early for its time waits on the queue; the endpoint,
+   * deliveries and events are read while the attempts are claimed and the endpoint's slots taken;
+   * each delivery is judged; the claims of what is not to be sent are given back and a due
+   * delivery's own next attempt claimed; without slots everything goes back on the queue; with
+   * them the lanes deliver for one turn; what no lane started is cancelled (the endpoint answered
+   * 410) or goes back on the queue.
+   */
   async execute(message: WebhookQueueMessage): Promise<DeliveryResult[]> {
-    const { store } = this.deps;
     const now = this.deps.clock.now();
-    if (!isBatchMessage(message) && message.notBefore !== null && Date.parse(message.notBefore) > now.getTime()) {
-      const seconds = Math.ceil((Date.parse(message.notBefore) - now.getTime()) / 1000);
-      await this.deps.queue.send([message], Math.min(seconds, MAX_QUEUE_DELAY_SECONDS));
-      return [{ outcome: 'waiting', reason: 'not_before' }];
-    }
-    const wanted: Wanted[] = isBatchMessage(message)
-      ? message.events.map((event) => ({ ...event, attempt: 1, manual: false }))
-      : [{ eventId: message.eventId, eventCreatedAt: message.eventCreatedAt, attempt: message.attempt, manual: message.manual === true }];
-    // The endpoint, and every delivery and event of the message (BatchGetItem per 50 events), read
-    // while the attempts the message names are claimed (together: one request) and the endpoint's
-    // slots taken: a claim's condition is the delivery's own state (its attempts, pending, nobody
-    // holding it), so it needs nothing read first, and in a burst each of these was a round trip on
-    // the busy database between the router's message and the request to the receiver.
+    const notYetDue = await this.waitForNotBefore(message, now);
+    if (notYetDue) return [notYetDue];
+    const wanted = wantedOf(message);
     const token = randomUUID();
-    const keyOf = (one: Wanted): DeliveryKey => ({ endpointId: message.endpointId, eventId: one.eventId, eventCreatedAt: one.eventCreatedAt });
+    const slotWait = slotWaitOf(message);
+    const slotsTaking = this.startTakingSlots(message.endpointId, token, wanted.length, slotWait);
+    const { endpoint, records, claimedWhileReading } = await this.readWhileClaiming(message, wanted, token, slotWait.ms, slotsTaking);
+    const { results, ready } = await this.prepareAll(endpoint, wanted, records, now);
+    const claimedOnes = new Set(wanted.filter((_, index) => claimedWhileReading[index]));
+    const claimedNotToSend = claimsNotToSend(wanted, claimedOnes, ready).map((one) => keyOf(message, one));
+    if (ready.length === 0 || !endpoint) {
+      await Promise.all([slotsTaking.giveBack(), this.release(claimedNotToSend, token)]);
+      return results;
+    }
+    if (claimedNotToSend.length > 0) await this.release(claimedNotToSend, token);
+    const claimed = await this.claimDueOtherAttempts(ready, claimedOnes, token, slotWait.ms);
+    for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
+    const slots = await slotsTaking.slots;
+    if (slots.length === 0) return [...results, ...(await this.putBackWhileBusy(message, claimed, token))];
+    const turn = await this.deliverOnLanes(endpoint, claimed, slots, token, now);
+    return [...results, ...turn.results, ...(await this.handOverNotStarted(message, turn.notStarted, turn.gone, token))];
+  }
+
+  /**
+   * A message received before its `notBefore` (a retry later than SQS's longest delay) is sent
+   * again with the delay left, costing no attempt: its result, or null when it is due.
+   */
+  private async waitForNotBefore(message: WebhookQueueMessage, now: Date): Promise<DeliveryResult | null> {
+    if (isBatchMessage(message) || message.notBefore === null || Date.parse(message.notBefore) <= now.getTime()) return null;
+    const seconds = Math.ceil((Date.parse(message.notBefore) - now.getTime()) / 1000);
+    await this.deps.queue.send([message], Math.min(seconds, MAX_QUEUE_DELAY_SECONDS));
+    return { outcome: 'waiting', reason: 'not_before' };
+  }
+
+  /**
+   * Starts taking the endpoint's slots (awaited apart: they are taken while the message's records
+   * are read), with the way to give them back: a message found to have nothing to send stops
+   * waiting for slots at once and releases those it took.
+   */
+  private startTakingSlots(endpointId: string, token: string, events: number, slotWait: SlotWait): SlotsTaking {
     let slotsWanted = true;
-    // The router's batch messages wait longer for slots, and keep trying every SLOT_RETRY_MS.
-    const single = !isBatchMessage(message);
-    const slotWait = { ms: single ? SLOT_WAIT_MS : BATCH_SLOT_WAIT_MS, single };
-    // Awaited apart: a message found to have nothing to send stops waiting for slots at once.
-    const taking = this.acquireSlots(message.endpointId, token, Math.min(wanted.length, ENDPOINT_IN_FLIGHT_LIMIT), slotWait, () => slotsWanted);
-    // Its failure is met where it is awaited below; this only keeps it from counting as unhandled meanwhile.
-    taking.catch(() => undefined);
-    const giveBackSlots = async (): Promise<void> => {
-      slotsWanted = false;
-      const slots = await taking.catch((): number[] => []);
-      await Promise.all(slots.map((slot) => store.releaseSlot(message.endpointId, slot, token)));
+    const slots = this.acquireSlots(endpointId, token, Math.min(events, ENDPOINT_IN_FLIGHT_LIMIT), slotWait, () => slotsWanted);
+    // Its failure is met where it is awaited; this only keeps it from counting as unhandled meanwhile.
+    slots.catch(() => undefined);
+    return {
+      slots,
+      giveBack: async () => {
+        slotsWanted = false;
+        const taken = await slots.catch((): number[] => []);
+        await Promise.all(taken.map((slot) => this.deps.store.releaseSlot(endpointId, slot, token)));
+      },
     };
-    let endpoint: WebhookEndpoint | null;
-    let records: Awaited<ReturnType<typeof store.getDeliveriesWithEvents>>;
-    let claimedWhileReading: boolean[];
+  }
+
+  /**
+   * The endpoint, and every delivery and event of the message (BatchGetItem per 50 events), read
+   * while the attempts the message names are claimed (together: one request) and the endpoint's
+   * slots taken: a claim's condition is the delivery's own state (its attempts, pending, nobody
+   * holding it), so it needs nothing read first, and in a burst each of these was a round trip on
+   * the busy database between the router's message and the request to the receiver.
+   */
+  private async readWhileClaiming(
+    message: WebhookQueueMessage,
+    wanted: readonly Wanted[],
+    token: string,
+    slotWaitMs: number,
+    slotsTaking: SlotsTaking,
+  ): Promise<{ endpoint: WebhookEndpoint | null; records: Awaited<ReturnType<WebhookDeliveryReads['getDeliveriesWithEvents']>>; claimedWhileReading: boolean[] }> {
+    const { store } = this.deps;
     try {
-      [endpoint, records, claimedWhileReading] = await Promise.all([
+      const [endpoint, records, claimedWhileReading] = await Promise.all([
         store.getEndpoint(message.userId, message.endpointId),
         store.getDeliveriesWithEvents(message.endpointId, wanted),
-        this.claim(wanted.map((one) => ({ key: keyOf(one), attempt: one.attempt })), token, slotWait.ms),
+        this.claim(wanted.map((one) => ({ key: keyOf(message, one), attempt: one.attempt })), token, slotWaitMs),
       ]);
+      return { endpoint, records, claimedWhileReading };
     } catch (error) {
       // The message fails (SQS hands it over again): the slots it took are given back first.
-      await giveBackSlots().catch(() => undefined);
+      await slotsTaking.giveBack().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Every delivery of the message judged (prepare): the ones to send, and the results of the others. */
+  private async prepareAll(
+    endpoint: WebhookEndpoint | null,
+    wanted: readonly Wanted[],
+    records: Awaited<ReturnType<WebhookDeliveryReads['getDeliveriesWithEvents']>>,
+    now: Date,
+  ): Promise<{ results: DeliveryResult[]; ready: Ready[] }> {
     const results: DeliveryResult[] = [];
     const ready: Ready[] = [];
     await withConcurrency(wanted, READ_CONCURRENCY, async (one) => {
@@ -235,33 +330,43 @@ export class DeliverWebhook {
       if ('outcome' in found) results.push(found);
       else ready.push(found);
     });
-    // What was claimed but is not to be sent: a cancel above dropped its claim with it, and nothing
-    // else can have been won (a claim's condition is what prepare checks), but it is given back all
-    // the same. Counted by the message's entries, not event ids: a merged message may name an event
-    // twice, and only one of the two can hold its claim.
-    const claimedOnes = new Set(wanted.filter((_, index) => claimedWhileReading[index]));
-    const readyOnes = new Set(ready.map((one) => one.wanted));
-    const claimedNotToSend = wanted.filter((one) => claimedOnes.has(one) && !readyOnes.has(one));
-    if (ready.length === 0 || !endpoint) {
-      await Promise.all([giveBackSlots(), this.release(claimedNotToSend.map(keyOf), token)]);
-      return results;
-    }
-    if (claimedNotToSend.length > 0) await this.release(claimedNotToSend.map(keyOf), token);
-    // A message that names another attempt than the delivery's next (a due delivery re-sent by the
-    // sweeper, an older message) claims the delivery's own next attempt now.
-    const dueOtherAttempt = ready.filter((one) => !claimedOnes.has(one.wanted) && one.attempt !== one.wanted.attempt);
-    const otherAttemptClaimed = await this.claim(dueOtherAttempt.map((one) => ({ key: one.delivery, attempt: one.attempt })), token, slotWait.ms);
-    dueOtherAttempt.forEach((one, index) => otherAttemptClaimed[index] && claimedOnes.add(one.wanted));
-    const claimed = ready.filter((one) => claimedOnes.has(one.wanted));
-    for (let index = ready.length - claimed.length; index > 0; index--) results.push({ outcome: 'dropped', reason: 'attempt claimed by another message' });
-    const slots = await taking;
-    if (slots.length === 0) {
-      // Given back at once, so the message put back on the queue finds them free.
-      await this.release(claimed, token);
-      if (claimed.length > 0) await this.requeue(message, claimed, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * (BUSY_ENDPOINT_WAIT_SECONDS + 1)));
-      return [...results, ...claimed.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }))];
-    }
+    return { results, ready };
+  }
 
+  /**
+   * A message that names another attempt than the delivery's next (a due delivery re-sent by the
+   * sweeper, an older message) claims the delivery's own next attempt now: the ready deliveries
+   * whose attempt this message holds, in order.
+   */
+  private async claimDueOtherAttempts(ready: readonly Ready[], claimedOnes: Set<Wanted>, token: string, slotWaitMs: number): Promise<Ready[]> {
+    const dueOtherAttempt = ready.filter((one) => !claimedOnes.has(one.wanted) && one.attempt !== one.wanted.attempt);
+    const otherAttemptClaimed = await this.claim(dueOtherAttempt.map((one) => ({ key: one.delivery, attempt: one.attempt })), token, slotWaitMs);
+    dueOtherAttempt.forEach((one, index) => otherAttemptClaimed[index] && claimedOnes.add(one.wanted));
+    return ready.filter((one) => claimedOnes.has(one.wanted));
+  }
+
+  /** No slot came free in time: the claims are given back at once, so the message put back on the queue finds them free. */
+  private async putBackWhileBusy(message: WebhookQueueMessage, claimed: readonly Ready[], token: string): Promise<DeliveryResult[]> {
+    await this.release(claimed, token);
+    if (claimed.length > 0) await this.requeue(message, claimed, BUSY_ENDPOINT_WAIT_SECONDS + Math.floor(this.random() * (BUSY_ENDPOINT_WAIT_SECONDS + 1)));
+    return claimed.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'endpoint_busy' }));
+  }
+
+  /**
+   * One turn of deliveries: one request in flight per slot held; a lane takes the next delivery
+   * until none is left, the turn is over, the endpoint answered 410 or a lane failed, and then
+   * gives its slot back at once (another message for the endpoint may be waiting for it). The
+   * results of the attempts made, what no lane started, and whether the endpoint answered 410.
+   */
+  private async deliverOnLanes(
+    endpoint: WebhookEndpoint,
+    claimed: readonly Ready[],
+    slots: number[],
+    token: string,
+    now: Date,
+  ): Promise<{ results: DeliveryResult[]; notStarted: Ready[]; gone: boolean }> {
+    const { store } = this.deps;
+    const results: DeliveryResult[] = [];
     const turnEnds = this.deps.clock.now().getTime() + ENDPOINT_TURN_MS;
     let next = 0;
     let gone = false;
@@ -274,9 +379,6 @@ export class DeliverWebhook {
     const mayStartNext = (): boolean => next < claimed.length && !gone && !failed && this.deps.clock.now().getTime() < turnEnds;
     try {
       const secrets = await Promise.all(activeSecrets(endpoint.secrets, now).map((secret) => this.decrypt(secret.encrypted, endpoint.id, now)));
-      // One request in flight per slot held; a lane takes the next delivery until none is left, the
-      // turn is over, the endpoint answered 410 or a lane failed, and then gives its slot back at
-      // once (another message for the endpoint may be waiting for it).
       const lane = async (slot: number): Promise<void> => {
         try {
           while (mayStartNext()) {
@@ -335,19 +437,23 @@ export class DeliverWebhook {
       if (!lanesDone || failure) await this.release(claimed.slice(next), token).catch(() => undefined);
       if (failure) throw failure.reason;
     }
+    return { results, notStarted: claimed.slice(next), gone };
+  }
 
-    const notStarted = claimed.slice(next);
-    if (notStarted.length === 0) return results;
+  /**
+   * What no lane started: after a 410 it is cancelled, as a later attempt would (the cancel drops
+   * the claim with it); after a turn that ran out (a slow receiver) it is given back and goes on
+   * the queue at once, behind other work.
+   */
+  private async handOverNotStarted(message: WebhookQueueMessage, notStarted: readonly Ready[], gone: boolean, token: string): Promise<DeliveryResult[]> {
+    if (notStarted.length === 0) return [];
     if (gone) {
-      // The endpoint asked for nothing more: what it was not sent is cancelled, as a later attempt
-      // would (the cancel drops the claim with it).
-      await Promise.all(notStarted.map((one) => store.setDeliveryStatus(one.delivery, 'cancelled', null)));
-      return [...results, ...notStarted.map((): DeliveryResult => ({ outcome: 'dropped', reason: 'endpoint disabled' }))];
+      await Promise.all(notStarted.map((one) => this.deps.store.setDeliveryStatus(one.delivery, 'cancelled', null)));
+      return notStarted.map((): DeliveryResult => ({ outcome: 'dropped', reason: 'endpoint disabled' }));
     }
-    // The turn is over (a slow receiver): the rest is given back and goes on the queue at once, behind other work.
     await this.release(notStarted, token);
     await this.requeue(message, notStarted, 0);
-    return [...results, ...notStarted.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'turn_over' }))];
+    return notStarted.map((): DeliveryResult => ({ outcome: 'waiting', reason: 'turn_over' }));
   }
 
   /**
@@ -396,10 +502,10 @@ export class DeliverWebhook {
   }
 
   /** Puts deliveries not attempted back on the queue, in the message's own kind, costing no attempt. */
-  private async requeue(message: WebhookQueueMessage, left: readonly Ready[], delaySeconds: number): Promise<void> {
+  private async requeue(message: WebhookQueueMessage, notAttempted: readonly Ready[], delaySeconds: number): Promise<void> {
     if (isBatchMessage(message)) {
       // A merged message (mergeBatchMessages) may hold more events than one message may carry.
-      const events = left.map(({ wanted }) => ({ eventId: wanted.eventId, eventCreatedAt: wanted.eventCreatedAt }));
+      const events = notAttempted.map(({ wanted }) => ({ eventId: wanted.eventId, eventCreatedAt: wanted.eventCreatedAt }));
       const messages: WebhookBatchMessage[] = [];
       for (let start = 0; start < events.length; start += MAX_EVENTS_PER_MESSAGE) {
         messages.push({ userId: message.userId, endpointId: message.endpointId, events: events.slice(start, start + MAX_EVENTS_PER_MESSAGE) });
@@ -407,7 +513,7 @@ export class DeliverWebhook {
       await this.deps.queue.send(messages, delaySeconds);
       return;
     }
-    await this.deps.queue.send(left.map((one) => ({ ...message, attempt: one.attempt })), delaySeconds);
+    await this.deps.queue.send(notAttempted.map((one) => ({ ...message, attempt: one.attempt })), delaySeconds);
   }
 
   /** One attempt of one delivery, on a slot and with a claim the caller holds: its answer. */
