@@ -6,18 +6,13 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import type { MediaImportMessage, MediaImportQueue } from '../use-cases/ports/media-import.js';
+import { parseMessageBody } from './messages.js';
 
 const MESSAGE = v.object({ kind: v.literal('media-import'), mediaId: v.pipe(v.string(), v.regex(/^med_[0-9A-Za-z]{20}$/)) });
 
 export function parseMediaImportMessage(body: string): MediaImportMessage | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  const parsed = v.safeParse(MESSAGE, value);
-  return parsed.success ? { mediaId: parsed.output.mediaId } : null;
+  const message = parseMessageBody(body, MESSAGE);
+  return message ? { mediaId: message.mediaId } : null;
 }
 
 export class SqsMediaImportQueue implements MediaImportQueue {

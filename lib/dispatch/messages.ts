@@ -10,6 +10,7 @@
  * message can never carry stale text, tokens or state. Delivery is at least once (SQS, Scheduler):
  * the worker's conditional claim makes a duplicate harmless.
  */
+import * as v from 'valibot';
 import { MAX_GROUP_POSTS, MAX_PREPARE_WINDOW_MS, PREPARE_WINDOW_MS } from '../domain/publishing.js';
 import type { PublishEntry } from '../use-cases/ports/dispatch.js';
 
@@ -55,6 +56,18 @@ export function publishGroupMessage(postIds: readonly string[], scheduledFor: st
 
 export function platformDeletionMessage(postId: string): PlatformDeletionMessage {
   return { kind: 'delete-from-platform', postId };
+}
+
+/** A queue message's body read through its schema: the value, or null for anything else (a poison message is dropped, not retried). */
+export function parseMessageBody<S extends v.GenericSchema>(body: string, schema: S): v.InferOutput<S> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  const parsed = v.safeParse(schema, value);
+  return parsed.success ? parsed.output : null;
 }
 
 function record(body: string): Record<string, unknown> | null {

@@ -11,6 +11,7 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { MAX_EVENTS_PER_MESSAGE } from '../domain/webhooks.js';
+import { parseMessageBody } from './messages.js';
 import { isBatchMessage, type WebhookQueue, type WebhookQueueMessage } from '../use-cases/ports/webhooks.js';
 
 const ID = v.pipe(v.string(), v.maxLength(100));
@@ -37,19 +38,13 @@ const BATCH = v.object({
 const MESSAGE = v.variant('kind', [DELIVERY, BATCH]);
 
 export function parseWebhookQueueMessage(body: string): WebhookQueueMessage | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  const parsed = v.safeParse(MESSAGE, value);
-  if (!parsed.success) return null;
-  if (parsed.output.kind === 'webhook-batch') {
-    const { kind: _kind, ...batch } = parsed.output;
+  const parsed = parseMessageBody(body, MESSAGE);
+  if (!parsed) return null;
+  if (parsed.kind === 'webhook-batch') {
+    const { kind: _kind, ...batch } = parsed;
     return batch;
   }
-  const { kind: _kind, manual, ...message } = parsed.output;
+  const { kind: _kind, manual, ...message } = parsed;
   return manual === undefined ? message : { ...message, manual };
 }
 
