@@ -108,6 +108,20 @@ export async function roomFor(library: Pick<MediaLibraryStore, 'storedBytes'>, u
   }
 }
 
+/**
+ * The media fails with why (a complete's or an import's refusal), and whatever failed the checks is
+ * removed from the bucket rather than left for the lifecycle rule.
+ */
+export async function failMedia(
+  deps: { library: Pick<MediaLibraryStore, 'markFailed'>; storage: Pick<MediaUploadStorage, 'remove'>; clock: Clock },
+  item: Pick<MediaItem, 'id' | 'userId'>,
+  error: { code: string; message: string },
+  objectKeys: readonly string[],
+): Promise<void> {
+  await deps.library.markFailed(item, { code: error.code, message: error.message }, deps.clock.now().toISOString());
+  for (const key of objectKeys) await deps.storage.remove(key);
+}
+
 export interface ListMediaQuery {
   limit: number;
   cursor: string | null;
@@ -370,10 +384,8 @@ export class MediaFiles {
     return { status: 200, body: mediaView(item) };
   }
 
-  private async fail(item: MediaItem, error: ApiError, objectKeys: string[]): Promise<void> {
-    await this.deps.library.markFailed(item, { code: error.code, message: error.message }, this.deps.clock.now().toISOString());
-    // Whatever failed the checks must not stay in the bucket (nor wait for the lifecycle rule).
-    for (const key of objectKeys) await this.deps.storage.remove(key);
+  private fail(item: MediaItem, error: ApiError, objectKeys: string[]): Promise<void> {
+    return failMedia(this.deps, item, error, objectKeys);
   }
 
   async list(caller: Caller, query: ListMediaQuery): Promise<MediaList> {

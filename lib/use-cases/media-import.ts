@@ -19,7 +19,7 @@ import { IMPORT_LEASE_SECONDS, MAX_IMPORT_BYTES, MAX_IMPORT_CLAIMS, ruleByConten
 import { INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl } from '../domain/media-library.js';
 import { describeLimit, SNIFF_BYTES } from '../domain/media-upload-rules.js';
 import { mediaStatus, type MediaItem } from '../domain/model.js';
-import { roomFor } from './media-files.js';
+import { failMedia, roomFor } from './media-files.js';
 import type { Clock } from './ports/clock.js';
 import { MediaFetchError, type MediaImportQueue, type MediaImportStorage, type MediaSourceFetcher } from './ports/media-import.js';
 import type { MediaLibraryStore } from './ports/media-upload.js';
@@ -135,10 +135,8 @@ export class MediaImports {
     return rule.contentType;
   }
 
-  private async fail(item: MediaItem, error: { code: string; message: string }, objectKeys: string[]): Promise<void> {
-    await this.deps.library.markFailed(item, { code: error.code, message: error.message }, this.deps.clock.now().toISOString());
-    // Whatever failed must not stay in the bucket (nor wait for the lifecycle rule).
-    for (const key of objectKeys) await this.deps.storage.remove(key);
+  private fail(item: MediaItem, error: { code: string; message: string }, objectKeys: string[]): Promise<void> {
+    return failMedia(this.deps, item, error, objectKeys);
   }
 }
 
