@@ -49,6 +49,8 @@ export const ENV = {
   mediaImportAllowLoopback: 'MEDIA_IMPORT_ALLOW_LOOPBACK',
   /** Tests only: seconds an import's fetch may take (60 by default, as the contract says). */
   mediaImportTimeoutSeconds: 'MEDIA_IMPORT_TIMEOUT_SECONDS',
+  /** Tests only: seconds after which an X account's subscription is read again (a day by default, as the contract says). */
+  xSubscriptionCheckSeconds: 'X_SUBSCRIPTION_CHECK_SECONDS',
   /** Tests only: seconds a webhook attempt waits for its answer (10 by default, as the contract says). */
   webhookDeliveryTimeoutSeconds: 'WEBHOOK_DELIVERY_TIMEOUT_SECONDS',
   /**

@@ -250,6 +250,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // ENDPOINT#) and queues their attempts again.
   // Post metrics: claims the due posts and records their figures (posts), reads the accounts and
   // their tokens, refreshing them like the publish worker (directory: the account's own items only).
+  // Also reads X accounts' subscription daily (byTokenExpiry) and writes it on the account item.
   MetricsCollector: {
     tables: { directory: 'readWrite', posts: 'readWrite' },
     writableKeyPrefixes: { directory: [ACCOUNT_KEY_PREFIX] },

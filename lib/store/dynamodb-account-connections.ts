@@ -17,7 +17,7 @@ import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import type { Account, AccountCredentials, AccountType } from '../domain/model.js';
 import type { AccountConnectionStore, AccountConnectionWrite } from '../use-cases/ports/connect.js';
 import { DirectoryTable, directoryKeys, withoutUndefined, type DirectoryTableOptions } from './directory-table.js';
-import { accountItem, credentialsItem as revisedCredentialsItem, expiryIndexKeys } from './dynamodb-account-store.js';
+import { accountItem, credentialsItem as revisedCredentialsItem, accountCheckKeys } from './dynamodb-account-store.js';
 
 const connectionKey = directoryKeys.connection;
 const keys = directoryKeys;
@@ -72,7 +72,7 @@ export class DynamoDbAccountConnectionStore implements AccountConnectionStore {
     // What a reconnect read again besides the identity (X's subscription), when it read it.
     const subscription = account.xSubscription === undefined ? '' : ', xSubscription = :subscription, xSubscriptionCheckedAt = :checked';
     // The token's end as stored now, and its byTokenExpiry entry set or removed with it (sparse index).
-    const expiry = expiryIndexKeys(account);
+    const expiry = accountCheckKeys(account);
     const extra = `${subscription}, tokenExpiresAt = :expiresAt${expiry ? ', expiryPk = :expiryPk, expirySk = :expirySk' : ''}`;
     const remove = expiry ? '' : ' REMOVE expiryPk, expirySk';
     const extraValues = {

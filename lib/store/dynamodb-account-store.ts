@@ -17,6 +17,7 @@ import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, t
 import { countQuery } from './count-query.js';
 import { nullableString } from './item-schema.js';
 import { expiryWarningAt } from '../domain/token-expiry.js';
+import { xSubscriptionLastRead } from '../domain/x-subscription-check.js';
 import { DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 
 /** Declared in tables.ts; the integration tests run against a table built from that declaration. */
@@ -90,14 +91,39 @@ type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteComma
 
 const BY_TOKEN_EXPIRY_INDEX = 'byTokenExpiry';
 const EXPIRY_PARTITION = 'expiry';
+/** X accounts' daily subscription reads share byTokenExpiry under their own partition (tables.ts). */
+const X_SUBSCRIPTION_PARTITION = 'x-subscription';
 
 /**
- * The byTokenExpiry keys of an account (sparse): only while its token cannot be refreshed and it
- * does not warn yet. Null: the item must carry none.
+ * The byTokenExpiry keys of an account (sparse), an entry for what the scheduled runs must check
+ * next: its expiry warning while its token cannot be refreshed and it does not warn yet (the
+ * sweeper); else, for X, the daily read of its subscription, keyed by its last read (the metrics
+ * collector, which holds X's credentials). An item has one entry, so an X account that cannot
+ * refresh (X grants refresh tokens with offline.access, which connect always asks) is read at
+ * publish only. Null: the item must carry none.
  */
-export function expiryIndexKeys(account: Pick<Account, 'id' | 'tokenHealth' | 'tokenExpiresAt'>): { expiryPk: string; expirySk: string } | null {
-  if (!account.tokenExpiresAt || account.tokenHealth !== 'healthy') return null;
-  return { expiryPk: EXPIRY_PARTITION, expirySk: `${expiryWarningAt(account.tokenExpiresAt).toISOString()}#${account.id}` };
+export function accountCheckKeys(
+  account: Pick<Account, 'id' | 'platform' | 'active' | 'tokenHealth' | 'tokenExpiresAt' | 'xSubscriptionCheckedAt' | 'connectedAt'>,
+): { expiryPk: string; expirySk: string } | null {
+  if (account.tokenExpiresAt && account.tokenHealth === 'healthy') {
+    return { expiryPk: EXPIRY_PARTITION, expirySk: `${expiryWarningAt(account.tokenExpiresAt).toISOString()}#${account.id}` };
+  }
+  if (account.platform === 'x' && !account.tokenExpiresAt && account.active && (account.tokenHealth === 'healthy' || account.tokenHealth === 'expiring')) {
+    return xSubscriptionCheckKeys(account.id, xSubscriptionLastRead(account));
+  }
+  return null;
+}
+
+function xSubscriptionCheckKeys(accountId: string, lastRead: string): { expiryPk: string; expirySk: string } {
+  return { expiryPk: X_SUBSCRIPTION_PARTITION, expirySk: `${new Date(lastRead).toISOString()}#${accountId}` };
+}
+
+/** The account ids of byTokenExpiry entries, with the entry each was found at. */
+function entriesOf(items: Record<string, unknown>[] | undefined): { accountId: string; expirySk: string }[] {
+  return (items ?? []).flatMap((item) => {
+    const sk = item.expirySk;
+    return typeof sk === 'string' ? [{ accountId: sk.slice(sk.indexOf('#') + 1), expirySk: sk }] : [];
+  });
 }
 
 /** The byOwner index keys of an account: GET /accounts is one Query on them. */
@@ -126,7 +152,7 @@ export function accountItem(account: Account): Item {
     xSubscriptionCheckedAt: account.xSubscriptionCheckedAt,
     sandboxXSubscription: account.sandboxXSubscription,
     tokenExpiresAt: account.tokenExpiresAt,
-    ...expiryIndexKeys(account),
+    ...accountCheckKeys(account),
   };
 }
 
@@ -328,10 +354,7 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
         Limit: limit,
       }),
     );
-    return (out.Items ?? []).flatMap((item) => {
-      const sk = item.expirySk;
-      return typeof sk === 'string' ? [{ accountId: sk.slice(sk.indexOf('#') + 1), expirySk: sk }] : [];
-    });
+    return entriesOf(out.Items);
   }
 
   /**
@@ -367,10 +390,13 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
 
   /**
    * New tokens' end for an account (admin CLI): tokenExpiresAt and its byTokenExpiry entry set
-   * (or removed when null), with tokenHealth back to healthy as after a reconnect.
+   * (or removed when null), with tokenHealth back to healthy as after a reconnect. Read first:
+   * the account's entry depends on its platform (accountCheckKeys).
    */
   async setTokenExpiry(accountId: string, tokenExpiresAt: string | null): Promise<Account> {
-    const expiry = expiryIndexKeys({ id: accountId, tokenHealth: 'healthy', tokenExpiresAt });
+    const current = await this.getAccount(accountId);
+    if (!current) throw new DirectoryRecordNotFoundError('account', accountId);
+    const expiry = accountCheckKeys({ ...current, tokenHealth: 'healthy', tokenExpiresAt });
     try {
       const out = await this.table.client.send(
         new UpdateCommand({
@@ -391,9 +417,72 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
     }
   }
 
-  /** X's subscription_type as just read (connect, publish): what the account's text limit follows. */
+  /**
+   * X's subscription_type as just read (publish, the daily check): what the account's text limit
+   * follows. Its daily check's entry moves to this read, unless the item holds another kind of
+   * entry (an expiry warning) or none because it is not checked (disconnected, failed): then
+   * only the subscription is written.
+   */
   async setXSubscription(accountId: string, xSubscription: string | null, checkedAt: Date): Promise<void> {
-    await this.table.updateExisting('account', accountId, directoryKeys.account(accountId), { xSubscription, xSubscriptionCheckedAt: checkedAt.toISOString() });
+    const key = directoryKeys.account(accountId);
+    const values = { ':subscription': xSubscription, ':checked': checkedAt.toISOString() };
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: key,
+          UpdateExpression: 'SET xSubscription = :subscription, xSubscriptionCheckedAt = :checked, expirySk = :sk',
+          ConditionExpression: 'expiryPk = :pk',
+          ExpressionAttributeValues: { ...values, ':pk': X_SUBSCRIPTION_PARTITION, ':sk': xSubscriptionCheckKeys(accountId, checkedAt.toISOString()).expirySk },
+        }),
+      );
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    await this.table.updateExisting('account', accountId, key, { xSubscription, xSubscriptionCheckedAt: checkedAt.toISOString() });
+  }
+
+  /**
+   * The metrics collector: X accounts whose subscription was last read at or before `readBefore`
+   * (byTokenExpiry's X partition, oldest first), at most `limit`. Keys only.
+   */
+  async listXSubscriptionChecksDue(readBefore: Date, limit: number): Promise<{ accountId: string; expirySk: string }[]> {
+    const out = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        IndexName: BY_TOKEN_EXPIRY_INDEX,
+        KeyConditionExpression: 'expiryPk = :pk AND expirySk <= :upTo',
+        ExpressionAttributeValues: { ':pk': X_SUBSCRIPTION_PARTITION, ':upTo': `${readBefore.toISOString()}#~` },
+        Limit: limit,
+      }),
+    );
+    return entriesOf(out.Items);
+  }
+
+  /**
+   * An X account's daily check that could not read X (a refused token, X down): the entry moves to
+   * `asIfReadAt` while it is still at `expirySk`, so the next runs do not retry it every minute.
+   * Null: the account is no longer checked (disconnected, must reconnect) and leaves the index.
+   */
+  async postponeXSubscriptionCheck(accountId: string, expirySk: string, asIfReadAt: Date | null): Promise<void> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: directoryKeys.account(accountId),
+          UpdateExpression: asIfReadAt ? 'SET expirySk = :next' : 'REMOVE expiryPk, expirySk',
+          ConditionExpression: 'expiryPk = :pk AND expirySk = :sk',
+          ExpressionAttributeValues: {
+            ':pk': X_SUBSCRIPTION_PARTITION,
+            ':sk': expirySk,
+            ...(asIfReadAt ? { ':next': xSubscriptionCheckKeys(accountId, asIfReadAt.toISOString()).expirySk } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */

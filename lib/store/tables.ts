@@ -22,9 +22,14 @@
  *             CONNECTION#<wsId>#<platform>#<accountType>#<platformUserId>  CONNECTION
  *                                                  the account a platform identity is connected as in a
  *                                                  workspace (settings connect: no duplicates)
- *   byTokenExpiry (sparse): expiryPk = expiry, expirySk = <warning time>#<acctId> on an ACCOUNT item whose
- *                   token cannot be refreshed and that is not `expiring` yet; the sweeper Queries
- *                   expirySk <= now and marks them `expiring` (removing the keys: each is read once)
+ *   byTokenExpiry (sparse): an ACCOUNT item's next scheduled check, one entry an item
+ *                   (dynamodb-account-store.ts accountCheckKeys):
+ *                   expiryPk = expiry, expirySk = <warning time>#<acctId> while its token cannot be
+ *                   refreshed and it is not `expiring` yet; the sweeper Queries expirySk <= now and
+ *                   marks them `expiring` (removing the keys: each is read once);
+ *                   expiryPk = x-subscription, expirySk = <last read>#<acctId> on other X accounts;
+ *                   the metrics collector Queries expirySk <= now - 1 day and reads X's
+ *                   subscription_type again, which moves the entry to that read
  *   byMediaDue (sparse): mediaDuePk = media-due, mediaDueSk = <dueAt>#<mediaId> on a MEDIA item not settled
  *                   yet (pending, processing); the sweeper Queries mediaDueSk <= now: an import whose
  *                   worker's lease ran out is queued again, an upload never completed fails

@@ -77,6 +77,7 @@ import { holdingLease, leaseEnd, type HeldLease, type PublishLease } from './pub
 import { FirstComments } from './first-comment.js';
 import { PublishOutcomes, type PublishLog, type PublishMetrics, type PublishOutcome } from './publish-outcomes.js';
 import { PublishThread } from './publish-thread.js';
+import { xSubscriptionStale } from '../domain/x-subscription-check.js';
 
 export type { PublishLog, PublishMetrics, PublishOutcome } from './publish-outcomes.js';
 
@@ -111,9 +112,6 @@ export interface PublishPostDeps {
  * the record only a little. The outcome's time is the answer's, however late it is written.
  */
 const OUTCOME_WAIT_MAX_MS = 3_000;
-
-/** X's subscription_type is read again at least this often (beyond-v2.md: "at least daily"). */
-const X_SUBSCRIPTION_CHECK_MS = 24 * 60 * 60 * 1000;
 
 /** The message could not be put back on the queue: the function reports it failed so SQS delivers it again. */
 export class RequeueFailedError extends Error {
@@ -314,8 +312,7 @@ export class PublishPost {
     const now = this.deps.clock.now();
     const unsent = [post.text, ...post.threadParts.filter((part) => part.platformPostId === null).map((part) => part.text)];
     const needsPremium = unsent.some((text) => xTextLength(text, X_MAX_WEIGHTED_LENGTH).length > X_MAX_WEIGHTED_LENGTH);
-    const checkedAt = account.xSubscriptionCheckedAt ? Date.parse(account.xSubscriptionCheckedAt) : Number.NaN;
-    const stale = !(now.getTime() - checkedAt < X_SUBSCRIPTION_CHECK_MS);
+    const stale = xSubscriptionStale(account.xSubscriptionCheckedAt, now);
     if (!needsPremium) {
       if (stale) {
         await publisher
