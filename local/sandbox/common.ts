@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { SandboxBehaviour } from '../../lib/domain/model.js';
-import { parseSandboxToken } from '../../lib/domain/sandbox-tokens.js';
+import { parseSandboxToken, type ParsedSandboxToken } from '../../lib/domain/sandbox-tokens.js';
 import type { PostJournal } from './record.js';
 
 export type AccountBehaviour = (accountId: string) => Promise<SandboxBehaviour>;
@@ -124,12 +124,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The account of a `Bearer sandbox.<accountId>.<random>` header, or null. */
 export function bearerAccount(req: IncomingMessage): string | null {
+  return bearerToken(req)?.accountId ?? null;
+}
+
+/** The access token of the request's Authorization header, parsed; null when there is none. */
+function bearerToken(req: IncomingMessage): ParsedSandboxToken | null {
   const header = req.headers.authorization;
   if (typeof header !== 'string') return null;
   const match = /^Bearer (\S+)$/.exec(header);
   if (!match?.[1]) return null;
   const parsed = parseSandboxToken(match[1]);
-  return parsed?.kind === 'access' ? parsed.accountId : null;
+  return parsed?.kind === 'access' ? parsed : null;
 }
 
 export function refreshTokenAccount(token: string): string | null {
@@ -242,15 +247,17 @@ export abstract class SandboxPlatform {
   protected async authenticate(
     req: IncomingMessage,
     res: ServerResponse,
-    refusals: { invalidToken: unknown; expired: unknown; bodyLimitBytes: number; headers?: Record<string, string> },
+    refusals: { invalidToken: unknown; expired: unknown; bodyLimitBytes: number; headers?: Record<string, string>; refuseEndedTokens?: boolean },
   ): Promise<{ accountId: string; behaviour: SandboxBehaviour } | null> {
-    const accountId = bearerAccount(req);
-    if (accountId === null) {
+    const token = bearerToken(req);
+    if (token === null) {
       sendJson(res, 401, refusals.invalidToken, refusals.headers);
       return null;
     }
+    const { accountId } = token;
     const behaviour = await this.accountBehaviour(accountId);
-    if (behaviour === 'expired') {
+    const ended = refusals.refuseEndedTokens === true && token.endsAt !== undefined && token.endsAt.getTime() <= Date.now();
+    if (behaviour === 'expired' || ended) {
       await readBody(req, refusals.bodyLimitBytes);
       sendJson(res, 401, refusals.expired, refusals.headers);
       return null;

@@ -15,7 +15,8 @@
  * comment), then accepts; refuse-comment takes posts and refuses every comment (403, as LinkedIn
  * answers a comment it will not take); refuse-part-3 means nothing here (LinkedIn has no threads):
  * posts and comments are taken. Armed faults (drop_after_create, ...) apply to the next create,
- * a post's or a comment's alike.
+ * a post's or a comment's alike. Whatever the behaviour, an access token past its end (it carries
+ * it: lib/domain/sandbox-tokens.ts) is answered 401 EXPIRED_ACCESS_TOKEN, as LinkedIn answers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -190,6 +191,8 @@ export class LinkedinSandbox extends SandboxPlatform {
         invalidToken: error(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' }),
         expired: error(401, 'The token used in the request has expired', { serviceErrorCode: 65601, code: 'EXPIRED_ACCESS_TOKEN' }),
         bodyLimitBytes: 600 * 1024 * 1024,
+        // A token past its end is refused as LinkedIn does (the admin CLI's --token-expires-in-days).
+        refuseEndedTokens: true,
       });
       if (!caller) return;
       const { accountId, behaviour } = caller;

@@ -2,20 +2,24 @@
  * Platform fidelity (beyond-v2.md) through the local stack and the sandbox platforms over HTTP:
  * a LinkedIn text's hashtags and mentions, previewed (rendering), published, and read back from the
  * sandbox's record exactly as LinkedIn received the commentary; X long posts for Premium accounts
- * (the sandbox X answers subscription_type as the admin CLI sets it); tokens that warn before they
+ * (the sandbox X answers subscription_type as the admin CLI sets it, read again daily also for an
+ * account that never posts: the metrics collector); tokens that warn before they
  * end (the sweeper marks `expiring` from the sparse byTokenExpiry index).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lib/config.js';
 import { documentedApi } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { connectAccount, provisionUser, updateAccount, type ProvisionedUser } from '../support/provision.js';
 import type { TestStack } from '../support/stack.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let stack: TestStack;
 let user: ProvisionedUser;
 
 beforeAll(async () => {
-  stack = await startPostsStack({ consumers: true, sandbox: true, sweeper: true, sweeperIntervalMs: 1000 });
+  // The daily read of X subscriptions comes due after 2 s here (the collector runs each second).
+  stack = await startPostsStack({ consumers: true, sandbox: true, sweeper: true, sweeperIntervalMs: 1000, streams: true, env: { [ENV.xSubscriptionCheckSeconds]: '2' } });
   user = await provisionUser({
     accounts: [
       { platform: 'linkedin', handle: 'fidelity-li', sandbox: 'ok' },
@@ -26,8 +30,11 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await hook?.stop();
   await stack?.stop();
 });
+
+let hook: WebhookReceiver | undefined;
 
 const client = () => documentedApi(stack.baseUrl, user.apiKey);
 
@@ -162,6 +169,28 @@ describe('X long posts for Premium accounts', () => {
     const listed = await client().get<{ accounts: AccountView[] }>('/accounts');
     expect(listed.body.accounts.find((candidate) => candidate.id === lapsing.id)?.limits?.textLength).toBe(280);
   });
+  it('an account that never posts is read again once its last read is older than the check interval: bought or lost Premium shows in its limit', async () => {
+    const idle = await connectAccount(user.workspaceIds[0]!, { platform: 'x', handle: '@idle', sandbox: 'ok', xSubscription: 'None' });
+    const limitOf = async (): Promise<number | undefined> => {
+      const listed = await client().get<{ accounts: AccountView[] }>('/accounts');
+      return listed.body.accounts.find((account) => account.id === idle.id)?.limits?.textLength;
+    };
+    const limitBecomes = async (expected: number): Promise<number | undefined> => {
+      const deadline = Date.now() + 45_000;
+      let limit = await limitOf();
+      while (limit !== expected && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        limit = await limitOf();
+      }
+      return limit;
+    };
+    expect(await limitOf()).toBe(280);
+    // The person buys Premium on X (admin CLI: account update --x-subscription Premium); nothing is posted.
+    await updateAccount(idle.id, { xSubscription: 'Premium' });
+    expect(await limitBecomes(25_000)).toBe(25_000);
+    await updateAccount(idle.id, { xSubscription: 'None' });
+    expect(await limitBecomes(280)).toBe(280);
+  }, 120_000);
 });
 
 describe('tokens that warn before they end', () => {
@@ -175,6 +204,9 @@ describe('tokens that warn before they end', () => {
     const workspaceId = user.workspaceIds[0]!;
     const soon = await connectAccount(workspaceId, { platform: 'linkedin', handle: 'ends-soon', sandbox: 'ok' });
     const later = await connectAccount(workspaceId, { platform: 'linkedin', handle: 'ends-later', sandbox: 'ok' });
+    hook = await startWebhookReceiver();
+    const endpoint = await client().post<{ id: string }>('/webhook_endpoints', { url: hook.url, enabledEvents: ['account.token_health_changed'] });
+    expect(endpoint.status, endpoint.text).toBe(201);
     // As the admin CLI does: account update --token-expires-in-days N --no-refresh-token.
     await updateAccount(soon.id, { tokenExpiresInDays: 5, noRefreshToken: true });
     await updateAccount(later.id, { tokenExpiresInDays: 30, noRefreshToken: true });
@@ -193,6 +225,11 @@ describe('tokens that warn before they end', () => {
     expect(Date.parse(soonView!.tokenExpiresAt!) - Date.now()).toBeGreaterThan(4.9 * 24 * 3600_000);
     expect(laterView?.tokenHealth).toBe('healthy');
     expect(Date.parse(laterView!.tokenExpiresAt!) - Date.now()).toBeGreaterThan(29.9 * 24 * 3600_000);
+    // The change is an event: account.token_health_changed with the account as GET /accounts shows it.
+    const received = await hook.waitFor((all) => all.some((delivery) => delivery.json.type === 'account.token_health_changed' && delivery.json.data.object.id === soon.id));
+    const event = received.find((delivery) => delivery.json.data.object.id === soon.id)!;
+    expect(event.json.data.object).toMatchObject({ object: 'account', id: soon.id, tokenHealth: 'expiring', tokenExpiresAt: soonView!.tokenExpiresAt });
+    expect(received.some((delivery) => delivery.json.data.object.id === later.id)).toBe(false);
     // A refreshable account has no end to show.
     expect(views.find((account) => account.id === user.accounts[0]!.id)?.tokenExpiresAt).toBeNull();
 
@@ -205,5 +242,21 @@ describe('tokens that warn before they end', () => {
     await updateAccount(soon.id, { tokenExpiresInDays: 60 });
     const after = await client().get<{ accounts: HealthView[] }>('/accounts');
     expect(after.body.accounts.find((account) => account.id === soon.id)).toMatchObject({ tokenHealth: 'healthy', tokenExpiresAt: null });
+  });
+
+  it('a LinkedIn token past its end is refused by the sandbox as LinkedIn refuses it: the post fails and the account must reconnect', async () => {
+    const ended = await connectAccount(user.workspaceIds[0]!, { platform: 'linkedin', handle: 'ended', sandbox: 'ok' });
+    // As the admin CLI does: account update --token-expires-in-days 0 --no-refresh-token.
+    await updateAccount(ended.id, { tokenExpiresInDays: 0, noRefreshToken: true });
+    const created = await client().post<{ posts: { id: string; status: string }[] }>('/posts', { accounts: [ended.id], text: 'After the end' });
+    expect(created.body.posts[0]?.status).toBe('accepted');
+    const post = (await settled(created.body.posts[0]!.id)) as { status: string; error: { code?: string; message: string } | null };
+    expect(post.status).toBe('failed');
+    expect(JSON.stringify(post.error)).toMatch(/expired|reconnect/i);
+    const record = await fetch(`${stack.sandbox!.origin}/sandbox/record?accountId=${ended.id}`);
+    const body = (await record.json()) as { linkedin: { accounts: Record<string, { live: unknown[] }> } };
+    expect(body.linkedin.accounts[ended.id]?.live ?? []).toEqual([]);
+    const listed = await client().get<{ accounts: HealthView[] }>('/accounts');
+    expect(listed.body.accounts.find((account) => account.id === ended.id)?.tokenHealth).not.toBe('healthy');
   });
 });

@@ -82,7 +82,7 @@ describe('connecting an account', () => {
     const context = { accountId: x.id };
     const access = await cipher.decrypt(credentials?.accessTokenEncrypted ?? '', context);
     const refresh = await cipher.decrypt(credentials?.refreshTokenEncrypted ?? '', context);
-    expect(parseSandboxToken(access)).toEqual({ kind: 'access', accountId: x.id });
+    expect(parseSandboxToken(access)).toMatchObject({ kind: 'access', accountId: x.id });
     expect(parseSandboxToken(refresh)).toEqual({ kind: 'refresh', accountId: x.id });
     // Stored sealed, never in the clear.
     expect(credentials?.accessTokenEncrypted).not.toContain(access);

@@ -8,9 +8,9 @@ describe('sandbox tokens', () => {
 
   it('name their account, so a sandbox platform can tell who is calling', () => {
     const tokens = issueSandboxTokens('acct_abc', 'x', now);
-    expect(tokens.accessToken).toMatch(/^sandbox\.acct_abc\.[0-9A-Za-z]{24}$/);
+    expect(tokens.accessToken).toMatch(/^sandbox\.acct_abc\.\d+\.[0-9A-Za-z]{24}$/);
     expect(tokens.refreshToken).toMatch(/^sandbox-refresh\.acct_abc\.[0-9A-Za-z]{24}$/);
-    expect(parseSandboxToken(tokens.accessToken)).toEqual({ kind: 'access', accountId: 'acct_abc' });
+    expect(parseSandboxToken(tokens.accessToken)).toEqual({ kind: 'access', accountId: 'acct_abc', endsAt: new Date('2026-11-21T11:30:00.000Z') });
     expect(parseSandboxToken(tokens.refreshToken)).toEqual({ kind: 'refresh', accountId: 'acct_abc' });
     expect(issueSandboxTokens('acct_abc', 'x', now).accessToken).not.toBe(tokens.accessToken);
   });
@@ -20,7 +20,15 @@ describe('sandbox tokens', () => {
     expect(issueSandboxTokens('acct_a', 'linkedin', now).accessTokenExpiresAt).toBe('2027-01-20T09:30:00.000Z');
   });
 
-  it.each(['', 'sandbox', 'sandbox.acct_a', 'sandbox..x', 'other.acct_a.x', 'sandbox.acct_a.x.y', 'Bearer sandbox.a.b'])(
+  it('carry their end, so a sandbox can refuse them once ended; one issued before the end was carried never ends', () => {
+    const tokens = issueSandboxTokens('acct_a', 'linkedin', now, 3 * 24 * 3600_000);
+    expect(tokens.accessTokenExpiresAt).toBe('2026-11-24T09:30:00.000Z');
+    expect(parseSandboxToken(tokens.accessToken)?.endsAt).toEqual(new Date('2026-11-24T09:30:00.000Z'));
+    expect(parseSandboxToken('sandbox.acct_a.8fK2mQ9xLp3RvT7wZ1yB4nC6')).toEqual({ kind: 'access', accountId: 'acct_a' });
+    expect(parseSandboxToken('sandbox-refresh.acct_a.17.x')).toBeNull();
+  });
+
+  it.each(['', 'sandbox', 'sandbox.acct_a', 'sandbox..x', 'other.acct_a.x', 'sandbox.acct_a.x.y', 'sandbox.acct_a.1.', 'sandbox.acct_a.1.x.y', 'Bearer sandbox.a.b'])(
     'parses %j as no sandbox token',
     (raw) => {
       expect(parseSandboxToken(raw)).toBeNull();

@@ -248,8 +248,9 @@ export class Provisioning {
     if (days !== undefined && !(Number.isInteger(days) && days >= 0 && days <= 3650)) {
       throw new ProvisioningInputError('token-expires-in-days', `token-expires-in-days must be a whole number of days from 0 to 3650; got ${String(days)}`);
     }
-    const tokens = issueSandboxTokens(account.id, account.platform, now);
-    const expiresAt = days === undefined ? tokens.accessTokenExpiresAt : new Date(now.getTime() + days * 24 * 60 * 60 * 1000).toISOString();
+    // The token itself carries its end, so the sandbox refuses it once ended (sandbox-tokens.ts).
+    const tokens = issueSandboxTokens(account.id, account.platform, now, days === undefined ? undefined : days * 24 * 60 * 60 * 1000);
+    const expiresAt = tokens.accessTokenExpiresAt;
     const refreshToken = input.noRefreshToken === true ? null : tokens.refreshToken;
     const context = { accountId: account.id };
     await this.directory.accounts.putCredentials({
