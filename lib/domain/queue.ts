@@ -172,6 +172,11 @@ export function slotInstants(queue: Pick<Queue, 'timeZone' | 'slots'>, fromMs: n
   return [...found.values()].sort((a, b) => a.at - b.at);
 }
 
+/** Whether `atMs` is one of the queue's slot instants (a post scheduled exactly then takes that slot). */
+export function isSlotInstant(queue: Pick<Queue, 'timeZone' | 'slots'>, atMs: number): boolean {
+  return slotInstants(queue, atMs, atMs).some((slot) => slot.at === atMs);
+}
+
 /** The window a queued post may land in: from now + 1 minute to the 30-day horizon. */
 export function queueWindow(now: Date): { fromMs: number; untilMs: number } {
   return { fromMs: now.getTime() + QUEUE_LEAD_MS, untilMs: now.getTime() + QUEUE_HORIZON_DAYS * DAY_MS };

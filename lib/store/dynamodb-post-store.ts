@@ -133,8 +133,10 @@ export class DynamoDbPostStore implements PostStore {
 
   async removePost(post: Post, refundCycle: string | null): Promise<boolean> {
     const remove = { TableName: this.postsTable, Key: { id: post.id }, ...this.unchangedCondition(post) };
-    // A cancelled post that held a queue slot gives it back in the same transaction.
-    const freesSlot = post.queueSlot === true && post.status === 'scheduled';
+    // A cancelled post that held a queue slot gives it back in the same transaction; so does a
+    // failed one: one that could not be queued at its create (schedule_failed) keeps its slot until
+    // it is retried or deleted (a failed post whose slot has passed deletes an item already gone).
+    const freesSlot = post.queueSlot === true && (post.status === 'scheduled' || post.status === 'failed');
     if (refundCycle === null && !freesSlot) {
       try {
         await this.client.send(new DeleteCommand(remove));

@@ -10,6 +10,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { QUEUE_DAYS, type Queue } from '../domain/queue.js';
 import type { QueueStore } from '../use-cases/ports/queues.js';
+import { batchGetAll } from './batch-get.js';
 import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions } from './directory-table.js';
 
 const QUEUE_ITEM = v.object({
@@ -62,6 +63,18 @@ export class DynamoDbQueueStore implements QueueStore {
     if (!item) return null;
     const { timeZone, slots } = readDirectoryItem(QUEUE_ITEM, item);
     return { accountId, timeZone, slots };
+  }
+
+  async getQueues(accountIds: readonly string[]): Promise<Map<string, Queue>> {
+    const queues = new Map<string, Queue>();
+    if (accountIds.length === 0) return queues;
+    const items = await batchGetAll(this.table.client, this.table.name, [...new Set(accountIds)].map((id) => directoryKeys.queue(id)));
+    for (const item of items) {
+      const accountId = String(item.pk).slice(directoryKeys.queue('').pk.length);
+      const { timeZone, slots } = readDirectoryItem(QUEUE_ITEM, item);
+      queues.set(accountId, { accountId, timeZone, slots });
+    }
+    return queues;
   }
 
   async putQueue(queue: Queue, now: Date): Promise<void> {

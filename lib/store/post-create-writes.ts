@@ -98,10 +98,22 @@ export class PostCreateWrites {
     }
     // Optimistic first try: no read of the counter; the condition is the check.
     let fit = unitsThatFit(chargeable.length, 0, write.allowanceLimit);
+    // Posts at an explicit time that is a slot ask for its item; one that finds it held is written
+    // again without it. One item per account and instant: a transaction may not write one item twice.
+    const asking = new Set<string>();
+    const askedSlots = new Set<string>();
+    for (const post of write.posts) {
+      const slot = `${post.accountId}@${post.scheduledFor}`;
+      if (!write.slotsAsked?.has(post.id) || post.queueSlot === true || askedSlots.has(slot)) continue;
+      asking.add(post.id);
+      askedSlots.add(slot);
+    }
 
     for (let attempt = 1; ; attempt++) {
       const admitted = new Set(chargeable.slice(0, fit).map((post) => post.id));
-      const written = write.posts.filter((post) => post.allowanceCycle === null || admitted.has(post.id));
+      const written = write.posts
+        .filter((post) => post.allowanceCycle === null || admitted.has(post.id))
+        .map((post) => (asking.has(post.id) ? { ...post, queueSlot: true } : post));
       const overAllowance = chargeable.slice(fit);
       const response = write.response(new Set(written.map((post) => post.id)));
       if (written.length === 0) return { written, overAllowance };
@@ -122,10 +134,12 @@ export class PostCreateWrites {
           },
         });
       }
-      // A queued post's slot, taken in the same transaction: of two requests that chose it, one commits.
+      // A queued post's slot, taken in the same transaction: of two requests that chose it, one
+      // commits. A post at an explicit time asks for its instant's slot the same way, after them.
       const slotStart = items.length;
-      const slotted = written.filter((post) => post.queueSlot === true);
-      for (const post of slotted) {
+      const slotted = written.filter((post) => post.queueSlot === true && !asking.has(post.id));
+      const asked = written.filter((post) => asking.has(post.id));
+      for (const post of [...slotted, ...asked]) {
         items.push({ Put: queueSlotPut(this.directoryTable, { accountId: post.accountId, scheduledFor: post.scheduledFor, postId: post.id }) });
       }
       let idempotencyIndex = -1;
@@ -145,6 +159,8 @@ export class PostCreateWrites {
         if (lostSlots.length > 0) {
           throw new QueueSlotTakenError(lostSlots.map((post) => ({ accountId: post.accountId, scheduledFor: post.scheduledFor })));
         }
+        const heldByOthers = asked.filter((_, index) => codes[slotStart + slotted.length + index] === 'ConditionalCheckFailed');
+        for (const post of heldByOthers) asking.delete(post.id);
         if (attempt >= MAX_TRANSACTION_ATTEMPTS) {
           throw new DependencyError('Could not write the posts: too much contention on the allowance', { cause: error });
         }
@@ -158,6 +174,7 @@ export class PostCreateWrites {
           await backoff(attempt);
           continue;
         }
+        if (heldByOthers.length > 0) continue;
         throw new DependencyError('The posts transaction was cancelled', { cause: error });
       }
     }

@@ -12,9 +12,10 @@
  *   3. body rules (lib/domain/create-request.ts), then workspace, options vs the platforms of the
  *      resolved accounts, media_not_hosted
  *   4. per-target rules (lib/domain/target-rules.ts); with `queue: true`, each accepted target's
- *      earliest free slot of its account's queue (queue_empty / queue_full otherwise; queues.ts)
+ *      earliest free slot of its account's queue (queue_empty / queue_full otherwise; queues.ts);
+ *      with an explicit scheduledFor that is a slot of a target's queue, that slot
  *   5. one transaction: the accepted posts + allowance (first k that fit; the rest quota_exceeded)
- *      + the idempotency record completed with the 202
+ *      + the queue slots taken + the idempotency record completed with the 202
  *   6. dispatch the posts that go out; a post that cannot be queued becomes failed
  *      (schedule_failed) and its unit is given back
  * A request that ends in anything but a 202 releases its idempotency key (only a 202 is remembered).
@@ -23,7 +24,9 @@
  * thread part) + transaction 1,
  * whatever the number of targets; the counter is read only when the allowance condition fails.
  * `queue: true` adds 2 per target account (its queue and its taken slots), and a Query and a
- * transaction more each time another request took a chosen slot first.
+ * transaction more each time another request took a chosen slot first. An explicit scheduledFor
+ * on a whole minute in the future adds 1 (the targets' queues, one BatchGetItem), and a
+ * transaction more when another post already holds the slot (the post is written without it).
  */
 import { allowanceCycle } from '../domain/allowance.js';
 import type { CreatePostsRequest } from '../domain/create-request.js';
@@ -45,7 +48,7 @@ import type { MediaReader } from './ports/media.js';
 import type { PostStore } from './ports/post-store.js';
 import type { QueueStore } from './ports/queues.js';
 import { QueueSlotTakenError, type QueueSlotVerdict } from '../domain/queue.js';
-import { QUEUE_REJECTION_MESSAGES, QueueChoices } from './queues.js';
+import { QUEUE_REJECTION_MESSAGES, QueueChoices, accountsWithSlotAt } from './queues.js';
 import type { WorkspaceReader } from './ports/workspaces.js';
 import { decideTargets } from './create-targets.js';
 
@@ -179,6 +182,12 @@ export class CreatePosts {
         )
       : null;
 
+    // An explicit time that is a slot of a target's queue takes that slot (queues.ts).
+    const slotAccounts =
+      request.queue || request.draft || request.scheduledFor === null
+        ? new Set<string>()
+        : await accountsWithSlotAt(this.deps.queues, decisions.flatMap(({ verdict }) => (verdict.accepted ? [verdict.accountId] : [])), request.scheduledFor, now);
+
     let written: Post[] = [];
     let overAllowance: Post[] = [];
     let targets: Target[] = [];
@@ -203,6 +212,7 @@ export class CreatePosts {
           posts: toWrite,
           allowanceLimit: caller.user.monthlyPostAllowance,
           idempotency: lock,
+          slotsAsked: new Set(toWrite.filter((post) => slotAccounts.has(post.accountId)).map((post) => post.id)),
           response: (writtenIds) => {
             const batch = batchOf(campaignId, targets, writtenIds, new Set());
             return batch.posts.some((result) => result.status === 'accepted') ? { status: 202, body: batch } : null;

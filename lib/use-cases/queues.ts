@@ -16,6 +16,7 @@ import {
   NEXT_SLOTS_MAX,
   emptyQueue,
   freeSlots,
+  isSlotInstant,
   nextFreeSlot,
   parseQueueInput,
   queueWindow,
@@ -170,4 +171,18 @@ export async function slotForPost(queues: QueueStore, post: Post, now: Date): Pr
   const verdict = choices.choose(post.accountId, now);
   if (!verdict.ok) throw new ApiError(verdict.reason, QUEUE_REJECTION_MESSAGES[verdict.reason], { status: 400, param: 'queue' });
   return new Date(verdict.slot.at).toISOString();
+}
+
+/**
+ * The accounts among `accountIds` whose queue has a slot exactly at `scheduledFor`, an explicit
+ * time in the future: their posts take that slot's item (a slot is free when no scheduled post of
+ * the account is due then, beyond-v2.md), so a queued post never lands on an explicit one. One
+ * BatchGetItem of the queues, and only for a time on a whole minute after now (no slot is
+ * anything else): a create at any other time reads nothing more.
+ */
+export async function accountsWithSlotAt(queues: QueueStore, accountIds: readonly string[], scheduledFor: Date, now: Date): Promise<Set<string>> {
+  const at = scheduledFor.getTime();
+  if (accountIds.length === 0 || at % 60_000 !== 0 || at <= now.getTime()) return new Set();
+  const stored = await queues.getQueues(accountIds);
+  return new Set([...stored.values()].filter((queue) => isSlotInstant(queue, at)).map((queue) => queue.accountId));
 }

@@ -82,6 +82,39 @@ describe('schedule_failed', () => {
     expect(failed.body.posts).toHaveLength(5);
   });
 
+  it('a queued post that could not be queued keeps its slot until it is deleted, and a retry gives it back', async () => {
+    const user = await provisionUser({ quota: 5, accounts: [{ platform: 'x' }] });
+    const api = documentedApi(stack.baseUrl, user.apiKey);
+    const accountId = user.accounts[0]!.id;
+    const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+    const slots = days.flatMap((day) => ['08:05', '12:05', '18:05'].map((time) => ({ day, time })));
+    expect((await api.request('PUT', `/accounts/${accountId}/queue`, { body: { timeZone: 'Europe/Berlin', slots } })).status).toBe(200);
+    const nextFree = async (): Promise<string[]> =>
+      (await api.get<{ slots: { scheduledFor: string }[] }>(`/accounts/${accountId}/queue/next?count=3`)).body.slots.map((slot) => slot.scheduledFor);
+    const free = await nextFree();
+
+    const failOne = async (): Promise<string> => {
+      const created = await api.post<{ posts: PostResult[] }>('/posts', { accounts: [accountId], text: 'queued', queue: true });
+      expect((created.body as unknown as { error: { code: string } }).error.code).toBe('schedule_failed');
+      return created.body.posts[0]!.id!;
+    };
+    const first = await failOne();
+    const firstView = await api.get<{ status: string; scheduledFor: string }>(`/posts/${first}`);
+    expect([firstView.body.status, firstView.body.scheduledFor]).toEqual(['failed', free[0]]);
+    // The failed post still holds its slot: the next queued post goes to the one after.
+    expect((await nextFree()).slice(0, 2)).toEqual(free.slice(1, 3));
+    const second = await failOne();
+    expect((await api.get<{ scheduledFor: string }>(`/posts/${second}`)).body.scheduledFor).toBe(free[1]);
+
+    // Deleting the first gives its slot back.
+    expect((await api.delete(`/posts/${first}`)).status).toBe(200);
+    expect((await nextFree())[0]).toBe(free[0]);
+    // A retry sends the second at the time it asks for, not at its slot: the slot is given back
+    // (the retry's own scheduling fails again in this stack, which changes nothing for the slot).
+    await api.post(`/posts/${second}/retry`, { scheduledFor: minutesFromNow(600) });
+    expect((await nextFree()).slice(0, 2)).toEqual(free.slice(0, 2));
+  });
+
   it('a draft needs no queue: accepted where posts cannot be queued, and its 202 is remembered', async () => {
     const user = await provisionUser({ quota: 5, accounts: [{ platform: 'x' }, { platform: 'instagram' }] });
     const api = documentedApi(stack.baseUrl, user.apiKey);

@@ -171,6 +171,34 @@ describe('queue: true on a create', () => {
     expect(await scheduledForOf(api, third.body.posts[0]!.id!)).toBe(xSlots[1]!.scheduledFor);
   });
 
+  it('a post scheduled exactly at a slot takes it; a second post at that time is accepted at it, never refused; a cancel of the holder frees it', async () => {
+    const user = await provisionUser({ accounts: [{ platform: 'x' }] });
+    const api = documentedApi(stack.baseUrl, user.apiKey);
+    const accountId = user.accounts[0]!.id;
+    await setQueue(api, accountId, { timeZone: 'America/St_Johns', slots: HOURLY });
+    const free = (await next(api, accountId, 3)).map((slot) => slot.scheduledFor);
+
+    const explicit = await api.post<PostBatch>('/posts', { accounts: [accountId], text: 'at the slot', scheduledFor: free[0] });
+    expect(explicit.status, explicit.text).toBe(202);
+    expect((await next(api, accountId, 2)).map((slot) => slot.scheduledFor)).toEqual(free.slice(1, 3));
+    const queued = await api.post<PostBatch>('/posts', { accounts: [accountId], text: 'queued', queue: true });
+    expect(await scheduledForOf(api, queued.body.posts[0]!.id!)).toBe(free[1]);
+
+    // The same explicit time again, and the queued post's time: both accepted at the time asked.
+    for (const at of [free[0]!, free[1]!]) {
+      const again = await api.post<PostBatch>('/posts', { accounts: [accountId], text: `also at ${at}`, scheduledFor: at });
+      expect(again.status, again.text).toBe(202);
+      expect(await scheduledForOf(api, again.body.posts[0]!.id!)).toBe(at);
+    }
+    // A time that is no slot takes nothing: the free slots are as they were.
+    const between = new Date(Date.parse(free[2]!) + 60_000).toISOString();
+    expect((await api.post<PostBatch>('/posts', { accounts: [accountId], text: 'between slots', scheduledFor: between })).status).toBe(202);
+    expect((await next(api, accountId, 1))[0]!.scheduledFor).toBe(free[2]);
+    // The holder's cancel gives its slot back (the post sharing its time holds no item: docs/queues.md).
+    expect((await api.delete(`/posts/${explicit.body.posts[0]!.id!}`)).status).toBe(200);
+    expect((await next(api, accountId, 1))[0]!.scheduledFor).toBe(free[0]);
+  });
+
   it('16 concurrent queued creates to one account all get distinct slots: the first 16 free ones', async () => {
     const user = await provisionUser({ accounts: [{ platform: 'x' }] });
     const api = documentedApi(stack.baseUrl, user.apiKey);
@@ -346,6 +374,15 @@ describe('what a queued create costs', () => {
       expect(queued1.length - scheduled1.length).toBeLessThanOrEqual(2);
       expect(queued3.length - scheduled3.length).toBeLessThanOrEqual(2 * 3);
       expect(queued3.filter((command) => command === 'TransactWriteItemsCommand')).toHaveLength(1);
+      // An explicit time exactly at a slot reads the queues (one BatchGetItem for every target) and
+      // takes the slot in the same one transaction; one already held costs a transaction more.
+      const atSlot = (await next(api, ids[0]!, 1))[0]!.scheduledFor;
+      const explicitAtSlot = await measure({ accounts: ids.slice(0, 1), text: 'at a slot', scheduledFor: atSlot });
+      const explicitHeld = await measure({ accounts: ids.slice(0, 1), text: 'at a held slot', scheduledFor: atSlot });
+      console.info(`DynamoDB requests: scheduledFor at a free slot ${explicitAtSlot.length}, at a held slot ${explicitHeld.length} (${explicitHeld.join(', ')})`);
+      expect(explicitAtSlot.length).toBe(scheduled1.length + 1);
+      expect(explicitHeld.length).toBe(scheduled1.length + 2);
+      expect((await next(api, ids[0]!, 1))[0]!.scheduledFor).not.toBe(atSlot);
     } finally {
       dynamoDbClient.middlewareStack.remove(name);
     }

@@ -4,6 +4,7 @@ import {
   QUEUE_DAYS,
   canonicalTimeZone,
   freeSlots,
+  isSlotInstant,
   localLabel,
   localToInstant,
   nextFreeSlot,
@@ -57,6 +58,16 @@ describe('slots of a queue', () => {
     const queue = { timeZone: 'Europe/Berlin', slots: [{ day: 'sunday', time: '02:30' }, { day: 'sunday', time: '03:30' }] as QueueSlot[] };
     const found = slotInstants(queue, Date.parse('2026-03-28T00:00:00Z'), Date.parse('2026-03-30T00:00:00Z'));
     expect(found).toEqual([{ at: Date.parse('2026-03-29T01:30:00Z'), local: '2026-03-29T03:30' }]);
+  });
+
+  it('an explicit time is a slot only at a slot instant itself: where a jump moved it, not where the wall clock would say', () => {
+    const queue = { timeZone: 'Europe/Berlin', slots: [{ day: 'sunday', time: '02:30' }, { day: 'monday', time: '09:00' }] as QueueSlot[] };
+    expect(isSlotInstant(queue, Date.parse('2026-03-29T01:30:00Z'))).toBe(true); // 02:30 moved to 03:30 CEST
+    expect(isSlotInstant(queue, Date.parse('2026-03-29T00:30:00Z'))).toBe(false); // 01:30 CET
+    expect(isSlotInstant(queue, Date.parse('2026-03-30T07:00:00Z'))).toBe(true); // Monday 09:00 CEST
+    expect(isSlotInstant(queue, Date.parse('2026-03-30T07:01:00Z'))).toBe(false);
+    expect(isSlotInstant(queue, Date.parse('2026-03-30T08:00:00Z'))).toBe(false); // 10:00 CEST
+    expect(isSlotInstant({ timeZone: 'UTC', slots: [] }, Date.parse('2026-03-30T07:00:00Z'))).toBe(false);
   });
 
   it('a Sunday 02:30 slot on the fall-back day is the first 02:30, once', () => {

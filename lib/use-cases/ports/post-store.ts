@@ -14,6 +14,12 @@ export interface NewPostsWrite {
   idempotency: IdempotencyLock | null;
   /** The response to remember, given the ids actually written; null remembers nothing. */
   response(writtenIds: ReadonlySet<string>): IdempotentResponse | null;
+  /**
+   * Posts scheduled at an explicit time that is a slot of their account's queue: each takes that
+   * slot's item if nobody holds it (so no queued post lands on it), and is written without it
+   * otherwise, never refused. Their written copies say `queueSlot: true` when they hold it.
+   */
+  slotsAsked?: ReadonlySet<string>;
 }
 
 export interface NewPostsResult {

@@ -4,6 +4,8 @@ import type { Queue } from '../../domain/queue.js';
 export interface QueueStore {
   /** The stored queue; null when the account never had one (an empty queue in UTC). One GetItem. */
   getQueue(accountId: string): Promise<Queue | null>;
+  /** The stored queues of these accounts (absent: none stored). One BatchGetItem. */
+  getQueues(accountIds: readonly string[]): Promise<Map<string, Queue>>;
   /** Replaces the queue; moves no post already scheduled. */
   putQueue(queue: Queue, now: Date): Promise<void>;
   /** The instants (UTC ms) in [from, until] taken by a post: one strongly consistent Query. */
