@@ -1,19 +1,35 @@
 /**
- * The events of the webhooks table (written by the router and the test action,
- * lib/store/dynamodb-webhook-store.ts eventItem), read back: by id (GetItem), and a user's list
- * newest first from the byUserEvents index (Query; a `type` filter is a FilterExpression on that
- * Query, so a page reads at most MAX_READS_PER_PAGE index pages however few events match).
+ * The events of the webhooks table (tables.ts): each under its id and in its user's list (the
+ * byUserEvents index), written by the router (dynamodb-webhook-routing-store.ts) and the test
+ * action, put only if absent so the first write wins; read back by id (GetItem) and as a user's
+ * list newest first (Query; a `type` filter is a FilterExpression on that Query, so a page reads
+ * at most MAX_READS_PER_PAGE index pages however few events match).
  */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../config.js';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { PageKey } from '../domain/cursor.js';
 import type { EventTypeFilter } from '../domain/events.js';
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks.js';
 import type { EventStore } from '../use-cases/ports/events.js';
 import type { WebhookEventRecord } from '../use-cases/ports/webhooks.js';
-import { documentClient } from './dynamo-client.js';
-import { EVENT_ITEM, eventListKeys, keys } from './dynamodb-webhook-store.js';
+import { isConditionFailure } from './directory-table.js';
 import { readItem } from './item-schema.js';
-import { WEBHOOKS_TABLE } from './tables.js';
+import { WebhooksTable, webhookKeys, webhookRecordExpiresAt, type WebhooksTableOptions } from './webhooks-table.js';
+
+export const EVENT_ITEM = v.object({
+  id: v.string(),
+  userId: v.string(),
+  // Every type the router emits, and the test action's.
+  type: v.picklist([...WEBHOOK_EVENT_TYPES, 'webhook.test'] as const),
+  createdAt: v.string(),
+  body: v.string(),
+});
+
+/** An event's place in its user's list (the byUserEvents index): by time, then id. */
+export function eventListKeys(event: Pick<WebhookEventRecord, 'userId' | 'createdAt' | 'id'>): { eventsPk: string; eventsSk: string } {
+  return { eventsPk: `USER#${event.userId}`, eventsSk: `${event.createdAt}#${event.id}` };
+}
+
 
 const INDEX = 'byUserEvents';
 /** Index pages one list page reads at most when a type filter leaves most events out. */
@@ -24,17 +40,42 @@ function invalidPageKey(): Error {
 }
 
 export class DynamoDbEventStore implements EventStore {
-  private readonly tableName: string;
-  private readonly client: DynamoDBDocumentClient;
+  private readonly table: WebhooksTable;
 
-  constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    this.tableName = options.tableName ?? requireEnv(WEBHOOKS_TABLE.envVar);
-    this.client = options.client ?? documentClient;
+  constructor(options: WebhooksTableOptions | WebhooksTable = {}) {
+    this.table = options instanceof WebhooksTable ? options : new WebhooksTable(options);
   }
 
-  async getEvent(eventId: string): Promise<WebhookEventRecord | null> {
-    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.event(eventId) }));
-    return out.Item ? readItem(EVENT_ITEM, out.Item, `Event ${eventId}`) : null;
+  /** The event by id; strongly consistent for the webhook paths that read it right after writing it. */
+  async getEvent(eventId: string, options: { consistentRead?: boolean } = {}): Promise<WebhookEventRecord | null> {
+    const out = await this.table.client.send(
+      new GetCommand({ TableName: this.table.name, Key: webhookKeys.event(eventId), ...(options.consistentRead ? { ConsistentRead: true } : {}) }),
+    );
+    return out.Item ? readItem(EVENT_ITEM, out.Item, `Webhook event ${eventId}`) : null;
+  }
+
+  async putEvent(event: WebhookEventRecord): Promise<WebhookEventRecord> {
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: this.eventItem(event),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return event;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The first write wins: a replay uses the event as it was first written.
+      const existing = await this.getEvent(event.id, { consistentRead: true });
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+
+  /** An event's item as stored: under its id, and in its user's list (byUserEvents) newest first. */
+  eventItem(event: WebhookEventRecord): Record<string, unknown> {
+    return { ...webhookKeys.event(event.id), ...event, ...eventListKeys(event), expiresAt: webhookRecordExpiresAt(new Date(event.createdAt)) };
   }
 
   async listEvents(
@@ -53,9 +94,9 @@ export class DynamoDbEventStore implements EventStore {
     const events: WebhookEventRecord[] = [];
     let startKey = page.startKey;
     for (let reads = 0; reads < MAX_READS_PER_PAGE && events.length < page.limit; reads += 1) {
-      const out = await this.client.send(
+      const out = await this.table.client.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.table.name,
           IndexName: INDEX,
           // Only what is younger than the retention: TTL deletes an expired event only within days.
           KeyConditionExpression: 'eventsPk = :pk AND eventsSk > :since',

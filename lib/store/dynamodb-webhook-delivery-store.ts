@@ -8,22 +8,23 @@
  */
 import type { DeliveryRecord, WebhookDeliveryReads, WebhookEventRecord } from '../use-cases/ports/webhooks.js';
 import { batchGetAll } from './batch-get.js';
-import { CoalescedUpdates, type ConditionalUpdate } from './coalesced-updates.js';
+import { CoalescedUpdates } from './coalesced-updates.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDbWebhookStore, EVENT_ITEM, keys, toDelivery } from './dynamodb-webhook-store.js';
+import { EVENT_ITEM } from './dynamodb-event-store.js';
+import { toDelivery } from './dynamodb-webhook-deliveries.js';
+import { DynamoDbWebhookStore } from './dynamodb-webhook-store.js';
 import { readItem } from './item-schema.js';
-
+import { webhookKeys } from './webhooks-table.js';
 
 export class DynamoDbWebhookDeliveryStore extends DynamoDbWebhookStore implements WebhookDeliveryReads {
-  private readonly updates: CoalescedUpdates;
-
   constructor(options: { tableName?: string; client?: DynamoDBDocumentClient } = {}) {
-    super(options);
-    this.updates = new CoalescedUpdates(this.client);
-  }
-
-  protected override conditionalUpdate(update: ConditionalUpdate): Promise<boolean> {
-    return this.updates.write(update);
+    super({
+      ...options,
+      conditionalWriter: (client) => {
+        const updates = new CoalescedUpdates(client);
+        return (update) => updates.write(update);
+      },
+    });
   }
 
   async getDeliveriesWithEvents(endpointId: string, wanted: readonly { eventId: string; eventCreatedAt: string }[]): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>> {
@@ -42,8 +43,8 @@ export class DynamoDbWebhookDeliveryStore extends DynamoDbWebhookStore implement
     chunk: readonly { eventId: string; eventCreatedAt: string }[],
     found: Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>,
   ): Promise<void> {
-    const requested = chunk.flatMap((one) => [keys.delivery(endpointId, one.eventCreatedAt, one.eventId), keys.event(one.eventId)]);
-    for (const item of await batchGetAll(this.client, this.tableName, requested, { consistentRead: true })) {
+    const requested = chunk.flatMap((one) => [webhookKeys.delivery(endpointId, one.eventCreatedAt, one.eventId), webhookKeys.event(one.eventId)]);
+    for (const item of await batchGetAll(this.table.client, this.table.name, requested, { consistentRead: true })) {
       if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
         const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
         const entry = found.get(event.id);

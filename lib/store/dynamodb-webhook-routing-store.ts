@@ -42,9 +42,9 @@ export class DynamoDbWebhookRoutingStore extends DynamoDbWebhookStore implements
       return;
     }
     try {
-      await this.client.send(
+      await this.table.client.send(
         new TransactWriteCommand({
-          TransactItems: writes.map(({ event, delivery }) => ({ Put: event ? this.eventPut(event) : this.deliveryPut(delivery!) })),
+          TransactItems: writes.map(({ event, delivery }) => ({ Put: event ? this.eventPut(event) : this.deliveries.deliveryPut(delivery!) })),
         }),
       );
     } catch (error) {
@@ -59,10 +59,10 @@ export class DynamoDbWebhookRoutingStore extends DynamoDbWebhookStore implements
   }
 
   private eventPut(event: WebhookEventRecord): { TableName: string; Item: Record<string, unknown> } {
-    return { TableName: this.tableName, Item: this.eventItem(event) };
+    return { TableName: this.table.name, Item: this.events.eventItem(event) };
   }
 
   private async putEventItem(event: WebhookEventRecord): Promise<void> {
-    await this.client.send(new PutCommand(this.eventPut(event)));
+    await this.table.client.send(new PutCommand(this.eventPut(event)));
   }
 }

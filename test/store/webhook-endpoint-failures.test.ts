@@ -10,7 +10,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
 import type { Caller } from '../../lib/domain/caller.js';
 import { newEndpointId, shouldDisableForFailures } from '../../lib/domain/webhooks.js';
-import { DynamoDbWebhookStore, keys } from '../../lib/store/dynamodb-webhook-store.js';
+import { DynamoDbWebhookStore } from '../../lib/store/dynamodb-webhook-store.js';
+import { webhookKeys } from '../../lib/store/webhooks-table.js';
 import { LocalTokenCipher } from '../../lib/store/token-cipher.js';
 import { WITHOUT_IDEMPOTENCY_KEYS } from '../../lib/use-cases/idempotent-request.js';
 import { WebhookEndpoints } from '../../lib/use-cases/webhooks/endpoints.js';
@@ -84,7 +85,7 @@ describe('an endpoint failing for days', () => {
       new PutCommand({
         TableName: tableName,
         Item: {
-          ...keys.endpoint(userId, id),
+          ...webhookKeys.endpoint(userId, id),
           id,
           userId,
           url: 'https://hooks.example.com/in',

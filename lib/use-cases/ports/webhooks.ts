@@ -51,7 +51,8 @@ export type EndpointChanges = Partial<
   Pick<WebhookEndpoint, 'url' | 'enabledEvents' | 'description' | 'status' | 'disabledReason' | 'secrets' | 'failingSince'>
 >;
 
-export interface WebhookStore {
+/** A user's webhook endpoints (lib/store/dynamodb-webhook-endpoints.ts). */
+export interface WebhookEndpointStore {
   /**
    * Writes the endpoint unless the user already has MAX_WEBHOOK_ENDPOINTS (one conditional
    * transaction, which also completes the request's idempotency record when it holds one).
@@ -77,11 +78,17 @@ export interface WebhookStore {
   markFailing(userId: string, endpointId: string, now: Date): Promise<string | null>;
   clearFailing(userId: string, endpointId: string): Promise<void>;
   deleteEndpoint(userId: string, endpointId: string): Promise<boolean>;
+}
 
+/** The events the webhooks send (lib/store/dynamodb-event-store.ts). */
+export interface WebhookEventStore {
   /** Writes the event unless an event with its id exists; returns the one stored (the first write wins). */
   putEvent(event: WebhookEventRecord): Promise<WebhookEventRecord>;
   getEvent(eventId: string): Promise<WebhookEventRecord | null>;
+}
 
+/** The deliveries of events to endpoints, with their attempts (lib/store/dynamodb-webhook-deliveries.ts). */
+export interface WebhookDeliveryStore {
   /** Writes the delivery unless it exists (with the request's idempotency record completed, when it holds one); true when written. */
   putDelivery(delivery: DeliveryRecord, remember?: IdempotencyCompletion | null): Promise<boolean>;
 
@@ -120,7 +127,10 @@ export interface WebhookStore {
   releaseAttempt(delivery: Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>, token: string): Promise<void>;
   /** The endpoint's deliveries, newest first. */
   listDeliveries(endpointId: string, limit: number): Promise<DeliveryRecord[]>;
+}
 
+/** An endpoint's in-flight slots (lib/store/dynamodb-webhook-slots.ts). */
+export interface WebhookSlotStore {
   /**
    * Takes up to `wanted` of the endpoint's in-flight slots until `until`, each free or its lease
    * over (one conditional write per slot tried, at most ENDPOINT_IN_FLIGHT_LIMIT); the numbers taken,
@@ -129,6 +139,9 @@ export interface WebhookStore {
   acquireSlots(endpointId: string, token: string, wanted: number, now: Date, until: Date): Promise<number[]>;
   releaseSlot(endpointId: string, slot: number, token: string): Promise<void>;
 }
+
+/** Every webhook record kind together, as the webhook use cases take them (lib/store/dynamodb-webhook-store.ts). */
+export type WebhookStore = WebhookEndpointStore & WebhookEventStore & WebhookDeliveryStore & WebhookSlotStore;
 
 /** The webhook router's writes beyond the store's. */
 export interface WebhookRoutingWrites {
