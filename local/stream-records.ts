@@ -4,10 +4,10 @@
  *
  * Why not the SDK's DynamoDBStreamsClient: the poller reads every write of the posts table (a
  * burst of 500 posts is some 2,500 records, each with both images), on the same single Node thread
- * that sends the burst's creates. The SDK's schema-driven deserializer spends about 85 µs of that
- * thread per such record, JSON.parse about 17 µs (4,000 post records: 335 ms of CPU against 68 ms,
- * measured on the bench machine); on AWS the mapping reads the stream outside our functions, so
- * this is CPU the local stack spends only because it emulates it.
+ * that sends the burst's creates. The SDK's schema-driven deserializer spends several times the CPU
+ * per record that JSON.parse does (docs/performance.md, "Figures behind the code"); on AWS the
+ * mapping reads the stream outside our functions, so this is CPU the local stack spends only
+ * because it emulates it.
  *
  * The wire format is already what Lambda hands a function: attribute values in DynamoDB JSON and
  * the record's time in epoch seconds. Two differences are mended here: the stream's ARN and region

@@ -107,12 +107,11 @@ async function writeCheckpoint(file: string, checkpoint: Checkpoint): Promise<vo
  * How long a shard of the webhook router's tables with nothing new waits for its next read: the
  * posts table's every 150 ms (the default), the directory table's once a second. DynamoDB Local
  * pays for an empty read of a stream in proportion to the records other tables' streams took since
- * that stream's last one (measured: ~8 ms with none, 25 ms after 20,000, 86 ms after 60,000), and
- * the directory (accounts, rarely written) falls far behind the posts table: after the bench's
- * 100,000 seeded posts each of its empty reads took ~70-120 ms of the emulator, six a second, and
- * the 2,000-post burst that followed ran 3-4× slower (p99 4.6-5.6 s against 1.5 s with the
- * directory read once a second). An account event reaches the router within about a second; on AWS
- * each mapping polls four times a second at no cost to the table.
+ * that stream's last one, and the directory (accounts, rarely written) falls far behind the posts
+ * table: read as often as the posts table, its empty reads slowed the bench's 2,000-post burst
+ * several times over (docs/performance.md, "Figures behind the code"). An account event reaches
+ * the router within about a second; on AWS each mapping polls four times a second at no cost to
+ * the table.
  */
 export function routerIdleIntervals(tables: Readonly<Record<keyof typeof WEBHOOK_STREAM_FILTERS, string>>): Record<string, number> {
   return { [tables.directory]: 1_000 };

@@ -12,11 +12,10 @@
  * Node reads the map when the bundle loads, and the bench's import time includes that.
  *
  * The AWS SDK is bundled (`awsSdk: 'bundled'`). The Lambda nodejs22.x runtime ships SDK v3 too,
- * and leaving `@aws-sdk/*` and `@smithy/*` out would shrink every bundle by 181-448 kB, but
- * (docs/performance.md, "Function bundles") importing the SDK from node_modules took 1.1-6.7 times as long
- * (one run on a busy machine) as the bundled, minified copy, and the deployed code would run
- * whatever SDK version the runtime carries that day, not the one package-lock.json pins and the
- * tests ran. The bench measures the other choice every run (`awsSdk: 'runtime'`), so the
+ * and leaving `@aws-sdk/*` and `@smithy/*` out would shrink every bundle, but importing the SDK
+ * from node_modules took longer than the bundled, minified copy (docs/performance.md, "Function
+ * bundles"), and the deployed code would run whatever SDK version the runtime carries that day,
+ * not the one package-lock.json pins and the tests ran. The bench measures the other choice every run (`awsSdk: 'runtime'`), so the
  * trade-off stays visible.
  */
 import type { BuildOptions } from 'esbuild';
@@ -37,10 +36,10 @@ export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; 
  *   credentials in environment variables, which the chain reads first, and loads each later
  *   provider (SSO, ini files, a process, web identity, the container and instance metadata
  *   services, the container HTTP endpoint) only when every earlier one found nothing. The first
- *   four brought about 100 kB per function (their SSO/STS/sign-in clients); the metadata and HTTP
- *   providers another 11 kB.
- * - the event-stream serde (`@smithy/core/event-streams`, with its message codec and checksums,
- *   ~15-25 kB): the protocol loads it when an operation streams events (S3 SelectObjectContent,
+ *   four bring their SSO/STS/sign-in clients into every function (sizes: docs/performance.md,
+ *   "Function bundles").
+ * - the event-stream serde (`@smithy/core/event-streams`, with its message codec and checksums):
+ *   the protocol loads it when an operation streams events (S3 SelectObjectContent,
  *   Bedrock, Transcribe...), which none of DynamoDB, SQS, Scheduler, KMS or Secrets Manager has.
  *   (S3's client imports it at start; no function carries that client: the media functions sign
  *   plain requests to the bucket, lib/store/s3-signed-requests.ts.)

@@ -26,10 +26,10 @@ const PREPARE_LEAD_SECONDS = 1;
  */
 export const MAX_PREPARE_WINDOW_MS = 30_000;
 /**
- * DynamoDB Local's time per post of a burst on the 2-core bench machine, the slowest place the
- * service runs (docs/performance.md, "Posts due at the same second"): its claim (~1.5 ms: an
- * UpdateItem returning the item) and its "sent" marker (~1 ms: an action in a transaction of up
- * to 100). A burst is prepared this much per post ahead of its second, on top of a fixed part.
+ * DynamoDB Local's time per post of a burst where the service runs slowest (docs/performance.md,
+ * "Posts due at the same second"): its claim (an UpdateItem returning the item) and its "sent"
+ * marker (an action in a transaction of up to 100). A burst is prepared this much per post ahead
+ * of its second, on top of a fixed part.
  */
 export const PREPARE_MS_PER_POST = 2.5;
 const PREPARE_FIXED_MS = 1_500;
@@ -65,8 +65,8 @@ export const MAX_SENT_MARKER_LEAD_MS = 3_000;
  * How long before their second the "sent" markers of posts prepared `prepareMs` ahead are
  * written: SENT_MARKER_LEAD_MS for the least lead, 0.4 s of each further second of lead on top
  * (500 posts, a 3 s lead: 0.9 s; 2,000 posts, 7 s: 2.5 s), at most MAX_SENT_MARKER_LEAD_MS. A
- * burst's markers are thousands of conditional writes in the same stretch, at about 1 ms each on
- * the bench machine, and a create waits for its marker. The price: a DELETE in that last stretch
+ * burst's markers are thousands of conditional writes in the same stretch, and a create waits for
+ * its marker. The price: a DELETE in that last stretch
  * soft-deletes the post (it is being sent) instead of cancelling it.
  */
 export function sentMarkerLeadMs(prepareMs: number): number {

@@ -22,8 +22,8 @@ export const dynamoDbClient = new DynamoDBClient({
 });
 // The SDK's logger middleware copies every request and answer, walking each through its schema
 // to mask sensitive fields, to hand the copy to the client's logger, which is the SDK's no-op one
-// here (our logs are Powertools'): it does that work for every request all the same, 4% of the
-// local stack's Node thread in a burst of 2,000 posts (npm run bench, `burst`), for nothing.
+// here (our logs are Powertools'): it does that work for every request all the same, for nothing
+// (its share of a burst: docs/performance.md, "Figures behind the code").
 dynamoDbClient.middlewareStack.remove('loggerMiddleware');
 // Off unless SDK_METERING=1 (the bench's local stack): counts requests and capacity units.
 meterSdkClient(dynamoDbClient, 'dynamodb');

@@ -29,21 +29,21 @@ export class DynamoDbWebhookSlots implements WebhookSlotStore {
         ConsistentRead: true,
       }),
     );
-    const held = new Set(
+    const heldSlotKeys = new Set(
       (out.Items ?? []).flatMap((item) => (typeof item.leaseUntil === 'number' && item.leaseUntil >= now.getTime() ? [String(item.sk)] : [])),
     );
     // In a random order, so messages racing for a busy endpoint do not all try the same slot first.
     const start = Math.floor(Math.random() * ENDPOINT_IN_FLIGHT_LIMIT);
     const free = Array.from({ length: ENDPOINT_IN_FLIGHT_LIMIT }, (_, offset) => (start + offset) % ENDPOINT_IN_FLIGHT_LIMIT).filter(
-      (slot) => !held.has(webhookKeys.slot(endpointId, slot).sk),
+      (slot) => !heldSlotKeys.has(webhookKeys.slot(endpointId, slot).sk),
     );
     const taken: number[] = [];
     // Another message may take a free one first (the write's condition decides): the next free ones are tried then.
     for (let tried = 0; tried < free.length && taken.length < wanted; ) {
       const round = free.slice(tried, tried + wanted - taken.length);
       tried += round.length;
-      const won = await Promise.all(round.map((slot) => this.takeSlot(endpointId, slot, token, now, until)));
-      taken.push(...round.filter((_, index) => won[index]));
+      const takenInRound = await Promise.all(round.map((slot) => this.takeSlot(endpointId, slot, token, now, until)));
+      taken.push(...round.filter((_, index) => takenInRound[index]));
     }
     return taken;
   }

@@ -170,8 +170,8 @@ export class PublishPost {
    */
   async execute(message: PublishMessage, lease: PublishLease, prepareMs: number = PREPARE_WINDOW_MS): Promise<PublishOutcome> {
     // The message's own time first: an early message costs no read at all.
-    const early = await this.onTime(message.postId, new Date(message.scheduledFor), prepareMs);
-    if (early) return early;
+    const tooEarlyOutcome = await this.onTime(message.postId, new Date(message.scheduledFor), prepareMs);
+    if (tooEarlyOutcome) return tooEarlyOutcome;
 
     // Claim straight away: the claim's condition is the whole check, and what it returns is
     // either the post to send or the post as it was, which says why it was not claimed.
@@ -212,8 +212,8 @@ export class PublishPost {
       // back, or claimed once more if it is within the window by now.
       const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
       if (round > 1 || dueAt.getTime() <= dueBy.getTime()) return { outcome: 'skipped', reason: 'post could not be claimed' };
-      const later = await this.onTime(post.id, dueAt, PREPARE_WINDOW_MS);
-      if (later) return later;
+      const putBackOutcome = await this.onTime(post.id, dueAt, PREPARE_WINDOW_MS);
+      if (putBackOutcome) return putBackOutcome;
     }
   }
 

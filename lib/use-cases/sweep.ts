@@ -147,9 +147,9 @@ export class Sweep {
   private async sweepShard(shard: number, now: Date, lookAhead: boolean): Promise<Omit<SweepResult, 'deliveriesResent' | 'tokensExpiring' | 'mediaImportsRequeued' | 'uploadsAbandoned'>> {
     const lateBefore = new Date(now.getTime() - this.graceMs).toISOString();
     const horizon = new Date(now.getTime() + MAX_QUEUE_DELAY_SECONDS * 1000).toISOString();
-    const late = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });
-    const soon = lookAhead ? await this.deps.state.listDue(shard, { dueFrom: lateBefore, dueTo: horizon, limit: this.limit }) : [];
-    const candidates = [...late, ...soon];
+    const overdue = await this.deps.state.listDue(shard, { dueFrom: null, dueTo: lateBefore, limit: this.limit });
+    const dueSoon = lookAhead ? await this.deps.state.listDue(shard, { dueFrom: lateBefore, dueTo: horizon, limit: this.limit }) : [];
+    const candidates = [...overdue, ...dueSoon];
     // The resend throttle (sweptAt) stops a routine run from putting a post back every few seconds.
     // A look-ahead run happens exactly when earlier sends may be gone (a new process, or a publish
     // queue created anew after a restart), so a post swept just before must be put back again.
@@ -200,8 +200,8 @@ export class Sweep {
     const abandonedSinceSwept = abandoned && state.sweptAt !== null && state.sweptAt < (state.claimUntil as string);
     if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime() && !abandonedSinceSwept) return null;
     const dueAt = nextDueAt(post.scheduledFor, state.retryAt);
-    const late = dueAt.getTime() < now.getTime() - this.graceMs;
-    if (!late && !lookAhead && !abandoned) return null;
+    const overdue = dueAt.getTime() < now.getTime() - this.graceMs;
+    if (!overdue && !lookAhead && !abandoned) return null;
     return { postId: post.id, scheduledFor: dueAt.toISOString(), delaySeconds: queueDelaySeconds(dueAt, now) };
   }
 
@@ -212,8 +212,8 @@ export class Sweep {
     const abandoned = state.commentClaimUntil !== null;
     if (state.sweptAt !== null && Date.parse(state.sweptAt) >= sweptBefore.getTime() && !abandoned) return null;
     const dueAt = new Date(state.commentRetryAt ?? post.publishedAt ?? now.toISOString());
-    const late = dueAt.getTime() < now.getTime() - this.graceMs;
-    if (!late && !lookAhead && !abandoned) return null;
+    const overdue = dueAt.getTime() < now.getTime() - this.graceMs;
+    if (!overdue && !lookAhead && !abandoned) return null;
     return { postId: post.id, scheduledFor: dueAt.toISOString(), delaySeconds: queueDelaySeconds(dueAt, now) };
   }
 }

@@ -21,8 +21,8 @@ export interface DirectoryBehaviourOptions {
    * How long a behaviour read is reused for the same account (default 0: never; every request asks
    * again, so an admin CLI change is seen by the next request). Only the bench sets it: it never
    * changes a behaviour, and in a burst every create waited for its read behind the burst's own
-   * writes on the one DynamoDB Local (~2 s at 2,000 posts), a wait X and LinkedIn never put on the
-   * service, so the publish lag measured the stand-in's read instead of the service.
+   * writes on the one DynamoDB Local, a wait X and LinkedIn never put on the service, so the
+   * publish lag measured the stand-in's read instead of the service.
    */
   reuseMs?: number;
 }
