@@ -10,9 +10,8 @@
  * revoking a counted key (`counted`, set by that creation) takes one off, once. Keys made before
  * the cap, or by the admin CLI, are not counted.
  */
-import { backoff } from './transaction-backoff.js';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { transactWithRetry } from './transactions.js';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { DirectoryRecordExistsError, DirectoryRecordNotFoundError } from '../domain/directory-errors.js';
 import { SCOPES, type ApiKeyRecord } from '../domain/model.js';
@@ -39,10 +38,6 @@ const BY_OWNER_INDEX = 'byOwner';
 
 /** A transaction retried on TransactionConflict (another write held the profile item): each retry means one of them went through. */
 const CAP_TRANSACTION_ATTEMPTS = 8;
-
-function cancellationCodes(error: TransactionCanceledException): (string | undefined)[] {
-  return (error.CancellationReasons ?? []).map((reason) => reason.Code);
-}
 
 /** The byOwner partition of a user's keys (never USER#..., which is the accounts' partition there). */
 export function apiKeyOwnerIndexKeys(key: Pick<ApiKeyRecord, 'userId' | 'createdAt' | 'id'>): { gsi1pk: string; gsi1sk: string } {
@@ -92,39 +87,31 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
    */
   async putApiKeyWithinCap(key: ApiKeyRecord, max: number): Promise<boolean> {
     const item = { ...this.keyItem(key), counted: true };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.table.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: this.table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-              {
-                Update: {
-                  TableName: this.table.name,
-                  Key: directoryKeys.user(key.userId),
-                  UpdateExpression: 'SET activeApiKeys = if_not_exists(activeApiKeys, :zero) + :one',
-                  ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(activeApiKeys) OR activeApiKeys < :max)',
-                  ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': max },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-            ],
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const codes = cancellationCodes(error);
+    return transactWithRetry(this.table.client, [
+        { Put: { TableName: this.table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Update: {
+            TableName: this.table.name,
+            Key: directoryKeys.user(key.userId),
+            UpdateExpression: 'SET activeApiKeys = if_not_exists(activeApiKeys, :zero) + :one',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(activeApiKeys) OR activeApiKeys < :max)',
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': max },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ], {
+      attempts: CAP_TRANSACTION_ATTEMPTS,
+      written: true,
+      cancelled: (codes, error) => {
         if (codes[0] === 'ConditionalCheckFailed') throw new DirectoryRecordExistsError('api_key', key.id, { cause: error });
         if (codes[1] === 'ConditionalCheckFailed') {
           // The profile answered: its count is at the cap. No profile at all: no such user.
           if (error.CancellationReasons?.[1]?.Item) return false;
           throw new DirectoryRecordNotFoundError('user', key.userId, { cause: error });
         }
-        if (!codes.includes('TransactionConflict') || attempt >= CAP_TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+        return undefined;
+      },
+    });
   }
 
   /**
@@ -134,41 +121,33 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
    * already revoked).
    */
   private async revokeCounted(userId: string, keyId: string, revokedAt: string): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.table.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.table.name,
-                  Key: directoryKeys.apiKey(keyId),
-                  UpdateExpression: 'SET revokedAt = :revokedAt',
-                  ConditionExpression: 'attribute_exists(pk) AND userId = :userId AND counted = :true AND attribute_not_exists(revokedAt)',
-                  ExpressionAttributeValues: { ':revokedAt': revokedAt, ':userId': userId, ':true': true },
-                },
-              },
-              {
-                Update: {
-                  TableName: this.table.name,
-                  Key: directoryKeys.user(userId),
-                  UpdateExpression: 'ADD activeApiKeys :minusOne',
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeValues: { ':minusOne': -1 },
-                },
-              },
-            ],
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const codes = cancellationCodes(error);
+    return transactWithRetry(this.table.client, [
+        {
+          Update: {
+            TableName: this.table.name,
+            Key: directoryKeys.apiKey(keyId),
+            UpdateExpression: 'SET revokedAt = :revokedAt',
+            ConditionExpression: 'attribute_exists(pk) AND userId = :userId AND counted = :true AND attribute_not_exists(revokedAt)',
+            ExpressionAttributeValues: { ':revokedAt': revokedAt, ':userId': userId, ':true': true },
+          },
+        },
+        {
+          Update: {
+            TableName: this.table.name,
+            Key: directoryKeys.user(userId),
+            UpdateExpression: 'ADD activeApiKeys :minusOne',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':minusOne': -1 },
+          },
+        },
+      ], {
+      attempts: CAP_TRANSACTION_ATTEMPTS,
+      written: true,
+      cancelled: (codes) => {
         if (codes[0] === 'ConditionalCheckFailed' || codes[1] === 'ConditionalCheckFailed') return false;
-        if (!codes.includes('TransactionConflict') || attempt >= CAP_TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+        return undefined;
+      },
+    });
   }
 
   async revokeApiKey(keyId: string, revokedAt: string): Promise<string> {

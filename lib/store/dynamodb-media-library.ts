@@ -11,6 +11,7 @@
  * takes its bytes off, once. Items made before the quota, or by the admin CLI, are not counted.
  */
 import { backoff } from './transaction-backoff.js';
+import { transactWithRetry } from './transactions.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -80,64 +81,56 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
     remember: IdempotencyCompletion | null,
   ): Promise<'ready' | 'not_pending' | 'over_quota'> {
     const completion = remember ? [{ Update: idempotencyCompletionUpdate(this.idempotencyTable, remember.lock, remember.response) }] : [];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: keys.media(item.id),
-                  UpdateExpression:
-                    'SET #status = :ready, #url = :url, objectKey = :objectKey, contentType = :contentType, sizeBytes = :size, countedBytes = :size, ' +
-                    'durationSeconds = :duration, width = :width, height = :height, updatedAt = :at' +
-                    (file.pageCount !== null ? ', pageCount = :pages' : '') +
-                    // Settled: out of the sweeper's byMediaDue index.
-                    ' REMOVE #error, dueAt, mediaDuePk, mediaDueSk',
-                  ConditionExpression: 'userId = :owner AND #status IN (:pending, :processing)',
-                  ExpressionAttributeNames: { '#status': 'status', '#url': 'url', '#error': 'error' },
-                  ExpressionAttributeValues: {
-                    ':ready': 'ready',
-                    ':pending': 'pending',
-                    ':processing': 'processing',
-                    ':owner': item.userId,
-                    ':url': file.url,
-                    ':objectKey': file.objectKey,
-                    ':contentType': file.contentType,
-                    ':size': file.sizeBytes,
-                    ':duration': file.durationSeconds,
-                    ':width': file.width,
-                    ':height': file.height,
-                    ':at': file.updatedAt,
-                    ...(file.pageCount !== null ? { ':pages': file.pageCount } : {}),
-                  },
-                },
-              },
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: keys.user(item.userId),
-                  UpdateExpression: 'SET mediaBytes = if_not_exists(mediaBytes, :zero) + :size',
-                  ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(mediaBytes) OR mediaBytes <= :room)',
-                  ExpressionAttributeValues: { ':zero': 0, ':size': file.sizeBytes, ':room': quotaBytes - file.sizeBytes },
-                },
-              },
-              ...completion,
-            ],
-          }),
-        );
-        return 'ready';
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+    return transactWithRetry<'ready' | 'not_pending' | 'over_quota'>(this.client, [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.media(item.id),
+            UpdateExpression:
+              'SET #status = :ready, #url = :url, objectKey = :objectKey, contentType = :contentType, sizeBytes = :size, countedBytes = :size, ' +
+              'durationSeconds = :duration, width = :width, height = :height, updatedAt = :at' +
+              (file.pageCount !== null ? ', pageCount = :pages' : '') +
+              // Settled: out of the sweeper's byMediaDue index.
+              ' REMOVE #error, dueAt, mediaDuePk, mediaDueSk',
+            ConditionExpression: 'userId = :owner AND #status IN (:pending, :processing)',
+            ExpressionAttributeNames: { '#status': 'status', '#url': 'url', '#error': 'error' },
+            ExpressionAttributeValues: {
+              ':ready': 'ready',
+              ':pending': 'pending',
+              ':processing': 'processing',
+              ':owner': item.userId,
+              ':url': file.url,
+              ':objectKey': file.objectKey,
+              ':contentType': file.contentType,
+              ':size': file.sizeBytes,
+              ':duration': file.durationSeconds,
+              ':width': file.width,
+              ':height': file.height,
+              ':at': file.updatedAt,
+              ...(file.pageCount !== null ? { ':pages': file.pageCount } : {}),
+            },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.user(item.userId),
+            UpdateExpression: 'SET mediaBytes = if_not_exists(mediaBytes, :zero) + :size',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(mediaBytes) OR mediaBytes <= :room)',
+            ExpressionAttributeValues: { ':zero': 0, ':size': file.sizeBytes, ':room': quotaBytes - file.sizeBytes },
+          },
+        },
+        ...completion,
+      ], {
+      attempts: TRANSACTION_ATTEMPTS,
+      written: 'ready',
+      cancelled: (codes) => {
         if (codes[0] === 'ConditionalCheckFailed') return 'not_pending';
         if (codes[1] === 'ConditionalCheckFailed') return 'over_quota';
         if (codes[2] === 'ConditionalCheckFailed') throw new IdempotencyLockLostError();
-        if (!codes.includes('TransactionConflict') || attempt >= TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+        return undefined;
+      },
+    });
   }
 
   /** The item becomes failed with why, if it is still the owner's and not ready or failed; false otherwise. */
@@ -273,34 +266,26 @@ export class DynamoDbMediaLibraryStore implements MediaLibraryStore {
   }
 
   async add(item: MediaItem, quotaBytes: number): Promise<'added' | 'exists' | 'over_quota'> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: this.tableName, Item: { ...mediaRecord(item), countedBytes: item.sizeBytes }, ConditionExpression: 'attribute_not_exists(pk)' } },
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: keys.user(item.userId),
-                  UpdateExpression: 'SET mediaBytes = if_not_exists(mediaBytes, :zero) + :size',
-                  ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(mediaBytes) OR mediaBytes <= :room)',
-                  ExpressionAttributeValues: { ':zero': 0, ':size': item.sizeBytes, ':room': quotaBytes - item.sizeBytes },
-                },
-              },
-            ],
-          }),
-        );
-        return 'added';
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+    return transactWithRetry<'added' | 'exists' | 'over_quota'>(this.client, [
+        { Put: { TableName: this.tableName, Item: { ...mediaRecord(item), countedBytes: item.sizeBytes }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.user(item.userId),
+            UpdateExpression: 'SET mediaBytes = if_not_exists(mediaBytes, :zero) + :size',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(mediaBytes) OR mediaBytes <= :room)',
+            ExpressionAttributeValues: { ':zero': 0, ':size': item.sizeBytes, ':room': quotaBytes - item.sizeBytes },
+          },
+        },
+      ], {
+      attempts: TRANSACTION_ATTEMPTS,
+      written: 'added',
+      cancelled: (codes) => {
         if (codes[0] === 'ConditionalCheckFailed') return 'exists';
         if (codes[1] === 'ConditionalCheckFailed') return 'over_quota';
-        if (!codes.includes('TransactionConflict') || attempt >= TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+        return undefined;
+      },
+    });
   }
 
   async storedBytes(userId: string): Promise<number> {

@@ -10,8 +10,8 @@
  * (status, deletedAt, inFlightSince), never through a blind Put, so a delete and the publish worker
  * can race without either undoing the other.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Post } from '../domain/model.js';
 import type { NewPostsResult, NewPostsWrite, PostListQuery, PostPage, PostPageKey, PostStore, ScheduleFailureWrite } from '../use-cases/ports/post-store.js';
 import { platformDeletionPendingSince } from '../domain/post-deletion.js';
@@ -21,13 +21,11 @@ import { allowanceCounterExpiresAt } from '../domain/allowance.js';
 import {
   ALLOWANCE_UPDATE,
   allowanceCounterKey,
-  cancellationCodes,
   MAX_TRANSACTION_ATTEMPTS,
   PostCreateWrites,
   type DynamoDbPostStoreOptions,
-  type TransactItem,
 } from './post-create-writes.js';
-import { backoff } from './transaction-backoff.js';
+import { transactWithRetry, type TransactItem } from './transactions.js';
 
 export { allowanceCounterKey, type DynamoDbPostStoreOptions } from './post-create-writes.js';
 
@@ -158,18 +156,11 @@ export class DynamoDbPostStore implements PostStore {
       });
     }
     if (freesSlot) items.push({ Delete: queueSlotDelete(this.creates.directoryTable, post) });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.client.send(new TransactWriteCommand({ TransactItems: items }));
-        return true;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const codes = cancellationCodes(error);
-        if (codes[0] === 'ConditionalCheckFailed') return false;
-        if (!codes.includes('TransactionConflict') || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+    return transactWithRetry(this.client, items, {
+      attempts: MAX_TRANSACTION_ATTEMPTS,
+      written: true,
+      cancelled: (codes) => (codes[0] === 'ConditionalCheckFailed' ? false : undefined),
+    });
   }
 
   async softDeletePost(post: Post, options: { deleteFromPlatform: boolean; now: Date }): Promise<Post | null> {

@@ -35,9 +35,9 @@
  * within seconds; a worker that outlived its lease can neither send nor write an outcome other
  * than a published one (whose platform id is a fact worth keeping, whoever learnt it).
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { backoff } from './transaction-backoff.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { transactWithRetry } from './transactions.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
@@ -427,18 +427,11 @@ export class DynamoDbPublishState implements PublishStateStore, DueCounter {
     // A draft spent nothing; nor did a post whose unit was given back already.
     if (cycle === null) return this.updateIf(post.id, update);
     const countersTable = this.countersTableOption ?? requireEnv(COUNTERS_TABLE.envVar);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.client.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: allowanceCounterUpdate(countersTable, post.userId, cycle, -1) }] }));
-        return true;
-      } catch (failure) {
-        if (!(failure instanceof TransactionCanceledException)) throw failure;
-        const codes = (failure.CancellationReasons ?? []).map((reason) => reason.Code);
-        if (codes[0] === 'ConditionalCheckFailed') return false;
-        if (!codes.includes('TransactionConflict') || attempt >= REFUND_ATTEMPTS) throw failure;
-        await backoff(attempt);
-      }
-    }
+    return transactWithRetry(this.client, [{ Update: update }, { Update: allowanceCounterUpdate(countersTable, post.userId, cycle, -1) }], {
+      attempts: REFUND_ATTEMPTS,
+      written: true,
+      cancelled: (codes) => (codes[0] === 'ConditionalCheckFailed' ? false : undefined),
+    });
   }
 
   /**

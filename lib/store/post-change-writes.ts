@@ -19,9 +19,9 @@
  * leaves it out. A retry also clears the worker's bookkeeping of the earlier attempts, so the new
  * attempt has its own 15-minute window and nothing of the old one is taken for a create in doubt.
  */
-import { backoff } from './transaction-backoff.js';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { transactWithRetry, type TransactItem } from './transactions.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import { allowanceCounterExpiresAt } from '../domain/allowance.js';
@@ -31,7 +31,7 @@ import { documentClient } from './dynamo-client.js';
 import { IdempotencyLockLostError, idempotencyCompletionUpdate } from './idempotency-record-writes.js';
 import { readItem } from './item-schema.js';
 import { IN_FLIGHT_ATTRIBUTE, itemToPost, postToItem } from './post-item.js';
-import { ALLOWANCE_UPDATE, allowanceCounterKey, cancellationCodes, MAX_TRANSACTION_ATTEMPTS, type TransactItem } from './post-create-writes.js';
+import { ALLOWANCE_UPDATE, allowanceCounterKey, MAX_TRANSACTION_ATTEMPTS } from './post-create-writes.js';
 import { QueueSlotTakenError } from '../domain/queue.js';
 import { queueSlotDelete, queueSlotPut } from './dynamodb-queue-store.js';
 import { COUNTERS_TABLE, DIRECTORY_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
@@ -173,25 +173,20 @@ export class DynamoDbPostChanges implements PostChangeStore {
         throw error;
       }
     }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.client.send(new TransactWriteCommand({ TransactItems: items }));
-        return { outcome: 'applied', post: write.after };
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const codes = cancellationCodes(error);
+    return transactWithRetry<PostChangeResult>(this.client, items, {
+      attempts: MAX_TRANSACTION_ATTEMPTS,
+      written: { outcome: 'applied', post: write.after },
+      cancelled: (codes) => {
         if (codes[0] === 'ConditionalCheckFailed') return { outcome: 'conflict' };
         if (counterIndex >= 0 && codes[counterIndex] === 'ConditionalCheckFailed') return { outcome: 'over_allowance' };
         if (slotIndex >= 0 && codes[slotIndex] === 'ConditionalCheckFailed') {
           throw new QueueSlotTakenError([{ accountId: after.accountId, scheduledFor: after.scheduledFor }]);
         }
         if (idempotencyIndex >= 0 && codes[idempotencyIndex] === 'ConditionalCheckFailed') throw new IdempotencyLockLostError();
-        if (!codes.includes('TransactionConflict') || attempt >= MAX_TRANSACTION_ATTEMPTS) {
-          throw new DependencyError('The post change transaction was cancelled', { cause: error });
-        }
-        await backoff(attempt);
-      }
-    }
+        return undefined;
+      },
+      giveUp: (error) => new DependencyError('The post change transaction was cancelled', { cause: error }),
+    });
   }
 
   /** The whole post as the change leaves it, conditional on it being as it was read (see the file's comment). */

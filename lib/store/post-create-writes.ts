@@ -27,6 +27,7 @@ import { IdempotencyLockLostError, idempotencyCompletionUpdate, idempotencyRecor
 import { errorToItem, postToItem, statusPartitionKey } from './post-item.js';
 import { queueSlotPut } from './dynamodb-queue-store.js';
 import { COUNTERS_TABLE, DIRECTORY_TABLE, IDEMPOTENCY_TABLE, POSTS_TABLE } from './tables.js';
+import { cancellationCodes, type TransactItem } from './transactions.js';
 
 /** Each failed attempt means another request spent units or held the counter: bounded by the concurrency. */
 export const MAX_TRANSACTION_ATTEMPTS = 12;
@@ -36,11 +37,8 @@ const ALLOWANCE_COUNTER = v.object({ used: v.optional(v.number(), 0) });
 
 export { ALLOWANCE_UPDATE, allowanceCounterKey } from './allowance-counter.js';
 
-export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
-export function cancellationCodes(error: TransactionCanceledException): (string | undefined)[] {
-  return (error.CancellationReasons ?? []).map((reason) => reason.Code);
-}
+
 
 
 export interface DynamoDbPostStoreOptions {

@@ -16,6 +16,7 @@ import { isConditionFailure } from './directory-table.js';
 import { documentClient } from './dynamo-client.js';
 import { IdempotencyLockLostError, idempotencyCompletionUpdate } from './idempotency-record-writes.js';
 import { IDEMPOTENCY_TABLE, WEBHOOKS_TABLE } from './tables.js';
+import type { TransactItem } from './transactions.js';
 
 export const webhookKeys = {
   endpoint: (userId: string, endpointId: string) => ({ pk: `USER#${userId}`, sk: `ENDPOINT#${endpointId}` }),
@@ -32,8 +33,6 @@ export const webhookKeys = {
 export function webhookRecordExpiresAt(now: Date): number {
   return Math.floor(now.getTime() / 1000) + WEBHOOK_RECORD_TTL_SECONDS;
 }
-
-export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 export interface WebhooksTableOptions {
   tableName?: string;
