@@ -209,12 +209,6 @@ export class ApiStack extends Stack {
   readonly webhookQueue: Queue;
   /** Media imports from a URL (POST /media with sourceUrl; the sweeper's requeues). */
   readonly mediaImportQueue: Queue;
-  /**
-   * Was the router's on-failure destination; nothing sends to it since the router retries a batch
-   * until it succeeds (a destination got only a batch's pointers, not its records). Kept while the
-   * stack split keeps it among the API stack's stateful resources: delete it in a stack change.
-   */
-  readonly webhookRouterDeadLetterQueue: Queue;
   readonly schedulerDeadLetterQueue: Queue;
   readonly schedulerRole: Role;
   /** The role upload URLs are signed as, one customer prefix per session (lib/store/upload-signer.ts). */
@@ -248,12 +242,9 @@ export class ApiStack extends Stack {
     this.deletionQueue = queueFor('deletion', 'DeletionQueue');
     this.webhookQueue = queueFor('webhook', 'WebhookQueue');
     this.mediaImportQueue = queueFor('mediaImport', 'MediaImportQueue');
-    this.webhookRouterDeadLetterQueue = new Queue(this, 'WebhookRouterDlq', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    acknowledgeDeadLetterQueue(this.webhookRouterDeadLetterQueue);
+    // No dead-letter queue for the webhook router: its stream mappings retry a failing batch until
+    // it succeeds (the router is idempotent), and a stream's on-failure destination would receive
+    // only shard and sequence pointers, never the records (docs/webhooks.md).
 
     // Scheduler: one group for the service's one-time schedules; a role that may only put a
     // message on the publish queue (and, when that fails, on the schedules' own DLQ, which the
@@ -617,7 +608,6 @@ export class ApiStack extends Stack {
       ['DeletionDlq', this.deletionQueue.deadLetterQueue!.queue as Queue],
       ['WebhookDlq', this.webhookQueue.deadLetterQueue!.queue as Queue],
       ['MediaImportDlq', this.mediaImportQueue.deadLetterQueue!.queue as Queue],
-      ['WebhookRouterDlq', this.webhookRouterDeadLetterQueue],
       ['SchedulerDlq', this.schedulerDeadLetterQueue],
     ];
     for (const [name, queue] of deadLetterQueues) {

@@ -236,7 +236,7 @@ describe('alarm notifications', () => {
   const alarms = (synth: Synthesized) => resourcesOfType(synth.apiJson, 'AWS::CloudWatch::Alarm').map(([id, alarm]) => [id, alarm.Properties!] as const);
 
   it('are off by default: no alarm has an action', () => {
-    expect(alarms(s)).toHaveLength(16);
+    expect(alarms(s)).toHaveLength(15);
     for (const [id, alarm] of alarms(s)) expect(alarm.AlarmActions, id).toBeUndefined();
     expect(resourcesOfType(s.apiJson, 'AWS::SNS::Topic')).toHaveLength(0);
   });
@@ -248,7 +248,7 @@ describe('alarm notifications', () => {
       expect(subscription).toMatchObject({ Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
       const policy = onlyResource(synth.apiJson, 'AWS::SNS::TopicPolicy').Properties!;
       expect(JSON.stringify(policy.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
-      expect(alarms(synth)).toHaveLength(16);
+      expect(alarms(synth)).toHaveLength(15);
       // An alarm beside a worker in its own stack names the topic through the API stack's export.
       for (const [id, alarm] of alarms(synth)) expect((alarm.AlarmActions as unknown[]).map((action) => describeValue(action, synth)), id).toEqual([describeValue({ Ref: topicId }, synth)]);
       expect(synth.apiJson.Outputs?.AlarmTopicArn?.Value).toEqual({ Ref: topicId });

@@ -27,6 +27,14 @@ const before = JSON.parse(readFileSync(new URL('./fixtures/api-stack-before-spli
  */
 const RENAMED = new Set(['SweeperScheduleAllowEventRuleSocialPublishingApiSweeperAA7473BEDB6CC12A']);
 
+/**
+ * Resources removed since the split, on purpose: the webhook router's dead-letter queue, its policy
+ * and its alarm. The router's stream mappings retry a failing batch until it succeeds (issue 31,
+ * item 2), so nothing was wired to the queue; a stream's on-failure destination would only ever
+ * have received shard and sequence pointers to records the stream drops after 24 h, nothing to redrive.
+ */
+const REMOVED = new Set(['WebhookRouterDlqAFB456CB', 'WebhookRouterDlqPolicy925FB429', 'WebhookRouterDlqDepth63889391']);
+
 /** The resources a user's data, URLs or messages in flight live in: each must stay exactly where it was. */
 const STATEFUL_IN_API_STACK = [
   'ApiF70053CD', // the HTTP API: its id is in every execute-api URL
@@ -37,7 +45,6 @@ const STATEFUL_IN_API_STACK = [
   'DeletionQueueDlq142FAF08',
   'WebhookQueueA9D318EA',
   'WebhookQueueDlq074F5595',
-  'WebhookRouterDlqAFB456CB',
   'SchedulerDlqBE0A9ADA',
   'Schedules29FB02FD',
   'SchedulerRole59E73443', // every schedule in flight names this role
@@ -80,6 +87,10 @@ describe('stack layout', () => {
   it('keeps every resource of the API stack as deployed before the split, once, under the same logical id and type', () => {
     for (const [id, type] of Object.entries(before.resources)) {
       if (RENAMED.has(id)) continue;
+      if (REMOVED.has(id)) {
+        expect(stackOfResource(id), id).toEqual([]);
+        continue;
+      }
       const stacks = stackOfResource(id);
       expect(stacks, id).toHaveLength(1);
       expect(s.stacks.get(stacks[0]!)!.Resources[id]!.Type, id).toBe(type);

@@ -112,7 +112,6 @@ function labelsOf({ data, api }: Service): Map<string, string> {
   labels.set(logicalId(api.schedulerDeadLetterQueue), 'queue:scheduler-dlq');
   labels.set(logicalId(api.webhookQueue), 'queue:webhook');
   labels.set(logicalId(api.webhookQueue.deadLetterQueue!.queue), 'queue:webhook-dlq');
-  labels.set(logicalId(api.webhookRouterDeadLetterQueue), 'queue:webhook-router-dlq');
   labels.set(logicalId(api.mediaImportQueue), 'queue:mediaImport');
   labels.set(logicalId(api.mediaImportQueue.deadLetterQueue!.queue), 'queue:mediaImport-dlq');
   labels.set(logicalId(api.schedulerRole), 'role:scheduler');
