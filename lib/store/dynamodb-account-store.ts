@@ -345,12 +345,17 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
    * most `limit`. Keys only; markExpiring does the rest.
    */
   async listExpiryWarningsDue(now: Date, limit: number): Promise<{ accountId: string; expirySk: string }[]> {
+    return this.listChecksDue(EXPIRY_PARTITION, now, limit);
+  }
+
+  /** One partition of byTokenExpiry up to `upTo`, oldest first, keys only. */
+  private async listChecksDue(partition: string, upTo: Date, limit: number): Promise<{ accountId: string; expirySk: string }[]> {
     const out = await this.table.client.send(
       new QueryCommand({
         TableName: this.table.name,
         IndexName: BY_TOKEN_EXPIRY_INDEX,
         KeyConditionExpression: 'expiryPk = :pk AND expirySk <= :upTo',
-        ExpressionAttributeValues: { ':pk': EXPIRY_PARTITION, ':upTo': `${now.toISOString()}#~` },
+        ExpressionAttributeValues: { ':pk': partition, ':upTo': `${upTo.toISOString()}#~` },
         Limit: limit,
       }),
     );
@@ -448,16 +453,7 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
    * (byTokenExpiry's X partition, oldest first), at most `limit`. Keys only.
    */
   async listXSubscriptionChecksDue(readBefore: Date, limit: number): Promise<{ accountId: string; expirySk: string }[]> {
-    const out = await this.table.client.send(
-      new QueryCommand({
-        TableName: this.table.name,
-        IndexName: BY_TOKEN_EXPIRY_INDEX,
-        KeyConditionExpression: 'expiryPk = :pk AND expirySk <= :upTo',
-        ExpressionAttributeValues: { ':pk': X_SUBSCRIPTION_PARTITION, ':upTo': `${readBefore.toISOString()}#~` },
-        Limit: limit,
-      }),
-    );
-    return entriesOf(out.Items);
+    return this.listChecksDue(X_SUBSCRIPTION_PARTITION, readBefore, limit);
   }
 
   /**
