@@ -70,6 +70,11 @@ export function incomingObjectKey(userId: string, mediaId: string, fileName: str
   return `${INCOMING_PREFIX}${mediaObjectKey(userId, mediaId, fileName)}`;
 }
 
+/** Where a checked file is served from: its incoming key without the incoming prefix. */
+export function servedObjectKey(objectKey: string): string {
+  return objectKey.startsWith(INCOMING_PREFIX) ? objectKey.slice(INCOMING_PREFIX.length) : objectKey;
+}
+
 /**
  * Bytes of media one customer may keep in the library (registered files; an upload under way
  * counts once registered). Checked when an upload is signed (the POST policy's size bound is what

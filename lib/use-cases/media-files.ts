@@ -24,7 +24,7 @@ import { decodeCursor, encodeCursor, type CursorScope } from '../domain/cursor.j
 import { ApiError, type ErrorCode } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { checkSourceUrl, fileNameFromUrl, IMPORT_LEASE_SECONDS, UPLOAD_ABANDONED_AFTER_SECONDS } from '../domain/media-import.js';
-import { incomingObjectKey, INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl } from '../domain/media-library.js';
+import { incomingObjectKey, INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl, servedObjectKey } from '../domain/media-library.js';
 import { uploadRule } from '../domain/media-upload-rules.js';
 import { MEDIA_STATUSES, mediaStatus, type MediaItem, type MediaStatus, type Post } from '../domain/model.js';
 import { checkQueryParameters } from '../domain/query-parameters.js';
@@ -34,7 +34,8 @@ import { idempotentRequest, type IdempotentOutcome } from './idempotent-request.
 import type { Clock } from './ports/clock.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { MediaImportQueue } from './ports/media-import.js';
-import type { MediaLibraryStore, MediaUploadStorage, PresignedPutUpload } from './ports/media-upload.js';
+import type { MediaLibraryStore, MediaUploadStorage, PresignedPutUpload, ReadyFile } from './ports/media-upload.js';
+import type { IdempotencyCompletion } from '../domain/idempotency-record.js';
 import type { PostStore } from './ports/post-store.js';
 import { ACCEPTED_IN_WORDS, inspectStoredFile, limitInWords, MediaLibraryError, type InspectedFile } from './settings/media-library.js';
 
@@ -106,6 +107,33 @@ export async function roomFor(library: Pick<MediaLibraryStore, 'storedBytes'>, u
     const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
     throw new ApiError('media_storage_full', `Your media library holds ${gb(used)} of ${gb(MEDIA_STORAGE_QUOTA_BYTES)}; this file does not fit. Delete files you no longer need.`);
   }
+}
+
+/**
+ * The last step of a complete and of an import, once the file is checked and at its served key:
+ * the media made ready, counted against the quota in the same write (with the request's
+ * idempotency record when it holds one). Over the quota by then (another file took the room): it
+ * fails media_storage_full and the served copy is removed. Settled meanwhile (another complete made
+ * it ready, or it was deleted): `settled` with the media as it is now, and a deleted media's copy
+ * is removed with it.
+ */
+export async function settleStoredFile(
+  deps: { library: Pick<MediaLibraryStore, 'markReady' | 'markFailed' | 'get'>; storage: Pick<MediaUploadStorage, 'remove'>; clock: Clock },
+  item: MediaItem,
+  file: ReadyFile,
+  remember: IdempotencyCompletion | null,
+  fullMessage: string,
+): Promise<{ outcome: 'ready' } | { outcome: 'over_quota'; error: ApiError } | { outcome: 'settled'; current: MediaItem | null }> {
+  const outcome = await deps.library.markReady(item, file, MEDIA_STORAGE_QUOTA_BYTES, remember);
+  if (outcome === 'ready') return { outcome };
+  if (outcome === 'over_quota') {
+    const error = new ApiError('media_storage_full', fullMessage);
+    await failMedia(deps, item, error, [file.objectKey]);
+    return { outcome, error };
+  }
+  const current = await deps.library.get(item.id);
+  if (!current) await deps.storage.remove(file.objectKey);
+  return { outcome: 'settled', current };
 }
 
 /**
@@ -300,7 +328,7 @@ export class MediaFiles {
         if (status === 'failed') throw new ApiError((item.error?.code ?? 'media_unreadable') as ErrorCode, item.error?.message ?? 'The file was refused.');
         if (status === 'processing') throw invalid('This media is being imported from a URL; it becomes ready by itself.', 'id');
         const uploadKey = item.objectKey;
-        const servedKey = uploadKey.startsWith(INCOMING_PREFIX) ? uploadKey.slice(INCOMING_PREFIX.length) : uploadKey;
+        const servedKey = servedObjectKey(uploadKey);
         const head = await this.deps.storage.head(uploadKey);
         if (!head) return this.afterTheBytesLeft(caller, mediaId, lock, servedKey, null);
         let inspected: InspectedFile;
@@ -327,20 +355,21 @@ export class MediaFiles {
         const file = { ...inspected, url: mediaUrl(this.deps.mediaBaseUrl(), servedKey), objectKey: servedKey, sizeBytes: head.sizeBytes, updatedAt: at };
         const ready: MediaItem = { ...item, ...file, status: 'ready', error: null };
         const view = mediaView(ready);
-        const outcome = await this.deps.library.markReady(item, file, MEDIA_STORAGE_QUOTA_BYTES, lock ? { lock, response: { status: 200, body: view } } : null);
-        if (outcome === 'ready') {
+        const settled = await settleStoredFile(
+          this.deps,
+          item,
+          file,
+          lock ? { lock, response: { status: 200, body: view } } : null,
+          'Your media library became full while this file was checked; delete files you no longer need.',
+        );
+        if (settled.outcome === 'ready') {
           progress.remembered = lock !== null;
           return { status: 200, body: view };
         }
-        if (outcome === 'over_quota') {
-          const full = new ApiError('media_storage_full', 'Your media library became full while this file was checked; delete files you no longer need.');
-          await this.fail(item, full, [servedKey]);
-          throw full;
-        }
+        if (settled.outcome === 'over_quota') throw settled.error;
         // Not pending any more: another complete made it ready (the same served object), or it was deleted.
-        const after = await this.deps.library.get(mediaId);
+        const after = settled.current;
         if (after && after.userId === caller.userId && mediaStatus(after) === 'ready') return this.answerAsIs(lock, after);
-        if (!after) await this.deps.storage.remove(servedKey);
         throw notFound();
       },
     );
@@ -430,7 +459,7 @@ export class MediaFiles {
       throw new ApiError('media_in_use', `${users} ${users === 1 ? 'post' : 'posts'} (draft or scheduled) ${users === 1 ? 'uses' : 'use'} this file; delete them or change their media first.`, { param: 'id' });
     }
     // Both keys: a complete running now may be moving the upload to its served key.
-    const served = item.objectKey.startsWith(INCOMING_PREFIX) ? item.objectKey.slice(INCOMING_PREFIX.length) : item.objectKey;
+    const served = servedObjectKey(item.objectKey);
     await this.deps.storage.remove(`${INCOMING_PREFIX}${served}`);
     await this.deps.storage.remove(served);
     await this.deps.library.remove(item);

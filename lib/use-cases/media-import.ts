@@ -16,10 +16,10 @@
  */
 import { ApiError } from '../domain/errors.js';
 import { IMPORT_LEASE_SECONDS, MAX_IMPORT_BYTES, MAX_IMPORT_CLAIMS, ruleByContent } from '../domain/media-import.js';
-import { INCOMING_PREFIX, MEDIA_STORAGE_QUOTA_BYTES, mediaUrl } from '../domain/media-library.js';
+import { mediaUrl, servedObjectKey } from '../domain/media-library.js';
 import { describeLimit, SNIFF_BYTES } from '../domain/media-upload-rules.js';
 import { mediaStatus, type MediaItem } from '../domain/model.js';
-import { failMedia, roomFor } from './media-files.js';
+import { failMedia, roomFor, settleStoredFile } from './media-files.js';
 import type { Clock } from './ports/clock.js';
 import { MediaFetchError, type MediaImportQueue, type MediaImportStorage, type MediaSourceFetcher } from './ports/media-import.js';
 import type { MediaLibraryStore } from './ports/media-upload.js';
@@ -59,18 +59,12 @@ export class MediaImports {
       if (!head) throw new MediaFetchError('The file could not be stored.');
       const inspected = await inspectStoredFile(this.deps.storage, incomingKey, { ...head, contentType });
       await roomFor(this.deps.library, item.userId, head.sizeBytes);
-      const servedKey = incomingKey.startsWith(INCOMING_PREFIX) ? incomingKey.slice(INCOMING_PREFIX.length) : incomingKey;
+      const servedKey = servedObjectKey(incomingKey);
       await this.deps.storage.move(incomingKey, servedKey);
       const file = { ...inspected, url: mediaUrl(this.deps.mediaBaseUrl(), servedKey), objectKey: servedKey, sizeBytes: head.sizeBytes, updatedAt: this.deps.clock.now().toISOString() };
-      const outcome = await this.deps.library.markReady(item, file, MEDIA_STORAGE_QUOTA_BYTES, null);
-      if (outcome === 'ready') return 'ready';
-      if (outcome === 'over_quota') {
-        await this.fail(item, new ApiError('media_storage_full', 'Your media library became full while this file was imported; delete files you no longer need.'), [servedKey]);
-        return 'failed';
-      }
-      // Settled meanwhile (deleted): the copy made here goes with it.
-      if (!(await this.deps.library.get(mediaId))) await this.deps.storage.remove(servedKey);
-      return 'skipped';
+      const settled = await settleStoredFile(this.deps, item, file, null, 'Your media library became full while this file was imported; delete files you no longer need.');
+      // Settled meanwhile (deleted): the copy made here went with it.
+      return settled.outcome === 'ready' ? 'ready' : settled.outcome === 'over_quota' ? 'failed' : 'skipped';
     } catch (error) {
       const refusal = error instanceof MediaFetchError || error instanceof MediaLibraryError || error instanceof ApiError ? error : null;
       // Anything else (the bucket or the table failing) is tried again: the message comes back, or the sweeper brings it.
