@@ -13,7 +13,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { IMPORT_TIMEOUT_MS, MAX_IMPORT_REDIRECTS } from '../domain/media-import.js';
 import { MediaFetchError, type FetchedSource, type MediaSourceFetcher } from '../use-cases/ports/media-import.js';
-import { ADDRESS_NOT_ALLOWED, guardedLookup, isPublicAddress, systemResolve, type Resolve } from './public-address.js';
+import { connectionFailure, guardedLookup, isPublicAddress, systemResolve, type Resolve } from './public-address.js';
 
 export interface MediaFetcherOptions {
   /** Local stack only: http://127.0.0.1 sources. */
@@ -113,17 +113,8 @@ export class HttpMediaFetcher implements MediaSourceFetcher {
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
         signal.removeEventListener('abort', onAbort);
         if (error instanceof MediaFetchError) return reject(error);
-        reject(
-          new MediaFetchError(
-            error.code === ADDRESS_NOT_ALLOWED
-              ? 'The URL is not a public address.'
-              : error.code === 'ENOTFOUND'
-                ? 'The host does not resolve.'
-                : error.code === 'ECONNREFUSED'
-                  ? 'The server refused the connection.'
-                  : `The request failed (${error.code ?? 'network error'}).`,
-          ),
-        );
+        const why = connectionFailure(error);
+        reject(new MediaFetchError(`${why.charAt(0).toUpperCase()}${why.slice(1)}.`));
       });
       outgoing.end();
     });

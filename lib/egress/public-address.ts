@@ -31,6 +31,17 @@ export function isPublicAddress(address: string): boolean {
 /** The error a guarded lookup fails the connection with. */
 export const ADDRESS_NOT_ALLOWED = 'EADDRNOTALLOWED';
 
+/**
+ * Why a request to a customer's URL (a webhook, a media import) never got an answer, from its
+ * socket error, in words each caller puts in its own sentence: the same causes, said alike.
+ */
+export function connectionFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === ADDRESS_NOT_ALLOWED) return "the host's address is not public";
+  if (error.code === 'ENOTFOUND') return 'the host does not resolve';
+  if (error.code === 'ECONNREFUSED') return 'the server refused the connection';
+  return `the request failed (${error.code ?? 'network error'})`;
+}
+
 /** How names are resolved: node's dns.lookup by default; tests pass a resolver that answers what they need. */
 export type Resolve = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 

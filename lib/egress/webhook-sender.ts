@@ -15,7 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '../domain/webhooks.js';
 import type { WebhookAnswer, WebhookRequest, WebhookSender, WebhookUrlResolver } from '../use-cases/ports/webhooks.js';
-import { ADDRESS_NOT_ALLOWED, guardedLookup, isPublicAddress, resolvesToPublicAddresses, systemResolve, type Resolve } from './public-address.js';
+import { connectionFailure, guardedLookup, isPublicAddress, resolvesToPublicAddresses, systemResolve, type Resolve } from './public-address.js';
 
 export interface WebhookSenderOptions {
   /** Local stack only: http://127.0.0.1 endpoints. */
@@ -88,15 +88,7 @@ export class HttpWebhookSender implements WebhookSender {
         outgoing.destroy();
       }, this.timeoutMs);
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        const why =
-          error.code === ADDRESS_NOT_ALLOWED
-            ? 'the host resolves to an address that is not public'
-            : error.code === 'ENOTFOUND'
-              ? 'the host does not resolve'
-              : error.code === 'ECONNREFUSED'
-                ? 'the connection was refused'
-                : `the request failed (${error.code ?? 'network error'})`;
-        finish({ statusCode: null, error: why });
+        finish({ statusCode: null, error: connectionFailure(error) });
       });
       outgoing.end(request.body);
     });

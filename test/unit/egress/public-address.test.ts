@@ -4,7 +4,7 @@
  * Teredo), and the host of a URL written as an IPv6 literal.
  */
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, resolvesToPublicAddresses } from '../../../lib/egress/public-address.js';
+import { ADDRESS_NOT_ALLOWED, connectionFailure, isPublicAddress, resolvesToPublicAddresses } from '../../../lib/egress/public-address.js';
 
 describe('isPublicAddress', () => {
   it.each([
@@ -32,5 +32,17 @@ describe('isPublicAddress', () => {
   it('refuses a URL host written as a bracketed literal of such an address', async () => {
     expect(await resolvesToPublicAddresses('[::7f00:1]')).toBe('not_public');
     expect(await resolvesToPublicAddresses('[2606:4700:4700::1111]')).toBe('public');
+  });
+});
+
+describe('connectionFailure', () => {
+  const failure = (code: string | undefined) => connectionFailure(Object.assign(new Error('socket'), code === undefined ? {} : { code }));
+
+  it('says why a request to a customer URL got no answer, alike for webhooks and media imports', () => {
+    expect(failure(ADDRESS_NOT_ALLOWED)).toBe("the host's address is not public");
+    expect(failure('ENOTFOUND')).toBe('the host does not resolve');
+    expect(failure('ECONNREFUSED')).toBe('the server refused the connection');
+    expect(failure('ECONNRESET')).toBe('the request failed (ECONNRESET)');
+    expect(failure(undefined)).toBe('the request failed (network error)');
   });
 });
