@@ -396,11 +396,12 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
     writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media, KEYS.user] },
     mediaObjects: 'delete',
   },
-  // As UpdateMedia and CreateMedia's import (the same use case): the item's alt text; a processing item and its import queued.
+  // As UpdateMedia and CreateMedia's import (the same use case): the item's alt text; a processing item and its import queued,
+  // under the form's idempotency key (a form sent twice starts one import).
   SettingsMediaAltText: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media] } },
   SettingsMediaImport: {
     ...SIGNED_IN,
-    tables: { ...SIGNED_IN.tables, directory: 'readWrite' },
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite', idempotency: 'readWrite' },
     writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.media] },
     sendsTo: ['mediaImport'],
   },

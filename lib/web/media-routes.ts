@@ -2,7 +2,9 @@
  * The settings routes of the media library, shared by their one-per-route handler modules in
  * functions/settings/. A MediaLibraryError becomes a 400 page with its message and a way back.
  */
+import { createHash } from 'node:crypto';
 import { ENV, requireEnv } from '../config.js';
+import { randomToken } from '../domain/ids.js';
 import { ApiError } from '../domain/errors.js';
 import type { MediaFiles } from '../use-cases/media-files.js';
 import { INCOMING_PREFIX } from '../domain/media-library.js';
@@ -47,7 +49,11 @@ export const uploadFormOptions: WebHandlerOptions = {
 
 export async function mediaRoute(request: WebRequest, signedIn: SignedIn): Promise<WebResult> {
   const items = await mediaLibraryUseCase().list(signedIn.user.id);
-  return { kind: 'page', title: 'Media library', body: mediaPage({ items, csrfToken: signedIn.session.csrfToken, notice: MEDIA_NOTICES[request.query.notice ?? ''] ?? null }) };
+  return {
+    kind: 'page',
+    title: 'Media library',
+    body: mediaPage({ items, csrfToken: signedIn.session.csrfToken, importToken: randomToken(24), notice: MEDIA_NOTICES[request.query.notice ?? ''] ?? null }),
+  };
 }
 
 /** Sizes a browser may declare: a whole number of bytes, no more digits than the largest file could have. */
@@ -127,11 +133,24 @@ export function altTextRoute(media: MediaFiles) {
 }
 
 /** The same use case as POST /api/v1/media with sourceUrl: the file is fetched in the background. */
+/**
+ * The import form's idempotency key: its page's one-time token with what was typed, so a form sent
+ * twice (a double click, a resend after a lost answer) starts one import, while the same page sent
+ * again with another URL is another import. A form without a token (a page older than the token)
+ * imports without a key.
+ */
+export function importIdempotencyKey(token: string | undefined, body: { sourceUrl: string; altText?: string }): string | undefined {
+  if (token === undefined || !/^[A-Za-z0-9]{16,64}$/.test(token)) return undefined;
+  const typed = createHash('sha256').update(JSON.stringify([token, body.sourceUrl, body.altText ?? ''])).digest('base64url');
+  return `settings-import-${typed}`;
+}
+
 export function importMediaRoute(media: MediaFiles) {
   return (request: WebRequest, signedIn: SignedIn): Promise<WebResult> =>
     orApiError(async () => {
       const altText = request.form.altText ?? '';
-      await media.create(signedIn.caller, { sourceUrl: request.form.sourceUrl ?? '', ...(altText !== '' ? { altText } : {}) });
+      const body = { sourceUrl: request.form.sourceUrl ?? '', ...(altText !== '' ? { altText } : {}) };
+      await media.create(signedIn.caller, body, { idempotencyKey: importIdempotencyKey(request.form.importToken, body) });
       return { kind: 'redirect', location: '/settings/media?notice=importing' };
     });
 }

@@ -109,4 +109,35 @@ describe('the media page', () => {
     expect(await page.locator('tr[data-media-id]').count()).toBe(0);
     await context.close();
   });
+
+  it('an import form sent twice starts one import; the same page sent with another URL is another', { timeout: 120_000 }, async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${stack.origin}/settings`);
+    await signUp(page, 'media-twice@example.com', 'correct horse battery staple');
+    await page.waitForURL(`${stack.origin}/settings`);
+    await page.goto(`${stack.origin}/settings/media`);
+    const form = page.locator('form[action="/settings/media/import"]');
+    const fields = {
+      _csrf: await form.locator('input[name="_csrf"]').inputValue(),
+      importToken: await form.locator('input[name="importToken"]').inputValue(),
+    };
+    expect(fields.importToken).toMatch(/^[0-9A-Za-z]{24}$/);
+    // A double click, or a resend after a lost answer: the same form, twice.
+    for (let sent = 0; sent < 2; sent++) {
+      const answer = await page.request.post(`${stack.origin}/settings/media/import`, { form: { ...fields, sourceUrl: `${filesOrigin}/once.png`, altText: '' }, maxRedirects: 0 });
+      expect(answer.status(), await answer.text()).toBe(303);
+    }
+    await page.goto(`${stack.origin}/settings/media`);
+    expect(await page.locator('tr[data-media-id]').count()).toBe(1);
+    // The same page, another URL: a second import.
+    const other = await page.request.post(`${stack.origin}/settings/media/import`, { form: { ...fields, sourceUrl: `${filesOrigin}/twice.png`, altText: '' }, maxRedirects: 0 });
+    expect(other.status()).toBe(303);
+    await page.goto(`${stack.origin}/settings/media`);
+    expect(await page.locator('tr[data-media-id]').count()).toBe(2);
+    // A new page has a new token.
+    expect(await page.locator('form[action="/settings/media/import"] input[name="importToken"]').inputValue()).not.toBe(fields.importToken);
+    await context.close();
+  });
 });

@@ -93,13 +93,13 @@ function row(item: MediaItem, csrf: string, index: number): Html {
 </tr>`;
 }
 
-export function mediaPage(input: { items: MediaItem[]; csrfToken: string; notice: string | null }): Html {
+export function mediaPage(input: { items: MediaItem[]; csrfToken: string; importToken: string; notice: string | null }): Html {
   return html`${input.notice ? html`<p class="notice ok" role="status">${input.notice}</p>` : ''}
 <section class="card" aria-labelledby="upload-title"><h2 id="upload-title">Upload a file</h2>
 <form method="post" action="/settings/media/upload">${csrfField(input.csrfToken)}<button type="submit" class="primary">Upload a file…</button></form>
 <p class="muted">You can upload ${ACCEPTED_IN_WORDS}. Files go straight to storage; a video’s length and a PDF’s pages are read from the file. X takes videos up to 140 s, LinkedIn up to 30 minutes; a PDF (at most 300 pages) goes to LinkedIn as a document post.</p></section>
 <section class="card" aria-labelledby="import-title"><h2 id="import-title">Import from a URL</h2>
-<form method="post" action="/settings/media/import">${csrfField(input.csrfToken)}
+<form method="post" action="/settings/media/import">${csrfField(input.csrfToken)}<input type="hidden" name="importToken" value="${input.importToken}">
 <label for="sourceUrl">File URL (https)</label><input type="url" id="sourceUrl" name="sourceUrl" required>
 <label for="importAltText">Alt text (optional)</label><textarea id="importAltText" name="altText" rows="2" maxlength="${MAX_ALT_TEXT}"></textarea>
 <p><button type="submit" class="primary">Import</button></p></form>
