@@ -31,6 +31,7 @@ import {
   type User,
 } from '../lib/domain/model.js';
 import { accountView } from '../lib/domain/views/account-view.js';
+import { BACKFILL_DEFAULT_LIMIT, BACKFILL_MAX_LIMIT, type BackfillMetrics } from '../lib/use-cases/admin/backfill-metrics.js';
 import type { Provisioning } from '../lib/use-cases/admin/provisioning.js';
 import { applyStackEnvironment, readStackFile, StackFileError } from './admin-target.js';
 
@@ -59,6 +60,10 @@ export const USAGE = `Usage: npm run --silent admin -- [--aws] <command> [flags]
   key create --user U [--scopes ${SCOPES.join(',')}]
   key revoke --key <key id>
   media add --user U --file PATH [--content-type MIME] [--duration-seconds S]
+  metrics backfill --user U [--limit N] [--cursor C]
+                   (schedules the collection of the user's posts published before metrics were
+                   collected; at most N posts read a run, default ${BACKFILL_DEFAULT_LIMIT}; run again with the
+                   cursor it prints until the cursor is null)
 
 Prints one JSON object on stdout. Targets the running local stack (DATA_DIR/stack.json, DATA_DIR
 defaults to .data) unless --aws or ADMIN_TARGET=aws is given.`;
@@ -74,6 +79,8 @@ interface Command {
 
 interface CommandContext {
   provisioning: Provisioning;
+  /** Built on first use: only `metrics backfill` needs the posts table. */
+  metricsBackfill: () => Promise<BackfillMetrics>;
 }
 
 function str(flags: Flags, name: string): string | undefined {
@@ -280,6 +287,20 @@ const COMMANDS: Record<string, Command> = {
       return { id: item.id, url: item.url, contentType: item.contentType, ...(item.pageCount !== undefined && item.pageCount !== null ? { pageCount: item.pageCount } : {}) };
     },
   },
+  'metrics backfill': {
+    flags: { user: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+    required: ['user'],
+    async run(flags, { metricsBackfill }) {
+      const limit = wholeNumber(flags, 'limit') ?? BACKFILL_DEFAULT_LIMIT;
+      if (limit < 1 || limit > BACKFILL_MAX_LIMIT) throw new AdminUsageError(`--limit must be from 1 to ${BACKFILL_MAX_LIMIT}; got ${limit}`);
+      const cursor = str(flags, 'cursor');
+      // A cursor is the last listSk read (`<createdAt>#<post id>`), as the previous run printed it.
+      if (cursor !== undefined && !/^\d{4}-\d\d-\d\dT[0-9:.]+Z#post_[A-Za-z0-9]+$/.test(cursor)) {
+        throw new AdminUsageError(`--cursor must be the cursor a previous run printed; got "${cursor}"`);
+      }
+      return (await metricsBackfill()).run({ userId: requiredStr(flags, 'user'), cursor: cursor ?? null, limit });
+    },
+  },
 };
 
 export interface ParsedCommand {
@@ -376,7 +397,14 @@ export async function main(argv: string[]): Promise<number> {
     const parsed = parseCommandLine(argv);
     const built = await buildProvisioning(parsed.aws, parsed.name === 'media add');
     target = built.target;
-    const result = await parsed.command.run(parsed.flags, { provisioning: built.provisioning });
+    const metricsBackfill = async () => {
+      const [{ DynamoDbPostMetrics }, { BackfillMetrics }] = await Promise.all([
+        import('../lib/store/dynamodb-post-metrics.js'),
+        import('../lib/use-cases/admin/backfill-metrics.js'),
+      ]);
+      return new BackfillMetrics({ store: new DynamoDbPostMetrics(), clock: { now: () => new Date() } });
+    };
+    const result = await parsed.command.run(parsed.flags, { provisioning: built.provisioning, metricsBackfill });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -53,6 +53,20 @@ export function firstMetricsDueAt(publishedAt: string): Date {
   return new Date(Date.parse(publishedAt) + METRICS_SCHEDULE_MS[0]);
 }
 
+/** A post published at or before this is past its last collection (30 d): nothing left to schedule. */
+export function metricsTrackedSince(now: Date): Date {
+  return new Date(now.getTime() - Math.max(...METRICS_SCHEDULE_MS));
+}
+
+/**
+ * When a post published before collection existed is first collected by the backfill: now (it
+ * has no figures yet, and the run batches the account's posts together), but never before its
+ * first point; the schedule goes on from there (nextMetricsDueAt).
+ */
+export function backfillMetricsDueAt(publishedAt: string, now: Date): Date {
+  return new Date(Math.max(now.getTime(), firstMetricsDueAt(publishedAt).getTime()));
+}
+
 /** Null plus anything is the other figure; null only when every part is null (nothing given). */
 function addFigure(a: number | null, b: number | null): number | null {
   if (a === null) return b;

@@ -17,7 +17,7 @@ import * as v from 'valibot';
 import { requireEnv } from '../config.js';
 import type { Post } from '../domain/model.js';
 import type { PostMetrics } from '../domain/post-metrics.js';
-import type { ClaimedPost, PostMetricsRecord, PostMetricsStore, RefreshClaim } from '../use-cases/ports/post-metrics-store.js';
+import type { ClaimedPost, PostMetricsRecord, PostMetricsStore, PublishedPage, RefreshClaim } from '../use-cases/ports/post-metrics-store.js';
 import { documentClient } from './dynamo-client.js';
 import { itemToPost, metricsDueKeys, POST_INDEXES, POST_METRICS_ITEM, statusPartitionKey } from './post-item.js';
 import { POSTS_TABLE } from './tables.js';
@@ -192,6 +192,43 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
       startKey = out.LastEvaluatedKey;
     } while (startKey);
     return posts;
+  }
+
+  async listPublishedPage(userId: string, input: { publishedAfter: Date; limit: number; cursor: string | null }): Promise<PublishedPage> {
+    const statusPk = statusPartitionKey(userId, 'published');
+    // The cursor is the last listSk read (`<createdAt>#<id>`): the index's key and the table's are both in it.
+    const startKey = input.cursor === null ? undefined : { statusPk, listSk: input.cursor, id: input.cursor.slice(input.cursor.indexOf('#') + 1) };
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: POST_INDEXES.byUserStatus,
+        KeyConditionExpression: 'statusPk = :pk',
+        // By publishedAt, not by the sort key: a draft or a retried post goes out long after it was created.
+        FilterExpression: 'publishedAt > :after',
+        ProjectionExpression: 'id, publishedAt, listSk',
+        ExpressionAttributeValues: { ':pk': statusPk, ':after': input.publishedAfter.toISOString() },
+        ScanIndexForward: false,
+        Limit: input.limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const last = out.LastEvaluatedKey?.listSk;
+    return {
+      posts: (out.Items ?? []).map((item) => ({ id: String(item.id), publishedAt: String(item.publishedAt) })),
+      read: out.ScannedCount ?? 0,
+      cursor: typeof last === 'string' ? last : null,
+    };
+  }
+
+  async scheduleUnscheduled(postId: string, input: { dueAt: Date; publishedAfter: Date }): Promise<boolean> {
+    return this.conditional({
+      TableName: this.table,
+      Key: { id: postId },
+      UpdateExpression: 'SET metricsDuePk = :duePk, metricsDueSk = :dueSk',
+      ConditionExpression: '#status = :published AND attribute_not_exists(deletedAt) AND attribute_not_exists(metricsDuePk) AND publishedAt > :after',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':published': 'published', ':after': input.publishedAfter.toISOString(), ...prefixed(metricsDueKeys(postId, input.dueAt)) },
+    });
   }
 
   private async conditional(update: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {

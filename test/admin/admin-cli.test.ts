@@ -207,6 +207,21 @@ describe('admin CLI against a running local stack', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  it("backfills a user's metrics schedule through the stack's posts table, and refuses a limit or cursor it cannot use", async () => {
+    const fresh = id(await adminJson('user', 'create', '--email', 'backfill@example.test'));
+    // A user with no published posts: one page read, nothing to schedule, done (the rest: test/store/backfill-metrics.test.ts).
+    expect(await adminJson('metrics', 'backfill', '--user', fresh)).toEqual({ object: 'metrics_backfill', userId: fresh, read: 0, scheduled: 0, alreadyScheduled: 0, cursor: null });
+    for (const [args, message] of [
+      [['--limit', '0'], /--limit must be from 1 to 10000/],
+      [['--cursor', 'whatever'], /--cursor must be the cursor a previous run printed/],
+    ] as const) {
+      const result = await admin('metrics', 'backfill', '--user', fresh, ...args);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+    }
+  });
+
   it('says how to start a stack when there is none', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'admin-cli-empty-'));
     try {

@@ -21,6 +21,15 @@ export type RefreshClaim =
   | { claimed: ClaimedPost }
   | { refused: 'not_found' | 'not_published' | 'too_soon' | 'in_progress'; retryAt?: Date };
 
+/** One page of a user's published posts for the backfill: what it needs of each, and where the next page starts. */
+export interface PublishedPage {
+  posts: Array<{ id: string; publishedAt: string }>;
+  /** Index entries read for this page, before the filter kept `posts`. */
+  read: number;
+  /** Passed back to read the next page; null after the last. */
+  cursor: string | null;
+}
+
 export interface PostMetricsStore {
   /** Ids of posts whose next collection is due by `dueBy` in one shard of byMetricsDue, oldest first. */
   listDue(shard: number, dueBy: Date, limit: number): Promise<string[]>;
@@ -48,4 +57,17 @@ export interface PostMetricsStore {
    * with their metrics: GET /analytics reads the posts published in its period among them.
    */
   listPublished(userId: string, createdFrom: Date, createdTo: Date): Promise<Post[]>;
+  /**
+   * A page of at most `limit` of the user's published posts (byUserStatus, newest created first),
+   * keeping only those published after `publishedAfter`; the page may hold fewer (even none) with
+   * a cursor still to follow.
+   */
+  listPublishedPage(userId: string, input: { publishedAfter: Date; limit: number; cursor: string | null }): Promise<PublishedPage>;
+  /**
+   * Gives a published post with no due entry its next collection at `dueAt` (the backfill of
+   * posts published before collection existed). False when it already has one, is deleted, or was
+   * published at or before `publishedAfter` (its 30 days are over): a conditional write, so two
+   * backfills never schedule one post twice.
+   */
+  scheduleUnscheduled(postId: string, input: { dueAt: Date; publishedAfter: Date }): Promise<boolean>;
 }
