@@ -192,6 +192,7 @@ export abstract class SandboxPlatform {
    */
   private readonly byAccount = new Map<string, SandboxPost[]>();
   private readonly createAttempts = new Map<string, number>();
+  private readonly metricsReads = new Map<string, number>();
   private readonly flakySeen = new Set<string>();
   private refreshes = 0;
   readonly faults = new FaultBook();
@@ -230,6 +231,11 @@ export abstract class SandboxPlatform {
     return this.createAttempts.get(accountId) ?? 0;
   }
 
+  /** Requests to the platform's metrics endpoints for the account, whatever the answer (the bench's requests per 1,000 posts collected). */
+  metricsReadCount(accountId: string): number {
+    return this.metricsReads.get(accountId) ?? 0;
+  }
+
   refreshCount(): number {
     return this.refreshes;
   }
@@ -239,6 +245,10 @@ export abstract class SandboxPlatform {
   }
 
   // ---- for the platforms ----
+
+  protected countMetricsRead(accountId: string): void {
+    this.metricsReads.set(accountId, this.metricsReadCount(accountId) + 1);
+  }
 
   /**
    * The account a request acts for and how it behaves, or null once the request was answered 401:

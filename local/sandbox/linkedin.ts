@@ -387,6 +387,8 @@ export class LinkedinSandbox extends SandboxPlatform {
 
   /** The 429 LinkedIn answers when an application or member exceeds a daily limit. */
   private metricsRateLimited(res: ServerResponse, accountId: string): boolean {
+    // Every metrics endpoint asks this first: the one place each such request is counted.
+    this.countMetricsRead(accountId);
     if (!this.faults.takeIf(accountId, 'metrics_rate_limited')) return false;
     sendJson(res, 429, error(429, 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.', { code: 'TOO_MANY_REQUESTS' }), { 'Retry-After': '60' });
     return true;

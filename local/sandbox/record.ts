@@ -110,19 +110,23 @@ interface RecordedPost {
 }
 
 export interface PlatformRecord {
-  /** Per account: what is live now, and what was deleted (deletedAt set), oldest first. */
-  accounts: Record<string, { live: RecordedPost[]; deleted: RecordedPost[] }>;
+  /**
+   * Per account: what is live now, and what was deleted (deletedAt set), oldest first; and how many
+   * requests its metrics endpoints answered for it (since the sandbox started: not journaled).
+   */
+  accounts: Record<string, { live: RecordedPost[]; deleted: RecordedPost[]; metricsReads: number }>;
 }
 
 /** Anything that can list the posts it holds: the two sandbox platforms. */
 interface PostHolder {
   listPosts(accountId?: string): SandboxPost[];
+  metricsReadCount(accountId: string): number;
 }
 
 function recordOf(holder: PostHolder, accountId: string | null, now: Date): PlatformRecord {
   const accounts: PlatformRecord['accounts'] = {};
   for (const post of holder.listPosts(accountId ?? undefined)) {
-    const entry = (accounts[post.accountId] ??= { live: [], deleted: [] });
+    const entry = (accounts[post.accountId] ??= { live: [], deleted: [], metricsReads: holder.metricsReadCount(post.accountId) });
     const view: RecordedPost = {
       id: post.id,
       text: post.text,

@@ -519,6 +519,7 @@ export class XSandbox extends SandboxPlatform {
    * X's document names the fields parameter `post.fields`; X itself still takes `tweet.fields`.
    */
   private lookup(res: ServerResponse, accountId: string, query: URLSearchParams): void {
+    this.countMetricsRead(accountId);
     if (this.faults.takeIf(accountId, 'metrics_rate_limited')) {
       return sendProblem(res, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), {
         'x-rate-limit-limit': '900',

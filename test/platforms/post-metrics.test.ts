@@ -38,8 +38,8 @@ const DAY_MS = 86_400_000;
 
 interface RecordAnswer {
   at: string;
-  x: { accounts: Record<string, { live: { id: string; metrics: Record<string, number> }[] }> };
-  linkedin: { accounts: Record<string, { live: { id: string; metrics: Record<string, number> }[] }> };
+  x: { accounts: Record<string, { live: { id: string; metrics: Record<string, number> }[]; metricsReads: number }> };
+  linkedin: { accounts: Record<string, { live: { id: string; metrics: Record<string, number> }[]; metricsReads: number }> };
 }
 
 async function record(accountId: string): Promise<RecordAnswer> {
@@ -86,6 +86,8 @@ describe('X: GET /2/tweets with public_metrics and non_public_metrics', () => {
     const recent = figures.get(ids[0]!);
     const old = figures.get(ids[1]!);
     expect(figures.get(ids[2]!)).toBeNull();
+    // The record counts the metrics requests the account's reads made (the bench's requests per 1,000 posts): three posts, one request.
+    expect(after.x.accounts[account.id]!.metricsReads - before.x.accounts[account.id]!.metricsReads).toBe(1);
     const seen = (answer: RecordAnswer, id: string) => answer.x.accounts[account.id]!.live.find((post) => post.id === id)!.metrics;
     expect(recent?.impressions).toBeGreaterThan(0);
     expect(recent!.impressions).toBeGreaterThanOrEqual(seen(before, ids[0]!).impressions!);
@@ -114,6 +116,8 @@ describe('LinkedIn: organization share statistics, member post analytics, social
     const two = await linkedin.publish({ account, accessToken, text: 'Org metrics two', media: [], options: {} });
     backdate('linkedin', account.id, one.platformPostId, DAY_MS);
     const figures = await linkedin.fetchMetrics({ account, accessToken, platformPostIds: [one.platformPostId, two.platformPostId] });
+    // Two posts, one organizationalEntityShareStatistics request, as the record counts it.
+    expect((await record(account.id)).linkedin.accounts[account.id]!.metricsReads).toBe(1);
     expect(figures.get(one.platformPostId)).toMatchObject({ impressions: expect.any(Number), clicks: expect.any(Number), quotes: null, bookmarks: null });
     expect(figures.get(one.platformPostId)!.impressions).toBeGreaterThan(figures.get(two.platformPostId)!.impressions ?? 0);
   });
@@ -123,6 +127,8 @@ describe('LinkedIn: organization share statistics, member post analytics, social
     const post = await linkedin.publish({ account, accessToken, text: 'Member metrics', media: [], options: {} });
     backdate('linkedin', account.id, post.platformPostId, 3 * DAY_MS);
     const figures = await linkedin.fetchMetrics({ account, accessToken, platformPostIds: [post.platformPostId] });
+    // A member's post: two memberCreatorPostAnalytics (impressions, reshares) and its socialActions summary.
+    expect((await record(account.id)).linkedin.accounts[account.id]!.metricsReads).toBe(3);
     expect(figures.get(post.platformPostId)).toMatchObject({ impressions: expect.any(Number), likes: expect.any(Number), comments: expect.any(Number), reposts: expect.any(Number), clicks: null });
     await linkedin.deletePost({ account, accessToken, platformPostId: post.platformPostId });
     expect((await linkedin.fetchMetrics({ account, accessToken, platformPostIds: [post.platformPostId] })).get(post.platformPostId)).toBeNull();
