@@ -35,6 +35,8 @@ export const BUDGETS = {
   costPerThousandPublishedUsd: 0.05,
   /** Issue 18: the AWS bill per 1,000 webhook events (one endpoint each), every scenario of the cost phase. */
   costPerThousandWebhookEventsUsd: 0.05,
+  /** Issue 34: X requests per 1,000 posts collected, at 100 ids a request (phases/metrics.ts). */
+  metricsXRequestsPerThousand: 20,
 };
 
 /** The absolute limits the ratio budgets replaced (issue 30), printed beside the figures for the record. */

@@ -13,6 +13,8 @@
  *                                of a bare GetItem
  *   cost     phases/cost.ts      DynamoDB requests and capacity units, SQS and Scheduler calls, per
  *                                operation; the AWS bill per 1,000 published posts
+ *   metrics  phases/metrics.ts   post metrics: platform requests and DynamoDB units per 1,000 posts
+ *                                collected, the bill per 1,000 posts tracked 30 days
  *   media    phases/media.ts     completing a 5 MB image and a 200 MB video uploaded through the
  *                                API: latency, bytes read from S3, the bill per 1,000 media
  *
@@ -23,7 +25,7 @@
  * child process (bench/load-worker.ts), so the server never shares its event loop with the load.
  * Results: a table on stdout and bench/results.json.
  *
- * BENCH_ONLY=cold,text,scale,burst,spread,api,cost,media runs a subset (for working on one figure); the
+ * BENCH_ONLY=cold,text,scale,burst,spread,api,cost,metrics,media runs a subset (for working on one figure); the
  * stack is started only when a phase that needs it runs.
  *
  * Every timing budget is a ratio to a floor the phase measures in the same run (issue 30; the
@@ -62,6 +64,7 @@ import { burstPhase } from './phases/burst.js';
 import { coldPhase } from './phases/cold.js';
 import { costPhase } from './phases/cost.js';
 import { mediaPhase } from './phases/media.js';
+import { metricsPhase } from './phases/metrics.js';
 import { scalePhase } from './phases/scale.js';
 import { spreadPhase } from './phases/spread.js';
 import { textRulesPhase } from './phases/text-rules.js';
@@ -135,6 +138,7 @@ const PHASES: readonly PhaseSpec[] = [
       return costPhase(stack.context, bench.apiP50);
     },
   },
+  { name: 'metrics', timing: false, run: async (bench) => metricsPhase((await bench.stack()).context) },
   { name: 'media', timing: false, run: async (bench) => mediaPhase((await bench.stack()).context) },
 ];
 const STACKLESS = new Set(['cold', 'text']);

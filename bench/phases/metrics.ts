@@ -1,0 +1,166 @@
+/**
+ * Phase `metrics` (issue 34): what collecting post metrics costs. Publishes posts across a few
+ * accounts through the local stack (X personal accounts, a LinkedIn organization and a LinkedIn
+ * member), makes their first collection due now (their byMetricsDue entry moved to this instant:
+ * setup, not metered), runs the metrics collector's handler until every one is collected, and
+ * counts what that took: the platform requests each sandbox answered on its metrics endpoints
+ * (GET /sandbox/record's `metricsReads`, per account), and the collector's DynamoDB requests and
+ * units (SDK metering, as the cost phase). Figures per 1,000 posts collected; the bill per 1,000
+ * posts tracked 30 days is the measured units of one collection times the six collections.
+ */
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { METRICS_COLLECTOR } from '../../functions/catalogue.js';
+import { METRICS_SCHEDULE_MS } from '../../lib/domain/post-metrics.js';
+import { metricsDueKeys } from '../../lib/store/post-item.js';
+import { lambdaContext, loadHandler } from '../../local/lambda-runtime.js';
+import type { PlatformRecord } from '../../local/sandbox/record.js';
+import { createPosts, inParallel, log, sleep, type BenchContext, type BenchUser } from '../harness.js';
+import { postsOf } from '../posts-table.js';
+import { PRICES } from '../prices.js';
+import { budget, BUDGETS, ms, table, type PhaseOutcome } from '../report.js';
+import { round } from '../stats.js';
+import { metered } from './cost.js';
+
+/** X accounts and posts on each: within X's 100 creates per account per 15 minutes. */
+const X_ACCOUNTS = 4;
+const X_POSTS_PER_ACCOUNT = 75;
+const LINKEDIN_ORGANIZATION_POSTS = 40;
+const LINKEDIN_MEMBER_POSTS = 10;
+/** Collector runs before the phase gives up (each takes up to its per-shard limit). */
+const MAX_RUNS = 20;
+
+interface Platformed {
+  accountId: string;
+  kind: 'x' | 'linkedin organization' | 'linkedin member';
+  posts: number;
+}
+
+export async function metricsPhase({ stack, db }: BenchContext): Promise<PhaseOutcome> {
+  const { provisionUser } = await import('../../test/support/provision.js');
+  const made = await provisionUser({
+    quota: 1_000_000_000,
+    accounts: [
+      ...Array.from({ length: X_ACCOUNTS }, () => ({ platform: 'x' as const })),
+      { platform: 'linkedin' as const, accountType: 'organization' as const },
+      { platform: 'linkedin' as const, accountType: 'personal' as const },
+    ],
+  });
+  const user: BenchUser = { userId: made.userId, apiKey: made.apiKey, workspaceId: made.workspaceIds[0] ?? '', accountIds: made.accounts.map((account) => account.id) };
+  const accounts: Platformed[] = made.accounts.map((account, index) => ({
+    accountId: account.id,
+    kind: index < X_ACCOUNTS ? 'x' : index === X_ACCOUNTS ? 'linkedin organization' : 'linkedin member',
+    posts: index < X_ACCOUNTS ? X_POSTS_PER_ACCOUNT : index === X_ACCOUNTS ? LINKEDIN_ORGANIZATION_POSTS : LINKEDIN_MEMBER_POSTS,
+  }));
+  const total = accounts.reduce((sum, account) => sum + account.posts, 0);
+
+  log(`metrics: publishing ${total} posts on ${accounts.length} accounts`);
+  const creates = accounts.flatMap((account) => Array.from({ length: account.posts }, (_, n) => () => createPosts(stack, user, { accounts: [account.accountId], text: `Metrics bench ${account.accountId} ${n}` })));
+  await inParallel(creates, 8);
+  const deadline = Date.now() + 180_000;
+  let published = await postsOf(db, stack.tables.posts, user.userId);
+  while (published.filter((post) => post.status === 'published').length < total) {
+    const failed = published.filter((post) => post.status === 'failed');
+    if (failed.length > 0) throw new Error(`metrics: ${failed.length} post(s) failed to publish: ${JSON.stringify(failed[0]?.error)}`);
+    if (Date.now() > deadline) throw new Error(`metrics: ${published.filter((post) => post.status === 'published').length} of ${total} published after 3 minutes`);
+    await sleep(500);
+    published = await postsOf(db, stack.tables.posts, user.userId);
+  }
+
+  // Setup, not metered: each post's first collection due now instead of in an hour.
+  const dueNow = new Date();
+  await inParallel(
+    published.map((post) => async () => {
+      const keys = metricsDueKeys(post.id, dueNow);
+      await db.send(
+        new UpdateItemCommand({
+          TableName: stack.tables.posts,
+          Key: { id: { S: post.id } },
+          UpdateExpression: 'SET metricsDuePk = :pk, metricsDueSk = :sk',
+          ExpressionAttributeValues: { ':pk': { S: keys.metricsDuePk }, ':sk': { S: keys.metricsDueSk } },
+        }),
+      );
+    }),
+    8,
+  );
+
+  const readsBefore = await metricsReads(stack.sandboxOrigin, accounts);
+  log('metrics: running the collector until every post is collected');
+  const handler = await loadHandler(METRICS_COLLECTOR.entry);
+  let runs = 0;
+  let collected = 0;
+  const startedAt = Date.now();
+  const cost = await metered('collect', 1, async () => {
+    while (runs < MAX_RUNS) {
+      runs += 1;
+      const result = (await handler({ 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} }, lambdaContext('MetricsCollector', 60_000))) as { collected?: number };
+      collected += result.collected ?? 0;
+      if (collected >= total) break;
+    }
+  });
+  const collectMs = Date.now() - startedAt;
+  const readsAfter = await metricsReads(stack.sandboxOrigin, accounts);
+  const withMetrics = (await postsOf(db, stack.tables.posts, user.userId)).filter((post) => post.metrics !== null && post.metrics !== undefined).length;
+  if (withMetrics < total) throw new Error(`metrics: ${withMetrics} of ${total} posts collected after ${runs} collector runs`);
+
+  const byKind = new Map<Platformed['kind'], { posts: number; requests: number }>();
+  for (const account of accounts) {
+    const entry = byKind.get(account.kind) ?? { posts: 0, requests: 0 };
+    entry.posts += account.posts;
+    entry.requests += (readsAfter.get(account.accountId) ?? 0) - (readsBefore.get(account.accountId) ?? 0);
+    byKind.set(account.kind, entry);
+  }
+  const perThousand = (requests: number, posts: number): number => round((requests / posts) * 1000);
+  const requestsPerThousand = Object.fromEntries([...byKind].map(([kind, entry]) => [kind, { posts: entry.posts, requests: entry.requests, perThousandPosts: perThousand(entry.requests, entry.posts) }]));
+  const xPerThousand = perThousand(byKind.get('x')?.requests ?? 0, byKind.get('x')?.posts ?? 1);
+  const writeUnitsPerPost = cost.writeUnits / total;
+  const readUnitsPerPost = cost.readUnits / total;
+  const collections = METRICS_SCHEDULE_MS.length;
+  // The six collections of 1,000 posts, as metered here (the last one removes the entry instead of moving it: about the same).
+  const dynamodbUsd = collections * 1000 * (writeUnitsPerPost * PRICES.dynamodbWriteRequestUnit.usd + readUnitsPerPost * PRICES.dynamodbReadRequestUnit.usd);
+
+  const budgets = [budget('X requests per 1,000 posts collected', xPerThousand, BUDGETS.metricsXRequestsPerThousand, 'requests')];
+  const report = [
+    `Post metrics: ${total} posts collected in ${runs} collector run(s), ${ms(collectMs)} ms`,
+    table([
+      ['platform', 'posts', 'requests', 'per 1,000 posts'],
+      ...[...byKind].map(([kind, entry]) => [kind, String(entry.posts), String(entry.requests), ms(perThousand(entry.requests, entry.posts))]),
+    ]),
+    `DynamoDB per post collected: ${round(cost.dynamodbRequests / total)} requests, ${round(writeUnitsPerPost)} WRU, ${round(readUnitsPerPost)} RRU (${round(cost.failedConditionalWrites)} failed conditional writes in all)`,
+    `DynamoDB per 1,000 posts tracked 30 days (${collections} collections as metered): $${dynamodbUsd.toFixed(4)}`,
+    '',
+  ];
+  return {
+    results: {
+      metrics: {
+        posts: total,
+        collectorRuns: runs,
+        collectMs,
+        requests: requestsPerThousand,
+        xRequestsPerThousandPosts: xPerThousand,
+        dynamodbPerPostCollected: {
+          requests: round(cost.dynamodbRequests / total),
+          writeUnits: round(writeUnitsPerPost),
+          readUnits: round(readUnitsPerPost),
+          byCommand: Object.fromEntries(Object.entries(cost.byCommand).map(([command, requests]) => [command, round(requests / total)])),
+        },
+        failedConditionalWrites: cost.failedConditionalWrites,
+        dynamodbUsdPerThousandPostsTracked30Days: round(dynamodbUsd * 10_000) / 10_000,
+      },
+    },
+    budgets,
+    report,
+  };
+}
+
+/** Metrics requests each sandbox answered per account so far (GET /sandbox/record). */
+async function metricsReads(origin: string | null, accounts: Platformed[]): Promise<Map<string, number>> {
+  if (origin === null) throw new Error('metrics: the stack has no sandbox platforms');
+  const reads = new Map<string, number>();
+  for (const account of accounts) {
+    const response = await fetch(`${origin}/sandbox/record?accountId=${encodeURIComponent(account.accountId)}`);
+    const record = (await response.json()) as { x: PlatformRecord; linkedin: PlatformRecord };
+    const platform = account.kind === 'x' ? record.x : record.linkedin;
+    reads.set(account.accountId, platform.accounts[account.accountId]?.metricsReads ?? 0);
+  }
+  return reads;
+}
