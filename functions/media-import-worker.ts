@@ -23,11 +23,20 @@ import { MediaImports } from '../lib/use-cases/media-import.js';
 
 const processor = new BatchProcessor(EventType.SQS);
 
+/**
+ * A full collection after each 8 MiB part the import wrote: the socket's chunks it was gathered
+ * from are garbage by then, and left to V8's own pace they pile up to well over the import's memory
+ * budget before it collects them (docs/performance.md, "Media imports"). The deployed function runs
+ * with --expose-gc for it (infra/stacks/api-stack.ts NODE_FLAGS); elsewhere `gc` is absent and
+ * nothing is collected early.
+ */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 const imports = atColdStart(
   () =>
     new MediaImports({
       library: new DynamoDbMediaLibraryStore(),
-      storage: new S3MediaUploads(),
+      storage: new S3MediaUploads(collectGarbage ? { afterStreamedPart: () => collectGarbage() } : {}),
       fetcher: new HttpMediaFetcher({
         allowLoopback: optionalEnv(ENV.mediaImportAllowLoopback, 'false') === 'true',
         timeoutMs: numberEnv(ENV.mediaImportTimeoutSeconds, IMPORT_TIMEOUT_MS / 1000) * 1000,

@@ -88,6 +88,8 @@ export interface ServiceFunctionProps {
   reservedConcurrentExecutions?: number;
   /** A repository folder copied into the bundle (e.g. web/static for the settings' static route). */
   copyFiles?: { from: string; to: string };
+  /** Node flags beside --enable-source-maps in NODE_OPTIONS (the import worker's --expose-gc). */
+  nodeFlags?: readonly string[];
 }
 
 export class ServiceFunction extends NodejsFunction {
@@ -155,7 +157,7 @@ export class ServiceFunction extends NodejsFunction {
           : {}),
       },
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: ['--enable-source-maps', ...(props.nodeFlags ?? [])].join(' '),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',

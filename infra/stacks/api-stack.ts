@@ -103,6 +103,12 @@ const QUEUE_URL_VARIABLES: Record<QueueConsumer['queue'], string> = {
   mediaImport: ENV.mediaImportQueueUrl,
 };
 
+/**
+ * Node flags a function runs with beyond the source maps: the media import worker collects the
+ * garbage of each part it streamed (functions/media-import-worker.ts), which needs `gc`.
+ */
+const NODE_FLAGS: Record<string, readonly string[]> = { MediaImportWorker: ['--expose-gc'] };
+
 /** Size and time of each kind of function; the queue visibility timeouts derive from these. */
 const API_FUNCTION = { timeout: Duration.seconds(15), memorySize: 512 };
 const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
@@ -312,6 +318,7 @@ export class ApiStack extends Stack {
         ...sizing,
         ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
         ...(STATIC_FILES[name] ? { copyFiles: STATIC_FILES[name] } : {}),
+        ...(NODE_FLAGS[name] ? { nodeFlags: NODE_FLAGS[name] } : {}),
       });
       this.bindAccess(fn, name, data, scheduling, media);
       this.functions.set(name, fn);

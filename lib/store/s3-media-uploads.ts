@@ -24,7 +24,10 @@ import { uploadSignerFromEnv, type UploadSigner } from './upload-signer.js';
  */
 const REQUEST_TIMEOUT_MS = 4_000;
 
-export type S3MediaUploadsOptions = Omit<S3SignedRequestsOptions, 'timeoutMs'>;
+export type S3MediaUploadsOptions = Omit<S3SignedRequestsOptions, 'timeoutMs'> & {
+  /** What a streamed write does after each part it sent (s3-streamed-put.ts: the import worker's collection). */
+  afterStreamedPart?: () => void;
+};
 
 /**
  * Where browsers post uploads to `bucket`: the local stand-in when MEDIA_UPLOAD_URL names one, else
@@ -42,8 +45,12 @@ export class S3MediaUploads implements MediaUploadStorage, MediaImportStorage {
   /** Built at the first upload signed; null when no signer role is configured (locally). */
   private signer: UploadSigner | null | undefined;
 
+  private readonly afterStreamedPart: (() => void) | undefined;
+
   constructor(options: S3MediaUploadsOptions = {}) {
-    this.s3 = new S3SignedRequests({ ...options, timeoutMs: REQUEST_TIMEOUT_MS });
+    const { afterStreamedPart, ...requests } = options;
+    this.s3 = new S3SignedRequests({ ...requests, timeoutMs: REQUEST_TIMEOUT_MS });
+    this.afterStreamedPart = afterStreamedPart;
   }
 
   /** An upload signer session's credentials for `objectKey`'s customer, or undefined to sign as this process. */
@@ -102,7 +109,7 @@ export class S3MediaUploads implements MediaUploadStorage, MediaImportStorage {
 
   /** A stream written in parts as it arrives (s3-streamed-put.ts): the media import. */
   putStream(objectKey: string, contentType: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
-    return putStreamedObject(this.s3, objectKey, contentType, chunks);
+    return putStreamedObject(this.s3, objectKey, contentType, chunks, { afterPart: this.afterStreamedPart });
   }
 
   async remove(objectKey: string): Promise<void> {

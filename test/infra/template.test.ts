@@ -210,7 +210,7 @@ const EXPECTED: Record<string, string[]> = {
   SettingsMediaRegister: ['table:sessions:readWrite', 'table:directory:readWrite', 'objects:media:readDeleteMoveIn', 'bucket:media:existence'],
   SettingsMediaDelete: ['table:sessions:readWrite', 'table:directory:readWrite', 'table:posts:read', 'objects:media:delete'],
   SettingsMediaAltText: ['table:sessions:readWrite', 'table:directory:readWrite'],
-  SettingsMediaImport: ['table:sessions:readWrite', 'table:directory:readWrite', 'send:mediaImport'],
+  SettingsMediaImport: ['table:sessions:readWrite', 'table:directory:readWrite', 'table:idempotency:readWrite', 'send:mediaImport'],
   // The Webhooks page: the endpoints' own items (webhooks); a new secret is only ever encrypted.
   SettingsWebhooks: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:read'],
   SettingsCreateWebhook: ['table:sessions:readWrite', 'table:directory:read', 'table:webhooks:readWrite', 'table:idempotency:readWrite', 'kms:encryptDecrypt'],
@@ -351,13 +351,14 @@ describe('functions', () => {
     }
   });
 
-  it('send Powertools structured logs and metrics under one service name', () => {
+  it('send Powertools structured logs and metrics under one service name; only the media import worker may collect garbage itself', () => {
     for (const name of ALL_FUNCTIONS) {
       expect(environmentOf(name)).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'social-publishing-api',
         POWERTOOLS_METRICS_NAMESPACE: 'SocialPublishing',
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
+        // The import worker collects each streamed part's garbage (functions/media-import-worker.ts).
+        NODE_OPTIONS: name === 'MediaImportWorker' ? '--enable-source-maps --expose-gc' : '--enable-source-maps',
       });
     }
   });

@@ -252,6 +252,19 @@ describe('HEAD, ranged GET and DELETE against the S3 emulator', () => {
     expect(await storage.read('usr_1/med_9/long.mp4', 19_999_990, 20_000_000)).toEqual(large.subarray(19_999_990));
   });
 
+  it('a streamed write goes out in 8 MiB parts, calling afterStreamedPart once after each part sent (the import worker collects there)', async () => {
+    let partsSent = 0;
+    const streaming = new S3MediaUploads({ bucket, credentials: async () => LOCAL_CREDENTIALS, afterStreamedPart: () => partsSent++ });
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      // 20 MB in 64 kB chunks, as a socket hands them over.
+      for (let offset = 0; offset < 20_000_000; offset += 65_536) yield Uint8Array.from({ length: Math.min(65_536, 20_000_000 - offset) }, (_, index) => (offset + index) % 253);
+    }
+    expect(await streaming.putStream('usr_1/med_8/streamed.mp4', 'video/mp4', chunks())).toBe(20_000_000);
+    expect(partsSent).toBe(3);
+    expect(await storage.head('usr_1/med_8/streamed.mp4')).toEqual({ sizeBytes: 20_000_000, contentType: 'video/mp4' });
+    expect(await storage.read('usr_1/med_8/streamed.mp4', 19_999_990, 20_000_000)).toEqual(Uint8Array.from({ length: 10 }, (_, index) => (19_999_990 + index) % 253));
+  });
+
   it('GET of a missing object is an error naming S3 status and code, not empty bytes', async () => {
     const read = storage.read('usr_1/med_3/gone.png', 0, 8);
     await expect(read).rejects.toBeInstanceOf(S3RequestError);
