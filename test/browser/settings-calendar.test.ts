@@ -30,7 +30,7 @@ beforeAll(async () => {
   const login = await stack.oidc.accounts.create(EMAIL, PASSWORD);
   await new DynamoDbIdentityStore({ tableName: stack.tables.directory }).linkIdentity({ issuer: stack.oidc.issuer, subject: login.id, email: EMAIL }, owner.userId);
   // Berlin: clocks back on Sunday 2026-10-25. New York: a week later, on Sunday 2026-11-01.
-  await placePost(stack, owner, 'published', '2026-10-20T07:15:00.000Z', 'Monday morning launch note');
+  await placePost(stack, owner, 'published', '2026-10-20T07:15:00.000Z', 'Tuesday morning launch note');
   await placePost(stack, owner, 'published', '2026-10-22T16:00:00.000Z', 'Thursday afternoon thread about the release, long enough to wrap on a phone screen');
   await placePost(stack, owner, 'published', '2026-10-25T00:30:00.000Z', 'First 02:30 (summer time)');
   await placePost(stack, owner, 'published', '2026-10-25T01:30:00.000Z', 'Second 02:30 (winter time)');
@@ -94,10 +94,10 @@ describe('the Calendar in a browser', () => {
     await page.waitForURL(/week=2026-10-19$/);
 
     // Each post links to its row on the Posts page.
-    await page.getByRole('link', { name: 'Monday morning launch note' }).click();
+    await page.getByRole('link', { name: 'Tuesday morning launch note' }).click();
     await page.waitForURL(/\/settings\/posts\?status=published#post_/);
     const rowId = new URL(page.url()).hash.slice(1);
-    expect(await page.locator(`tr[id="${rowId}"]`).textContent()).toContain('Monday morning launch note');
+    expect(await page.locator(`tr[id="${rowId}"]`).textContent()).toContain('Tuesday morning launch note');
     // The Posts page shows the same instant in the same zone.
     expect(await page.locator(`tr[id="${rowId}"] time`).textContent()).toBe('2026-10-20 09:15 UTC+2');
 
