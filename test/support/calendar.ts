@@ -5,7 +5,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import type { Post } from '../../lib/domain/model.js';
+import { PUBLISHABLE_PLATFORMS, type Post, type PublishablePlatform } from '../../lib/domain/model.js';
 import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
 import { documentClient } from '../../lib/store/dynamo-client.js';
 import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
@@ -22,6 +22,8 @@ import type { TestStack } from './stack.js';
 export async function placePost(stack: TestStack, user: ProvisionedUser, status: 'scheduled' | 'published', at: string, text: string): Promise<Post> {
   const account = user.accounts[0];
   if (!account) throw new Error('placePost: the user has no account');
+  const platform = PUBLISHABLE_PLATFORMS.find((name: PublishablePlatform) => name === account.platform);
+  if (!platform) throw new Error(`placePost: ${account.platform} is not a platform posts go to`);
   const createdAt = new Date(Date.parse(at) - 86_400_000).toISOString();
   const post = postFixture({
     id: `post_${randomBytes(10).toString('hex')}`,
@@ -29,7 +31,7 @@ export async function placePost(stack: TestStack, user: ProvisionedUser, status:
     createdAt,
     workspaceId: account.workspaceId,
     accountId: account.id,
-    platform: account.platform,
+    platform,
     status,
     text,
     scheduledFor: at,
