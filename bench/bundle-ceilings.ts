@@ -52,6 +52,13 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsAccountQueue: 269_000, // 260.8 kB
   SettingsSaveAccountQueue: 269_000, // 261.2 kB
   SettingsPosts: 310_000, // 294.2 kB before the queue changes (how a LinkedIn text renders)
+  // A week of posts (the post store's list) and the person's time zone; saving the zone renders the week again when refused.
+  SettingsCalendar: 282_000, // 273.5 kB
+  SettingsSaveTimeZone: 283_000, // 274.2 kB
+  // The person's time zone on every page (lib/domain/local-time.ts, Intl only) took these just over 250 kB.
+  SettingsKeys: 260_000, // 251.8 kB
+  SettingsCreateKey: 259_000, // 251.1 kB
+  SettingsRevokeKeyConfirm: 259_000, // 251.1 kB
   ListPosts: 300_000, // 286.9 kB
   SettingsCancelPost: 329_000, // 319.1 kB (gives a queued post's slot back)
   SettingsConnectStart: 330_000, // 316.3 kB

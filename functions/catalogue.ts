@@ -96,6 +96,9 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsCancelPost', method: 'POST', path: '/settings/posts/{id}/cancel', entry: 'functions/settings/cancel-post.ts' },
   { name: 'SettingsSendPost', method: 'POST', path: '/settings/posts/{id}/send', entry: 'functions/settings/send-post.ts' },
   { name: 'SettingsRetryPost', method: 'POST', path: '/settings/posts/{id}/retry', entry: 'functions/settings/retry-post.ts' },
+  // A week of posts in the person's time zone, and the zone they choose (lib/web/calendar-routes.ts).
+  { name: 'SettingsCalendar', method: 'GET', path: '/settings/calendar', entry: 'functions/settings/calendar.ts' },
+  { name: 'SettingsSaveTimeZone', method: 'POST', path: '/settings/time-zone', entry: 'functions/settings/save-time-zone.ts' },
   // The assistant server's consent and grants (lib/oauth): pages of the settings app.
   { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
   { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },

@@ -342,6 +342,10 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
     sendsTo: ['publish'],
     scheduler: ['create'],
   },
+  // A week of posts (byUserStatus, bounded) and their accounts' names (directory).
+  SettingsCalendar: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' } },
+  // The person's time zone: an update of their own user item (USER#) only.
+  SettingsSaveTimeZone: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, directory: 'readWrite' }, writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [KEYS.user] } },
   // The assistant server's consent: reads the request (and a registered client), binds it to the
   // person, answers it with a code (oauth); the issuer in the answer is the service origin.
   SettingsAssistantConsent: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, oauth: 'readWrite' }, serviceOrigin: true },

@@ -58,6 +58,8 @@ export interface User {
   /** Every workspace the user owns, kept on the user so auth + create need no extra Query. */
   workspaceIds: string[];
   createdAt: string;
+  /** The IANA zone the person chose for the settings pages' times; unset, the browser's is used. */
+  timeZone?: string;
 }
 
 export interface Workspace {

@@ -87,9 +87,10 @@ export class DynamoDbPostStore implements PostStore {
         new QueryCommand({
           TableName: this.postsTable,
           IndexName: byStatus ? POST_INDEXES.byUserStatus : POST_INDEXES.byUser,
-          KeyConditionExpression: '#pk = :pk',
+          // listSk is `<createdAt>#<id>`: "created before" is a range of the sort key, not a filter.
+          KeyConditionExpression: query.createdBefore === undefined ? '#pk = :pk' : '#pk = :pk AND listSk < :before',
           ExpressionAttributeNames: { '#pk': partitionAttribute },
-          ExpressionAttributeValues: { ':pk': partition },
+          ExpressionAttributeValues: { ':pk': partition, ...(query.createdBefore === undefined ? {} : { ':before': query.createdBefore }) },
           ScanIndexForward: false,
           Limit: wanted - items.length,
           ExclusiveStartKey: startKey,

@@ -1,7 +1,7 @@
 /** Users in the directory table (item USER#<id>/PROFILE; layout in lib/store/tables.ts). */
 import * as v from 'valibot';
 import type { User } from '../domain/model.js';
-import type { UserAdmin, UserReader } from '../use-cases/ports/users.js';
+import type { TimeZoneWriter, UserAdmin, UserReader } from '../use-cases/ports/users.js';
 import { DirectoryTable, directoryKeys, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
 import { stringList } from './item-schema.js';
 
@@ -12,13 +12,15 @@ const USER_ITEM = v.object({
   monthlyPostAllowance: v.number(),
   workspaceIds: stringList,
   createdAt: v.string(),
+  timeZone: v.optional(v.string()),
 });
 
 export function toUser(item: Item): User {
-  return readDirectoryItem(USER_ITEM, item);
+  const { timeZone, ...user } = readDirectoryItem(USER_ITEM, item);
+  return timeZone === undefined ? user : { ...user, timeZone };
 }
 
-export class DynamoDbUserStore implements UserReader, UserAdmin {
+export class DynamoDbUserStore implements UserReader, UserAdmin, TimeZoneWriter {
   private readonly table: DirectoryTable;
 
   constructor(options: DirectoryTableOptions | DirectoryTable = {}) {
@@ -49,5 +51,10 @@ export class DynamoDbUserStore implements UserReader, UserAdmin {
       monthlyPostAllowance: changes.monthlyPostAllowance,
     });
     return toUser(item);
+  }
+
+  /** The person's time zone for the settings pages: one UpdateItem of the user's item, which must exist. */
+  async setTimeZone(userId: string, timeZone: string): Promise<void> {
+    await this.table.updateExisting('user', userId, directoryKeys.user(userId), { timeZone });
   }
 }

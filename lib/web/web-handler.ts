@@ -9,7 +9,8 @@
  *                   past its absolute or idle end) sends a GET to sign-in (coming back afterwards)
  *                   and refuses a POST; a live one has its idle end pushed back
  *   csrf            every POST carries the session's token and comes from our origin, or 403
- *   route           (request, signedIn) => page | redirect
+ *   route           (request, signedIn) => page | redirect, rendered in the person's time zone
+ *                   (every time a page shows goes through lib/web/pages/format.ts formatTime)
  *
  * Per-request state lives in a WeakMap keyed by the event, as in lib/http/pipeline-state.ts.
  */
@@ -18,10 +19,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { SCOPES } from '../domain/model.js';
 import { idleEndToExtend, sessionIsLive } from '../domain/session-rules.js';
 import { logger } from '../observability.js';
-import { hashCookieSecret, readCookie, SESSION_COOKIE } from './cookies.js';
+import { hashCookieSecret, readCookie, readTimeZoneCookie, SESSION_COOKIE } from './cookies.js';
 import { CSRF_FIELD, csrfTokenMatches, originAllowed } from './csrf.js';
 import { html } from './html.js';
+import { inTimeZone } from './pages/format.js';
 import { errorBody, layout } from './pages/layout.js';
+import { personTimeZone } from '../use-cases/settings/time-zone.js';
 import { securityHeaders, type SecurityHeaderOptions } from './security-headers.js';
 import { sessionStore, userStore, webClock, webSettings } from './web-dependencies.js';
 import { WebError } from './web-errors.js';
@@ -56,7 +59,7 @@ function respond(result: WebResult, state: WebState | undefined, options: WebHan
     title: result.title,
     body: result.body,
     path: state?.request.path ?? '/settings',
-    ...(signedIn ? { signedIn: { email: signedIn.user.email, csrfToken: signedIn.session.csrfToken } } : {}),
+    ...(signedIn ? { signedIn: { email: signedIn.user.email, csrfToken: signedIn.session.csrfToken, timeZone: signedIn.timeZone } } : {}),
   });
   return {
     statusCode: result.status ?? 200,
@@ -88,7 +91,8 @@ function pipeline(options: WebHandlerOptions, steps: WebMiddleware[], run: (stat
     .handler(async (event) => {
       const state = states.get(event);
       if (!state) throw new Error('Web pipeline state missing');
-      return respond(await run(state), state, options);
+      const render = async (): Promise<APIGatewayProxyStructuredResultV2> => respond(await run(state), state, options);
+      return state.signedIn ? inTimeZone(state.signedIn.timeZone.timeZone, render) : render();
     });
   return (event, context) => handler(event, context);
 }
@@ -109,7 +113,8 @@ async function loadSignedIn(request: WebRequest): Promise<SignedIn | null> {
   }
   const user = await userStore().getUser(session.userId);
   if (!user) return null;
-  return { user, session, sessionKey, caller: { userId: user.id, keyId: 'settings-session', scopes: [...SCOPES], user } };
+  const timeZone = personTimeZone(user, readTimeZoneCookie(request.cookies));
+  return { user, session, sessionKey, caller: { userId: user.id, keyId: 'settings-session', scopes: [...SCOPES], user }, timeZone };
 }
 
 function sessionStep(): WebMiddleware {

@@ -7,6 +7,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { User } from '../domain/model.js';
 import type { Caller } from '../domain/caller.js';
 import type { SessionRecord } from '../use-cases/settings/ports.js';
+import type { PersonTimeZone } from '../use-cases/settings/time-zone.js';
 import type { Html } from './html.js';
 import { badRequest } from './web-errors.js';
 
@@ -30,6 +31,8 @@ export interface SignedIn {
   sessionKey: string;
   /** The same caller shape the API's use cases take, with every scope a settings key would carry. */
   caller: Caller;
+  /** The zone every time on the person's pages reads in (lib/use-cases/settings/time-zone.ts). */
+  timeZone: PersonTimeZone;
 }
 
 export type WebResult =

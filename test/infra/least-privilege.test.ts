@@ -58,6 +58,8 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   PutQueue: ['QUEUE#'],
   // The settings form that sets an account's queue: the queue item only.
   SettingsSaveAccountQueue: ['QUEUE#'],
+  // The person's time zone: their own user item only.
+  SettingsSaveTimeZone: ['USER#'],
   CreatePosts: ['QUEUE#'],
   DeletePost: ['QUEUE#'],
   UpdatePost: ['QUEUE#'],

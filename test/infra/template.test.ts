@@ -198,6 +198,8 @@ const EXPECTED: Record<string, string[]> = {
   SettingsAccounts: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsAccountQueue: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsSaveAccountQueue: ['table:sessions:readWrite', 'table:directory:readWrite'],
+  SettingsCalendar: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read'],
+  SettingsSaveTimeZone: ['table:sessions:readWrite', 'table:directory:readWrite'],
   // Only builds the authorize URL: the client ids (plain values), never the secret with the client secrets.
   SettingsConnectStart: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsConnectXCallback: ['table:sessions:readWrite', 'table:directory:readWrite', 'secret:platform', 'kms:encrypt'],

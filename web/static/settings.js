@@ -1,6 +1,24 @@
 // Settings pages: the only script. Copy buttons (data-copy-target names the element whose text to
-// copy), the one-step media upload (form[data-one-step]) and the upload's last step. Pages work
-// without it.
+// copy), the one-step media upload (form[data-one-step]) and the upload's last step, and the
+// browser's time zone (the sp_tz cookie: the zone pages use until the person chooses one). Pages
+// work without it (in UTC, until a zone is chosen).
+
+/** The browser's IANA zone as a cookie the server reads on the next page (lib/web/cookies.ts readTimeZoneCookie). */
+function rememberBrowserZone() {
+  let zone;
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return;
+  }
+  if (!zone || !/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(zone)) return;
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = `sp_tz=${zone}; Path=/settings; Max-Age=31536000; SameSite=Lax${secure}`;
+  // The Calendar's picker starts at the browser's zone while the person has not chosen one.
+  for (const select of document.querySelectorAll('select[data-browser-zone]')) {
+    if (select.getAttribute('data-browser-zone') === 'use' && [...select.options].some((option) => option.value === zone)) select.value = zone;
+  }
+}
 
 /** The media upload in one step: the type comes from the chosen file (lib/web/pages/media-page.ts chooseFilePage). */
 function oneStepUpload(form) {
@@ -55,6 +73,7 @@ function oneStepUpload(form) {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
+  rememberBrowserZone();
   for (const form of document.querySelectorAll('form[data-one-step]')) oneStepUpload(form);
   // After an upload the file is added to the library at once (the button is there without scripts).
   for (const form of document.querySelectorAll('form[data-autosubmit]')) form.requestSubmit();

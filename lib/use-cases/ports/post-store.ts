@@ -48,6 +48,8 @@ export interface PostListQuery {
   status: PostStatus | null;
   limit: number;
   startKey: PostPageKey | null;
+  /** Only posts created before this instant (ISO): the Calendar's bound on the index's sort key. */
+  createdBefore?: string;
 }
 
 export interface PostPage {

@@ -9,3 +9,8 @@ export interface UserAdmin {
   putUser(user: User): Promise<void>;
   updateUser(userId: string, changes: { active?: boolean; monthlyPostAllowance?: number }): Promise<User>;
 }
+
+/** The settings pages' time zone a person chooses (lib/use-cases/settings/time-zone.ts). */
+export interface TimeZoneWriter {
+  setTimeZone(userId: string, timeZone: string): Promise<void>;
+}

@@ -7,6 +7,7 @@
  */
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type Html } from '../html.js';
+import type { PersonTimeZone } from '../../use-cases/settings/time-zone.js';
 
 export interface NavEntry {
   href: string;
@@ -20,6 +21,7 @@ export const NAV: readonly NavEntry[] = [
   { href: '/settings/accounts', label: 'Accounts' },
   { href: '/settings/media', label: 'Media' },
   { href: '/settings/posts', label: 'Posts' },
+  { href: '/settings/calendar', label: 'Calendar' },
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/settings/assistants', label: 'Assistants' },
 ];
@@ -30,7 +32,7 @@ export interface LayoutInput {
   /** Current path: marks the active section. */
   path: string;
   /** Present when someone is signed in: the navigation and sign-out show. */
-  signedIn?: { email: string; csrfToken: string };
+  signedIn?: { email: string; csrfToken: string; timeZone?: PersonTimeZone };
 }
 
 function isActive(entry: NavEntry, path: string): boolean {
@@ -47,7 +49,8 @@ export function layout(input: LayoutInput): Html {
     ? html`<nav aria-label="Settings sections"><ul>${NAV.map(
         (entry) => html`<li><a href="${entry.href}"${isActive(entry, input.path) ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,
       )}</ul></nav>
-      <form class="sign-out" method="post" action="/settings/sign-out">${csrfField(input.signedIn.csrfToken)}<span class="who">${input.signedIn.email}</span> <button type="submit" class="link">Sign out</button></form>`
+      <form class="sign-out" method="post" action="/settings/sign-out">${csrfField(input.signedIn.csrfToken)}<span class="who">${input.signedIn.email}</span> <button type="submit" class="link">Sign out</button></form>
+      ${input.signedIn.timeZone ? html`<p class="zone muted" data-time-zone-source="${input.signedIn.timeZone.source}">Times in ${input.signedIn.timeZone.timeZone} · <a href="/settings/calendar#time-zone">change</a></p>` : ''}`
     : '';
   return html`<!doctype html>
 <html lang="en">

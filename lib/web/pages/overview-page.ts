@@ -5,7 +5,7 @@
  */
 import type { Overview } from '../../use-cases/settings/overview.js';
 import { html, type Html } from '../html.js';
-import { formatCount, formatDate } from './format.js';
+import { formatCount, formatTime } from './format.js';
 import { csrfField } from './layout.js';
 import { apiAccessCard, API_REFERENCE_PATH, type ServiceAddresses } from './get-started.js';
 
@@ -63,7 +63,7 @@ ${apiAccessCard(addresses)}
   <h2 id="plan-title">Plan</h2>
   <p>${overview.active ? html`<span class="badge ok">Active</span>` : html`<span class="badge bad">Inactive</span>`}
      ${formatCount(overview.monthlyPostAllowance)} posts per month</p>
-  <p><strong>${formatCount(overview.allowanceUsed)}</strong> of ${formatCount(overview.monthlyPostAllowance)} used this cycle; resets on ${formatDate(overview.cycleResetsAt)} (UTC).</p>
+  <p><strong>${formatCount(overview.allowanceUsed)}</strong> of ${formatCount(overview.monthlyPostAllowance)} used this cycle; resets ${formatTime(overview.cycleResetsAt)} (the first of a month, midnight UTC).</p>
   <meter min="0" max="100" value="${percent}" aria-label="Allowance used">${percent}%</meter>
   ${overview.active ? '' : html`<p class="notice error">Your subscription is inactive: API requests are refused with subscription_inactive.</p>`}
 </section>
