@@ -99,6 +99,8 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   // A week of posts in the person's time zone, and the zone they choose (lib/web/calendar-routes.ts).
   { name: 'SettingsCalendar', method: 'GET', path: '/settings/calendar', entry: 'functions/settings/calendar.ts' },
   { name: 'SettingsSaveTimeZone', method: 'POST', path: '/settings/time-zone', entry: 'functions/settings/save-time-zone.ts' },
+  { name: 'SettingsAnalytics', method: 'GET', path: '/settings/analytics', entry: 'functions/settings/analytics.ts' },
+  { name: 'SettingsPostMetrics', method: 'GET', path: '/settings/posts/{id}/metrics', entry: 'functions/settings/post-metrics.ts' },
   // The assistant server's consent and grants (lib/oauth): pages of the settings app.
   { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
   { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },

@@ -322,6 +322,9 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   },
   // The API's list use case: posts (byUser / byUserStatus) and the cursor signing key.
   SettingsPosts: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' }, cursorSigningKey: true },
+  // The API's GET /analytics and GET /posts/{id}/metrics use cases: the user's published posts (posts), the accounts' names (directory).
+  SettingsAnalytics: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' } },
+  SettingsPostMetrics: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' } },
   // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
   SettingsCancelPost: {
     ...SIGNED_IN,

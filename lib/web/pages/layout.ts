@@ -22,6 +22,7 @@ export const NAV: readonly NavEntry[] = [
   { href: '/settings/media', label: 'Media' },
   { href: '/settings/posts', label: 'Posts' },
   { href: '/settings/calendar', label: 'Calendar' },
+  { href: '/settings/analytics', label: 'Analytics' },
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/settings/assistants', label: 'Assistants' },
 ];

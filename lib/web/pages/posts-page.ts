@@ -68,7 +68,7 @@ function postRow(post: PostView, account: Account | undefined, csrfToken: string
   <td data-label="Status"><span class="badge ${STATUS_BADGE[post.status] ?? 'muted'}">${post.status}</span></td>
   <td data-label="When">${post.status === 'published' ? html`Published ${formatTime(post.publishedAt)}` : html`${post.status === 'draft' ? 'Saved' : 'Due'} ${formatTime(post.scheduledFor)}`}</td>
   <td data-label="Campaign"><code>${post.campaignId}</code></td>
-  <td><div class="actions">${live ? html`<a href="${live}" rel="noopener noreferrer" target="_blank">View live post</a>` : ''}
+  <td><div class="actions">${live ? html`<a href="${live}" rel="noopener noreferrer" target="_blank">View live post</a>` : ''}${post.status === 'published' ? html`<a href="/settings/posts/${post.id}/metrics">Metrics</a>` : ''}
     ${post.status === 'scheduled'
       ? html`<form method="post" action="/settings/posts/${post.id}/cancel">${csrfField(csrfToken)}<button type="submit">Cancel</button></form>`
       : ''}${post.status === 'draft'

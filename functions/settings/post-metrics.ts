@@ -1,0 +1,21 @@
+/** GET /settings/posts/{id}/metrics: one post's metrics and their history through the API's GET /posts/{id}/metrics use case (same scoping). */
+import { ApiError } from '../../lib/domain/errors.js';
+import { DynamoDbPostMetrics } from '../../lib/store/dynamodb-post-metrics.js';
+import { GetPostMetrics } from '../../lib/use-cases/post-metrics.js';
+import { postMetricsPage } from '../../lib/web/pages/post-metrics-page.js';
+import { signedInHandler } from '../../lib/web/web-handler.js';
+import { notFound } from '../../lib/web/web-errors.js';
+
+let metrics: GetPostMetrics | undefined;
+
+export const handler = signedInHandler(async (request, signedIn) => {
+  metrics ??= new GetPostMetrics({ store: new DynamoDbPostMetrics() });
+  try {
+    const view = await metrics.execute(signedIn.caller, request.pathParameters.id ?? '');
+    return { kind: 'page', title: 'Post metrics', body: postMetricsPage(view) };
+  } catch (error) {
+    // Another workspace's post, or no such post: the same answer, so ids cannot be probed.
+    if (error instanceof ApiError && error.code === 'post_not_found') throw notFound('post');
+    throw error;
+  }
+});

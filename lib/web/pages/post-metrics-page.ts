@@ -1,0 +1,24 @@
+/** A post's metrics: its latest figures and their history as a chart, from the API's GET /posts/{id}/metrics answer. */
+import { METRIC_FIGURES } from '../../domain/post-metrics.js';
+import type { PostMetricsView } from '../../use-cases/post-metrics.js';
+import { chart, formatFigure } from '../chart.js';
+import { html, type Html } from '../html.js';
+import { formatTime } from './format.js';
+
+export function postMetricsPage(view: PostMetricsView): Html {
+  const latest = view.metrics;
+  return html`<p><a href="/settings/posts">← All posts</a></p>
+<section class="card">
+  <h2>Post <code>${view.postId}</code> on ${view.platform}</h2>
+  ${latest
+    ? html`<p class="muted">Last collected ${formatTime(latest.collectedAt)}.</p>
+  <dl class="figures">${METRIC_FIGURES.map((name) => html`<div><dt>${name[0]?.toUpperCase()}${name.slice(1)}</dt><dd>${formatFigure(latest[name])}</dd></div>`)}</dl>`
+    : html`<p class="muted">Not collected yet: the first collection comes about an hour after the post went out.</p>`}
+  ${chart({
+    title: 'Impressions at each collection',
+    valueName: 'Impressions',
+    kind: 'line',
+    points: view.history.map((entry) => ({ label: formatTime(entry.collectedAt).slice(5, 16), value: entry.impressions })),
+  })}
+</section>`;
+}
