@@ -56,8 +56,9 @@ function trim(value: number): string {
 export function niceMaximum(largest: number): number {
   if (!(largest > 0) || !Number.isFinite(largest)) return 1;
   const power = 10 ** Math.floor(Math.log10(largest));
-  for (const step of [1, 2, 5, 10]) if (step * power >= largest) return step * power;
-  return 10 * power;
+  for (const step of [1, 2, 5, 10]) if (step * power >= largest && Number.isFinite(step * power)) return step * power;
+  // Near the largest double a rounder top would overflow to Infinity: the value itself is the top.
+  return largest;
 }
 
 function coordinate(value: number): string {
