@@ -4,7 +4,8 @@
  * chart is markup coloured by presentation attributes (fill, stroke), which that policy does not
  * govern. It reads without JavaScript, scales to the column by its viewBox (width 100%), and
  * carries its figures twice: a `role="img"` picture with a title for a glance, and a visually
- * hidden table with every figure for a screen reader. Pure functions: data in, `Html` out, every
+ * hidden table with every figure for a screen reader (in a hidden div: a table box ignores a
+ * 1px width and would widen the page at phone width). Pure functions: data in, `Html` out, every
  * label escaped by the `html` template.
  */
 import { html, type Html } from './html.js';
@@ -67,9 +68,9 @@ function coordinate(value: number): string {
 
 export function chart(input: ChartInput): Html {
   const known = input.points.map((point) => point.value).filter((value): value is number => value !== null && Number.isFinite(value));
-  const table = html`<table class="visually-hidden"><caption>${input.title}</caption><thead><tr><th scope="col">When</th><th scope="col">${input.valueName}</th></tr></thead><tbody>${input.points.map(
+  const table = html`<div class="visually-hidden"><table><caption>${input.title}</caption><thead><tr><th scope="col">When</th><th scope="col">${input.valueName}</th></tr></thead><tbody>${input.points.map(
     (point) => html`<tr><th scope="row">${point.label}</th><td>${formatFigure(point.value)}</td></tr>`,
-  )}</tbody></table>`;
+  )}</tbody></table></div>`;
   if (known.length === 0) {
     return html`<figure class="chart"><p class="chart-empty">${input.title}: no figures yet.</p></figure>`;
   }

@@ -49,7 +49,7 @@ export function analyticsPage(input: { analytics: AnalyticsView; days: Analytics
   });
   const accountRows = analytics.byAccount.map((row) => {
     const account = accounts.get(row.accountId);
-    return html`<tr><th scope="row" data-label="Account">${account ? html`${account.name}<br><span class="muted">${row.platform} ${account.handle}</span>` : html`${row.platform}<br><span class="muted">${row.accountId}</span>`}</th><td data-label="Posts">${formatFigure(row.posts)}</td>${figureCells(row)}</tr>`;
+    return html`<tr><td data-label="Account">${account ? html`${account.name}<br><span class="muted">${row.platform} ${account.handle}</span>` : html`${row.platform}<br><span class="muted">${row.accountId}</span>`}</td><td data-label="Posts">${formatFigure(row.posts)}</td>${figureCells(row)}</tr>`;
   });
   return html`<section class="card">
   <h2>Period</h2>
