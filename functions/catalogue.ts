@@ -101,6 +101,7 @@ export const SETTINGS_ROUTES: readonly WebRoute[] = [
   { name: 'SettingsSaveTimeZone', method: 'POST', path: '/settings/time-zone', entry: 'functions/settings/save-time-zone.ts' },
   { name: 'SettingsAnalytics', method: 'GET', path: '/settings/analytics', entry: 'functions/settings/analytics.ts' },
   { name: 'SettingsPostMetrics', method: 'GET', path: '/settings/posts/{id}/metrics', entry: 'functions/settings/post-metrics.ts' },
+  { name: 'SettingsRefreshPostMetrics', method: 'POST', path: '/settings/posts/{id}/metrics/refresh', entry: 'functions/settings/refresh-post-metrics.ts' },
   // The assistant server's consent and grants (lib/oauth): pages of the settings app.
   { name: 'SettingsAssistantConsent', method: 'GET', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent.ts' },
   { name: 'SettingsAssistantConsentAnswer', method: 'POST', path: '/settings/assistants/consent', entry: 'functions/settings/assistant-consent-answer.ts' },

@@ -325,6 +325,14 @@ export const SETTINGS_FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> 
   // The API's GET /analytics and GET /posts/{id}/metrics use cases: the user's published posts (posts), the accounts' names (directory).
   SettingsAnalytics: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' } },
   SettingsPostMetrics: { ...SIGNED_IN, tables: { ...SIGNED_IN.tables, posts: 'read' } },
+  // The API's RefreshPostMetrics: the account's tokens (refreshed like the publish worker's), the post's metrics.
+  SettingsRefreshPostMetrics: {
+    ...SIGNED_IN,
+    tables: { ...SIGNED_IN.tables, directory: 'readWrite', posts: 'readWrite' },
+    writableKeyPrefixes: { ...SIGNED_IN.writableKeyPrefixes, directory: [ACCOUNT_KEY_PREFIX] },
+    platformCredentials: true,
+    tokenKey: 'encryptDecrypt',
+  },
   // The API's delete use case, as DeletePost: the allowance refund (counters), schedule deletion (and the deletion queue it is built with).
   SettingsCancelPost: {
     ...SIGNED_IN,

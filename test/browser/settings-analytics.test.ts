@@ -54,16 +54,26 @@ async function publish(accountId: string, text: string): Promise<PostView> {
 }
 
 /** A signed-in browser's requests of `user`, as the sign-in callback leaves them (the sign-in itself is the browser part's). */
-async function sessionOf(user: ProvisionedUser): Promise<(path: string) => Promise<Response>> {
+async function sessionOf(user: ProvisionedUser): Promise<(path: string, form?: Record<string, string>) => Promise<Response>> {
   const cookie = newCookieSecret();
+  const csrf = newCookieSecret();
   await new DynamoDbSessionStore({ tableName: stack.tables.sessions }).putSession(hashCookieSecret(cookie), {
     userId: user.userId,
-    csrfToken: newCookieSecret(),
+    csrfToken: csrf,
     createdAt: new Date().toISOString(),
     expiresAt: new Date(Date.now() + 3_600_000),
     idleExpiresAt: new Date(Date.now() + 1_800_000),
   });
-  return (path) => fetch(`${stack.origin}${path}`, { headers: { cookie: `sp_session=${cookie}`, origin: stack.origin }, redirect: 'manual' });
+  const headers = { cookie: `sp_session=${cookie}`, origin: stack.origin };
+  return (path, form) =>
+    form
+      ? fetch(`${stack.origin}${path}`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
+          redirect: 'manual',
+        })
+      : fetch(`${stack.origin}${path}`, { headers, redirect: 'manual' });
 }
 
 /** The figure a page's `<dl class="figures">` shows under `name`. */
@@ -148,6 +158,18 @@ describe('settings analytics over HTTP', () => {
     expect(shown(page, 'Impressions')).toBe(formatFigure(post.metrics!.impressions));
     expect(page).toContain('<polyline');
   });
+
+  it('refreshes through the API use case: too soon is refused and said, a wrong token and a foreign post are refused', async () => {
+    const post = published[0]!;
+    const owned = await sessionOf(owner);
+    const soon = await owned(`/settings/posts/${post.id}/metrics/refresh`, {});
+    expect(soon.status).toBe(303);
+    expect(soon.headers.get('location')).toMatch(new RegExp(`^/settings/posts/${post.id}/metrics\\?refused=too_soon&after=\\d+$`));
+    const said = await (await owned(soon.headers.get('location')!)).text();
+    expect(said).toMatch(/role="alert">Not refreshed: a post&#39;s metrics can be refreshed once every 5 minutes\. Try again in \d+ s\./);
+    expect((await owned(`/settings/posts/${post.id}/metrics/refresh`, { _csrf: 'forged' })).status).toBe(403);
+    expect((await (await sessionOf(stranger))(`/settings/posts/${post.id}/metrics/refresh`, {})).status).toBe(404);
+  });
 });
 
 describe('settings analytics in Chromium', () => {
@@ -174,6 +196,9 @@ describe('settings analytics in Chromium', () => {
       await page.getByRole('link', { name: published[2]!.id }).click();
       await page.waitForURL(`${stack.origin}/settings/posts/${published[2]!.id}/metrics`);
       expect(await page.getByRole('img', { name: /Impressions at each collection/ }).count()).toBe(1);
+      await page.getByRole('button', { name: 'Refresh metrics' }).click();
+      await page.waitForURL(/refused=too_soon/);
+      expect(await page.getByRole('alert').textContent()).toMatch(/once every 5 minutes/);
       expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
       await screenshot(page, `settings-post-metrics-${name}`);
       await context.close();

@@ -4,10 +4,13 @@ import type { PostMetricsView } from '../../use-cases/post-metrics.js';
 import { chart, formatFigure } from '../chart.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
+import { csrfField } from './layout.js';
 
-export function postMetricsPage(view: PostMetricsView): Html {
+/** `notice`: the refresh just done; `refusal`: why a refresh was not done (too soon, the platform did not answer). */
+export function postMetricsPage(view: PostMetricsView, csrfToken: string, notice?: string, refusal?: string): Html {
   const latest = view.metrics;
-  return html`<p><a href="/settings/posts">← All posts</a></p>
+  return html`${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}${refusal ? html`<p class="notice error" role="alert">${refusal}</p>` : ''}
+<p><a href="/settings/posts">← All posts</a></p>
 <section class="card">
   <h2>Post <code>${view.postId}</code> on ${view.platform}</h2>
   ${latest
@@ -20,5 +23,7 @@ export function postMetricsPage(view: PostMetricsView): Html {
     kind: 'line',
     points: view.history.map((entry) => ({ label: formatTime(entry.collectedAt).slice(5, 16), value: entry.impressions })),
   })}
+  <form method="post" action="/settings/posts/${view.postId}/metrics/refresh">${csrfField(csrfToken)}<button type="submit">Refresh metrics</button></form>
+  <p class="muted">A post's metrics can be refreshed once every 5 minutes.</p>
 </section>`;
 }
