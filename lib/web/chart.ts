@@ -27,12 +27,13 @@ export interface ChartInput {
   kind: 'bar' | 'line';
 }
 
-const WIDTH = 640;
-const HEIGHT = 240;
-const LEFT = 56;
+// Narrow, so its 12-unit text stays readable when a phone's column shrinks it (the CSS caps its width on a desktop).
+const WIDTH = 360;
+const HEIGHT = 200;
+const LEFT = 44;
 const RIGHT = 12;
 const TOP = 12;
-const BOTTOM = 36;
+const BOTTOM = 28;
 const PLOT_WIDTH = WIDTH - LEFT - RIGHT;
 const PLOT_HEIGHT = HEIGHT - TOP - BOTTOM;
 const INK = '#1f2933';
@@ -83,11 +84,11 @@ export function chart(input: ChartInput): Html {
     const at = coordinate(y(top * share));
     return html`<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${at}" y2="${at}" stroke="${GRID}" stroke-width="1"/><text x="${LEFT - 6}" y="${at}" text-anchor="end" dominant-baseline="middle" font-size="12" fill="${INK}">${formatFigure(top * share)}</text>`;
   });
-  // At most about six x labels, so they never overlap at any width (the viewBox scales them together).
-  const every = Math.max(1, Math.ceil(count / 6));
+  // At most four x labels (a time is eleven characters), so they never overlap at any width (the viewBox scales them together).
+  const every = Math.max(1, Math.ceil(count / 4));
   const labels = input.points.map((point, index) =>
     index % every === 0
-      ? html`<text x="${coordinate(x(index))}" y="${HEIGHT - BOTTOM + 18}" text-anchor="middle" font-size="12" fill="${INK}">${point.label}</text>`
+      ? html`<text x="${coordinate(x(index))}" y="${HEIGHT - BOTTOM + 17}" text-anchor="middle" font-size="12" fill="${INK}">${point.label}</text>`
       : '',
   );
   let series: Html;
