@@ -202,6 +202,6 @@ describe('settings analytics in Chromium', () => {
       expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
       await screenshot(page, `settings-post-metrics-${name}`);
       await context.close();
-    });
+    }, 90_000);
   }
 });
