@@ -8,11 +8,15 @@ import { METRIC_FIGURES, type PostFigures } from '../../domain/post-metrics.js';
 import type { AnalyticsView } from '../../use-cases/post-metrics.js';
 import { chart, formatFigure } from '../chart.js';
 import { html, type Html } from '../html.js';
-import { formatDate } from './format.js';
 
 /** The periods the page offers, in days (GET /analytics takes any period up to its maximum). */
 export const ANALYTICS_PERIODS = [7, 30, 90] as const;
 export type AnalyticsPeriod = (typeof ANALYTICS_PERIODS)[number];
+
+/** Analytics counts whole UTC days (GET /analytics's byDay), so its dates are UTC dates. */
+function formatDate(iso: string): string {
+  return iso.slice(0, 10);
+}
 
 const FIGURE_NAMES: Readonly<Record<keyof PostFigures, string>> = {
   impressions: 'Impressions',

@@ -3,7 +3,8 @@ import { METRIC_FIGURES } from '../../domain/post-metrics.js';
 import type { PostMetricsView } from '../../use-cases/post-metrics.js';
 import { chart, formatFigure } from '../chart.js';
 import { html, type Html } from '../html.js';
-import { formatTime } from './format.js';
+import { localTime } from '../../domain/local-time.js';
+import { formatTime, pageTimeZone } from './format.js';
 import { csrfField } from './layout.js';
 
 /** `notice`: the refresh just done; `refusal`: why a refresh was not done (too soon, the platform did not answer). */
@@ -21,7 +22,7 @@ export function postMetricsPage(view: PostMetricsView, csrfToken: string, notice
     title: 'Impressions at each collection',
     valueName: 'Impressions',
     kind: 'line',
-    points: view.history.map((entry) => ({ label: formatTime(entry.collectedAt).slice(5, 16), value: entry.impressions })),
+    points: view.history.map((entry) => ({ label: localTime(Date.parse(entry.collectedAt), pageTimeZone()).label.slice(5, 16), value: entry.impressions })),
   })}
   <form method="post" action="/settings/posts/${view.postId}/metrics/refresh">${csrfField(csrfToken)}<button type="submit">Refresh metrics</button></form>
   <p class="muted">A post's metrics can be refreshed once every 5 minutes.</p>
