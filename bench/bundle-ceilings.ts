@@ -54,6 +54,9 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsPosts: 310_000, // 294.2 kB before the queue changes (how a LinkedIn text renders)
   // A week of posts (the post store's list) and the person's time zone; saving the zone renders the week again when refused.
   SettingsCalendar: 282_000, // 273.5 kB
+  SettingsAnalytics: 281_000, // 272.0 kB
+  SettingsPostMetrics: 267_000, // 258.9 kB
+  SettingsRefreshPostMetrics: 366_000, // 355.1 kB (RefreshPostMetrics's collector and platform clients)
   SettingsSaveTimeZone: 283_000, // 274.2 kB
   // The person's time zone on every page (lib/domain/local-time.ts, Intl only) took these just over 250 kB.
   SettingsKeys: 260_000, // 251.8 kB

@@ -67,6 +67,7 @@ const DIRECTORY_WRITES: Record<string, string[]> = {
   RetryPost: ['QUEUE#'],
   SettingsCancelPost: ['QUEUE#'],
   SettingsRetryPost: ['QUEUE#'],
+  SettingsRefreshPostMetrics: ['ACCOUNT#'],
   // Also import_media's processing media item.
   Mcp: ['QUEUE#', 'MEDIA#'],
   // The API's media (lib/use-cases/media-files.ts): a pending item and its alt text write the item

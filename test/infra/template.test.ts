@@ -163,6 +163,9 @@ const EXPECTED: Record<string, string[]> = {
   SettingsDisconnectAccountConfirm: ['table:sessions:readWrite', 'table:directory:read'],
   SettingsDisconnectAccount: ['table:sessions:readWrite', 'table:directory:readWrite'],
   SettingsPosts: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read', 'secret:cursor'],
+  SettingsAnalytics: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read'],
+  SettingsPostMetrics: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:read'],
+  SettingsRefreshPostMetrics: ['table:sessions:readWrite', 'table:directory:readWrite', 'table:posts:readWrite', 'secret:platform', 'kms:encryptDecrypt'],
   SettingsCancelPost: ['table:sessions:readWrite', 'table:directory:readWrite', 'table:posts:readWrite', 'table:counters:readWrite', 'send:deletion', 'scheduler:delete'],
   // The API's publish and retry without Idempotency-Key: no idempotency table.
   SettingsSendPost: ['table:sessions:readWrite', 'table:directory:read', 'table:posts:readWrite', 'table:counters:readWrite', 'send:publish', 'scheduler:create', 'passRole:scheduler'],
