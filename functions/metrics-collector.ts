@@ -11,38 +11,19 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { atColdStart } from '../lib/cold-start.js';
 import { ENV, numberEnv } from '../lib/config.js';
-import { randomToken } from '../lib/domain/ids.js';
 import { X_SUBSCRIPTION_CHECK_MS } from '../lib/domain/x-subscription-check.js';
 import { logger } from '../lib/observability.js';
-import { linkedinClientFromEnv } from '../lib/platforms/linkedin-client.js';
-import { xClientFromEnv } from '../lib/platforms/x-client.js';
-import { DynamoDbAccountStore } from '../lib/store/dynamodb-account-store.js';
-import { DynamoDbPostMetrics } from '../lib/store/dynamodb-post-metrics.js';
-import { METRICS_DUE_SHARDS } from '../lib/store/tables.js';
-import { tokenCipherFromEnv } from '../lib/store/token-cipher.js';
-import { AccessTokens } from '../lib/use-cases/access-tokens.js';
-import { CollectMetrics, type CollectResult } from '../lib/use-cases/collect-metrics.js';
+import type { CollectResult } from '../lib/use-cases/collect-metrics.js';
 import { XSubscriptionChecks } from '../lib/use-cases/x-subscription-checks.js';
 import { systemClock } from '../lib/use-cases/ports/clock.js';
 import { flushMetrics, metrics } from '../lib/worker-metrics.js';
+import { metricsCollection } from './metrics/wiring.js';
 
 /** The posts table (byMetricsDue, the metrics fields), the accounts and their tokens (refreshed like the publish worker's), the platforms. */
 const collector = atColdStart(() => {
-  const accounts = new DynamoDbAccountStore();
-  const tokens = new AccessTokens({ credentials: accounts, cipher: tokenCipherFromEnv(), clock: systemClock });
-  const x = xClientFromEnv();
+  const { collect, accounts, tokens, x } = metricsCollection();
   return {
-    metrics: new CollectMetrics({
-      store: new DynamoDbPostMetrics(),
-      accounts,
-      tokens,
-      setTokenHealth: (accountId, health) => accounts.setTokenHealth(accountId, health),
-      platforms: { x, linkedin: linkedinClientFromEnv() },
-      clock: systemClock,
-      shards: METRICS_DUE_SHARDS,
-      newToken: () => randomToken(16),
-      log: logger,
-    }),
+    metrics: collect,
     subscriptions: new XSubscriptionChecks({
       store: accounts,
       accounts,

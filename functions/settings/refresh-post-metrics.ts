@@ -3,40 +3,17 @@
  * RefreshPostMetrics use case (same scoping, same once-per-5-minutes rule), then back to the post's
  * metrics page saying what happened, a refusal included.
  */
-import { randomToken } from '../../lib/domain/ids.js';
 import { ApiError } from '../../lib/domain/errors.js';
-import { logger } from '../../lib/observability.js';
-import { linkedinClientFromEnv } from '../../lib/platforms/linkedin-client.js';
-import { xClientFromEnv } from '../../lib/platforms/x-client.js';
-import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
-import { DynamoDbPostMetrics } from '../../lib/store/dynamodb-post-metrics.js';
-import { METRICS_DUE_SHARDS } from '../../lib/store/tables.js';
-import { tokenCipherFromEnv } from '../../lib/store/token-cipher.js';
-import { AccessTokens } from '../../lib/use-cases/access-tokens.js';
-import { CollectMetrics } from '../../lib/use-cases/collect-metrics.js';
 import { systemClock } from '../../lib/use-cases/ports/clock.js';
 import { RefreshPostMetrics } from '../../lib/use-cases/post-metrics.js';
 import { signedInHandler } from '../../lib/web/web-handler.js';
 import { badRequest, notFound } from '../../lib/web/web-errors.js';
+import { metricsCollection } from '../metrics/wiring.js';
 
 let refresh: RefreshPostMetrics | undefined;
 
 function build(): RefreshPostMetrics {
-  const accounts = new DynamoDbAccountStore();
-  return new RefreshPostMetrics({
-    clock: systemClock,
-    collect: new CollectMetrics({
-      store: new DynamoDbPostMetrics(),
-      accounts,
-      tokens: new AccessTokens({ credentials: accounts, cipher: tokenCipherFromEnv(), clock: systemClock }),
-      setTokenHealth: (accountId, health) => accounts.setTokenHealth(accountId, health),
-      platforms: { x: xClientFromEnv(), linkedin: linkedinClientFromEnv() },
-      clock: systemClock,
-      shards: METRICS_DUE_SHARDS,
-      newToken: () => randomToken(16),
-      log: logger,
-    }),
-  });
+  return new RefreshPostMetrics({ clock: systemClock, collect: metricsCollection().collect });
 }
 
 export const handler = signedInHandler(async (request, signedIn) => {
