@@ -8,15 +8,14 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
 import { DynamoDbIdentityStore } from '../../lib/store/dynamodb-identity-store.js';
-import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
 import { formatFigure } from '../../lib/web/chart.js';
 import type { SandboxPlatforms } from '../../local/sandbox/index.js';
 import { DESKTOP, launchChromium, PHONE, screenshot, signIn } from '../support/browser.js';
 import { documentedApi } from '../support/openapi.js';
 import { startPostsStack } from '../support/posts.js';
 import { connectAccount, provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { settingsSession } from '../support/settings-session.js';
 import type { TestStack } from '../support/stack.js';
 
 type FigureName = 'impressions' | 'likes' | 'comments' | 'reposts' | 'quotes' | 'bookmarks' | 'clicks';
@@ -53,27 +52,10 @@ async function publish(accountId: string, text: string): Promise<PostView> {
   }
 }
 
-/** A signed-in browser's requests of `user`, as the sign-in callback leaves them (the sign-in itself is the browser part's). */
+/** A signed-in browser's requests of `user`: a GET, or a POST when a form is given. */
 async function sessionOf(user: ProvisionedUser): Promise<(path: string, form?: Record<string, string>) => Promise<Response>> {
-  const cookie = newCookieSecret();
-  const csrf = newCookieSecret();
-  await new DynamoDbSessionStore({ tableName: stack.tables.sessions }).putSession(hashCookieSecret(cookie), {
-    userId: user.userId,
-    csrfToken: csrf,
-    createdAt: new Date().toISOString(),
-    expiresAt: new Date(Date.now() + 3_600_000),
-    idleExpiresAt: new Date(Date.now() + 1_800_000),
-  });
-  const headers = { cookie: `sp_session=${cookie}`, origin: stack.origin };
-  return (path, form) =>
-    form
-      ? fetch(`${stack.origin}${path}`, {
-          method: 'POST',
-          headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
-          redirect: 'manual',
-        })
-      : fetch(`${stack.origin}${path}`, { headers, redirect: 'manual' });
+  const browser = await settingsSession(stack, user);
+  return (path, form) => (form ? browser.post(path, form) : browser.get(path));
 }
 
 /** The figure a page's `<dl class="figures">` shows under `name`. */

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbUserStore } from '../../lib/store/dynamodb-user-store.js';
-import { placePost, settingsSession } from '../support/calendar.js';
+import { placePost } from '../support/calendar.js';
+import { settingsSession } from '../support/settings-session.js';
 import { futureInstant } from '../support/clock.js';
 import { api } from '../support/http.js';
 import { startPostsStack } from '../support/posts.js';

@@ -5,13 +5,12 @@
  * of the local stack (real DynamoDB Local) end at exactly the cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
 import { DynamoDbApiKeyStore } from '../../lib/store/dynamodb-api-key-store.js';
-import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
 import { DynamoDbUserStore } from '../../lib/store/dynamodb-user-store.js';
 import { MAX_ACTIVE_API_KEYS } from '../../lib/use-cases/settings/api-keys.js';
 import { MAX_WORKSPACES } from '../../lib/use-cases/settings/workspaces.js';
-import { provisionUser, type ProvisionedUser } from '../support/provision.js';
+import { provisionUser } from '../support/provision.js';
+import { settingsSession } from '../support/settings-session.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -24,37 +23,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** A signed-in browser of `user`, as the sign-in callback leaves it (the sign-in itself: test/browser). */
-async function signedIn(user: ProvisionedUser) {
-  const cookie = newCookieSecret();
-  const csrf = newCookieSecret();
-  await new DynamoDbSessionStore({ tableName: stack.tables.sessions }).putSession(hashCookieSecret(cookie), {
-    userId: user.userId,
-    csrfToken: csrf,
-    createdAt: new Date().toISOString(),
-    expiresAt: new Date(Date.now() + 3_600_000),
-    idleExpiresAt: new Date(Date.now() + 1_800_000),
-  });
-  const headers = { cookie: `sp_session=${cookie}`, origin: stack.origin };
-  return {
-    post: (path: string, form: Record<string, string> = {}) =>
-      fetch(`${stack.origin}${path}`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
-        redirect: 'manual',
-      }),
-    get: (path: string) => fetch(`${stack.origin}${path}`, { headers, redirect: 'manual' }),
-  };
-}
-
 const users = () => new DynamoDbUserStore({ tableName: stack.tables.directory });
 const keys = () => new DynamoDbApiKeyStore({ tableName: stack.tables.directory });
 
 describe('workspaces', () => {
   it(`70 creations at once make exactly ${MAX_WORKSPACES} workspaces; the others are refused with the reason`, async () => {
     const user = await provisionUser({ workspaces: 1 });
-    const browser = await signedIn(user);
+    const browser = await settingsSession(stack, user);
     const answers = await Promise.all(Array.from({ length: 70 }, (_, index) => browser.post('/settings/workspaces', { name: `Brand ${index}` })));
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 303)).toHaveLength(MAX_WORKSPACES - 1);
@@ -74,7 +49,7 @@ describe('API keys', () => {
     const user = await provisionUser({ workspaces: 1 });
     // The provisioned key was made by the admin CLI: not counted against the cap.
     const before = await activeKeys(user.userId);
-    const browser = await signedIn(user);
+    const browser = await settingsSession(stack, user);
     const answers = await Promise.all(Array.from({ length: 40 }, () => browser.post('/settings/keys')));
     const created = answers.filter((answer) => answer.status === 201);
     expect(created).toHaveLength(MAX_ACTIVE_API_KEYS);

@@ -6,9 +6,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { PUBLISHABLE_PLATFORMS, type Post, type PublishablePlatform } from '../../lib/domain/model.js';
-import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
 import { documentClient } from '../../lib/store/dynamo-client.js';
-import { DynamoDbSessionStore } from '../../lib/store/dynamodb-session-store.js';
 import { postToItem } from '../../lib/store/post-item.js';
 import { postFixture } from './post-fixture.js';
 import type { ProvisionedUser } from './provision.js';
@@ -42,31 +40,3 @@ export async function placePost(stack: TestStack, user: ProvisionedUser, status:
   return post;
 }
 
-export interface SettingsBrowser {
-  get(path: string, cookies?: string): Promise<Response>;
-  post(path: string, form?: Record<string, string>): Promise<Response>;
-}
-
-/** A signed-in settings session of `user`: GETs and CSRF-carrying POSTs with its cookie. */
-export async function settingsSession(stack: TestStack, user: ProvisionedUser): Promise<SettingsBrowser> {
-  const cookie = newCookieSecret();
-  const csrf = newCookieSecret();
-  await new DynamoDbSessionStore({ tableName: stack.tables.sessions }).putSession(hashCookieSecret(cookie), {
-    userId: user.userId,
-    csrfToken: csrf,
-    createdAt: new Date().toISOString(),
-    expiresAt: new Date(Date.now() + 3_600_000),
-    idleExpiresAt: new Date(Date.now() + 1_800_000),
-  });
-  const session = `sp_session=${cookie}`;
-  return {
-    get: (path, cookies) => fetch(`${stack.origin}${path}`, { headers: { cookie: cookies ? `${session}; ${cookies}` : session, origin: stack.origin }, redirect: 'manual' }),
-    post: (path, form = {}) =>
-      fetch(`${stack.origin}${path}`, {
-        method: 'POST',
-        headers: { cookie: session, origin: stack.origin, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
-        redirect: 'manual',
-      }),
-  };
-}
