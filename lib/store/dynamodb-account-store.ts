@@ -424,9 +424,9 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
 
   /**
    * X's subscription_type as just read (publish, the daily check): what the account's text limit
-   * follows. Its daily check's entry moves to this read, unless the item holds another kind of
-   * entry (an expiry warning) or none because it is not checked (disconnected, failed): then
-   * only the subscription is written.
+   * follows. Its daily check's entry moves to this read, and an account without one (connected
+   * before the daily check, or taken out of it while it could not be read) joins it; only one that
+   * holds another kind of entry (an expiry warning) gets the subscription alone.
    */
   async setXSubscription(accountId: string, xSubscription: string | null, checkedAt: Date): Promise<void> {
     const key = directoryKeys.account(accountId);
@@ -436,8 +436,8 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
         new UpdateCommand({
           TableName: this.table.name,
           Key: key,
-          UpdateExpression: 'SET xSubscription = :subscription, xSubscriptionCheckedAt = :checked, expirySk = :sk',
-          ConditionExpression: 'expiryPk = :pk',
+          UpdateExpression: 'SET xSubscription = :subscription, xSubscriptionCheckedAt = :checked, expiryPk = :pk, expirySk = :sk',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(expiryPk) OR expiryPk = :pk)',
           ExpressionAttributeValues: { ...values, ':pk': X_SUBSCRIPTION_PARTITION, ':sk': xSubscriptionCheckKeys(accountId, checkedAt.toISOString()).expirySk },
         }),
       );

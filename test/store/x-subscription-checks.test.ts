@@ -5,7 +5,7 @@
  * in 1999, so the index's Queries see only this file's accounts, never the other files' (read in
  * the present). Tokens are in memory: how they are read and refreshed is access-tokens' own test.
  */
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomToken } from '../../lib/domain/ids.js';
 import type { Account, XSubscription } from '../../lib/domain/model.js';
@@ -103,6 +103,14 @@ describe('the daily read of X subscriptions', () => {
 
     expect((await checks(new Date(NOW.getTime() + 30 * 60_000)).checkDue()).postponed).toBe(0);
     expect((await checks(new Date(NOW.getTime() + HOUR_MS + 60_000)).checkDue()).postponed).toBe(1);
+  });
+
+  it('an account without an entry (connected before the daily check) joins it at its next read, at publish', async () => {
+    const older = await connectX('1999-12-20T00:00:00.000Z');
+    await client.send(new UpdateCommand({ TableName: tableName, Key: directoryKeys.account(older.id), UpdateExpression: 'REMOVE expiryPk, expirySk' }));
+    expect(await entryOf(older.id)).toEqual({ expiryPk: undefined, expirySk: undefined });
+    await accounts.setXSubscription(older.id, 'Premium', NOW);
+    expect(await entryOf(older.id)).toEqual({ expiryPk: 'x-subscription', expirySk: `${NOW.toISOString()}#${older.id}` });
   });
 
   it('only X accounts that can refresh are checked: a token that cannot be refreshed keeps its expiry warning entry', async () => {
