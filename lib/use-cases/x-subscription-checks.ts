@@ -29,7 +29,7 @@ export interface XSubscriptionCheckStore {
 
 export interface XSubscriptionChecksDeps {
   store: XSubscriptionCheckStore;
-  accounts: Pick<AccountReader, 'getAccount'>;
+  accounts: Pick<AccountReader, 'getAccounts'>;
   tokens: Pick<AccessTokens, 'accessToken'>;
   x: PlatformPublisher;
   clock: Clock;
@@ -58,8 +58,10 @@ export class XSubscriptionChecks {
     const now = this.deps.clock.now();
     const readBefore = new Date(now.getTime() - (this.deps.intervalMs ?? X_SUBSCRIPTION_CHECK_MS));
     const due = await this.deps.store.listXSubscriptionChecksDue(readBefore, this.deps.limit ?? DEFAULT_LIMIT);
+    // The due accounts in one batch read, not a GetItem each.
+    const accounts = await this.deps.accounts.getAccounts(due.map((entry) => entry.accountId));
     for (const { accountId, expirySk } of due) {
-      const account = await this.deps.accounts.getAccount(accountId);
+      const account = accounts.get(accountId);
       if (!account || account.platform !== 'x' || !account.active || (account.tokenHealth !== 'healthy' && account.tokenHealth !== 'expiring')) {
         await this.deps.store.postponeXSubscriptionCheck(accountId, expirySk, null);
         result.dropped++;
