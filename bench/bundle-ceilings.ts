@@ -22,7 +22,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   GetQueue: 273_000, // 264.7 kB
   PutQueue: 273_000, // 264.7 kB
   NextQueueSlots: 273_000, // 264.6 kB
-  GetPost: 275_000, // 264.7 kB (270.2 kB with post metrics on the post)
+  GetPost: 292_000, // 283.7 kB (with the metrics item's reads)
   // Post metrics: the posts table's metrics reads (DynamoDB only).
   GetPostMetrics: 270_000, // 261.9 kB
   GetAnalytics: 272_000, // 263.9 kB
@@ -51,7 +51,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsAccounts: 302_000, // 287.8 kB before the queue link (with it about 5 kB more)
   SettingsAccountQueue: 269_000, // 260.8 kB
   SettingsSaveAccountQueue: 269_000, // 261.2 kB
-  SettingsPosts: 310_000, // 294.2 kB before the queue changes (how a LinkedIn text renders)
+  SettingsPosts: 322_000, // 313.0 kB (with the metrics item's reads)
   // A week of posts (the post store's list) and the person's time zone; saving the zone renders the week again when refused.
   SettingsCalendar: 282_000, // 273.5 kB
   SettingsAnalytics: 281_000, // 272.0 kB
@@ -62,7 +62,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   SettingsKeys: 260_000, // 251.8 kB
   SettingsCreateKey: 259_000, // 251.1 kB
   SettingsRevokeKeyConfirm: 259_000, // 251.1 kB
-  ListPosts: 300_000, // 286.9 kB
+  ListPosts: 315_000, // 305.9 kB (with the metrics item's reads)
   SettingsCancelPost: 329_000, // 319.1 kB (gives a queued post's slot back)
   SettingsConnectStart: 330_000, // 316.3 kB
   SettingsConnectXCallback: 330_000, // 316.4 kB
@@ -70,7 +70,7 @@ export const BUNDLE_CEILINGS: Readonly<Record<string, number>> = {
   PlatformDeletionWorker: 362_000, // 351.5 kB
   // Post metrics: the accounts' tokens (KMS) and both platforms' metrics reads, like the deletion worker.
   MetricsCollector: 359_000, // 348.8 kB (the daily read of X subscriptions)
-  RefreshPostMetrics: 364_000, // 353.5 kB (and the API pipeline)
+  RefreshPostMetrics: 379_000, // 367.8 kB (and the API pipeline)
   DeletePost: 340_000, // 325.3 kB
   PublishWorker: 459_000, // 445.1 kB (threads and first comments; X long posts: twitter-text and the target rules)
   CreatePosts: 424_000, // 411.8 kB (twitter-text: 27 kB; queue slots; LinkedIn hashtags and mentions)

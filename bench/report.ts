@@ -37,6 +37,8 @@ export const BUDGETS = {
   costPerThousandWebhookEventsUsd: 0.05,
   /** Issue 34: X requests per 1,000 posts collected, at 100 ids a request (phases/metrics.ts). */
   metricsXRequestsPerThousand: 20,
+  /** Issue 34: our side's DynamoDB bill per 1,000 published posts tracked 30 days, in US cents (phases/metrics.ts). */
+  metricsCentsPerThousandTracked: 2,
 };
 
 /** The absolute limits the ratio budgets replaced (issue 30), printed beside the figures for the record. */

@@ -6,6 +6,7 @@ import { ApiError } from '../../lib/domain/errors.js';
 import { ENV } from '../../lib/config.js';
 import { readSecret } from '../../lib/secrets.js';
 import { DynamoDbAccountStore } from '../../lib/store/dynamodb-account-store.js';
+import { DynamoDbPostMetrics } from '../../lib/store/dynamodb-post-metrics.js';
 import { DynamoDbPostStore } from '../../lib/store/dynamodb-post-store.js';
 import { ListPosts, parseListPostsQuery } from '../../lib/use-cases/list-posts.js';
 import { postsPage } from '../../lib/web/pages/posts-page.js';
@@ -27,7 +28,7 @@ export const handler = signedInHandler(async (request, signedIn) => {
   const raw: Record<string, string> = {};
   if (request.query.status) raw.status = request.query.status;
   if (request.query.cursor) raw.cursor = request.query.cursor;
-  listPosts ??= new ListPosts({ posts: new DynamoDbPostStore(), cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) });
+  listPosts ??= new ListPosts({ posts: new DynamoDbPostStore(), metrics: new DynamoDbPostMetrics(), cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) });
   let list;
   try {
     list = await listPosts.execute(signedIn.caller, parseListPostsQuery(raw));

@@ -80,8 +80,8 @@ export function mcpDependencies(): McpEndpointDeps {
     urls,
     tools: {
       listAccounts: new ListAccounts({ accounts, workspaces }),
-      listPosts: new ListPosts({ posts, cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) }),
-      getPost: new GetPost({ posts }),
+      listPosts: new ListPosts({ posts, metrics: postMetrics, cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) }),
+      getPost: new GetPost({ posts, metrics: postMetrics }),
       events: new Events({ events: new DynamoDbEventStore(), clock: systemClock, cursorSigningKey: () => readSecret(ENV.cursorSigningKey, ENV.cursorSigningKeySecretId) }),
       createPosts: new CreatePosts({
         ...reads,

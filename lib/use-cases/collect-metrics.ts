@@ -79,13 +79,8 @@ export class CollectMetrics {
 
   async collectDue(): Promise<CollectResult> {
     const now = this.deps.clock.now();
-    const ids = (await Promise.all(Array.from({ length: this.deps.shards }, (_, shard) => this.deps.store.listDue(shard, now, this.limit)))).flat();
-    const token = this.deps.newToken();
-    const claimed: ClaimedPost[] = [];
-    for (const id of ids) {
-      const claim = await this.deps.store.claimDue(id, { now, dueBy: now, claimMs: METRICS_CLAIM_MS, token });
-      if (claim) claimed.push(claim);
-    }
+    const due = (await Promise.all(Array.from({ length: this.deps.shards }, (_, shard) => this.deps.store.listDue(shard, now, this.limit)))).flat();
+    const claimed = await this.deps.store.claimDue(due, { now, dueBy: now, claimMs: METRICS_CLAIM_MS, token: this.deps.newToken() });
     const byAccount = new Map<string, ClaimedPost[]>();
     for (const claim of claimed) {
       const list = byAccount.get(claim.post.accountId) ?? [];
@@ -95,7 +90,7 @@ export class CollectMetrics {
     const settled = await Promise.all([...byAccount.entries()].map(([accountId, claims]) => this.collectAccount(accountId, claims, now, 'scheduled')));
     return settled.reduce<CollectResult>(
       (sum, one) => ({ ...sum, collected: sum.collected + one.collected, postponed: sum.postponed + one.postponed, requests: sum.requests + one.requests }),
-      { examined: ids.length, collected: 0, postponed: 0, requests: 0 },
+      { examined: due.length, collected: 0, postponed: 0, requests: 0 },
     );
   }
 
@@ -135,7 +130,7 @@ export class CollectMetrics {
       if (kind === 'refresh') failure.push({ message: reason, retryAt });
       for (const claim of batch) {
         // A refresh gives the post back as it was (its schedule untouched).
-        const moved = kind === 'refresh' ? await this.deps.store.release(claim.post.id, claim.claimToken) : await this.deps.store.postpone(claim.post.id, claim.claimToken, dueAt(claim));
+        const moved = kind === 'refresh' ? await this.deps.store.release(claim) : await this.deps.store.postpone(claim, dueAt(claim));
         if (moved) settled.postponed++;
       }
       if (kind === 'scheduled') this.deps.log.warn('Metrics collection postponed', { accountId, posts: batch.length, reason });
@@ -205,14 +200,14 @@ export class CollectMetrics {
     const parts = liveIds(claim.post).map((id) => figures.get(id) ?? null);
     const given = parts.filter((part): part is PostFigures => part !== null);
     if (given.length === 0) {
-      await this.deps.store.postpone(claim.post.id, claim.claimToken, null);
+      await this.deps.store.postpone(claim, null);
       return false;
     }
     const previous = claim.post.metrics ?? null;
     const metrics: PostMetrics = { ...mergeFigures(sumFigures(given), previous), collectedAt: now.toISOString() };
     const history = [...claim.history, metrics].slice(-METRICS_HISTORY_LIMIT);
     const nextDueAt = kind === 'refresh' ? undefined : nextMetricsDueAt(claim.post.publishedAt ?? now.toISOString(), now);
-    return this.deps.store.record(claim.post.id, claim.claimToken, { metrics, history, nextDueAt });
+    return this.deps.store.record(claim, { history, nextDueAt });
   }
 }
 

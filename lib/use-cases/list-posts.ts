@@ -10,7 +10,9 @@ import { checkQueryParameters } from '../domain/query-parameters.js';
 import { POST_STATUSES, type PostStatus } from '../domain/model.js';
 import { postView, type PostView } from '../domain/views/post-view.js';
 import type { Caller } from '../domain/caller.js';
+import type { PostMetricsStore } from './ports/post-metrics-store.js';
 import type { PostPageKey, PostStore } from './ports/post-store.js';
+import { withLatestMetrics } from './post-lookup.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
@@ -46,7 +48,7 @@ export function parseListPostsQuery(query: Record<string, string>): ListPostsQue
 }
 
 export class ListPosts {
-  constructor(private readonly deps: { posts: PostStore; cursorSigningKey: () => Promise<string> }) {}
+  constructor(private readonly deps: { posts: PostStore; metrics: Pick<PostMetricsStore, 'latestMetrics'>; cursorSigningKey: () => Promise<string> }) {}
 
   async execute(caller: Caller, query: ListPostsQuery): Promise<PostList> {
     const scope: CursorScope = { userId: caller.userId, status: query.status };
@@ -54,10 +56,13 @@ export class ListPosts {
     const startKey: PostPageKey | null = query.cursor === null ? null : decodeCursor(query.cursor, scope, signingKey);
     try {
       const page = await this.deps.posts.listPosts({ userId: caller.userId, status: query.status, limit: query.limit, startKey });
+      // The Query is keyed by the caller's id; checking again keeps a mis-indexed item from crossing tenants.
+      const posts = page.posts.filter((post) => post.userId === caller.userId && post.deletedAt === null);
+      // Only a published post has metrics: a page without one reads nothing more.
+      const latest = await this.deps.metrics.latestMetrics(posts.filter((post) => post.status === 'published').map((post) => post.id));
       return {
         object: 'list',
-        // The Query is keyed by the caller's id; checking again keeps a mis-indexed item from crossing tenants.
-        posts: page.posts.filter((post) => post.userId === caller.userId && post.deletedAt === null).map(postView),
+        posts: posts.map((post) => postView(withLatestMetrics(post, latest))),
         nextCursor: page.nextKey === null ? null : encodeCursor(scope, page.nextKey, signingKey),
       };
     } catch (error) {

@@ -80,7 +80,7 @@ describe('the metrics backfill', () => {
     for (const post of [tooOld, deleted, failed]) expect(await dueSkOf(post.id)).toBeUndefined();
     // The collector finds them in its Query of byMetricsDue.
     const shard = Number(metricsDueKeys(unscheduled.id, NOW).metricsDuePk.split('#')[1]);
-    expect(await store.listDue(shard, NOW, 1000)).toContain(unscheduled.id);
+    expect(await store.listDue(shard, NOW, 1000)).toContainEqual({ postId: unscheduled.id, on: 'post' });
 
     const again = await backfill().run({ userId, cursor: null, limit: 100 });
     expect(again).toMatchObject({ read: 5, scheduled: 0, alreadyScheduled: 4, cursor: null });
