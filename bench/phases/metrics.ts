@@ -15,7 +15,6 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { METRICS_COLLECTOR } from '../../functions/catalogue.js';
 import { METRICS_SCHEDULE_MS } from '../../lib/domain/post-metrics.js';
-import { DynamoDbPostMetrics, metricsItemId } from '../../lib/store/dynamodb-post-metrics.js';
 import { metricsDueKeys } from '../../lib/store/post-item.js';
 import { lambdaContext, loadHandler } from '../../local/lambda-runtime.js';
 import type { PlatformRecord } from '../../local/sandbox/record.js';
@@ -42,6 +41,9 @@ interface Platformed {
 
 export async function metricsPhase({ stack, db }: BenchContext): Promise<PhaseOutcome> {
   const { provisionUser } = await import('../../test/support/provision.js');
+  // Imported here, not at the top: the store module makes the handlers' shared DynamoDB client when
+  // first imported, and made before the stack set SDK_METERING it would count nothing.
+  const { DynamoDbPostMetrics, metricsItemId } = await import('../../lib/store/dynamodb-post-metrics.js');
   const made = await provisionUser({
     quota: 1_000_000_000,
     accounts: [

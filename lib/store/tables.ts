@@ -46,6 +46,9 @@
  *                                               (1 h, 6 h, 24 h, 3 d, 7 d, 30 d after publishedAt; set by the
  *                                               write that publishes it, moved by each collection, removed after
  *                                               the last; keys only: lib/store/dynamodb-post-metrics.ts)
+ *   Beside each published post once it is collected, its metrics item: id = metrics#<postId>
+ *                                               (history, due entry, claim; in byMetricsDue only:
+ *                                               lib/store/dynamodb-post-metrics.ts)
  *   DELETE removes listPk/statusPk/duePk, so a deleted post leaves every index at once (sparse
  *   indexes), and a page is never shrunk by a filter; only that outbox entry stays in byDue,
  *   which the API never reads.
