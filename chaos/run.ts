@@ -26,6 +26,11 @@
  * media.ready event (CHAOS_IMPORT_DEADLINE_S, 300, after the last restart: a killed import waits
  * for its 3-minute lease).
  *
+ * Each cycle also makes the first metrics collection of the posts earlier cycles published on its
+ * `ok` accounts due just before its burst (chaos/metrics.ts); after the last cycle each must show
+ * its metrics through the API, collected once (CHAOS_METRICS_DEADLINE_S, 240, after the last restart:
+ * a killed collection waits for its 2-minute claim).
+ *
  * Prints a table row per cycle, writes chaos/results.json, exits 1 when any cycle fails.
  * Everything listens on 127.0.0.1. Settings: CHAOS_CYCLES (10), CHAOS_CREATES (burst size, 16),
  * CHAOS_THREADS (X thread creates among them, 4; their parts are checked one by one, duplicated
@@ -51,6 +56,7 @@ import type { ChaosCustomer } from './provision.js';
 import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
 import { FlakyReceiver, MAX_DOWN_MS } from './receiver.js';
 import { checkImports, ImportSource, resolveLostImports, startImports, type ImportCheck, type TrackedImport } from './imports.js';
+import { checkMetrics, makeMetricsDue, type MetricsCheck, type TrackedMetrics } from './metrics.js';
 import {
   awaitPlatformDeletions,
   awaitSettled,
@@ -104,6 +110,8 @@ const IMPORTS = intEnv('CHAOS_IMPORTS', 2);
  * for its lease (lib/domain/media-import.ts, 3 minutes) before the sweeper queues it again.
  */
 const IMPORT_DEADLINE_MS = intEnv('CHAOS_IMPORT_DEADLINE_S', 300) * 1000;
+/** How long after the last restart every post whose first collection a cycle made due may take to show its metrics (chaos/metrics.ts). */
+const METRICS_DEADLINE_MS = intEnv('CHAOS_METRICS_DEADLINE_S', 240) * 1000;
 
 type KillKind = 'group' | 'main';
 
@@ -156,6 +164,10 @@ interface Run {
   /** Where the imports fetch their file, and every import of the run, checked after the last cycle. */
   importSource: ImportSource;
   imports: TrackedImport[];
+  /** Published posts of finished cycles whose first metrics collection the next cycle makes due. */
+  metricsPending: TrackedMetrics[];
+  /** Posts whose collection a cycle made due: checked after the last cycle. */
+  metricsTracked: TrackedMetrics[];
 }
 
 async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, customer: ChaosCustomer): Promise<CycleResult> {
@@ -169,6 +181,8 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
     run.stack ??= await startStack(run.dataDir, run.logFile, run.port);
     const first = run.stack;
     await warmUp(new Api(first.info.baseUrl, customer.apiKey));
+    // Due now, so this cycle's kill may land while the collector is on them.
+    run.metricsTracked.push(...(await makeMetricsDue(first.info, run.metricsPending.splice(0))));
     await receiver.up();
     endpoint = { api: new Api(first.info.baseUrl, customer.apiKey), id: await registerEndpoint(new Api(first.info.baseUrl, customer.apiKey), receiver) };
     const tag = `${seed.toString(36)}c${cycle}`;
@@ -235,6 +249,10 @@ async function runCycle(run: Run, cycle: number, kill: KillKind, seed: number, c
       accountIds: new Set(customer.accounts.map((account) => account.id)),
       recoveryMs: result.recoveryMs,
     });
+    const okAccounts = new Set(customer.accounts.filter((account) => account.sandbox === 'ok').map((account) => account.id));
+    for (const [postId, view] of settled.views) {
+      if (view.status === 'published' && okAccounts.has(view.accountId) && state.posts.get(postId)?.deletion === null) run.metricsPending.push({ postId, apiKey: customer.apiKey, cycle });
+    }
     const { problems, recoveryMs: _recoveryMs, ...figures } = check;
     result.check = figures;
     result.problems.push(...problems);
@@ -323,8 +341,9 @@ async function main(): Promise<void> {
   const plan: KillKind[] = [...Array.from({ length: CYCLES }, (): KillKind => 'group'), 'main'];
   const results: CycleResult[] = [];
   const dataDir = await mkdtemp(join(tmpdir(), 'chaos-'));
-  const run: Run = { dataDir, logFile: join(dataDir, 'stack.log'), port: 0, stack: null, importSource: new ImportSource(), imports: [] };
+  const run: Run = { dataDir, logFile: join(dataDir, 'stack.log'), port: 0, stack: null, importSource: new ImportSource(), imports: [], metricsPending: [], metricsTracked: [] };
   let imports: ImportCheck | null = null;
+  let metrics: MetricsCheck | null = null;
   await run.importSource.start();
   console.log(`DATA_DIR ${dataDir}; the stack's output goes to ${run.logFile}`);
   try {
@@ -352,13 +371,17 @@ async function main(): Promise<void> {
       console.log(`checking the ${run.imports.length} media imports of the run (a killed one waits for its lease)`);
       imports = await checkImports(run.stack.info.baseUrl, run.imports, run.importSource.body.byteLength, run.stack.readyAt + IMPORT_DEADLINE_MS);
       for (const problem of imports.problems.slice(0, 8)) console.log(`      ${problem}`);
+      console.log(`checking the metrics of the ${run.metricsTracked.length} posts whose collection a cycle made due`);
+      metrics = await checkMetrics(run.stack.info.baseUrl, run.metricsTracked, run.stack.readyAt + METRICS_DEADLINE_MS);
+      for (const problem of metrics.problems.slice(0, 8)) console.log(`      ${problem}`);
     }
   } finally {
     if (run.stack) await stopStack(run.stack);
     await run.importSource.stop();
   }
   const importsPassed = imports !== null && imports.problems.length === 0 && imports.ready === imports.started;
-  if (results.length > 0 && results.every((result) => result.passed) && importsPassed) await rm(dataDir, { recursive: true, force: true });
+  const metricsPassed = metrics !== null && metrics.tracked > 0 && metrics.problems.length === 0 && metrics.collected === metrics.tracked;
+  if (results.length > 0 && results.every((result) => result.passed) && importsPassed && metricsPassed) await rm(dataDir, { recursive: true, force: true });
   else console.log(`\nKept for a look: ${dataDir} (stack.log, sandbox/*.jsonl)`);
   const recoveries = results.filter((result) => result.check !== null).map((result) => result.recoveryMs);
   const total = (pick: (check: NonNullable<CycleResult['check']>) => number): number =>
@@ -378,6 +401,7 @@ async function main(): Promise<void> {
     threadParts: { threads: total((check) => check.threads.threads), duplicated: total((check) => check.threads.duplicated), missing: total((check) => check.threads.missing) },
     webhooks: webhookSummary(results),
     imports,
+    metrics,
   };
   const finishedAt = new Date();
   await writeFile(
@@ -404,7 +428,12 @@ async function main(): Promise<void> {
       : `media imports: ${imports.started} started, ${imports.ready} ready with the whole file, failed ${imports.failed}, stuck ${imports.stuck}, ` +
           `media.ready events missing ${imports.eventsMissing}, duplicated ${imports.eventsDuplicated}`,
   );
-  process.exitCode = summary.passed === summary.cycles && importsPassed ? 0 : 1;
+  console.log(
+    metrics === null
+      ? 'post metrics: not checked (no stack after the last cycle)'
+      : `post metrics: ${metrics.tracked} posts made due across kills, ${metrics.collected} collected, missing ${metrics.missing}, collected twice ${metrics.collectedTwice}`,
+  );
+  process.exitCode = summary.passed === summary.cycles && importsPassed && metricsPassed ? 0 : 1;
 }
 
 /** Registers the cycle's endpoint through the API (the local stack accepts http to 127.0.0.1); its id. */
