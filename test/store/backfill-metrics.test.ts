@@ -10,7 +10,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { newId, randomToken } from '../../lib/domain/ids.js';
 import type { Post } from '../../lib/domain/model.js';
-import { DynamoDbPostMetrics } from '../../lib/store/dynamodb-post-metrics.js';
+import { DynamoDbPostMetrics, metricsItemId } from '../../lib/store/dynamodb-post-metrics.js';
 import { metricsDueKeys, postToItem } from '../../lib/store/post-item.js';
 import { BackfillMetrics } from '../../lib/use-cases/admin/backfill-metrics.js';
 import { dynamoDbClientFor } from '../../local/dynamodb-local.js';
@@ -68,22 +68,25 @@ describe('the metrics backfill', () => {
     const tooOld = await put(userId, { publishedAgoMs: 31 * DAY_MS });
     const deleted = await put(userId, { publishedAgoMs: DAY_MS, deleted: true });
     const failed = await put(userId, { status: 'failed' });
+    // Collected since (its metrics item holds its history), its schedule stopped (deleted on the platform): no entry anywhere.
+    const collected = await put(userId, { publishedAgoMs: 2 * DAY_MS });
+    await client.send(new PutCommand({ TableName: postsTable, Item: { id: metricsItemId(collected.id), history: [[NOW.getTime(), 5, 1, 0, 0, 0, 0, null]] } }));
 
     const result = await backfill().run({ userId, cursor: null, limit: 100 });
 
-    expect(result).toEqual({ object: 'metrics_backfill', userId, read: 5, scheduled: 3, alreadyScheduled: 1, cursor: null });
+    expect(result).toEqual({ object: 'metrics_backfill', userId, read: 6, scheduled: 3, alreadyScheduled: 2, cursor: null });
     expect(await dueSkOf(unscheduled.id)).toBe(`${NOW.toISOString()}#${unscheduled.id}`);
     expect(await dueSkOf(lateDraft.id)).toBe(`${NOW.toISOString()}#${lateDraft.id}`);
     // Never before its first point, an hour after it went out.
     expect(await dueSkOf(justPublished.id)).toBe(`${new Date(Date.parse(justPublished.publishedAt ?? '') + HOUR_MS).toISOString()}#${justPublished.id}`);
     expect(await dueSkOf(alreadyDue.id)).toBe(`${laterDue.toISOString()}#${alreadyDue.id}`);
-    for (const post of [tooOld, deleted, failed]) expect(await dueSkOf(post.id)).toBeUndefined();
+    for (const post of [tooOld, deleted, failed, collected]) expect(await dueSkOf(post.id)).toBeUndefined();
     // The collector finds them in its Query of byMetricsDue.
     const shard = Number(metricsDueKeys(unscheduled.id, NOW).metricsDuePk.split('#')[1]);
     expect(await store.listDue(shard, NOW, 1000)).toContainEqual({ postId: unscheduled.id, on: 'post' });
 
     const again = await backfill().run({ userId, cursor: null, limit: 100 });
-    expect(again).toMatchObject({ read: 5, scheduled: 0, alreadyScheduled: 4, cursor: null });
+    expect(again).toMatchObject({ read: 6, scheduled: 0, alreadyScheduled: 5, cursor: null });
   });
 
   it('reads at most the limit a run and resumes from the cursor it printed until every post is scheduled once', async () => {
