@@ -53,7 +53,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from '../local/lambda-runtime.js';
 import { Api, planBurst, planThreads, retryLost, runBurst, seededRng, type BurstState } from './burst.js';
 import type { ChaosCustomer } from './provision.js';
-import { killGroup, killMainOnly, groupMembers, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
+import { killGroup, killMainOnly, groupMembers, restartablePort, startStack, stopStack, survivorsOf, type StackProcess } from './stack-process.js';
 import { FlakyReceiver, MAX_DOWN_MS } from './receiver.js';
 import { checkImports, ImportSource, resolveLostImports, startImports, type ImportCheck, type TrackedImport } from './imports.js';
 import { checkMetrics, makeMetricsDue, type MetricsCheck, type TrackedMetrics } from './metrics.js';
@@ -347,9 +347,9 @@ async function main(): Promise<void> {
   await run.importSource.start();
   console.log(`DATA_DIR ${dataDir}; the stack's output goes to ${run.logFile}`);
   try {
-    run.stack = await startStack(dataDir, run.logFile, 0);
     // Kept for every restart: media URLs (and so the bodies sent again) carry the API's origin.
-    run.port = Number(new URL(run.stack.info.baseUrl).port);
+    run.port = await restartablePort();
+    run.stack = await startStack(dataDir, run.logFile, run.port);
     const customers = await provision(dataDir, plan.length);
     printRow(COLUMNS);
     for (const [index, kill] of plan.entries()) {

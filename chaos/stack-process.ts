@@ -6,9 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { guardChild } from '../local/child-guard.js';
+import { listenOnLoopback } from '../local/free-port.js';
 import { REPO_ROOT } from '../local/lambda-runtime.js';
 import type { StackInfo } from '../local/stack.js';
 
@@ -24,8 +26,37 @@ export interface StackProcess {
 const READY_LINE = 'Press Ctrl+C to stop.';
 
 /**
- * Starts local/main.ts in a new process group; its output goes to `logFile`. Port 0 picks a free
- * one; a restart passes the first run's, because media URLs (and so the bodies a client sends
+ * A free port for the stack's API that every restart can listen on again: below the kernel's
+ * ephemeral range, which the outgoing connections of every process on the machine draw their local
+ * ports from. A port picked by listening on 0 is in that range, and between a kill and the restart
+ * a connection (of this run, or of anything else the machine runs) took it as its own local port
+ * and the restart failed with EADDRINUSE (two chaos runs in three, on a busy machine).
+ */
+export async function restartablePort(): Promise<number> {
+  let ephemeralLow = 32768;
+  try {
+    const [low] = (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/).map(Number);
+    if (low !== undefined && Number.isInteger(low) && low > 2048) ephemeralLow = low;
+  } catch {
+    // Not Linux: the usual default.
+  }
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * Math.max(1, ephemeralLow - 20_000));
+    const probe = createServer();
+    try {
+      await listenOnLoopback(probe, port);
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      return port;
+    } catch {
+      probe.close();
+    }
+  }
+  throw new Error(`no free port found below ${ephemeralLow}`);
+}
+
+/**
+ * Starts local/main.ts in a new process group; its output goes to `logFile`, its API on `port`
+ * (restartablePort's); a restart passes the first run's, because media URLs (and so the bodies a client sends
  * again) carry the API's origin, as they carry the domain on AWS.
  */
 export async function startStack(dataDir: string, logFile: string, port = 0, timeoutMs = 120_000): Promise<StackProcess> {
