@@ -29,6 +29,7 @@ import type { PlatformPublisher } from '../lib/use-cases/ports/platform-publishe
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import type { RunningStack } from '../local/stack.js';
 import { getStreamRecords } from '../local/stream-records.js';
+import type { FloorProcess } from './floor-process.js';
 import { inParallel, log, sleep, type BenchUser } from './harness.js';
 import type { LatencySummary } from './load-protocol.js';
 import { summarize } from './stats.js';
@@ -50,6 +51,22 @@ export interface BurstFloorFigures {
   webhooks?: { endpoints: number; lanesPerEndpoint: number; delivered: number; lagMs: LatencySummary };
 }
 
+/** What one floor run is given, in the process that sends it (this one, or bench/floor-process.ts's). */
+export interface FloorSpec {
+  dynamodbEndpoint: string;
+  postsTable: string;
+  user: BenchUser;
+  posts: number;
+  /** The signed POSTs from the stream: to `endpoints` paths of the receiver at `receiverUrl` (post i to path i mod endpoints). */
+  webhooks: { receiverUrl: string; endpoints: number } | null;
+}
+
+/** A floor run's sends and writes, and for the webhooks when each floor post's change was read from the stream. */
+export interface FloorSends extends Omit<BurstFloorFigures, 'webhooks'> {
+  ids: string[];
+  webhooks?: { endpoints: number; lanesPerEndpoint: number; changedAt: Record<string, number> };
+}
+
 interface Prepared {
   account: Account;
   accessToken: string;
@@ -58,9 +75,41 @@ interface Prepared {
 /** The worker's client's sockets (lib/store/dynamo-client.ts): the floor's outcome writes go out as many at once. */
 const WORKER_SOCKETS = 256;
 
-export async function burstFloor(stack: RunningStack, setup: DynamoDBClient, user: BenchUser, posts: number, endpoints = 0): Promise<BurstFloorFigures> {
+/**
+ * A floor of `posts` sends, and with `endpoints` its webhooks on that many endpoints. `sender`: the
+ * floor's own process (bench/floor-process.ts), as the worker sends from the functions host; null:
+ * from this process, as the worker's when every function runs here. The receiver is this process's
+ * in both, as the figure's is.
+ */
+export async function burstFloor(stack: RunningStack, user: BenchUser, posts: number, endpoints = 0, sender: FloorProcess | null = null): Promise<BurstFloorFigures> {
+  const receiver = endpoints > 0 ? await startLagReceiver() : undefined;
+  try {
+    const spec: FloorSpec = {
+      dynamodbEndpoint: stack.info.dynamodbEndpoint,
+      postsTable: stack.tables.posts,
+      user,
+      posts,
+      webhooks: receiver ? { receiverUrl: receiver.url, endpoints } : null,
+    };
+    const { ids, webhooks, ...figures } = sender ? await sender.run(spec) : await floorRun(spec);
+    if (!receiver || !webhooks) return figures;
+    const deadline = Date.now() + 60_000;
+    while (ids.some((id) => !receiver.firstArrival.has(id)) && Date.now() < deadline) await sleep(100);
+    const lags = ids.map((id) => {
+      const arrived = receiver.firstArrival.get(id);
+      const changed = webhooks.changedAt[id];
+      return arrived === undefined || changed === undefined ? Number.POSITIVE_INFINITY : arrived - changed;
+    });
+    return { ...figures, webhooks: { endpoints, lanesPerEndpoint: webhooks.lanesPerEndpoint, delivered: ids.filter((id) => receiver.firstArrival.has(id)).length, lagMs: summarize(lags) } };
+  } finally {
+    await receiver?.stop();
+  }
+}
+
+/** One floor run, sent from this process. */
+export async function floorRun(spec: FloorSpec): Promise<FloorSends> {
   const db = new DynamoDBClient({
-    endpoint: stack.info.dynamodbEndpoint,
+    endpoint: spec.dynamodbEndpoint,
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
     retryMode: 'standard',
@@ -70,13 +119,14 @@ export async function burstFloor(stack: RunningStack, setup: DynamoDBClient, use
   // As the worker's client: the SDK's logger middleware off (lib/store/dynamo-client.ts says why).
   db.middlewareStack.remove('loggerMiddleware');
   try {
-    return await floorRun(stack, setup, db, user, posts, endpoints);
+    return await sendFloor(spec, db);
   } finally {
     db.destroy();
   }
 }
 
-async function floorRun(stack: RunningStack, setup: DynamoDBClient, db: DynamoDBClient, user: BenchUser, posts: number, endpoints: number): Promise<BurstFloorFigures> {
+async function sendFloor(spec: FloorSpec, db: DynamoDBClient): Promise<FloorSends> {
+  const { user, posts } = spec;
   // Imported only now, as harness.ts imports the provisioning helper: the stores' shared client reads
   // the stack's environment (SDK_METERING among it) when its module is first evaluated, and the
   // handlers of this process share that module.
@@ -103,9 +153,10 @@ async function floorRun(stack: RunningStack, setup: DynamoDBClient, db: DynamoDB
     const target = prepared[index % prepared.length]!;
     return draftPost(user, target.account, `Floor ${index} ${randomUUID()}`, now);
   });
-  await writeDrafts(setup, stack.tables.posts, drafts);
+  await writeDrafts(db, spec.postsTable, drafts);
+  const ids = drafts.map((post) => post.id);
 
-  const reader = endpoints > 0 ? await startFloorDeliveries(stack, new Set(drafts.map((post) => post.id)), endpoints) : undefined;
+  const deliveries = spec.webhooks ? await startFloorDeliveries(spec.dynamodbEndpoint, spec.postsTable, new Set(ids), spec.webhooks) : undefined;
   try {
     const due = Math.ceil((Date.now() + 2_000) / 1000) * 1000;
     await sleep(due - Date.now());
@@ -128,7 +179,7 @@ async function floorRun(stack: RunningStack, setup: DynamoDBClient, db: DynamoDB
           answered.push(at - due);
           const iso = new Date(at).toISOString();
           const post: Post = { ...draft, status: 'published', scheduledFor: new Date(due).toISOString(), publishedAt: iso, updatedAt: iso, platformPostId: result.platformPostId, publishedUrl: result.publishedUrl };
-          await db.send(new PutItemCommand({ TableName: stack.tables.posts, Item: marshall(postToItem(post), { removeUndefinedValues: true }) }));
+          await db.send(new PutItemCommand({ TableName: spec.postsTable, Item: marshall(postToItem(post), { removeUndefinedValues: true }) }));
           written.push(Date.now() - due);
         } catch (error) {
           failed += 1;
@@ -137,11 +188,11 @@ async function floorRun(stack: RunningStack, setup: DynamoDBClient, db: DynamoDB
       }),
       posts,
     );
-    const figures: BurstFloorFigures = { posts, concurrency: posts, lagMs: summarize(answered), outcomeWrittenMs: summarize(written), failed };
-    if (reader) figures.webhooks = await reader.finish(Date.now() + 60_000);
+    const figures: FloorSends = { posts, concurrency: posts, lagMs: summarize(answered), outcomeWrittenMs: summarize(written), failed, ids };
+    if (deliveries) figures.webhooks = { endpoints: spec.webhooks!.endpoints, lanesPerEndpoint: ENDPOINT_IN_FLIGHT_LIMIT, changedAt: await deliveries.finish(Date.now() + 60_000) };
     return figures;
   } finally {
-    await reader?.stop();
+    await deliveries?.stop();
   }
 }
 
@@ -178,20 +229,21 @@ async function writeDrafts(db: DynamoDBClient, table: string, drafts: readonly P
 }
 
 interface FloorDeliveries {
-  finish(deadline: number): Promise<NonNullable<BurstFloorFigures['webhooks']>>;
+  /** Once every floor post's POST was answered (or at `deadline`): when each one's change was read from the stream. */
+  finish(deadline: number): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
 /**
  * Reads the posts table's stream from now on and POSTs a signed body per floor post to one of
- * `endpoints` URLs of a receiver (post i to endpoint i mod endpoints), ENDPOINT_IN_FLIGHT_LIMIT at
+ * `endpoints` paths of the receiver (post i to path i mod endpoints), ENDPOINT_IN_FLIGHT_LIMIT at
  * once per endpoint.
  */
-async function startFloorDeliveries(stack: RunningStack, ids: ReadonlySet<string>, endpoints: number): Promise<FloorDeliveries> {
-  const endpoint = stack.info.dynamodbEndpoint;
+async function startFloorDeliveries(endpoint: string, postsTable: string, ids: ReadonlySet<string>, target: { receiverUrl: string; endpoints: number }): Promise<FloorDeliveries> {
+  const { endpoints } = target;
   const streams = new DynamoDBStreamsClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, retryMode: 'standard', maxAttempts: 3 });
   const dynamo = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, retryMode: 'standard', maxAttempts: 3 });
-  const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: stack.tables.posts }))).Table?.LatestStreamArn;
+  const streamArn = (await dynamo.send(new DescribeTableCommand({ TableName: postsTable }))).Table?.LatestStreamArn;
   dynamo.destroy();
   if (!streamArn) throw new Error('floor: the posts table has no stream');
   const iterators = new Map<string, string | undefined>();
@@ -201,12 +253,12 @@ async function startFloorDeliveries(stack: RunningStack, ids: ReadonlySet<string
     const out = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'LATEST' }));
     iterators.set(shard.ShardId, out.ShardIterator);
   }
-  const receiver = await startLagReceiver();
   const { HttpWebhookSender } = await import('../lib/egress/webhook-sender.js');
   const sender = new HttpWebhookSender({ allowLoopback: true });
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const lanes: { queue: { id: string; body: string }[]; waiting: (() => void)[] }[] = Array.from({ length: endpoints }, () => ({ queue: [], waiting: [] }));
-  const updatedAt = new Map<string, number>();
+  const lanes: { queue: { id: string; postId: string; body: string }[]; waiting: (() => void)[] }[] = Array.from({ length: endpoints }, () => ({ queue: [], waiting: [] }));
+  const updatedAt: Record<string, number> = {};
+  const answered = new Set<string>();
   let stopped = false;
   let assigned = 0;
 
@@ -216,7 +268,8 @@ async function startFloorDeliveries(stack: RunningStack, ids: ReadonlySet<string
       const next = own.queue.shift();
       if (next) {
         const at = new Date();
-        await sender.send({ url: `${receiver.url}/${index}`, headers: { 'content-type': 'application/json', ...signedHeaders(next.id, at, next.body, [secret]) }, body: next.body });
+        await sender.send({ url: `${target.receiverUrl}/${index}`, headers: { 'content-type': 'application/json', ...signedHeaders(next.id, at, next.body, [secret]) }, body: next.body });
+        answered.add(next.postId);
         continue;
       }
       if (stopped) return;
@@ -236,12 +289,12 @@ async function startFloorDeliveries(stack: RunningStack, ids: ReadonlySet<string
         for (const record of out.records) {
           const image = record.dynamodb?.NewImage;
           const id = image?.id?.S;
-          if (!id || !ids.has(id) || image?.status?.S !== 'published' || updatedAt.has(id)) continue;
-          updatedAt.set(id, Date.parse(image.updatedAt?.S ?? ''));
+          if (!id || !ids.has(id) || image?.status?.S !== 'published' || updatedAt[id] !== undefined) continue;
+          updatedAt[id] = Date.parse(image.updatedAt?.S ?? '');
           const body = JSON.stringify({ id: `evt_${id}`, type: 'post.published', createdAt: image.updatedAt?.S, data: { object: { id, status: 'published', publishedAt: image.publishedAt?.S } } });
-          const target = lanes[assigned++ % endpoints]!;
-          target.queue.push({ id: `evt_${id}`, body });
-          target.waiting.shift()?.();
+          const own = lanes[assigned++ % endpoints]!;
+          own.queue.push({ id: `evt_${id}`, postId: id, body });
+          own.waiting.shift()?.();
         }
       }
       // A shard that closed (or a new one): look again, as the poller does every 2 s.
@@ -263,19 +316,12 @@ async function startFloorDeliveries(stack: RunningStack, ids: ReadonlySet<string
     for (const own of lanes) for (const wake of own.waiting.splice(0)) wake();
     await poll.catch(() => undefined);
     await Promise.all(workers);
-    await receiver.stop();
     streams.destroy();
   };
   return {
     finish: async (deadline) => {
-      while ([...ids].some((id) => !receiver.firstArrival.has(id)) && Date.now() < deadline) await sleep(100);
-      const lags: number[] = [];
-      for (const id of ids) {
-        const arrived = receiver.firstArrival.get(id);
-        const changed = updatedAt.get(id);
-        lags.push(arrived === undefined || changed === undefined ? Number.POSITIVE_INFINITY : arrived - changed);
-      }
-      return { endpoints, lanesPerEndpoint: ENDPOINT_IN_FLIGHT_LIMIT, delivered: receiver.firstArrival.size, lagMs: summarize(lags) };
+      while ([...ids].some((id) => !answered.has(id)) && Date.now() < deadline) await sleep(100);
+      return { ...updatedAt };
     },
     stop,
   };

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunningStack } from '../local/stack.js';
+import type { FloorProcess } from './floor-process.js';
 import type { LoadGenerator } from './load-generator.js';
 import type { S3Meter } from './s3-meter.js';
 
@@ -105,4 +106,6 @@ export interface BenchContext {
   jvmPid: number | null;
   /** The stack's S3 requests and the bytes they read (bench/s3-meter.ts). */
   s3: S3Meter;
+  /** The floors' own process when the stack's functions run in the functions host; null: floors are sent from this process. */
+  floors: FloorProcess | null;
 }

@@ -52,11 +52,14 @@ import { ENV } from '../lib/config.js';
 import { SWEEPER, WEBHOOK_ROUTER } from '../functions/catalogue.js';
 import { dynamoDbClientFor, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
 import { startFauxqsServer, type Fauxqs } from '../local/messaging.js';
+import { startFauxqsProcess } from '../local/fauxqs-process.js';
 import { startSweeper, type Runner } from '../local/queue-consumers.js';
 import { startStackServices, type RunningStack } from '../local/stack.js';
-import { routerFilters, routerIdleIntervals, startStreamRouter, type StreamRouter } from '../local/stream-router.js';
+import { routerFilters, routerIdleIntervals, startStreamRouter } from '../local/stream-router.js';
 import { log, provisionUsers, started, type BenchContext } from './harness.js';
+import { FloorProcess } from './floor-process.js';
 import { LoadGenerator } from './load-generator.js';
+import { meterFunctionsHost } from './meter.js';
 import { startS3Meter, type S3Meter } from './s3-meter.js';
 import { describeLoad, machineLoad } from './machine-load.js';
 import { apiPhase } from './phases/api.js';
@@ -76,6 +79,10 @@ const DATA_DIR = resolve('.bench-data');
 const RESULTS_FILE = join(HERE, 'results.json');
 /** Where an incomplete run's figures go, so results.json only ever holds a run of every phase it ran. */
 const INVALID_RESULTS_FILE = join(HERE, 'results.invalid.json');
+/** BENCH_FUNCTIONS=in-process: every function in this process, as before the functions host (for A/B runs). */
+const functionsInProcess = process.env.BENCH_FUNCTIONS === 'in-process';
+/** BENCH_FAUXQS=in-process: fauxqs in this process (for A/B runs). */
+const fauxqsInProcess = process.env.BENCH_FAUXQS !== 'process';
 const repeat = Math.max(1, Math.min(5, Number(process.env.BENCH_REPEAT ?? '1') || 1));
 
 /** What a phase is given: the stack, started on first use (none for `cold` and `text`), and what earlier phases handed on. */
@@ -163,15 +170,17 @@ interface BenchStack {
 }
 async function startBenchStack(): Promise<BenchStack> {
   let dynamo: DynamoDbLocal | undefined;
-  let fauxqs: Fauxqs | undefined;
+  let fauxqs: Pick<Fauxqs, 'endpoint' | 'sqsEndpoint' | 'stop'> | undefined;
   let s3: S3Meter | undefined;
   let stack: RunningStack | undefined;
   let load: LoadGenerator | undefined;
+  let floors: FloorProcess | undefined;
   let sweeper: Runner | undefined;
-  let router: StreamRouter | undefined;
+  let router: Runner | undefined;
   let db: DynamoDBClient | undefined;
   const stop = async (): Promise<void> => {
     load?.stop();
+    floors?.stop();
     await sweeper?.stop();
     await router?.stop();
     db?.destroy();
@@ -184,7 +193,7 @@ async function startBenchStack(): Promise<BenchStack> {
     log('starting the local stack (DynamoDB Local in memory, full JIT)');
     // The full JIT (fastStart off): the JVM's peak speed, as a long-running stack would have it.
     dynamo = await startDynamoDbLocal({ dataDir: null, fastStart: false });
-    fauxqs = await startFauxqsServer({ mediaMirror: false });
+    fauxqs = fauxqsInProcess ? await startFauxqsServer({ mediaMirror: false }) : await startFauxqsProcess();
     // The stack reaches S3 through the meter, which counts what the media phase reads.
     s3 = await startS3Meter(fauxqs.endpoint);
     stack = await startStackServices({
@@ -197,6 +206,8 @@ async function startBenchStack(): Promise<BenchStack> {
       // (memory only, as in-process) so no fsync per create is measured either.
       sandbox: 'process',
       sandboxRecord: false,
+      // The functions that are not the API in a process of their own (local/functions-host.ts).
+      ...(functionsInProcess ? {} : { functions: 'process' as const }),
       // The bench never changes an account's sandbox behaviour: the stand-in reads it once a
       // minute, not once per create behind the burst's own writes (local/sandbox/directory-behaviour.ts).
       sandboxBehaviourReuseMs: 60_000,
@@ -212,13 +223,16 @@ async function startBenchStack(): Promise<BenchStack> {
         [ENV.sdkMetering]: '1',
       },
     });
-    sweeper = startSweeper({ ...SWEEPER, intervalMs: 60_000 });
+    meterFunctionsHost(stack.functions);
+    sweeper = stack.functions ? await stack.functions.startSweeper({ ...SWEEPER, intervalMs: 60_000 }) : startSweeper({ ...SWEEPER, intervalMs: 60_000 });
     // Standard retries, as on AWS: a reset connection from the emulator under a burst is transient.
     db = dynamoDbClientFor(dynamo.endpoint, { retries: 'standard' });
     load = new LoadGenerator();
+    // The floors' sends from a process of their own when the worker's are (bench/floor-process.ts).
+    if (stack.functions) floors = new FloorProcess(stack.env);
     const users = await provisionUsers();
     log(`stack up at ${stack.baseUrl}; users provisioned`);
-    const context: BenchContext = { stack, db, load, users, jvmPid: dynamo.pid ?? null, s3 };
+    const context: BenchContext = { stack, db, load, users, jvmPid: dynamo.pid ?? null, s3, floors: floors ?? null };
     const rounds = new Map<number, BenchContext>([[0, context]]);
     return {
       context,
@@ -235,17 +249,20 @@ async function startBenchStack(): Promise<BenchStack> {
       },
       startRouter: async () => {
         const running = stack!;
-        router ??= await startStreamRouter({
+        if (router) return;
+        const routing = {
           dynamodbEndpoint: running.info.dynamodbEndpoint,
           tables: WEBHOOK_ROUTER.tables.map((name) => running.tables[name]),
           checkpointDir: join(DATA_DIR, 'streams'),
           entry: WEBHOOK_ROUTER.entry,
           name: WEBHOOK_ROUTER.name,
-          startAt: 'latest',
+          startAt: 'latest' as const,
           filters: routerFilters(running.tables),
           idleIntervalsMs: routerIdleIntervals(running.tables),
-          log: (message, error) => log(`streams: ${message}${error === undefined ? '' : ` ${String(error)}`}`),
-        });
+        };
+        router = running.functions
+          ? await running.functions.startStreamRouter(routing)
+          : await startStreamRouter({ ...routing, log: (message, error) => log(`streams: ${message}${error === undefined ? '' : ` ${String(error)}`}`) });
       },
       stop,
     };

@@ -6,6 +6,8 @@
  *   SQS, S3                  → fauxqs in this process (media mirrored to DATA_DIR/media)
  *   EventBridge Scheduler    → scheduler-stand-in.ts (REST API subset, schedules in DATA_DIR)
  *   Lambda SQS triggers      → queue-consumers.ts (pollers, ReportBatchItemFailures)
+ *   Lambda's own CPU per function → with `functions: 'process'`, the functions that are not the
+ *                              API in a child process of their own (functions-host.ts)
  *   DynamoDB Streams mapping → stream-router.ts (the webhook router; checkpoints in DATA_DIR/streams)
  *   EventBridge sweep rule   → queue-consumers.ts startSweeper
  *   KMS, Secrets Manager     → key files in DATA_DIR/keys (LOCAL_TOKEN_KEY_FILE, CURSOR_SIGNING_KEY)
@@ -37,6 +39,7 @@ import {
   type DynamoDbLocal,
   type TableNames,
 } from './dynamodb-local.js';
+import { startFunctionsHost, type FunctionsHost } from './functions-host.js';
 import { startApiServer, type ApiServer } from './http-server.js';
 import { startLocalOidcProvider, type LocalOidcProvider } from './oidc-provider.js';
 import { entryExists } from './lambda-runtime.js';
@@ -102,6 +105,13 @@ export interface StackServicesOptions {
   sandboxBehaviourReuseMs?: number;
   /** 'process' only: keep the platforms' record under DATA_DIR/sandbox (default true; the bench keeps none). */
   sandboxRecord?: boolean;
+  /**
+   * Where the functions that are not the API run (queue consumers, sweeper, metrics collector, the
+   * stream router): in this process (default; tests read their state and meters here) or, with
+   * 'process', in a child of their own (functions-host.ts), as on AWS no function shares a CPU with
+   * the API or with the emulators.
+   */
+  functions?: 'process';
   /** Environment overrides for the handlers; they win over everything computed here. */
   env?: Record<string, string>;
   visibilityTimeoutSeconds?: number;
@@ -132,6 +142,8 @@ export interface RunningStack {
   /** The settings web app's address (`<origin>/settings`) and its local OpenID provider. */
   settingsUrl: string;
   oidc: LocalOidcProvider;
+  /** The functions host, with `functions: 'process'` (start more runners there, read its SDK meter); null otherwise. */
+  functions: FunctionsHost | null;
   stop(): Promise<void>;
 }
 
@@ -349,9 +361,16 @@ export async function startStackServices(options: StackServicesOptions): Promise
     stops.push(() => oidc.stop());
     env.set({ [ENV.oidcIssuerUrl]: oidc.issuer, [ENV.oidcClientId]: oidc.clientId, [ENV.oidcLogoutUrl]: `${oidc.issuer}/logout` });
 
+    // Every variable is set by now: the functions host is forked with them.
+    let functions: FunctionsHost | null = null;
+    if (options.functions === 'process') {
+      const host = await startFunctionsHost({ env: { ...env.values }, log: (message, error) => log(`functions: ${message}`, error) });
+      functions = host;
+      stops.push(() => host.stop());
+    }
     const consumers = availableConsumers(QUEUE_CONSUMERS, options.consumers ?? false);
     if (consumers.length > 0) {
-      const runner: Runner = startQueueConsumers({
+      const consuming = {
         sqsEndpoint: endpoints.sqsEndpoint,
         consumers: consumers.map((consumer) => ({
           name: consumer.name,
@@ -361,30 +380,22 @@ export async function startStackServices(options: StackServicesOptions): Promise
           batchSize: consumer.consuming.batchSize,
           pollers: consumer.consuming.maxConcurrency,
         })),
-        log: (message, error) => log(`consumers: ${message}`, error),
-      });
+      };
+      const runner: Runner = functions
+        ? await functions.startConsumers(consuming)
+        : startQueueConsumers({ ...consuming, log: (message, error) => log(`consumers: ${message}`, error) });
       stops.push(() => runner.stop());
     }
-    if (options.sweeper && entryExists(SWEEPER.entry)) {
-      const sweeper = startSweeper({
-        ...SWEEPER,
-        ...(options.sweeperIntervalMs === undefined ? {} : { intervalMs: options.sweeperIntervalMs }),
-        log: (message, error) => log(`sweeper: ${message}`, error),
-      });
-      stops.push(() => sweeper.stop());
-    }
-    // The metrics collector runs on the sweeper's timer, as on AWS (a rule every minute each).
-    if (options.sweeper && entryExists(METRICS_COLLECTOR.entry)) {
-      const collector = startSweeper({
-        ...METRICS_COLLECTOR,
-        ...(options.sweeperIntervalMs === undefined ? {} : { intervalMs: options.sweeperIntervalMs }),
-        log: (message, error) => log(`metrics: ${message}`, error),
-      });
-      stops.push(() => collector.stop());
+    // The sweeper, and the metrics collector on the sweeper's timer, as on AWS (a rule every minute each).
+    for (const [timed, label] of [[SWEEPER, 'sweeper'], [METRICS_COLLECTOR, 'metrics']] as const) {
+      if (!options.sweeper || !entryExists(timed.entry)) continue;
+      const sweeping = { ...timed, ...(options.sweeperIntervalMs === undefined ? {} : { intervalMs: options.sweeperIntervalMs }) };
+      const runner: Runner = functions ? await functions.startSweeper(sweeping) : startSweeper({ ...sweeping, log: (message, error) => log(`${label}: ${message}`, error) });
+      stops.push(() => runner.stop());
     }
 
     if (options.streams) {
-      const router = await startStreamRouter({
+      const routing = {
         dynamodbEndpoint: endpoints.dynamodbEndpoint,
         tables: WEBHOOK_ROUTER.tables.map((name) => tables[name]),
         checkpointDir: join(dataDir, 'streams'),
@@ -392,8 +403,8 @@ export async function startStackServices(options: StackServicesOptions): Promise
         name: WEBHOOK_ROUTER.name,
         filters: routerFilters(tables),
         idleIntervalsMs: routerIdleIntervals(tables),
-        log: (message, error) => log(`streams: ${message}`, error),
-      });
+      };
+      const router = functions ? await functions.startStreamRouter(routing) : await startStreamRouter({ ...routing, log: (message, error) => log(`streams: ${message}`, error) });
       stops.push(() => router.stop());
     }
 
@@ -435,6 +446,7 @@ export async function startStackServices(options: StackServicesOptions): Promise
       sandboxOrigin: sandbox?.origin ?? null,
       settingsUrl: `${api.origin}/settings`,
       oidc,
+      functions,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (error) {

@@ -4,7 +4,8 @@
  * overhead (bench/phases/overhead.ts) is measured inside it, right after GET at concurrency 1.
  */
 import { randomUUID } from 'node:crypto';
-import { sdkMeter, type CommandMeter } from '../../lib/store/sdk-metering.js';
+import type { CommandMeter } from '../../lib/store/sdk-metering.js';
+import { meterCommands, resetMeter } from '../meter.js';
 import { createPosts, inMinutes, inParallel, log, sleep, type BenchContext } from '../harness.js';
 import type { LatencySummary, LoadResult, LoadSpec } from '../load-protocol.js';
 import { ms, table, type PhaseOutcome } from '../report.js';
@@ -25,11 +26,11 @@ export async function apiPhase({ stack: running, db: reader, load, users }: Benc
   const deletes = { 1: 200, 16: deletable.length - 200 };
   const generator = load;
   const measured = async (spec: LoadSpec): Promise<MeteredRun> => {
-    sdkMeter()?.reset();
+    await resetMeter();
     const result = await generator.run(spec);
     // Let the requests still in flight when the run ended finish, so their calls are counted here.
     await sleep(500);
-    return { result, commands: structuredClone(sdkMeter()?.commands ?? {}) };
+    return { result, commands: await meterCommands() };
   };
   let overheadParts: OverheadParts | undefined;
   for (const connections of [1, 16] as const) {

@@ -13,13 +13,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchGetItemCommand, GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { sdkMeter } from '../../lib/store/sdk-metering.js';
+import type { CommandMeter } from '../../lib/store/sdk-metering.js';
 import { RECORD_PATH, type PlatformRecord } from '../../local/sandbox/record.js';
 import type { RunningStack } from '../../local/stack.js';
 import { cpuSnapshot, cpuUse } from '../cpu.js';
 import { call, createPosts, inParallel, log, sleep, type BenchContext, type BenchUser } from '../harness.js';
 import { postsOf } from '../posts-table.js';
 import { burstFloor, type BurstFloorFigures } from '../burst-floor.js';
+import { meterCommands, resetMeter } from '../meter.js';
 import { BUDGETS, FORMER_LIMITS, ratioBudget, type PhaseOutcome } from '../report.js';
 import { summarize } from '../stats.js';
 import { startLagReceiver, subscribe, subscribeAt, webhookLag, webhookLagReport, type LagReceiver, type WebhookLagFigures } from '../webhook-lag.js';
@@ -78,11 +79,16 @@ const SPREAD_ENDPOINT_USERS = 50;
 const SPREAD_ENDPOINT_ACCOUNTS = 10;
 
 export async function burstPhase(context: BenchContext, options: { warmUp: boolean } = { warmUp: true }): Promise<PhaseOutcome> {
-  const { stack, db, users, jvmPid } = context;
+  const { stack, db, users, jvmPid, floors } = context;
   let warmUp: (LagFigures & { webhooks: WebhookLagFigures }) | undefined;
   if (options.warmUp) {
     log('publish lag: warming DynamoDB Local up with 1,000 posts due at the same second (not measured)');
     warmUp = await warmUpBurst(stack, db, users.warmUp, jvmPid);
+    if (floors) {
+      // The floors' process is warmed as the functions host just was (its JIT, its sockets).
+      log('publish lag: warming the floors\' process up with a floor of 500 on one endpoint (not measured)');
+      await burstFloor(stack, users.warmUp, BURSTS.small.posts, 1, floors);
+    }
   }
   log('publish lag: 500 posts due at the same second');
   const receiver = await startLagReceiver();
@@ -94,19 +100,19 @@ export async function burstPhase(context: BenchContext, options: { warmUp: boole
     await receiver.stop();
   }
   log('publish lag: its floor, 500 bare sends and outcome writes, their stream read and signed POSTs on one endpoint\'s lanes');
-  const floor = await burstFloor(stack, db, users.floor, BURSTS.small.posts, 1);
+  const floor = await burstFloor(stack, users.floor, BURSTS.small.posts, 1, floors);
   const webhooks = burst.webhooks!;
 
   log(`publish lag: 500 posts of ${SPREAD_ENDPOINT_USERS} customers due at the same second, an endpoint each`);
   const spreadEndpoints = await spreadEndpointsBurst(context);
   log('publish lag: its floor, on 50 endpoints\' lanes');
-  const spreadFloor = await burstFloor(stack, db, users.floor, BURSTS.spreadEndpoints.posts, SPREAD_ENDPOINT_USERS);
+  const spreadFloor = await burstFloor(stack, users.floor, BURSTS.spreadEndpoints.posts, SPREAD_ENDPOINT_USERS, floors);
   const spreadWebhooks = spreadEndpoints.webhooks!;
 
   log('publish lag: 2,000 posts due at the same second');
   const large = await burstLoad(stack, db, users.burstLarge, jvmPid, BURSTS.large);
   log('publish lag: its floor, 2,000 bare sends and outcome writes');
-  const largeFloor = await burstFloor(stack, db, users.floorLarge, BURSTS.large.posts);
+  const largeFloor = await burstFloor(stack, users.floorLarge, BURSTS.large.posts, 0, floors);
   const floorLine = (title: string, figures: BurstFloorFigures): string =>
     `floor, ${title}: ${figures.posts} bare sends at once, answered p50 ${Math.round(figures.lagMs.p50)} ms, p99 ${Math.round(figures.lagMs.p99)} ms after the second (outcomes written p99 ${Math.round(figures.outcomeWrittenMs.p99)} ms, ${figures.failed} failed)` +
     (figures.webhooks ? `; signed POSTs from the stream on ${figures.webhooks.endpoints} endpoint(s) x ${figures.webhooks.lanesPerEndpoint} lanes: ${figures.webhooks.delivered} delivered, lag p50 ${Math.round(figures.webhooks.lagMs.p50)} ms, p99 ${Math.round(figures.webhooks.lagMs.p99)} ms` : '');
@@ -223,16 +229,18 @@ async function burstLoad(
   // Requests from the last create on (the workers put messages back and prepare the posts before
   // the due time), and how many of them come from the due time on; CPU from the due time
   // (preparing and waiting come before it) to the last outcome.
-  sdkMeter()?.reset();
+  await resetMeter();
   await sleep(Math.max(0, Date.parse(due) - Date.now()));
-  const beforeDue = dynamodbRequests();
-  const publishPathBeforeDue = publishPathRequests(stack);
-  const byCommandBeforeDue = dynamodbByCommand();
+  const atDue = await meterCommands();
+  const beforeDue = dynamodbRequests(atDue);
+  const publishPathBeforeDue = publishPathRequests(stack, atDue);
+  const byCommandBeforeDue = dynamodbByCommand(atDue);
   const before = await cpuSnapshot(jvmPid);
   await waitForOutcomes(db, stack.tables.posts, user.userId, ids.length, Date.parse(due) + 120_000);
   const after = await cpuSnapshot(jvmPid);
-  const requests = dynamodbRequests();
-  const publishPath = publishPathRequests(stack);
+  const atEnd = await meterCommands();
+  const requests = dynamodbRequests(atEnd);
+  const publishPath = publishPathRequests(stack, atEnd);
   const burstIds = new Set(ids);
   // The burst's posts only (not the probe create dueFor made).
   const posts = (await postsOf(db, stack.tables.posts, user.userId)).filter((post) => burstIds.has(post.id));
@@ -249,7 +257,7 @@ async function burstLoad(
     dynamodbRequestsPerPost: perPost(requests),
     dynamodbRequestsPerPostFromDue: perPost(requests - beforeDue),
     publishPathRequestsPerPostFromDue: perPost(publishPath - publishPathBeforeDue),
-    dynamodbRequestsByCommand: { beforeDue: byCommandBeforeDue, total: dynamodbByCommand() },
+    dynamodbRequestsByCommand: { beforeDue: byCommandBeforeDue, total: dynamodbByCommand(atEnd) },
     dynamodbLocalCeiling: ceiling,
     prepared,
     ...(webhooks ? { webhooks } : {}),
@@ -278,10 +286,10 @@ async function platformLag(stack: RunningStack, platformIds: Set<string>, due: n
 }
 
 /** DynamoDB requests on the posts and directory tables: the publish path's, not the webhook router's or delivery's. */
-function publishPathRequests(stack: RunningStack): number {
+function publishPathRequests(stack: RunningStack, commands: Record<string, CommandMeter>): number {
   const tables = new Set([stack.tables.posts, stack.tables.directory]);
   let total = 0;
-  for (const [key, meter] of Object.entries(sdkMeter()?.commands ?? {})) {
+  for (const [key, meter] of Object.entries(commands)) {
     if (!key.startsWith('dynamodb:')) continue;
     for (const [table, count] of Object.entries(meter.tables)) if (tables.has(table)) total += count;
   }
@@ -309,12 +317,12 @@ async function claimLeads(db: DynamoDBClient, table: string, ids: string[], due:
   return { claimedBeforeDue: leads.filter((lead) => lead > 0).length, leadMs: { p50: leads[Math.floor(leads.length / 2)] ?? NaN, min: leads[0] ?? NaN } };
 }
 
-function dynamodbByCommand(): Record<string, number> {
-  return Object.fromEntries(Object.entries(sdkMeter()?.commands ?? {}).filter(([key]) => key.startsWith('dynamodb:')).map(([key, meter]) => [key, meter.requests]));
+function dynamodbByCommand(commands: Record<string, CommandMeter>): Record<string, number> {
+  return Object.fromEntries(Object.entries(commands).filter(([key]) => key.startsWith('dynamodb:')).map(([key, meter]) => [key, meter.requests]));
 }
 
-function dynamodbRequests(): number {
-  return Object.entries(sdkMeter()?.commands ?? {}).filter(([key]) => key.startsWith('dynamodb:')).reduce((total, [, meter]) => total + meter.requests, 0);
+function dynamodbRequests(commands: Record<string, CommandMeter>): number {
+  return Object.entries(commands).filter(([key]) => key.startsWith('dynamodb:')).reduce((total, [, meter]) => total + meter.requests, 0);
 }
 
 /**

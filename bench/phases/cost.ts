@@ -16,7 +16,8 @@ import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { publishMessage } from '../../lib/dispatch/messages.js';
-import { sdkMeter, type CommandMeter } from '../../lib/store/sdk-metering.js';
+import type { CommandMeter } from '../../lib/store/sdk-metering.js';
+import { mergeInto, meterCommands, meteringOn, resetMeter } from '../meter.js';
 import { SWEEPER } from '../../functions/catalogue.js';
 import { lambdaContext, loadHandler } from '../../local/lambda-runtime.js';
 import { sqsClientFor } from '../../local/messaging.js';
@@ -156,15 +157,14 @@ export function costOf(operation: string, commands: Record<string, CommandMeter>
 }
 
 export async function metered(operation: string, repetitions: number, action: (repetition: number) => Promise<void>): Promise<OperationCost> {
-  const meter = sdkMeter();
-  if (!meter) throw new Error('SDK metering is off: SDK_METERING=1 did not reach the handlers');
+  if (!meteringOn()) throw new Error('SDK metering is off: SDK_METERING=1 did not reach the handlers');
   let commands: Record<string, CommandMeter> = {};
   for (let repetition = 0; repetition < repetitions; repetition++) {
-    meter.reset();
+    await resetMeter();
     await action(repetition);
-    mergeInto(commands, meter.commands);
+    mergeInto(commands, await meterCommands());
   }
-  meter.reset();
+  await resetMeter();
   commands = Object.fromEntries(Object.entries(commands).sort(([a], [b]) => a.localeCompare(b)));
   return costOf(operation, commands, repetitions);
 }
@@ -237,20 +237,6 @@ async function startCostReceiver(): Promise<{ url: string; arrivals: Map<string,
   return receiver;
 }
 
-/** Adds one run's counters to `merged`, command by command. */
-function mergeInto(merged: Record<string, CommandMeter>, run: Record<string, CommandMeter>): void {
-  for (const [key, value] of Object.entries(run)) {
-    const total = (merged[key] ??= { requests: 0, failures: {}, reportedCapacityUnits: 0, capacityUnits: 0, entries: 0, tables: {}, unitsByTable: {} });
-    total.requests += value.requests;
-    total.reportedCapacityUnits += value.reportedCapacityUnits;
-    total.capacityUnits += value.capacityUnits;
-    total.entries += value.entries;
-    for (const [name, count] of Object.entries(value.failures)) total.failures[name] = (total.failures[name] ?? 0) + count;
-    for (const [table, count] of Object.entries(value.tables)) total.tables[table] = (total.tables[table] ?? 0) + count;
-    for (const [table, units] of Object.entries(value.unitsByTable)) total.unitsByTable[table] = (total.unitsByTable[table] ?? 0) + units;
-  }
-}
-
 /**
  * Publishes `reps` posts of `user` (due in 2.5 s) and meters each from its create's answer until
  * the post is published, the receiver has had `arrivals` requests for it and a second has passed
@@ -264,11 +250,10 @@ async function meterPublishWithWebhook(
   reps: number,
   arrivals: number,
 ): Promise<Record<string, CommandMeter>> {
-  const meter = sdkMeter();
   const merged: Record<string, CommandMeter> = {};
   for (let rep = 0; rep < reps; rep++) {
     const [id = ''] = await createPosts(stack, user, { accounts: [user.accountIds[rep % 2] ?? ''], text: `Cost webhook ${randomUUID()}`, scheduledFor: new Date(Date.now() + 2_500).toISOString() });
-    meter?.reset();
+    await resetMeter();
     // A retry comes 5 s (±20 %) after the first attempt.
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -278,7 +263,7 @@ async function meterPublishWithWebhook(
       await sleep(100);
     }
     await sleep(1_000);
-    mergeInto(merged, structuredClone(meter?.commands ?? {}));
+    mergeInto(merged, await meterCommands());
   }
   return merged;
 }
@@ -345,10 +330,9 @@ async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchU
   // the counters reset, and read once the post is published and the worker has finished.
   let publishSeen = 0;
   const publishRuns: Record<string, CommandMeter>[] = [];
-  const meter = sdkMeter();
   for (let rep = 0; rep < reps; rep++) {
     const [id] = await createPosts(stack, user, { accounts: [user.accountIds[rep % 2] ?? account], text: `Cost publish ${randomUUID()}`, scheduledFor: new Date(Date.now() + 2_500).toISOString() });
-    meter?.reset();
+    await resetMeter();
     const deadline = Date.now() + 30_000;
     for (;;) {
       const item = await db.send(new GetItemCommand({ TableName: stack.tables.posts, Key: { id: { S: id ?? '' } }, ConsistentRead: true }));
@@ -358,7 +342,7 @@ async function measureCost(stack: RunningStack, db: DynamoDBClient, user: BenchU
     }
     await sleep(500);
     publishSeen += 1;
-    publishRuns.push(structuredClone(meter?.commands ?? {}));
+    publishRuns.push(await meterCommands());
   }
   const merged: Record<string, CommandMeter> = {};
   for (const run of publishRuns) mergeInto(merged, run);

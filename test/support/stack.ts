@@ -19,7 +19,7 @@ import { startStackServices, type RunningStack, type StackServicesOptions } from
 
 export type TestStackOptions = Pick<
   StackServicesOptions,
-  'consumers' | 'sweeper' | 'streams' | 'sandbox' | 'env' | 'visibilityTimeoutSeconds' | 'sweeperIntervalMs'
+  'consumers' | 'sweeper' | 'streams' | 'sandbox' | 'env' | 'visibilityTimeoutSeconds' | 'sweeperIntervalMs' | 'functions'
 >;
 
 export type TestStack = RunningStack;
