@@ -235,9 +235,9 @@ async function burstLoad(
   const beforeDue = dynamodbRequests(atDue);
   const publishPathBeforeDue = publishPathRequests(stack, atDue);
   const byCommandBeforeDue = dynamodbByCommand(atDue);
-  const before = await cpuSnapshot(jvmPid);
+  const before = await cpuSnapshot(jvmPid, stack.functions?.pid ?? null);
   await waitForOutcomes(db, stack.tables.posts, user.userId, ids.length, Date.parse(due) + 120_000);
-  const after = await cpuSnapshot(jvmPid);
+  const after = await cpuSnapshot(jvmPid, stack.functions?.pid ?? null);
   const atEnd = await meterCommands();
   const requests = dynamodbRequests(atEnd);
   const publishPath = publishPathRequests(stack, atEnd);

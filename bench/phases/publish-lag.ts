@@ -89,7 +89,7 @@ export function lagReport(title: string, lag: LagFigures): string[] {
   ]));
   out.push(`worker throughput ${round(lag.throughputPostsPerSecond)} posts/s (first to last publish ${round(lag.drainMs)} ms; last ${round(lag.lastPublishedAfterDueMs)} ms after due)`);
   if (lag.cpu) {
-    out.push(`while sending: node process ${round(lag.cpu.nodeCores)} cores busy, DynamoDB Local ${lag.cpu.jvmCores === null ? '?' : round(lag.cpu.jvmCores)} cores, ${round(lag.dynamodbRequestsPerPost ?? NaN)} DynamoDB requests per post (${round(lag.dynamodbRequestsPerPostFromDue ?? NaN)} from the due time on)`);
+    out.push(`while sending: node process ${round(lag.cpu.nodeCores)} cores busy${lag.cpu.functionsCores === null ? '' : `, functions host ${round(lag.cpu.functionsCores)}`}, DynamoDB Local ${lag.cpu.jvmCores === null ? '?' : round(lag.cpu.jvmCores)} cores, ${round(lag.dynamodbRequestsPerPost ?? NaN)} DynamoDB requests per post (${round(lag.dynamodbRequestsPerPostFromDue ?? NaN)} from the due time on)`);
   }
   if (lag.publishPathRequestsPerPostFromDue !== undefined) {
     out.push(`publish path (posts and directory tables): ${round(lag.publishPathRequestsPerPostFromDue)} DynamoDB requests per post from the due time on`);
