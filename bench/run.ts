@@ -20,9 +20,16 @@
  *
  * The stack runs in this process (DynamoDB Local as a JVM child with its full JIT, in memory; the
  * sandbox platforms as a child process keeping no record on disk, as X and LinkedIn run apart from
- * the service; fauxqs, the Scheduler stand-in, the queue pollers and the API server here), with its
- * own data folder (.bench-data, wiped at start). Load comes from autocannon in a
- * child process (bench/load-worker.ts), so the server never shares its event loop with the load.
+ * the service; the functions that are not the API, queue consumers, sweeper and webhook router, in
+ * the functions host, a child process of their own (local/functions-host.ts), as each Lambda
+ * function has a CPU of its own; fauxqs, the Scheduler stand-in and the API server here), with its
+ * own data folder (.bench-data, wiped at start). The bursts' floors are sent from a process of
+ * their own too (bench/floor-process.ts), so figure and floor keep one process shape. Load comes
+ * from autocannon in a child process (bench/load-worker.ts), so the server never shares its event
+ * loop with the load.
+ *
+ * For A/B runs of that layout: BENCH_LAYOUT=in-process runs every function (and the floors) in
+ * this process, as before issue 30's process split (docs/performance.md).
  * Results: a table on stdout and bench/results.json.
  *
  * BENCH_ONLY=cold,text,scale,burst,spread,api,cost,metrics,media runs a subset (for working on one figure); the
@@ -52,7 +59,6 @@ import { ENV } from '../lib/config.js';
 import { SWEEPER, WEBHOOK_ROUTER } from '../functions/catalogue.js';
 import { dynamoDbClientFor, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
 import { startFauxqsServer, type Fauxqs } from '../local/messaging.js';
-import { startFauxqsProcess } from '../local/fauxqs-process.js';
 import { startSweeper, type Runner } from '../local/queue-consumers.js';
 import { startStackServices, type RunningStack } from '../local/stack.js';
 import { routerFilters, routerIdleIntervals, startStreamRouter } from '../local/stream-router.js';
@@ -79,10 +85,8 @@ const DATA_DIR = resolve('.bench-data');
 const RESULTS_FILE = join(HERE, 'results.json');
 /** Where an incomplete run's figures go, so results.json only ever holds a run of every phase it ran. */
 const INVALID_RESULTS_FILE = join(HERE, 'results.invalid.json');
-/** BENCH_FUNCTIONS=in-process: every function in this process, as before the functions host (for A/B runs). */
-const functionsInProcess = process.env.BENCH_FUNCTIONS === 'in-process';
-/** BENCH_FAUXQS=in-process: fauxqs in this process (for A/B runs). */
-const fauxqsInProcess = process.env.BENCH_FAUXQS !== 'process';
+/** BENCH_LAYOUT=in-process: every function and the floors in this process, as before the functions host (for A/B runs). */
+const functionsInProcess = process.env.BENCH_LAYOUT === 'in-process';
 const repeat = Math.max(1, Math.min(5, Number(process.env.BENCH_REPEAT ?? '1') || 1));
 
 /** What a phase is given: the stack, started on first use (none for `cold` and `text`), and what earlier phases handed on. */
@@ -170,7 +174,7 @@ interface BenchStack {
 }
 async function startBenchStack(): Promise<BenchStack> {
   let dynamo: DynamoDbLocal | undefined;
-  let fauxqs: Pick<Fauxqs, 'endpoint' | 'sqsEndpoint' | 'stop'> | undefined;
+  let fauxqs: Fauxqs | undefined;
   let s3: S3Meter | undefined;
   let stack: RunningStack | undefined;
   let load: LoadGenerator | undefined;
@@ -193,7 +197,7 @@ async function startBenchStack(): Promise<BenchStack> {
     log('starting the local stack (DynamoDB Local in memory, full JIT)');
     // The full JIT (fastStart off): the JVM's peak speed, as a long-running stack would have it.
     dynamo = await startDynamoDbLocal({ dataDir: null, fastStart: false });
-    fauxqs = fauxqsInProcess ? await startFauxqsServer({ mediaMirror: false }) : await startFauxqsProcess();
+    fauxqs = await startFauxqsServer({ mediaMirror: false });
     // The stack reaches S3 through the meter, which counts what the media phase reads.
     s3 = await startS3Meter(fauxqs.endpoint);
     stack = await startStackServices({
