@@ -140,9 +140,8 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
     for (const [index, metricsItem] of onMetricsItems.entries()) {
       const postId = postIds[index] ?? '';
       const postItem = posts.get(postId);
-      const claim: Omit<ClaimedPost, 'post'> = { history: historyOfMetricsItem(metricsItem), claimToken: input.token, on: 'metrics', dueAt: dueAtOf(metricsItem), refreshedAt: stringOrNull(metricsItem.metricsRefreshedAt) };
       if (postItem) {
-        claimed.push({ ...claim, post: { ...itemToPost(postItem), metrics: claim.history.at(-1) ?? null } });
+        claimed.push(this.claimOnMetricsItem(postItem, metricsItem, input.token));
       } else {
         // The post item is gone: nothing to collect any more, and nothing to show it to.
         await this.conditional(this.dueUpdate(metricsItemId(postId), postId, input.token, null));
@@ -184,18 +183,7 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
       );
       const item = out.Attributes;
       if (!item) return { refused: 'not_found' };
-      if (!metricsItem) return { claimed: this.claimOnPost(item, input.token) };
-      const history = historyOfMetricsItem(item);
-      return {
-        claimed: {
-          post: { ...itemToPost(postItem), metrics: history.at(-1) ?? null },
-          history,
-          claimToken: input.token,
-          on: 'metrics',
-          dueAt: dueAtOf(item),
-          refreshedAt: stringOrNull(item.metricsRefreshedAt),
-        },
-      };
+      return { claimed: metricsItem ? this.claimOnMetricsItem(postItem, item, input.token) : this.claimOnPost(item, input.token) };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // Why the condition failed, from the item as it was (returned with the failure: no second read).
@@ -349,6 +337,11 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
 
   private claimOnPost(item: Record<string, unknown>, token: string): ClaimedPost {
     return { post: itemToPost(item), history: historyOfPostItem(item), claimToken: token, on: 'post', dueAt: dueAtOf(item), refreshedAt: stringOrNull(item.metricsRefreshedAt) };
+  }
+
+  /** A claim on a metrics item (as the claim's write left it), with its post as the API shows it. */
+  private claimOnMetricsItem(postItem: Record<string, unknown>, metricsItem: Record<string, unknown>, token: string): ClaimedPost {
+    return { ...postWithMetrics(postItem, metricsItem), claimToken: token, on: 'metrics', dueAt: dueAtOf(metricsItem), refreshedAt: stringOrNull(metricsItem.metricsRefreshedAt) };
   }
 
   /**
