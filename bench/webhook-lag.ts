@@ -27,6 +27,15 @@ export interface WebhookLagFigures {
   deliveries: number;
   lagMs: LatencySummary;
   deliveriesPerSecond: number;
+  /** The webhook path's requests per event delivered, from the due second on (bench/phases/burst.ts). */
+  requests?: WebhookPathRequests;
+}
+
+export interface WebhookPathRequests {
+  /** DynamoDB requests on the webhooks table. */
+  dynamodbPerEvent: number;
+  sqsPerEvent: number;
+  dynamodbByCommand: Record<string, number>;
 }
 
 export async function startLagReceiver(): Promise<LagReceiver> {
@@ -97,5 +106,12 @@ export function webhookLagReport(figures: WebhookLagFigures): string[] {
   return [
     `webhooks: ${figures.delivered}/${figures.expected} post events delivered (${figures.deliveries} requests), ` +
       `lag p50 ${round(figures.lagMs.p50)} ms, p99 ${round(figures.lagMs.p99)} ms, max ${round(figures.lagMs.max)} ms, ${figures.deliveriesPerSecond} deliveries/s`,
+    ...(figures.requests
+      ? [
+          `webhook path per event: ${figures.requests.dynamodbPerEvent} DynamoDB requests on the webhooks table (` +
+            Object.entries(figures.requests.dynamodbByCommand).map(([command, count]) => `${command.slice('dynamodb:'.length)} ${count}`).join(', ') +
+            `), ${figures.requests.sqsPerEvent} SQS requests`,
+        ]
+      : []),
   ];
 }

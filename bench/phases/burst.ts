@@ -23,7 +23,7 @@ import { burstFloor, type BurstFloorFigures } from '../burst-floor.js';
 import { meterCommands, resetMeter } from '../meter.js';
 import { BUDGETS, FORMER_LIMITS, ratioBudget, type PhaseOutcome } from '../report.js';
 import { summarize } from '../stats.js';
-import { startLagReceiver, subscribe, subscribeAt, webhookLag, webhookLagReport, type LagReceiver, type WebhookLagFigures } from '../webhook-lag.js';
+import { startLagReceiver, subscribe, subscribeAt, webhookLag, webhookLagReport, type LagReceiver, type WebhookLagFigures, type WebhookPathRequests } from '../webhook-lag.js';
 import { lagFigures, lagReport, waitForOutcomes, type LagFigures } from './publish-lag.js';
 
 /** The two bursts (issue 23): creates of 25 targets, all due at one whole second `aheadMs` after the first create. */
@@ -181,6 +181,7 @@ async function spreadEndpointsBurst({ stack, db }: BenchContext): Promise<LagFig
     ).flat();
     log(`burst: ${ids.length} posts of ${customers.length} customers due at ${due} (created ${((Date.parse(due) - Date.now()) / 1000).toFixed(1)} s ahead)`);
     createdInTime(due);
+    await resetMeter();
     // Waited for at the receiver, not by counting outcomes: 50 customers' COUNT Queries every second
     // would load the very DynamoDB Local the burst is measured on.
     const deadline = Date.parse(due) + 120_000;
@@ -189,7 +190,7 @@ async function spreadEndpointsBurst({ stack, db }: BenchContext): Promise<LagFig
     const posts = (await inParallel(customers.map((customer) => () => postsOf(db, stack.tables.posts, customer.userId)), 4)).flat().filter((post) => burstIds.has(post.id));
     const figures = lagFigures(posts);
     const webhooks = await webhookLag(receiver, posts, Date.now() + 10_000);
-    return { ...figures, webhooks };
+    return { ...figures, webhooks: { ...webhooks, requests: webhookPathRequests(stack, await meterCommands(), webhooks.delivered) } };
   } finally {
     await receiver.stop();
   }
@@ -248,7 +249,9 @@ async function burstLoad(
   const posts = (await postsOf(db, stack.tables.posts, user.userId)).filter((post) => burstIds.has(post.id));
   const figures = lagFigures(posts);
   const prepared = await claimLeads(db, stack.tables.posts, ids, Date.parse(due));
-  const webhooks = receiver ? await webhookLag(receiver, posts, Date.now() + 60_000) : undefined;
+  const lag = receiver ? await webhookLag(receiver, posts, Date.now() + 60_000) : undefined;
+  // Read once the events are in: the path's requests go on after the last outcome.
+  const webhooks = lag ? { ...lag, requests: webhookPathRequests(stack, await meterCommands(), lag.delivered) } : undefined;
   const ceiling = await dynamodbLocalCeiling(stack, db, posts.map((post) => post.id));
   const perPost = (count: number) => count / Math.max(1, figures.published);
 
@@ -317,6 +320,27 @@ async function claimLeads(db: DynamoDBClient, table: string, ids: string[], due:
   }
   leads.sort((a, b) => a - b);
   return { claimedBeforeDue: leads.filter((lead) => lead > 0).length, leadMs: { p50: leads[Math.floor(leads.length / 2)] ?? NaN, min: leads[0] ?? NaN } };
+}
+
+/**
+ * The webhook path's requests from the due second on (the meter was reset then), per event
+ * delivered: DynamoDB requests on the webhooks table (events, deliveries, endpoints, slots) by
+ * command, and SQS requests. On the emulator every one of them is CPU the path takes from the
+ * outcomes' writes and the floor does not spend (docs/performance.md).
+ */
+function webhookPathRequests(stack: RunningStack, commands: Record<string, CommandMeter>, events: number): WebhookPathRequests {
+  const byCommand: Record<string, number> = {};
+  let dynamodb = 0;
+  let sqs = 0;
+  for (const [key, meter] of Object.entries(commands)) {
+    if (key.startsWith('sqs:')) sqs += meter.requests;
+    const count = key.startsWith('dynamodb:') ? (meter.tables[stack.tables.webhooks] ?? 0) : 0;
+    if (count === 0) continue;
+    byCommand[key] = count;
+    dynamodb += count;
+  }
+  const perEvent = (count: number): number => Math.round((count / Math.max(1, events)) * 1000) / 1000;
+  return { dynamodbPerEvent: perEvent(dynamodb), sqsPerEvent: perEvent(sqs), dynamodbByCommand: byCommand };
 }
 
 function dynamodbByCommand(commands: Record<string, CommandMeter>): Record<string, number> {
