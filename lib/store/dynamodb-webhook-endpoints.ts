@@ -36,7 +36,7 @@ function endpointItem(endpoint: WebhookEndpoint): Record<string, unknown> {
   return failingSince === null ? rest : { ...rest, failingSince };
 }
 
-function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
+export function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
   return readItem(ENDPOINT_ITEM, item, `Webhook endpoint ${String(item.sk)}`);
 }
 

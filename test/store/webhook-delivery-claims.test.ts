@@ -170,7 +170,7 @@ describe('claims taken while the message is read', () => {
     const { deliver, store } = worker();
     // The first event's attempt 1 failed and its retry is due now; the message (the router's,
     // handed over again, or one the sweeper re-sent) still names attempt 1.
-    const [retried] = await store.getDeliveriesWithEvents(endpoint.id, [message.events[0]!]).then((found) => [...found.values()]);
+    const [retried] = await store.readForDelivery(endpoint.userId, endpoint.id, [message.events[0]!]).then((found) => [...found.records.values()]);
     const before = retried!.delivery!;
     const now = new Date();
     expect(await store.claimAttempt(before, 1, { token: 'earlier-worker', now, until: new Date(now.getTime() + 15_000) })).toBe(true);

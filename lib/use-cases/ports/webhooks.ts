@@ -157,13 +157,15 @@ export interface WebhookRoutingWrites {
 /** The delivery worker's one read beyond the store's. */
 export interface WebhookDeliveryReads {
   /**
-   * The deliveries of these events to the endpoint and the events, read together (BatchGetItem,
-   * consistent): by event id, each null when absent.
+   * What a message needs read: the endpoint (null when deleted), and the deliveries of these events
+   * to it with the events, by event id (each null when absent), read together (BatchGetItem,
+   * consistent: the endpoint in the same request as the first deliveries).
    */
-  getDeliveriesWithEvents(
+  readForDelivery(
+    userId: string,
     endpointId: string,
     wanted: readonly { eventId: string; eventCreatedAt: string }[],
-  ): Promise<Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>>;
+  ): Promise<{ endpoint: WebhookEndpoint | null; records: Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }> }>;
 }
 
 /** A pending delivery's entry in the outbox (the byPending index of lib/store/tables.ts). */

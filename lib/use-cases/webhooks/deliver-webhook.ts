@@ -7,8 +7,8 @@
  *   a refused address or connection) is tried again on the schedule of lib/domain/webhooks.ts, and
  *   an endpoint whose deliveries have all failed for 3 days is disabled with a reason.
  * - A message names one endpoint and one or more events (the router's batch: every event of a
- *   stream batch for that endpoint; a retry, resend or test: one). The endpoint is read once, the
- *   deliveries and events together (BatchGetItem), the secrets decrypted once.
+ *   stream batch for that endpoint; a retry, resend or test: one). The endpoint, the deliveries and
+ *   the events are read together (BatchGetItem), the secrets decrypted once.
  * - Bounded per endpoint: the message then takes up to ENDPOINT_IN_FLIGHT_LIMIT of its endpoint's
  *   in-flight slots (leased items: one Query reads them, one conditional write per free one) and
  *   delivers its events on that many lanes, one request in flight per lane (the answer is recorded
@@ -121,6 +121,9 @@ interface Wanted {
   attempt: number;
   manual: boolean;
 }
+
+/** A message's deliveries and their events, by event id, as read (readForDelivery). */
+type MessageRecords = Awaited<ReturnType<WebhookDeliveryReads['readForDelivery']>>['records'];
 
 /** Which delivery an attempt is of: its endpoint and event (what a message names). */
 type DeliveryKey = Pick<DeliveryRecord, 'endpointId' | 'eventCreatedAt' | 'eventId'>;
@@ -288,8 +291,8 @@ export class DeliverWebhook {
   }
 
   /**
-   * The endpoint, and every delivery and event of the message (BatchGetItem per 50 events), read
-   * while the attempts the message names are claimed (together: one request) and the endpoint's
+   * The endpoint, and every delivery and event of the message (BatchGetItem, the endpoint in the
+   * first request), read while the attempts the message names are claimed (together: one request) and the endpoint's
    * slots taken: a claim's condition is the delivery's own state (its attempts, pending, nobody
    * holding it), so it needs nothing read first, and in a burst each of these was a round trip on
    * the busy database between the router's message and the request to the receiver.
@@ -300,12 +303,11 @@ export class DeliverWebhook {
     token: string,
     slotWaitMs: number,
     slotsTaking: SlotsTaking,
-  ): Promise<{ endpoint: WebhookEndpoint | null; records: Awaited<ReturnType<WebhookDeliveryReads['getDeliveriesWithEvents']>>; claimedWhileReading: boolean[] }> {
+  ): Promise<{ endpoint: WebhookEndpoint | null; records: MessageRecords; claimedWhileReading: boolean[] }> {
     const { store } = this.deps;
     try {
-      const [endpoint, records, claimedWhileReading] = await Promise.all([
-        store.getEndpoint(message.userId, message.endpointId),
-        store.getDeliveriesWithEvents(message.endpointId, wanted),
+      const [{ endpoint, records }, claimedWhileReading] = await Promise.all([
+        store.readForDelivery(message.userId, message.endpointId, wanted),
         this.claim(wanted.map((one) => ({ key: keyOf(message, one), attempt: one.attempt })), token, slotWaitMs),
       ]);
       return { endpoint, records, claimedWhileReading };
@@ -320,7 +322,7 @@ export class DeliverWebhook {
   private async prepareAll(
     endpoint: WebhookEndpoint | null,
     wanted: readonly Wanted[],
-    records: Awaited<ReturnType<WebhookDeliveryReads['getDeliveriesWithEvents']>>,
+    records: MessageRecords,
     now: Date,
   ): Promise<{ results: DeliveryResult[]; ready: Ready[] }> {
     const results: DeliveryResult[] = [];
