@@ -4,6 +4,7 @@
  * spread loads. The receiver answers 204 at once and keeps the first arrival of each post's event
  * (retries and replays are counted, not measured); deliveries per second over the run.
  */
+import type { CpuUse } from './cpu.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Post } from '../lib/domain/model.js';
@@ -29,6 +30,8 @@ export interface WebhookLagFigures {
   deliveriesPerSecond: number;
   /** The webhook path's requests per event delivered, from the due second on (bench/phases/burst.ts). */
   requests?: WebhookPathRequests;
+  /** CPU from the due second until the last event arrived: whether the emulator or the functions host is the limit. */
+  cpu?: CpuUse;
 }
 
 export interface WebhookPathRequests {
@@ -111,6 +114,12 @@ export function webhookLagReport(figures: WebhookLagFigures): string[] {
           `webhook path per event: ${figures.requests.dynamodbPerEvent} DynamoDB requests on the webhooks table (` +
             Object.entries(figures.requests.dynamodbByCommand).map(([command, count]) => `${command.slice('dynamodb:'.length)} ${count}`).join(', ') +
             `), ${figures.requests.sqsPerEvent} SQS requests`,
+        ]
+      : []),
+    ...(figures.cpu
+      ? [
+          `while delivering (due second to last event, ${round(figures.cpu.wallSeconds)} s): node process ${round(figures.cpu.nodeCores)} cores busy` +
+            `${figures.cpu.functionsCores === null ? '' : `, functions host ${round(figures.cpu.functionsCores)}`}, DynamoDB Local ${figures.cpu.jvmCores === null ? '?' : round(figures.cpu.jvmCores)}`,
         ]
       : []),
   ];
