@@ -1,12 +1,12 @@
 /**
  * An endpoint's in-flight slots in the webhooks table (tables.ts): ENDPOINT_IN_FLIGHT_LIMIT items
  * under the endpoint's key, each taken with a lease (free, or its holder's lease over) and given
- * back only by its holder (its lease set over), so at most that many attempts to one endpoint are
- * under way at once. A slot item outlives its last lease by a minute (expiresAt, the table's TTL).
+ * back only by its holder, so at most that many attempts to one endpoint are under way at once.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ENDPOINT_IN_FLIGHT_LIMIT } from '../domain/webhooks.js';
 import type { WebhookSlotStore } from '../use-cases/ports/webhooks.js';
+import { isConditionFailure } from './directory-table.js';
 import { WebhooksTable, webhookKeys, type WebhooksTableOptions } from './webhooks-table.js';
 
 export class DynamoDbWebhookSlots implements WebhookSlotStore {
@@ -48,34 +48,38 @@ export class DynamoDbWebhookSlots implements WebhookSlotStore {
     return taken;
   }
 
-  /**
-   * A slot is taken and given back by conditional UpdateItems (lib/store/webhooks-table.ts
-   * conditionalUpdate): the delivery worker's store writes those that come together in one request
-   * with its claims and records (lib/store/coalesced-updates.ts), where a Put and a Delete each
-   * were a request of their own, two for every message of a burst across many endpoints.
-   */
-  private takeSlot(endpointId: string, slot: number, token: string, now: Date, until: Date): Promise<boolean> {
-    return this.table.conditionalUpdate({
-      TableName: this.table.name,
-      Key: webhookKeys.slot(endpointId, slot),
-      UpdateExpression: 'SET #token = :token, leaseUntil = :until, expiresAt = :expiresAt',
-      // Free (never taken, or given back), or held by a worker whose lease ran out (it crashed or hung): taken over.
-      ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
-      ExpressionAttributeNames: { '#token': 'token' },
-      ExpressionAttributeValues: { ':token': token, ':until': until.getTime(), ':expiresAt': Math.ceil(until.getTime() / 1000) + 60, ':now': now.getTime() },
-    });
+  private async takeSlot(endpointId: string, slot: number, token: string, now: Date, until: Date): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...webhookKeys.slot(endpointId, slot), token, leaseUntil: until.getTime(), expiresAt: Math.ceil(until.getTime() / 1000) + 60 },
+          // Free, or held by a worker whose lease ran out (it crashed or hung): taken over.
+          ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
+          ExpressionAttributeValues: { ':now': now.getTime() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async releaseSlot(endpointId: string, slot: number, token: string): Promise<void> {
-    await this.table.conditionalUpdate({
-      TableName: this.table.name,
-      Key: webhookKeys.slot(endpointId, slot),
-      // Given back as a lease long over (the item stays until its expiresAt), so it is free at once.
-      UpdateExpression: 'SET leaseUntil = :free REMOVE #token',
-      // Only our own lease: a slot taken over after our lease ran out is someone else's now.
-      ConditionExpression: '#token = :token',
-      ExpressionAttributeNames: { '#token': 'token' },
-      ExpressionAttributeValues: { ':token': token, ':free': 0 },
-    });
+    try {
+      await this.table.client.send(
+        new DeleteCommand({
+          TableName: this.table.name,
+          Key: webhookKeys.slot(endpointId, slot),
+          // Only our own lease: a slot taken over after our lease ran out is someone else's now.
+          ConditionExpression: '#token = :token',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 }
