@@ -4,6 +4,7 @@
  * which function may do what to which resource, with cross-stack imports resolved to names.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -61,7 +62,7 @@ export function synthesize(options: { bundle: boolean; context?: Record<string, 
   Object.assign(context, options.context ?? {});
   if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ outdir, context });
-  const service = buildService(app, options.env ? { env: options.env } : {});
+  const service = options.bundle ? withEsbuildStraight(() => buildService(app, options.env ? { env: options.env } : {})) : buildService(app, options.env ? { env: options.env } : {});
   const assembly = app.synth();
   const data = Template.fromStack(service.data);
   const stacks = new Map(service.stacks.map((stack) => [stack.stackName, Template.fromStack(stack).toJSON() as CfnTemplate]));
@@ -77,6 +78,33 @@ export function synthesize(options: { bundle: boolean; context?: Record<string, 
     labels: labelsOf(service),
     cleanup: () => rmSync(outdir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Runs `build` with CDK calling the repository's esbuild binary itself rather than through
+ * `npx --no-install esbuild`, which is what it runs when esbuild is a dependency of the project
+ * (aws-lambda-nodejs's PackageInstallation): the same binary with the same arguments, so the same
+ * bundles byte for byte (bundles.test.ts compares them with esbuild's own API), without starting
+ * npm once per function, which took longer than esbuild's bundling itself. `Bundling` is not
+ * exported; its cached installation is what `clearEsbuildInstallationCache()` resets. Should a
+ * CDK release rename it, the synthesis still runs, through npx, only slower.
+ */
+function withEsbuildStraight<T>(build: () => T): T {
+  const require = createRequire(import.meta.url);
+  const bundlingModule = path.join(path.dirname(require.resolve('aws-cdk-lib')), 'aws-lambda-nodejs', 'lib', 'bundling.js');
+  const { Bundling } = require(bundlingModule) as { Bundling?: { esbuildInstallation?: { isWorkspacePackage: boolean; version: string } } };
+  if (!Bundling || !('esbuildInstallation' in Bundling)) return build();
+  const { version } = JSON.parse(readFileSync(require.resolve('esbuild/package.json'), 'utf8')) as { version: string };
+  const before = { installation: Bundling.esbuildInstallation, path: process.env.PATH };
+  Bundling.esbuildInstallation = { isWorkspacePackage: false, version };
+  process.env.PATH = [path.join(REPO_ROOT, 'node_modules', '.bin'), process.env.PATH].filter(Boolean).join(path.delimiter);
+  try {
+    return build();
+  } finally {
+    Bundling.esbuildInstallation = before.installation;
+    if (before.path === undefined) delete process.env.PATH;
+    else process.env.PATH = before.path;
+  }
 }
 
 /** Several stacks' resources and outputs in one template (their logical ids are distinct: the layout test holds that). */
