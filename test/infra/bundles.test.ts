@@ -80,6 +80,31 @@ function loadedHandlerTypes(): Promise<Record<string, string>> {
  */
 const REBUILT = new Set([API_ROUTES[0]!, QUEUE_CONSUMERS[0]!, SWEEPER, METRICS_COLLECTOR, WEBHOOK_ROUTER, DEFAULT_ROUTE, SETTINGS_ROUTES[0]!, ASSISTANT_ROUTES[0]!, REFERENCE_ROUTES[0]!].map((route) => route.name));
 
+let rebuilding: Promise<Record<string, string>> | undefined;
+/**
+ * The REBUILT functions' bundles through esbuildOptions, in one esbuild run with an entry point
+ * each: without code splitting every entry is still bundled on its own, into `<name>/index.mjs`
+ * (the file name the source map comment names, as with `outfile`), and the modules the entries
+ * share are read and parsed once instead of once per function.
+ */
+function rebuilt(): Promise<Record<string, string>> {
+  rebuilding ??= (async () => {
+    const entries = ENTRIES.filter(({ name }) => REBUILT.has(name));
+    const { entryPoints: _entry, outfile: _outfile, ...options } = esbuildOptions(entries[0]!.entry, path.join(REPO_ROOT, 'index.mjs'));
+    const out = await build({
+      ...options,
+      entryPoints: Object.fromEntries(entries.map(({ name, entry }) => [`${name}/index`, entry])),
+      outdir: REPO_ROOT,
+      outExtension: { '.js': '.mjs' },
+      absWorkingDir: REPO_ROOT,
+      write: false,
+      logLevel: 'error',
+    });
+    return Object.fromEntries(entries.map(({ name }) => [name, out.outputFiles.find((file) => file.path === path.join(REPO_ROOT, name, 'index.mjs'))?.text ?? `no ${name}/index.mjs`]));
+  })();
+  return rebuilding;
+}
+
 describe('bundles', () => {
   it('deploy every declared entry as exactly one function', () => {
     const deployed = [...s.service.api.functions.values()].map((fn) => fn.entryModule).sort();
@@ -203,10 +228,8 @@ describe('bundles', () => {
     }
   });
 
-  it.each(ENTRIES.filter(({ name }) => REBUILT.has(name)))('$name: is byte for byte the bundle the bench measures (one shared set of options)', async ({ name, entry }) => {
-    const out = await build({ ...esbuildOptions(entry, path.join(REPO_ROOT, 'index.mjs')), absWorkingDir: REPO_ROOT, write: false, logLevel: 'error' });
-    const code = out.outputFiles.find((file) => file.path.endsWith('index.mjs'))?.text;
-    expect(code).toBe(readFileSync(path.join(bundleDirectory(name), 'index.mjs'), 'utf8'));
+  it.each(ENTRIES.filter(({ name }) => REBUILT.has(name)))('$name: is byte for byte the bundle the bench measures (one shared set of options)', async ({ name }) => {
+    expect((await rebuilt())[name]).toBe(readFileSync(path.join(bundleDirectory(name), 'index.mjs'), 'utf8'));
   });
 
   it('rebuilds one function of each catalogue group', () => {
