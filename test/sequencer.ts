@@ -27,6 +27,9 @@ export const SLOWEST_FIRST = [
   'test/local/npm-start.test.ts',
   'test/admin/admin-cli.test.ts',
   'test/sdk/client.test.ts',
+  'test/browser/settings-webhooks.test.ts',
+  'test/browser/connect.test.ts',
+  'test/browser/settings-workspaces-posts.test.ts',
 ];
 
 /**
