@@ -192,7 +192,7 @@ beforeAll(async () => {
   user = await provisionUser({ accounts: [{ platform: 'x', sandbox: 'ok' }] });
   media = await addMedia(user.userId, { fileName: 'picture.png', body: new Uint8Array(2048).fill(7) });
   for (const { name, entry } of ENTRIES) hosts.set(name, startHost(name, entry, localEnvironment(environments.get(name) ?? {})));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([...hosts.values()].map((running) => running.stop()));
