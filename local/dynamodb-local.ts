@@ -76,7 +76,9 @@ export interface DynamoDbLocal {
  * not after the SDK's backoff). `retries: 'standard'` gives the SDK's standard retries (3 attempts,
  * transient errors such as a reset connection and throttling retried with backoff), as every
  * client on AWS has: for the local stack's own machinery and the bench, where a `socket hang up`
- * from the emulator under load is a transient error, not a result. The handlers' client
+ * from the emulator under load is a transient error, not a result; and for the HTTP, browser and
+ * assistant tests' own reads and writes of the stack's tables beside the handlers (a reset read
+ * there failed a publishing test on an idle machine). The handlers' client
  * (lib/store/dynamo-client.ts) has the SDK's defaults already and is not built here.
  */
 export function dynamoDbClientFor(endpoint: string, options: { retries?: 'none' | 'standard' } = {}): DynamoDBClient {

@@ -77,7 +77,7 @@ beforeAll(async () => {
     { issuer: stack.oidc.issuer, subject: login.id, email: 'hooks@example.com' },
     owner.userId,
   );
-  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }), { marshallOptions: { removeUndefinedValues: true } });
   store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client });
 });
 

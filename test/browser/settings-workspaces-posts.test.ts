@@ -190,7 +190,7 @@ describe('workspaces and posts in a browser', () => {
       options: { poll: { question: 'Q?', choices: ['a', 'b'], duration: 'ONE_DAY' } },
       firstComment: { text: 'link', status: 'failed', platformCommentId: null, error: { message: 'LinkedIn refused the comment.', advice: 'Post it by hand.' } },
     });
-    const documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint));
+    const documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }));
     for (const post of [thread, poll]) await documents.send(new PutCommand({ TableName: stack.tables.posts, Item: postToItem(post) }));
     documents.destroy();
 

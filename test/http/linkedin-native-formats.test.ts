@@ -35,7 +35,7 @@ beforeAll(async () => {
   if (!stack.sandbox) throw new Error('the sandbox platforms did not start');
   sandbox = stack.sandbox;
   user = await provisionUser();
-  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }), { marshallOptions: { removeUndefinedValues: true } });
 });
 afterAll(async () => {
   documents?.destroy();

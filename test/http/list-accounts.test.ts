@@ -146,7 +146,7 @@ describe('GET /accounts', () => {
   it('answers a failure it did not expect with the generic 500, rate-limit headers, and nothing internal', async () => {
     const user = await provisionUser({ accounts: [{ platform: 'x' }] });
     // An account item missing its fields (a hand edit or a bug): the store refuses to map it.
-    const raw = dynamoDbClientFor(inject('localAws').dynamodbEndpoint);
+    const raw = dynamoDbClientFor(inject('localAws').dynamodbEndpoint, { retries: 'standard' });
     const brokenId = newId('acct');
     try {
       await DynamoDBDocumentClient.from(raw).send(

@@ -43,7 +43,7 @@ let documents: DynamoDBDocumentClient;
 beforeAll(async () => {
   stack = await startPostsStack();
   storage = new S3MediaUploads();
-  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint));
+  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }));
 });
 afterAll(() => stack?.stop());
 

@@ -125,7 +125,7 @@ beforeAll(async () => {
     sweeperIntervalMs: 1000,
     env: { [ENV.mediaImportTimeoutSeconds]: String(IMPORT_TIMEOUT_SECONDS) },
   });
-  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint));
+  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }));
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();

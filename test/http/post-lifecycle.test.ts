@@ -53,7 +53,7 @@ beforeAll(async () => {
   if (!stack.sandbox) throw new Error('the sandbox platforms did not start');
   sandbox = stack.sandbox;
   backdoor = postsBackdoor(stack);
-  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' });
   state = new DynamoDbPublishState({ client: DynamoDBDocumentClient.from(raw), postsTable: stack.info.tables.posts });
   closeState = () => raw.destroy();
 });

@@ -268,7 +268,7 @@ describe('a send holds its post however long it runs (item 8)', () => {
  * account's own LinkedIn client and token.
  */
 async function unqueuedLinkedinPost(acct: Account, label: string) {
-  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' });
   const state = new DynamoDbPublishState({ client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }), postsTable: stack.info.tables.posts });
   const now = new Date();
   const post: Post = postFixture({

@@ -69,7 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.stop();
   if (lastTables) {
-    const dynamo = dynamoDbClientFor(endpoints.dynamodbEndpoint);
+    const dynamo = dynamoDbClientFor(endpoints.dynamodbEndpoint, { retries: 'standard' });
     try {
       await deleteTables(dynamo, lastTables);
     } finally {

@@ -48,7 +48,7 @@ async function idleEndOf(who: TestSession): Promise<number> {
 beforeAll(async () => {
   stack = await startTestStack();
   sessions = new DynamoDbSessionStore({ tableName: stack.tables.sessions });
-  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint));
+  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }));
 }, 60_000);
 
 afterAll(async () => {

@@ -148,7 +148,7 @@ beforeAll(async () => {
   if (!stack.sandbox) throw new Error('the sandbox platforms did not start');
   sandbox = stack.sandbox;
   user = await provisionUser();
-  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }), { marshallOptions: { removeUndefinedValues: true } });
   x = new XClient({ baseUrl: sandbox.xBaseUrl, clientCredentials: async () => SANDBOX_CLIENT_CREDENTIALS.x });
 }, 60_000);
 

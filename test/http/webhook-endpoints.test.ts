@@ -40,7 +40,7 @@ const RECEIVER = 'http://127.0.0.1:9/hooks';
 
 beforeAll(async () => {
   stack = await startPostsStack();
-  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  documents = DynamoDBDocumentClient.from(dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' }), { marshallOptions: { removeUndefinedValues: true } });
   store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client: documents });
 });
 

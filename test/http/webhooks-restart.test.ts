@@ -57,7 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.stop();
   if (lastTables) {
-    const dynamo = dynamoDbClientFor(endpoints.dynamodbEndpoint);
+    const dynamo = dynamoDbClientFor(endpoints.dynamodbEndpoint, { retries: 'standard' });
     try {
       await deleteTables(dynamo, lastTables);
     } finally {
@@ -83,7 +83,7 @@ it('a delivery waiting for its retry when a restart empties the queues: the swee
 
   // Attempt 1 was refused and recorded, and its retry's message is waiting in the queue.
   await hook.waitFor((received) => received.length >= 1);
-  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(endpoints.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(endpoints.dynamodbEndpoint, { retries: 'standard' }), { marshallOptions: { removeUndefinedValues: true } });
   const store = new DynamoDbWebhookStore({ tableName: first.tables.webhooks, client });
   const event = await store.getEvent(eventId);
   const deadline = Date.now() + 10_000;
@@ -139,7 +139,7 @@ it('a worker that died after recording attempt n, before sending n+1: the redeli
   hook.answer = () => ({ status: 204 });
   const created = await api.post<{ id: string }>('/webhook_endpoints', { url: hook.url, enabledEvents: ['*'] });
   expect(created.status, created.text).toBe(201);
-  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(endpoints.dynamodbEndpoint), { marshallOptions: { removeUndefinedValues: true } });
+  const client = DynamoDBDocumentClient.from(dynamoDbClientFor(endpoints.dynamodbEndpoint, { retries: 'standard' }), { marshallOptions: { removeUndefinedValues: true } });
   const store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client });
   const queue = new SqsWebhookQueue(sqsClientFor(endpoints.sqsEndpoint), stack.queues.webhook.url);
   // What the dead worker left: the event, its delivery with attempt 1 recorded (refused) and

@@ -44,7 +44,7 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 beforeAll(async () => {
   stack = await startPostsStack({ consumers: true, sandbox: true });
   grants = new DynamoDbGrantStore({ tableName: stack.tables.oauth });
-  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' });
   documents = DynamoDBDocumentClient.from(raw);
   user = await provisionUser({ accounts: [{ platform: 'x', sandbox: 'ok', handle: '@mcp_x' }, { platform: 'linkedin', sandbox: 'ok' }, { platform: 'instagram' }] });
   assistant = await connectAssistant(`${stack.origin}/mcp`, directConsent(stack.origin, user.userId));
@@ -289,7 +289,7 @@ describe('tools', () => {
   });
 
   it('list_events lists the person\'s events newest first, by group, and nobody else\'s', async () => {
-    const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+    const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' });
     try {
       const store = new DynamoDbWebhookStore({ tableName: stack.tables.webhooks, client: DynamoDBDocumentClient.from(raw) });
       const other = await provisionUser();

@@ -23,7 +23,7 @@ import { SANDBOX_CLIENT_CREDENTIALS, startSandboxPlatforms, type SandboxPlatform
 import { LINKEDIN_API_VERSION } from '../../lib/platforms/linkedin-version.js';
 
 const { dynamodbEndpoint, sharedTables } = inject('localAws');
-const raw = dynamoDbClientFor(dynamodbEndpoint);
+const raw = dynamoDbClientFor(dynamodbEndpoint, { retries: 'standard' });
 const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
 const tableName = sharedTables.directory ?? '';
 const sessionsTable = sharedTables.sessions ?? '';

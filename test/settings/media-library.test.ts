@@ -232,7 +232,7 @@ describe('uploading from a plain HTML form', () => {
 });
 
 describe('the storage quota (issue 19 item 7)', () => {
-  const directory = () => DynamoDBDocumentClient.from(dynamoDbClientFor(inject('localAws').dynamodbEndpoint));
+  const directory = () => DynamoDBDocumentClient.from(dynamoDbClientFor(inject('localAws').dynamodbEndpoint, { retries: 'standard' }));
   async function setStoredBytes(userId: string, bytes: number): Promise<void> {
     await directory().send(
       new UpdateCommand({ TableName: stack.tables.directory, Key: { pk: `USER#${userId}`, sk: 'PROFILE' }, UpdateExpression: 'SET mediaBytes = :bytes', ExpressionAttributeValues: { ':bytes': bytes } }),

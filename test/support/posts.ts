@@ -54,7 +54,7 @@ export interface PostsBackdoor {
 }
 
 export function postsBackdoor(stack: TestStack): PostsBackdoor {
-  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint);
+  const raw = dynamoDbClientFor(stack.info.dynamodbEndpoint, { retries: 'standard' });
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const { tables } = stack.info;
   const store = new DynamoDbPostStore({ client, postsTable: tables.posts, countersTable: tables.counters, idempotencyTable: tables.idempotency });
