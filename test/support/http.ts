@@ -44,8 +44,26 @@ export interface RawRequest {
   sourceAddress?: string;
 }
 
-/** One request, headers as given (nothing added but Content-Length); the transport of `api`. */
-export function sendFrom<T = unknown>(options: RawRequest): Promise<ApiResponse<T>> {
+/**
+ * One request, headers as given (nothing added but Content-Length); the transport of `api`. Sent
+ * once more when it went out on a kept-alive connection the server had just closed (Node's own
+ * advice for that race: `reusedSocket` and ECONNRESET, no answer begun): the server's idle timeout
+ * ran out as the request left, so it was never read. Seen twice in one day with the stack in the
+ * test's process on a busy machine, as `read ECONNRESET` failing a test that had done nothing wrong.
+ */
+export async function sendFrom<T = unknown>(options: RawRequest): Promise<ApiResponse<T>> {
+  try {
+    return await sendOnce<T>(options);
+  } catch (error) {
+    if (!(error instanceof StaleConnectionError)) throw error;
+    return sendOnce<T>(options);
+  }
+}
+
+/** A request reset on a kept-alive connection before any answer: the server closed it idle. */
+class StaleConnectionError extends Error {}
+
+function sendOnce<T>(options: RawRequest): Promise<ApiResponse<T>> {
   const url = new URL(options.url);
   // `new URL` normalises; send the path and query exactly as the caller wrote them.
   const target = options.url.slice(url.origin.length) || '/';
@@ -84,7 +102,9 @@ export function sendFrom<T = unknown>(options: RawRequest): Promise<ApiResponse<
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      reject(req.reusedSocket && error.code === 'ECONNRESET' ? new StaleConnectionError(error.message, { cause: error }) : error);
+    });
     req.end(options.body);
   });
 }
