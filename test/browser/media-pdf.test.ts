@@ -34,6 +34,7 @@ describe('PDFs in the media library page', () => {
     await page.goto(`${stack.origin}/settings/media`);
     expect(await page.locator('main').innerText()).toContain('a PDF document up to 100 MB');
     await page.getByRole('button', { name: 'Upload a file…' }).click();
+    await page.getByLabel('File', { exact: true }).waitFor({ state: 'visible' }); // the page's script has taken the form
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'Quarterly deck.pdf', mimeType: 'application/pdf', buffer: pdf(12) });
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.waitForURL(`${stack.origin}/settings/media?notice=added`);
@@ -41,6 +42,7 @@ describe('PDFs in the media library page', () => {
     expect(await page.locator('td[data-label="File"]').first().innerText()).toMatch(/^Quarterly-deck\.pdf\nPDF document \(LinkedIn only\), \d+ kB, 12 pages/);
 
     await page.getByRole('button', { name: 'Upload a file…' }).click();
+    await page.getByLabel('File', { exact: true }).waitFor({ state: 'visible' }); // the page's script has taken the form
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'invoice.pdf', mimeType: 'application/pdf', buffer: Buffer.from('<html>not a pdf</html>') });
     await page.getByRole('button', { name: 'Upload' }).click();
     await expect.poll(async () => page.locator('main').innerText()).toContain('not really a PDF document');
