@@ -24,6 +24,12 @@ export interface BatchGetOptions {
    * generic 500; `absent` treats them as missing, for a read that only decorates (a key's "last used").
    */
   whenUnprocessed?: 'fail' | 'absent';
+  /**
+   * Read the chunks of BATCH_GET_LIMIT keys at once rather than one after another: for a read
+   * that a request waits on (a merged webhook message's hundreds of keys); a read of thousands of
+   * keys keeps the default and asks DynamoDB one chunk at a time.
+   */
+  chunksAtOnce?: boolean;
 }
 
 /** Every item found for `keys`, in no particular order; a key with no item is simply absent. */
@@ -33,21 +39,29 @@ export async function batchGetAll(
   keys: readonly BatchKey[],
   options: BatchGetOptions = {},
 ): Promise<BatchItem[]> {
+  const chunks: BatchKey[][] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) chunks.push(keys.slice(start, start + BATCH_GET_LIMIT));
+  if (options.chunksAtOnce) return (await Promise.all(chunks.map((chunk) => readChunk(client, table, chunk, options)))).flat();
   const found: BatchItem[] = [];
-  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
-    let pending: BatchKey[] = keys.slice(start, start + BATCH_GET_LIMIT);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt === BATCH_GET_ATTEMPTS) {
-        if (options.whenUnprocessed === 'absent') break;
-        throw new DependencyError(`DynamoDB left ${pending.length} keys of ${table} unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
-      }
-      if (attempt > 0) await backoff(attempt);
-      const out = await client.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ...(options.consistentRead ? { ConsistentRead: true } : {}) } } }),
-      );
-      found.push(...(out.Responses?.[table] ?? []));
-      pending = out.UnprocessedKeys?.[table]?.Keys ?? [];
+  for (const chunk of chunks) found.push(...(await readChunk(client, table, chunk, options)));
+  return found;
+}
+
+/** One chunk's items, the keys DynamoDB leaves unprocessed asked again after a backoff. */
+async function readChunk(client: DynamoDBDocumentClient, table: string, chunk: BatchKey[], options: BatchGetOptions): Promise<BatchItem[]> {
+  const found: BatchItem[] = [];
+  let pending = chunk;
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt === BATCH_GET_ATTEMPTS) {
+      if (options.whenUnprocessed === 'absent') break;
+      throw new DependencyError(`DynamoDB left ${pending.length} keys of ${table} unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
     }
+    if (attempt > 0) await backoff(attempt);
+    const out = await client.send(
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ...(options.consistentRead ? { ConsistentRead: true } : {}) } } }),
+    );
+    found.push(...(out.Responses?.[table] ?? []));
+    pending = out.UnprocessedKeys?.[table]?.Keys ?? [];
   }
   return found;
 }

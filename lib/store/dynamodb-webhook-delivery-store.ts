@@ -8,7 +8,7 @@
  */
 import type { WebhookEndpoint } from '../domain/webhooks.js';
 import type { DeliveryRecord, WebhookDeliveryReads, WebhookEventRecord } from '../use-cases/ports/webhooks.js';
-import { BATCH_GET_LIMIT, batchGetAll } from './batch-get.js';
+import { batchGetAll } from './batch-get.js';
 import { CoalescedUpdates } from './coalesced-updates.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { EVENT_ITEM } from './dynamodb-event-store.js';
@@ -37,20 +37,17 @@ export class DynamoDbWebhookDeliveryStore extends DynamoDbWebhookStore implement
     const records = new Map<string, { delivery: DeliveryRecord | null; event: WebhookEventRecord | null }>();
     const unique = [...new Map(wanted.map((one) => [one.eventId, one])).values()];
     for (const one of unique) records.set(one.eventId, { delivery: null, event: null });
-    // The endpoint, then two keys per event, 100 keys per request; the requests at once (a merged
-    // message has hundreds). The endpoint rides in the first: one request fewer for every message.
-    const keys = [webhookKeys.endpoint(userId, endpointId), ...unique.flatMap((one) => [webhookKeys.delivery(endpointId, one.eventCreatedAt, one.eventId), webhookKeys.event(one.eventId)])];
-    const chunks: (typeof keys)[] = [];
-    for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) chunks.push(keys.slice(start, start + BATCH_GET_LIMIT));
-    const items = (await Promise.all(chunks.map((chunk) => batchGetAll(this.table.client, this.table.name, chunk, { consistentRead: true })))).flat();
+    // The endpoint, then two keys per event; the requests at once (a merged message has hundreds of
+    // keys). The endpoint rides in the first: one request fewer for every message.
+    const endpointKey = webhookKeys.endpoint(userId, endpointId);
+    const keys = [endpointKey, ...unique.flatMap((one) => [webhookKeys.delivery(endpointId, one.eventCreatedAt, one.eventId), webhookKeys.event(one.eventId)])];
     let endpoint: WebhookEndpoint | null = null;
-    for (const item of items) {
-      const sk = String(item.sk);
+    for (const item of await batchGetAll(this.table.client, this.table.name, keys, { consistentRead: true, chunksAtOnce: true })) {
       if (typeof item.pk === 'string' && item.pk.startsWith('EVENT#')) {
         const event = readItem(EVENT_ITEM, item, `Webhook event ${item.pk}`);
         const entry = records.get(event.id);
         if (entry) entry.event = event;
-      } else if (sk.startsWith('ENDPOINT#')) {
+      } else if (item.pk === endpointKey.pk && item.sk === endpointKey.sk) {
         endpoint = toEndpoint(item);
       } else {
         const delivery = toDelivery(item);
