@@ -55,8 +55,8 @@ export function analyticsPage(input: { analytics: AnalyticsView; days: Analytics
     const account = accounts.get(row.accountId);
     return html`<tr><td data-label="Account">${account ? html`${account.name}<br><span class="muted">${row.platform} ${account.handle}</span>` : html`${row.platform}<br><span class="muted">${row.accountId}</span>`}</td><td data-label="Posts">${formatFigure(row.posts)}</td>${figureCells(row)}</tr>`;
   });
+  // The form's own label names the card: a heading above it said "Period" a second time.
   return html`<section class="card">
-  <h2>Period</h2>
   ${periodForm}
   <p class="muted">Posts published from ${formatDate(analytics.from)} up to today (UTC). Figures are as last collected: about 1 hour, 6 hours, 1, 3, 7 and 30 days after each post went out.</p>
 </section>
