@@ -59,6 +59,21 @@ export function isConditionFailure(error: unknown): boolean {
   return error instanceof ConditionalCheckFailedException;
 }
 
+/**
+ * A conditional write's outcome: true when written, false when its condition failed; any other
+ * error is thrown. The stores' one way of asking "did my condition hold?" (a claim, a lease, a
+ * write only if absent); a caller that only needs the write tried ignores the answer.
+ */
+export async function writtenIfConditionHolds(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 export class DirectoryTable {
   readonly name: string;
   readonly client: DynamoDBDocumentClient;

@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import { ACCOUNT_TYPES, SANDBOX_BEHAVIOURS, TOKEN_HEALTH, X_SUBSCRIPTIONS, type Account, type AccountCredentials, type TokenHealth } from '../domain/model.js';
 import type { AccountAdmin, AccountReader, AccountWithCredentialsReader, CredentialStore } from '../use-cases/ports/accounts.js';
 import type { AccountStore } from '../use-cases/settings/ports.js';
-import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { DirectoryTable, directoryKeys, isConditionFailure, readDirectoryItem, writtenIfConditionHolds, type DirectoryTableOptions, type Item } from './directory-table.js';
 import { countQuery } from './count-query.js';
 import { nullableString } from './item-schema.js';
 import { expiryWarningAt } from '../domain/token-expiry.js';
@@ -258,8 +258,8 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
 
   async lockRefresh(accountId: string, input: { revision: string | null; now: Date; until: Date }): Promise<boolean> {
     const current = revisionCondition(input.revision);
-    try {
-      await this.table.client.send(
+    return writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: directoryKeys.credentials(accountId),
@@ -267,12 +267,8 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
           ConditionExpression: `${current.ConditionExpression} AND (attribute_not_exists(refreshLockedUntil) OR refreshLockedUntil < :now)`,
           ExpressionAttributeValues: { ...current.ExpressionAttributeValues, ':until': input.until.toISOString(), ':now': input.now.toISOString() },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async replaceRefreshed(next: AccountCredentials, expectedRevision: string | null): Promise<boolean> {
@@ -369,8 +365,8 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
    */
   async markExpiring(accountId: string, expirySk: string): Promise<boolean> {
     const key = directoryKeys.account(accountId);
-    try {
-      await this.table.client.send(
+    const becameExpiring = await writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: key,
@@ -378,18 +374,14 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
           ConditionExpression: 'expirySk = :sk AND tokenHealth = :healthy',
           ExpressionAttributeValues: { ':expiring': 'expiring', ':sk': expirySk, ':healthy': 'healthy' },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    try {
-      await this.table.client.send(
+      ),
+    );
+    if (becameExpiring) return true;
+    await writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({ TableName: this.table.name, Key: key, UpdateExpression: 'REMOVE expiryPk, expirySk', ConditionExpression: 'expirySk = :sk', ExpressionAttributeValues: { ':sk': expirySk } }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
     return false;
   }
 
@@ -431,8 +423,8 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
   async setXSubscription(accountId: string, xSubscription: string | null, checkedAt: Date): Promise<void> {
     const key = directoryKeys.account(accountId);
     const values = { ':subscription': xSubscription, ':checked': checkedAt.toISOString() };
-    try {
-      await this.table.client.send(
+    const tracked = await writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: key,
@@ -440,11 +432,9 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(expiryPk) OR expiryPk = :pk)',
           ExpressionAttributeValues: { ...values, ':pk': X_SUBSCRIPTION_PARTITION, ':sk': xSubscriptionCheckKeys(accountId, checkedAt.toISOString()).expirySk },
         }),
-      );
-      return;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
+    if (tracked) return;
     await this.table.updateExisting('account', accountId, key, { xSubscription, xSubscriptionCheckedAt: checkedAt.toISOString() });
   }
 
@@ -462,8 +452,8 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
    * Null: the account is no longer checked (disconnected, must reconnect) and leaves the index.
    */
   async postponeXSubscriptionCheck(accountId: string, expirySk: string, asIfReadAt: Date | null): Promise<void> {
-    try {
-      await this.table.client.send(
+    await writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: directoryKeys.account(accountId),
@@ -475,10 +465,8 @@ export class DynamoDbAccountStore implements AccountReader, AccountWithCredentia
             ...(asIfReadAt ? { ':next': xSubscriptionCheckKeys(accountId, asIfReadAt.toISOString()).expirySk } : {}),
           },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   /** Settings Overview: the user's accounts counted on byOwner (Select COUNT). */

@@ -18,7 +18,7 @@ import { SCOPES, type ApiKeyRecord } from '../domain/model.js';
 import type { ApiKeyAdmin, ApiKeyReader } from '../use-cases/ports/api-keys.js';
 import type { ApiKeyStore, ApiKeySummary } from '../use-cases/settings/ports.js';
 import { countQuery } from './count-query.js';
-import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, withoutUndefined, type DirectoryTableOptions, type Item } from './directory-table.js';
+import { DirectoryTable, directoryKeys, readDirectoryItem, isConditionFailure, withoutUndefined, writtenIfConditionHolds, type DirectoryTableOptions, type Item } from './directory-table.js';
 import { nullableString } from './item-schema.js';
 
 function optionalString(value: unknown): string | null {
@@ -212,8 +212,8 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
 
   async revokeOwnedApiKey(userId: string, keyId: string, revokedAt: string): Promise<boolean> {
     if (await this.revokeCounted(userId, keyId, revokedAt)) return true;
-    try {
-      await this.table.client.send(
+    return writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: { pk: `KEY#${keyId}`, sk: 'KEY' },
@@ -222,11 +222,7 @@ export class DynamoDbApiKeyStore implements ApiKeyReader, ApiKeyAdmin, ApiKeySto
           ConditionExpression: 'attribute_exists(pk) AND userId = :userId',
           ExpressionAttributeValues: { ':revokedAt': revokedAt, ':userId': userId },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }

@@ -30,6 +30,7 @@ import type { Post } from '../domain/model.js';
 import { METRIC_FIGURES, type PostMetrics } from '../domain/post-metrics.js';
 import type { ClaimedPost, DueCollection, PostMetricsRecord, PostMetricsStore, PublishedPage, RefreshClaim } from '../use-cases/ports/post-metrics-store.js';
 import { batchGetAll } from './batch-get.js';
+import { writtenIfConditionHolds } from './directory-table.js';
 import { documentClient } from './dynamo-client.js';
 import { itemToPost, metricsDueKeys, POST_INDEXES, POST_METRICS_ITEM, statusPartitionKey } from './post-item.js';
 import { POSTS_TABLE } from './tables.js';
@@ -353,9 +354,8 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
   private async moveToMetricsItem(claim: ClaimedPost, input: { history: PostMetrics[]; nextDueAt: Date | null | undefined }): Promise<boolean> {
     const postId = claim.post.id;
     const dueAt = input.nextDueAt === undefined ? claim.dueAt : input.nextDueAt;
-    let written = true;
-    try {
-      await this.client.send(
+    const written = await writtenIfConditionHolds(
+      this.client.send(
         new PutCommand({
           TableName: this.table,
           Item: {
@@ -366,11 +366,8 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
           },
           ConditionExpression: 'attribute_not_exists(id)',
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      written = false;
-    }
+      ),
+    );
     const cleared = await this.conditional({
       TableName: this.table,
       Key: { id: postId },
@@ -402,14 +399,8 @@ export class DynamoDbPostMetrics implements PostMetricsStore {
     return { postItem: items.find((item) => item.id === postId), metricsItem: items.find((item) => item.id === metricsItemId(postId)) };
   }
 
-  private async conditional(update: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
-    try {
-      await this.client.send(new UpdateCommand(update));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+  private conditional(update: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
+    return writtenIfConditionHolds(this.client.send(new UpdateCommand(update)));
   }
 }
 

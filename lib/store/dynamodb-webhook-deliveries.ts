@@ -14,7 +14,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import * as v from 'valibot';
 import type { IdempotencyCompletion } from '../domain/idempotency-record.js';
 import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus, PendingDeliveries, PendingDeliveryEntry, WebhookDeliveryStore } from '../use-cases/ports/webhooks.js';
-import { isConditionFailure } from './directory-table.js';
+import { isConditionFailure, writtenIfConditionHolds } from './directory-table.js';
 import { EVENT_ITEM } from './dynamodb-event-store.js';
 import { nullableString, readItem } from './item-schema.js';
 import { PENDING_DELIVERY_SHARDS } from './tables.js';
@@ -79,13 +79,7 @@ export class DynamoDbWebhookDeliveries implements WebhookDeliveryStore, PendingD
 
   async putDelivery(delivery: DeliveryRecord, remember: IdempotencyCompletion | null = null): Promise<boolean> {
     if (remember) return (await this.table.transact([{ Put: this.deliveryPut(delivery) }], remember)) < 0;
-    try {
-      await this.table.client.send(new PutCommand(this.deliveryPut(delivery)));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writtenIfConditionHolds(this.table.client.send(new PutCommand(this.deliveryPut(delivery))));
   }
 
   /** A delivery's PutItem, written only if absent. */

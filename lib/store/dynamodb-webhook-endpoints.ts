@@ -9,7 +9,7 @@ import type { PageKey } from '../domain/cursor.js';
 import type { IdempotencyCompletion } from '../domain/idempotency-record.js';
 import { MAX_WEBHOOK_ENDPOINTS, type WebhookEndpoint } from '../domain/webhooks.js';
 import type { EndpointChanges, WebhookEndpointStore } from '../use-cases/ports/webhooks.js';
-import { isConditionFailure } from './directory-table.js';
+import { isConditionFailure, writtenIfConditionHolds } from './directory-table.js';
 import { nullableString, readItem } from './item-schema.js';
 import { WebhooksTable, webhookKeys, type WebhooksTableOptions } from './webhooks-table.js';
 
@@ -167,8 +167,8 @@ export class DynamoDbWebhookEndpoints implements WebhookEndpointStore {
 
 
   async disableEndpoint(userId: string, endpointId: string, reason: string, now: Date): Promise<boolean> {
-    try {
-      await this.table.client.send(
+    return writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: webhookKeys.endpoint(userId, endpointId),
@@ -177,12 +177,8 @@ export class DynamoDbWebhookEndpoints implements WebhookEndpointStore {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':disabled': 'disabled', ':enabled': 'enabled', ':reason': reason, ':now': now.toISOString() },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
 
@@ -212,8 +208,8 @@ export class DynamoDbWebhookEndpoints implements WebhookEndpointStore {
 
 
   async clearFailing(userId: string, endpointId: string): Promise<void> {
-    try {
-      await this.table.client.send(
+    await writtenIfConditionHolds(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: webhookKeys.endpoint(userId, endpointId),
@@ -221,10 +217,8 @@ export class DynamoDbWebhookEndpoints implements WebhookEndpointStore {
           UpdateExpression: 'REMOVE failingSince',
           ConditionExpression: 'attribute_exists(failingSince)',
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
 

@@ -6,7 +6,7 @@
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ENDPOINT_IN_FLIGHT_LIMIT } from '../domain/webhooks.js';
 import type { WebhookSlotStore } from '../use-cases/ports/webhooks.js';
-import { isConditionFailure } from './directory-table.js';
+import { writtenIfConditionHolds } from './directory-table.js';
 import { WebhooksTable, webhookKeys, type WebhooksTableOptions } from './webhooks-table.js';
 
 export class DynamoDbWebhookSlots implements WebhookSlotStore {
@@ -48,9 +48,9 @@ export class DynamoDbWebhookSlots implements WebhookSlotStore {
     return taken;
   }
 
-  private async takeSlot(endpointId: string, slot: number, token: string, now: Date, until: Date): Promise<boolean> {
-    try {
-      await this.table.client.send(
+  private takeSlot(endpointId: string, slot: number, token: string, now: Date, until: Date): Promise<boolean> {
+    return writtenIfConditionHolds(
+      this.table.client.send(
         new PutCommand({
           TableName: this.table.name,
           Item: { ...webhookKeys.slot(endpointId, slot), token, leaseUntil: until.getTime(), expiresAt: Math.ceil(until.getTime() / 1000) + 60 },
@@ -58,17 +58,13 @@ export class DynamoDbWebhookSlots implements WebhookSlotStore {
           ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
           ExpressionAttributeValues: { ':now': now.getTime() },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async releaseSlot(endpointId: string, slot: number, token: string): Promise<void> {
-    try {
-      await this.table.client.send(
+    await writtenIfConditionHolds(
+      this.table.client.send(
         new DeleteCommand({
           TableName: this.table.name,
           Key: webhookKeys.slot(endpointId, slot),
@@ -77,9 +73,7 @@ export class DynamoDbWebhookSlots implements WebhookSlotStore {
           ExpressionAttributeNames: { '#token': 'token' },
           ExpressionAttributeValues: { ':token': token },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 }

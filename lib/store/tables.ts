@@ -101,7 +101,7 @@
  *             ENDPOINT#<we_id>    DELIVERY#<eventCreatedAt>#<evt_id>    a delivery of an event to an endpoint, with its
  *                                                                       attempts (Query newest first: the settings page)
  *             ENDPOINT#<we_id>    SLOT#<n>                              a delivery in flight to that endpoint (leased)
- *   TTL attribute expiresAt on events, deliveries and slots (30 days; slots their lease).
+ *   TTL attribute expiresAt on events, deliveries and slots (30 days; a slot a minute after its lease, when its holder never gave it back: one given back is deleted).
  *   byPending    pendingPk = pending#<shard>  pendingSk = <time>#<endpointId>#<eventId>
  *                the outbox of deliveries: a delivery is in it while it is pending (written by the
  *                write that makes it pending or records an attempt with a next one, removed by the

@@ -12,7 +12,7 @@ import { requireEnv } from '../config.js';
 import type { IdempotencyCompletion } from '../domain/idempotency-record.js';
 import { WEBHOOK_RECORD_TTL_SECONDS } from '../domain/webhooks.js';
 import type { ConditionalUpdate } from './coalesced-updates.js';
-import { isConditionFailure } from './directory-table.js';
+import { writtenIfConditionHolds } from './directory-table.js';
 import { documentClient } from './dynamo-client.js';
 import { IdempotencyLockLostError, idempotencyCompletionUpdate } from './idempotency-record-writes.js';
 import { IDEMPOTENCY_TABLE, WEBHOOKS_TABLE } from './tables.js';
@@ -89,13 +89,7 @@ export class WebhooksTable {
     return this.writer(update);
   }
 
-  private async updateOnce(update: ConditionalUpdate): Promise<boolean> {
-    try {
-      await this.client.send(new UpdateCommand(update));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  private updateOnce(update: ConditionalUpdate): Promise<boolean> {
+    return writtenIfConditionHolds(this.client.send(new UpdateCommand(update)));
   }
 }

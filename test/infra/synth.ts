@@ -62,7 +62,8 @@ export function synthesize(options: { bundle: boolean; context?: Record<string, 
   Object.assign(context, options.context ?? {});
   if (!options.bundle) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ outdir, context });
-  const service = options.bundle ? withEsbuildStraight(() => buildService(app, options.env ? { env: options.env } : {})) : buildService(app, options.env ? { env: options.env } : {});
+  const build = () => buildService(app, options.env ? { env: options.env } : {});
+  const service = options.bundle ? withEsbuildStraight(build) : build();
   const assembly = app.synth();
   const data = Template.fromStack(service.data);
   const stacks = new Map(service.stacks.map((stack) => [stack.stackName, Template.fromStack(stack).toJSON() as CfnTemplate]));
