@@ -223,7 +223,9 @@ describe('a post fails with what the platform said and one sentence of advice', 
   });
 });
 
-describe('transient failures are retried', () => {
+// These wait out real backoffs and lookups (settled() allows 45 s): the default 30 s test limit is a
+// clock a slow hour beat (CI with one core busy failed a test here at 30 s).
+describe('transient failures are retried', { timeout: 90_000 }, () => {
   it.each(['x', 'linkedin'] as const)('%s answers 503 once: retried with backoff, published once', async (platform) => {
     const acct = await account(platform, 'flaky');
     const post = await settled(await create(acct.id, { text: uniqueText('Flaky') }));
@@ -233,7 +235,7 @@ describe('transient failures are retried', () => {
   });
 });
 
-describe('never sent twice', () => {
+describe('never sent twice', { timeout: 90_000 }, () => {
   it('the same publish message delivered three times gives one platform post', async () => {
     const acct = await account('x', 'ok');
     const { postId } = await createDueSoon(acct.id, { text: uniqueText('Once') }, 3_000);
@@ -286,7 +288,8 @@ describe('never sent twice', () => {
     expect(sandbox.x.createAttemptCount(acct.id)).toBe(1);
   });
 
-  it('linkedin: the answer to the create is lost; reconciled as X is: looked up on LinkedIn, recorded published, never resent', async () => {
+  // Two accounts one after the other, each settling within settled()'s 45 s.
+  it('linkedin: the answer to the create is lost; reconciled as X is: looked up on LinkedIn, recorded published, never resent', { timeout: 120_000 }, async () => {
     for (const accountType of ['personal', 'organization'] as const) {
       const acct = await account('linkedin', 'ok', { accountType });
       sandbox.linkedin.injectFault(acct.id, 'drop_after_create');
