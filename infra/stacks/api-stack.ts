@@ -137,8 +137,9 @@ const SIZING: Record<string, { timeout: Duration; memorySize: number }> = {
 /**
  * Files copied beside a function's bundle: the settings stylesheet and script for the static
  * route, the API reference built from openapi.yaml at synth (web/api-reference/build.ts).
+ * test/infra/function-environment.test.ts copies the same beside its bundles.
  */
-const STATIC_FILES: Record<string, { from: string; to: string }> = {
+export const STATIC_FILES: Record<string, { from: string; to: string }> = {
   SettingsStatic: { from: 'web/static', to: 'static' },
   ApiReference: { from: path.relative(REPO_ROOT, API_REFERENCE_DIR), to: 'api-reference' },
 };

@@ -10,13 +10,24 @@
  *
  * AWS-only variables have a local stand-in (LOCAL_STAND_INS): a secret's ARN becomes the value
  * the local stack sets instead, the KMS key its key file.
+ *
+ * Each process runs the function's bundle as `cdk deploy` uploads it (esbuildOptions, the options
+ * infra/constructs/bundling.ts gives CDK; test/infra/bundles.test.ts compares the two byte for
+ * byte), all built in one esbuild run: so a module that reads a file beside the source, or a
+ * variable only a bundle reaches, fails here as it would on AWS; and a process starts from one
+ * file instead of tsx compiling the function's sources in each of them (docs/performance.md, "The
+ * test suite's own time").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_BASE_PATH, API_ROUTES, ASSISTANT_ROUTES, DEFAULT_ROUTE, QUEUE_CONSUMERS, REFERENCE_ROUTES, SETTINGS_ROUTES, SWEEPER, WEBHOOK_ROUTER } from '../../functions/catalogue.js';
 import { hashCookieSecret, newCookieSecret } from '../../lib/domain/session-secret.js';
@@ -26,6 +37,9 @@ import { sqsClientFor } from '../../local/messaging.js';
 import { toSqsEvent } from '../../local/queue-consumers.js';
 import { LOCAL_RUNTIME, LOCAL_STAND_INS, localFunctionEnvironment } from '../../local/function-environment.js';
 import { ENV } from '../../lib/config.js';
+import { esbuildOptions } from '../../infra/constructs/bundling.js';
+import { STATIC_FILES } from '../../infra/stacks/api-stack.js';
+import { REPO_ROOT } from '../../local/lambda-runtime.js';
 import type { MediaItem } from '../../lib/domain/model.js';
 import { scheduleName } from '../../lib/dispatch/messages.js';
 import { addMedia, provisionUser, type ProvisionedUser } from '../support/provision.js';
@@ -47,8 +61,31 @@ interface FunctionHost {
   stop(): Promise<void>;
 }
 
-function startHost(name: string, entry: string, env: Record<string, string>): FunctionHost {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/infra/function-host.ts', entry, name], {
+/** Where the bundles are built (beforeAll): `<name>/index.mjs` per function, and the host. */
+let bundles: string;
+const HOST_BUNDLE = 'function-host/index.mjs';
+
+/**
+ * Every function's bundle, and the host's, in one esbuild run with the deploy's options (the host
+ * is bundled too, so no process of this test needs tsx), and the files the deploy copies beside a
+ * bundle (STATIC_FILES; the synthesis above built the API reference's).
+ */
+async function buildBundles(): Promise<void> {
+  bundles = await mkdtemp(join(tmpdir(), 'function-environment-'));
+  const { entryPoints: _entry, outfile: _outfile, ...options } = esbuildOptions(ENTRIES[0]!.entry, join(bundles, 'index.mjs'));
+  await build({
+    ...options,
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [...ENTRIES.map(({ name, entry }) => ({ in: entry, out: `${name}/index` })), { in: 'test/infra/function-host.ts', out: 'function-host/index' }],
+    outdir: bundles,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'error',
+  });
+  await Promise.all(Object.entries(STATIC_FILES).map(([name, files]) => cp(join(REPO_ROOT, files.from), join(bundles, name, files.to), { recursive: true })));
+}
+
+function startHost(name: string, env: Record<string, string>): FunctionHost {
+  const child: ChildProcess = spawn(process.execPath, [join(bundles, HOST_BUNDLE), join(bundles, name, 'index.mjs'), name], {
     env,
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
@@ -188,15 +225,16 @@ beforeAll(async () => {
     synthesized.cleanup();
   }
   // No consumers and no sweeper: the test hands each message to the function itself.
-  stack = await startTestStack({ sandbox: true });
+  [stack] = await Promise.all([startTestStack({ sandbox: true }), buildBundles()]);
   user = await provisionUser({ accounts: [{ platform: 'x', sandbox: 'ok' }] });
   media = await addMedia(user.userId, { fileName: 'picture.png', body: new Uint8Array(2048).fill(7) });
-  for (const { name, entry } of ENTRIES) hosts.set(name, startHost(name, entry, localEnvironment(environments.get(name) ?? {})));
+  for (const { name } of ENTRIES) hosts.set(name, startHost(name, localEnvironment(environments.get(name) ?? {})));
 }, 300_000);
 
 afterAll(async () => {
   await Promise.all([...hosts.values()].map((running) => running.stop()));
   await stack?.stop();
+  if (bundles) await rm(bundles, { recursive: true, force: true });
 });
 
 describe('every function, on its template environment alone', () => {
@@ -594,7 +632,7 @@ describe('the check itself', () => {
   it('sees a function that lacks a variable it reads: 500, and the missing name in its log', async () => {
     const variables = { ...(environments.get('GetPost') ?? {}) };
     delete variables[ENV.postsTable];
-    const lacking = startHost('GetPost', 'functions/get-post.ts', localEnvironment(variables));
+    const lacking = startHost('GetPost', localEnvironment(variables));
     try {
       const event = buildHttpApiEvent(
         {

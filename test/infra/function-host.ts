@@ -1,10 +1,11 @@
 /**
  * One function's execution environment in a process of its own, for
  * test/infra/function-environment.test.ts: started with exactly the environment the template
- * gives the function (and nothing of the test's own), it loads the function's module on the first
- * event (its cold start) and invokes its handler once per event, as Lambda does.
+ * gives the function (and nothing of the test's own), it loads the function's bundle on the first
+ * event (its cold start) and invokes its handler once per event, as Lambda does. The test bundles
+ * this file too and starts it with plain Node:
  *
- *   node --import tsx test/infra/function-host.ts <entry> <function name>
+ *   node <this file's bundle> <the function's bundle, an absolute path> <function name>
  *
  * Events arrive on stdin, one JSON line each ({id, event}); results leave on file descriptor 3,
  * one JSON line each ({id, result} or {id, error}), so the function's own logs (stdout) never mix
@@ -16,7 +17,7 @@ import { lambdaContext, loadHandler } from '../../local/lambda-runtime.js';
 import { resolveLocalhostSubdomains } from '../../local/local-aws.js';
 
 const [entry, functionName] = process.argv.slice(2);
-if (!entry || !functionName) throw new Error('usage: function-host.ts <entry> <function name>');
+if (!entry || !functionName) throw new Error('usage: function-host <bundle> <function name>');
 
 // The local network, not configuration: fauxqs queue URLs are `sqs.<region>.localhost` names.
 resolveLocalhostSubdomains();
