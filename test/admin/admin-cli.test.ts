@@ -185,7 +185,8 @@ describe('admin CLI against a running local stack', () => {
     expect(tooBig.stderr).toMatch(/a PDF may be at most 100 MB/);
   });
 
-  it.each([
+  // Each refusal is a process of its own that writes nothing: they run side by side.
+  it.concurrent.each([
     [['account', 'connect', '--workspace', 'ws_doesNotExist', '--platform', 'x', '--handle', 'a'], /No workspace with id ws_doesNotExist/],
     [['account', 'connect', '--workspace', 'ws_x', '--platform', 'Not A Word', '--handle', 'a'], /--platform must be a lowercase word/],
     [['account', 'connect', '--workspace', 'ws_x', '--platform', 'x', '--handle', 'a', '--token-health', 'sick'], /--token-health must be one of/],
