@@ -224,8 +224,10 @@ describe('a post fails with what the platform said and one sentence of advice', 
 });
 
 // These wait out real backoffs and lookups (settled() allows 45 s): the default 30 s test limit is a
-// clock a slow hour beat (CI with one core busy failed a test here at 30 s).
-describe('transient failures are retried', { timeout: 90_000 }, () => {
+// clock a slow hour beat (CI with one core busy failed a test here at 30 s). Each test has accounts
+// of its own and checks only what they hold, and most of their time is those waits: the tests of
+// each block run side by side.
+describe('transient failures are retried', { timeout: 90_000, concurrent: true }, () => {
   it.each(['x', 'linkedin'] as const)('%s answers 503 once: retried with backoff, published once', async (platform) => {
     const acct = await account(platform, 'flaky');
     const post = await settled(await create(acct.id, { text: uniqueText('Flaky') }));
@@ -235,7 +237,7 @@ describe('transient failures are retried', { timeout: 90_000 }, () => {
   });
 });
 
-describe('never sent twice', { timeout: 90_000 }, () => {
+describe('never sent twice', { timeout: 90_000, concurrent: true }, () => {
   it('the same publish message delivered three times gives one platform post', async () => {
     const acct = await account('x', 'ok');
     const { postId } = await createDueSoon(acct.id, { text: uniqueText('Once') }, 3_000);
