@@ -127,7 +127,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe('an ambiguous outcome is never blindly resent (item 4)', () => {
+// Side by side: each test has an account of its own and checks only what it holds (no allowance
+// counts), and its time is waiting for the lookup.
+describe('an ambiguous outcome is never blindly resent (item 4)', { concurrent: true }, () => {
   it('x, media and no text (X refuses duplicates by text only): the answer is lost; looked up by its media, recorded, never resent', async () => {
     const acct = await account('x');
     const image = await addMedia(user.userId, { fileName: 'only.png', body: new Uint8Array(1024).fill(7) });
