@@ -157,7 +157,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe('a thread on X', () => {
+// The tests of each block run side by side: each has an account of its own and checks only what
+// the sandbox holds for it, and its time is waiting for the worker and the sweeper.
+describe('a thread on X', { concurrent: true }, () => {
   it('goes out part by part, each answering the one before, and is published once every part is live', async () => {
     const acct = await account('ok');
     const parts = texts('Thread', 4);
@@ -208,7 +210,7 @@ describe('a thread on X', () => {
   });
 });
 
-describe('a thread whose worker stopped between parts', () => {
+describe('a thread whose worker stopped between parts', { concurrent: true }, () => {
   it('a part recorded, then the crash: the next attempt sends the next parts only', async () => {
     const acct = await account('ok');
     const parts = texts('Resumed', 3);
@@ -270,7 +272,7 @@ describe('a thread whose worker stopped between parts', () => {
   });
 });
 
-describe('the first comment on X', () => {
+describe('the first comment on X', { concurrent: true }, () => {
   it('goes out as a reply once the post is live', async () => {
     const acct = await account('ok');
     const [text] = texts('With a comment', 1);
