@@ -44,7 +44,12 @@ export interface ConsumerOptions {
   consumers: readonly ConsumerDefinition[];
   /** Parallel pollers of a queue whose consumer does not say (Lambda scales out per queue the same way). */
   pollersPerQueue?: number;
-  /** Long-poll wait, in seconds. */
+  /**
+   * Long-poll wait, in seconds: 20 by default, as the event source mapping polls on AWS. fauxqs
+   * answers a long poll as soon as a message is sent or becomes visible again, so a longer wait
+   * costs no latency; a 1 s wait had every idle poller of every stack ask once a second, the
+   * largest part of the test workers' SDK work (docs/performance.md, "The test suite's own time").
+   */
   waitTimeSeconds?: number;
   /** Timeout each invocation's context reports (the function timeout on AWS). */
   functionTimeoutMs?: number;
@@ -165,7 +170,7 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
   // catalogue's consumers) and Node warned of a listener leak (MaxListenersExceededWarning).
   const controllers: AbortController[] = [];
   const pollers = options.pollersPerQueue ?? 4;
-  const wait = options.waitTimeSeconds ?? 1;
+  const wait = options.waitTimeSeconds ?? 20;
   const timeoutMs = options.functionTimeoutMs ?? 30_000;
   const pollersOf = (consumer: ConsumerDefinition): number => consumer.pollers ?? pollers;
   /**
