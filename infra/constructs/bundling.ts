@@ -111,14 +111,9 @@ export function externalModules(awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk)
   return [...UNREACHED_CREDENTIAL_PROVIDERS, EVENT_STREAMS];
 }
 
-/**
- * The same bundle through esbuild's API, for the bench (`awsSdk` to measure the other choice).
- * `entry` is repository-relative (functions/catalogue.ts): build with `absWorkingDir` the repository root.
- */
-export function esbuildOptions(entry: string, outfile: string, awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): BuildOptions {
+/** Every option of a function's bundle but what it is built from and into. */
+function bundleOptions(awsSdk: AwsSdkChoice): BuildOptions {
   return {
-    entryPoints: [entry],
-    outfile,
     bundle: true,
     format: FUNCTION_BUNDLING.format,
     target: FUNCTION_BUNDLING.target,
@@ -131,4 +126,22 @@ export function esbuildOptions(entry: string, outfile: string, awsSdk: AwsSdkCho
     external: externalModules(awsSdk),
     alias: { ...BUNDLE_ALIASES },
   };
+}
+
+/**
+ * The same bundle through esbuild's API, for the bench (`awsSdk` to measure the other choice).
+ * `entry` is repository-relative (functions/catalogue.ts): build with `absWorkingDir` the repository root.
+ */
+export function esbuildOptions(entry: string, outfile: string, awsSdk: AwsSdkChoice = FUNCTION_BUNDLING.awsSdk): BuildOptions {
+  return { entryPoints: [entry], outfile, ...bundleOptions(awsSdk) };
+}
+
+/**
+ * Many functions' bundles in one esbuild run, for the tests: without code splitting each entry is
+ * still bundled on its own, as esbuildOptions builds it, into `<outdir>/<name>/index.mjs` (the file
+ * name its source map comment names, as with `outfile`), and the modules the entries share are
+ * read and parsed once instead of once per function. Build with `absWorkingDir` the repository root.
+ */
+export function esbuildOptionsForEach(entries: readonly { name: string; entry: string }[], outdir: string): BuildOptions {
+  return { entryPoints: entries.map(({ name, entry }) => ({ in: entry, out: `${name}/index` })), outdir, outExtension: { '.js': '.mjs' }, ...bundleOptions(FUNCTION_BUNDLING.awsSdk) };
 }

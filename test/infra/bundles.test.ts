@@ -18,7 +18,7 @@ import { API_REFERENCE_DIR, API_REFERENCE_FILES } from '../../web/api-reference/
 import { build } from 'esbuild';
 import { FUNCTIONS as BENCH_FUNCTIONS } from '../../bench/phases/cold.js';
 import { BUNDLE_CEILINGS as OVER_BUDGET, DEFAULT_BUNDLE_CEILING_BYTES, bundleCeilingBytes } from '../../bench/bundle-ceilings.js';
-import { ESM_REQUIRE_BANNER, EVENT_STREAMS, esbuildOptions, externalModules } from '../../infra/constructs/bundling.js';
+import { ESM_REQUIRE_BANNER, EVENT_STREAMS, esbuildOptions, esbuildOptionsForEach, externalModules } from '../../infra/constructs/bundling.js';
 import { REPO_ROOT } from '../../infra/constructs/service-function.js';
 import { entryPath, loadHandler } from '../../local/lambda-runtime.js';
 import { logicalId, synthesize } from './synth.js';
@@ -81,25 +81,11 @@ function loadedHandlerTypes(): Promise<Record<string, string>> {
 const REBUILT = new Set([API_ROUTES[0]!, QUEUE_CONSUMERS[0]!, SWEEPER, METRICS_COLLECTOR, WEBHOOK_ROUTER, DEFAULT_ROUTE, SETTINGS_ROUTES[0]!, ASSISTANT_ROUTES[0]!, REFERENCE_ROUTES[0]!].map((route) => route.name));
 
 let rebuilding: Promise<Record<string, string>> | undefined;
-/**
- * The REBUILT functions' bundles through esbuildOptions, in one esbuild run with an entry point
- * each: without code splitting every entry is still bundled on its own, into `<name>/index.mjs`
- * (the file name the source map comment names, as with `outfile`), and the modules the entries
- * share are read and parsed once instead of once per function.
- */
+/** The REBUILT functions' bundles, in one esbuild run (esbuildOptionsForEach), kept in memory. */
 function rebuilt(): Promise<Record<string, string>> {
   rebuilding ??= (async () => {
     const entries = ENTRIES.filter(({ name }) => REBUILT.has(name));
-    const { entryPoints: _entry, outfile: _outfile, ...options } = esbuildOptions(entries[0]!.entry, path.join(REPO_ROOT, 'index.mjs'));
-    const out = await build({
-      ...options,
-      entryPoints: Object.fromEntries(entries.map(({ name, entry }) => [`${name}/index`, entry])),
-      outdir: REPO_ROOT,
-      outExtension: { '.js': '.mjs' },
-      absWorkingDir: REPO_ROOT,
-      write: false,
-      logLevel: 'error',
-    });
+    const out = await build({ ...esbuildOptionsForEach(entries, REPO_ROOT), absWorkingDir: REPO_ROOT, write: false, logLevel: 'error' });
     return Object.fromEntries(entries.map(({ name }) => [name, out.outputFiles.find((file) => file.path === path.join(REPO_ROOT, name, 'index.mjs'))?.text ?? `no ${name}/index.mjs`]));
   })();
   return rebuilding;

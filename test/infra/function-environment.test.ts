@@ -11,7 +11,7 @@
  * AWS-only variables have a local stand-in (LOCAL_STAND_INS): a secret's ARN becomes the value
  * the local stack sets instead, the KMS key its key file.
  *
- * Each process runs the function's bundle as `cdk deploy` uploads it (esbuildOptions, the options
+ * Each process runs the function's bundle as `cdk deploy` uploads it (esbuildOptionsForEach, the options
  * infra/constructs/bundling.ts gives CDK; test/infra/bundles.test.ts compares the two byte for
  * byte), all built in one esbuild run: so a module that reads a file beside the source, or a
  * variable only a bundle reaches, fails here as it would on AWS; and a process starts from one
@@ -37,7 +37,7 @@ import { sqsClientFor } from '../../local/messaging.js';
 import { toSqsEvent } from '../../local/queue-consumers.js';
 import { LOCAL_RUNTIME, LOCAL_STAND_INS, localFunctionEnvironment } from '../../local/function-environment.js';
 import { ENV } from '../../lib/config.js';
-import { esbuildOptions } from '../../infra/constructs/bundling.js';
+import { esbuildOptionsForEach } from '../../infra/constructs/bundling.js';
 import { STATIC_FILES } from '../../infra/stacks/api-stack.js';
 import { REPO_ROOT } from '../../local/lambda-runtime.js';
 import type { MediaItem } from '../../lib/domain/model.js';
@@ -61,9 +61,9 @@ interface FunctionHost {
   stop(): Promise<void>;
 }
 
-/** Where the bundles are built (beforeAll): `<name>/index.mjs` per function, and the host. */
+/** Where the bundles are built (beforeAll): `<name>/index.mjs` per function, and the host's. */
 let bundles: string;
-const HOST_BUNDLE = 'function-host/index.mjs';
+const HOST = { name: 'function-host', entry: 'test/infra/function-host.ts' };
 
 /**
  * Every function's bundle, and the host's, in one esbuild run with the deploy's options (the host
@@ -72,20 +72,12 @@ const HOST_BUNDLE = 'function-host/index.mjs';
  */
 async function buildBundles(): Promise<void> {
   bundles = await mkdtemp(join(tmpdir(), 'function-environment-'));
-  const { entryPoints: _entry, outfile: _outfile, ...options } = esbuildOptions(ENTRIES[0]!.entry, join(bundles, 'index.mjs'));
-  await build({
-    ...options,
-    absWorkingDir: REPO_ROOT,
-    entryPoints: [...ENTRIES.map(({ name, entry }) => ({ in: entry, out: `${name}/index` })), { in: 'test/infra/function-host.ts', out: 'function-host/index' }],
-    outdir: bundles,
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'error',
-  });
+  await build({ ...esbuildOptionsForEach([...ENTRIES, HOST], bundles), absWorkingDir: REPO_ROOT, logLevel: 'error' });
   await Promise.all(Object.entries(STATIC_FILES).map(([name, files]) => cp(join(REPO_ROOT, files.from), join(bundles, name, files.to), { recursive: true })));
 }
 
 function startHost(name: string, env: Record<string, string>): FunctionHost {
-  const child: ChildProcess = spawn(process.execPath, [join(bundles, HOST_BUNDLE), join(bundles, name, 'index.mjs'), name], {
+  const child: ChildProcess = spawn(process.execPath, [join(bundles, HOST.name, 'index.mjs'), join(bundles, name, 'index.mjs'), name], {
     env,
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
