@@ -1,8 +1,10 @@
 /**
  * What Lambda's SQS event source mapping and the sweeper's EventBridge rule do on AWS, locally:
  *
- * - each queue consumer long-polls its queue with as many pollers in parallel as its function's
- *   maximum concurrency on AWS (functions/catalogue.ts), hands each batch (up to its batch size) to the handler as a real SQSEvent, and then, like ReportBatchItemFailures,
+ * - each queue consumer long-polls its queue with up to as many pollers in parallel as its function's
+ *   maximum concurrency on AWS (functions/catalogue.ts), scaling out while batches come in and back
+ *   when its queue is empty, as the mapping's pollers do (startQueueConsumers); hands each batch
+ *   (up to its batch size) to the handler as a real SQSEvent, and then, like ReportBatchItemFailures,
  *   deletes the messages the handler did not list in `batchItemFailures`. A thrown error or an
  *   invalid response fails the whole batch. Failed messages are not touched: they become visible
  *   again when their visibility timeout ends, and the queue's redrive policy moves them to the
@@ -44,6 +46,11 @@ export interface ConsumerOptions {
   consumers: readonly ConsumerDefinition[];
   /** Parallel pollers of a queue whose consumer does not say (Lambda scales out per queue the same way). */
   pollersPerQueue?: number;
+  /**
+   * Pollers of each consumer that keep long-polling while its queue is empty (2 by default, fewer
+   * when the consumer has fewer); the rest start as batches come in (startQueueConsumers).
+   */
+  idlePollers?: number;
   /**
    * Long-poll wait, in seconds: 20 by default, as the event source mapping polls on AWS. fauxqs
    * answers a long poll as soon as a message is sent or becomes visible again, so a longer wait
@@ -163,13 +170,29 @@ async function withinTimeout(invocation: Promise<unknown>, timeoutMs: number): P
   }
 }
 
-export function startQueueConsumers(options: ConsumerOptions): Runner {
+/**
+ * Each consumer's pollers scale as the event source mapping's do: `idlePollers` long-poll while
+ * its queue is empty, each batch received starts one more poller up to the consumer's maximum
+ * (its function's maximum concurrency), and a poller whose receive comes back empty stops while
+ * more than `idlePollers` are left. Why not all of them all the time: fauxqs answers every waiting
+ * long poll of a queue when one message arrives, so the publish worker's 100 idle pollers asked
+ * again 99 times for nothing per message (docs/performance.md, "The test suite's own time").
+ */
+export interface ConsumersRunner extends Runner {
+  /** How many pollers of the named consumer are running now (0 for a name it does not have). */
+  pollers(name: string): number;
+}
+
+export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[consumers] ${message}`, error ?? ''));
   // One controller per poller, not one for all: every long poll in flight holds an abort listener
   // on its signal until it returns, so a shared signal carried one per poller (102 with the
   // catalogue's consumers) and Node warned of a listener leak (MaxListenersExceededWarning).
-  const controllers: AbortController[] = [];
+  const controllers = new Set<AbortController>();
+  const running = new Set<Promise<void>>();
+  let stopped = false;
   const pollers = options.pollersPerQueue ?? 4;
+  const idlePollers = options.idlePollers ?? 2;
   const wait = options.waitTimeSeconds ?? 20;
   const timeoutMs = options.functionTimeoutMs ?? 30_000;
   const pollersOf = (consumer: ConsumerDefinition): number => consumer.pollers ?? pollers;
@@ -181,10 +204,26 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
    */
   const clients = new Map(options.consumers.map((consumer) => [consumer, sqsClientFor(options.sqsEndpoint, { maxSockets: 2 * pollersOf(consumer) })]));
 
-  async function poll(consumer: ConsumerDefinition): Promise<void> {
-    const sqs = clients.get(consumer)!;
+  /** Pollers of each consumer now running. */
+  const live = new Map(options.consumers.map((consumer) => [consumer, 0]));
+
+  function startPoller(consumer: ConsumerDefinition): void {
+    if (stopped) return;
+    live.set(consumer, (live.get(consumer) ?? 0) + 1);
     const abort = new AbortController();
-    controllers.push(abort);
+    controllers.add(abort);
+    const poller = poll(consumer, abort).finally(() => {
+      live.set(consumer, (live.get(consumer) ?? 1) - 1);
+      controllers.delete(abort);
+      running.delete(poller);
+    });
+    running.add(poller);
+  }
+
+  async function poll(consumer: ConsumerDefinition, abort: AbortController): Promise<void> {
+    const sqs = clients.get(consumer)!;
+    const most = pollersOf(consumer);
+    const idle = Math.min(most, idlePollers);
     while (!abort.signal.aborted) {
       let messages: Message[];
       try {
@@ -205,7 +244,12 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
         await sleep(1000);
         continue;
       }
-      if (messages.length === 0) continue;
+      if (messages.length === 0) {
+        // Checked and left in one step (no await between), so two pollers cannot both leave the last idle places.
+        if ((live.get(consumer) ?? 0) > idle) return;
+        continue;
+      }
+      if ((live.get(consumer) ?? 0) < most) startPoller(consumer);
       let succeeded: string[] = [];
       const ids = messages.map((message) => message.MessageId ?? '');
       try {
@@ -230,13 +274,17 @@ export function startQueueConsumers(options: ConsumerOptions): Runner {
     }
   }
 
-  const running = options.consumers.flatMap((consumer) => Array.from({ length: pollersOf(consumer) }, () => poll(consumer)));
+  for (const consumer of options.consumers) {
+    for (let n = Math.min(pollersOf(consumer), idlePollers); n > 0; n -= 1) startPoller(consumer);
+  }
   let stopping: Promise<void> | undefined;
   return {
+    pollers: (name) => [...live].reduce((sum, [consumer, count]) => (consumer.name === name ? sum + count : sum), 0),
     stop: () => {
       stopping ??= (async () => {
+        stopped = true;
         for (const controller of controllers) controller.abort();
-        await Promise.allSettled(running);
+        await Promise.allSettled([...running]);
         for (const sqs of clients.values()) sqs.destroy();
       })();
       return stopping;

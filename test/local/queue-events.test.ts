@@ -6,9 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { sqsClientFor } from '../../local/messaging.js';
 import { startQueueConsumers, succeededMessageIds, toSqsEvent } from '../../local/queue-consumers.js';
+import { until } from '../support/queues.js';
 import { slowHandlerState } from './fixtures/slow-handler.js';
 
 let sqs: SQSClient;
@@ -136,8 +144,8 @@ describe('pollers of different consumers', () => {
     const otherUrl = (await sqs.send(new CreateQueueCommand({ QueueName: otherName }))).QueueUrl ?? '';
     const state = slowHandlerState();
     state.slowHandlerMs = 0;
-    // More long polls on an empty queue than the SDK's default of 50 connections per client, started
-    // first: on one shared client the other consumer's receive waited behind them for 20 s.
+    // More long polls on an empty queue than the SDK's default of 50 connections per client (all of
+    // them idle pollers, so they poll from the start), started first: on one shared client the other consumer's receive waited behind them for 20 s.
     const consumers = startQueueConsumers({
       sqsEndpoint: inject('localAws').sqsEndpoint,
       consumers: [
@@ -145,6 +153,7 @@ describe('pollers of different consumers', () => {
         { name: 'Other', entry: 'test/local/fixtures/slow-handler.ts', queueUrl: otherUrl, queueArn: queueArnOf(otherName), pollers: 1 },
       ],
       waitTimeSeconds: 20,
+      idlePollers: 60,
     });
     try {
       const body = `prompt-${randomBytes(4).toString('hex')}`;
@@ -160,5 +169,43 @@ describe('pollers of different consumers', () => {
       await sqs.send(new DeleteQueueCommand({ QueueUrl: busyUrl }));
       await sqs.send(new DeleteQueueCommand({ QueueUrl: otherUrl }));
     }
+  });
+});
+
+describe('pollers scale as the event source mapping scales them', () => {
+  it('an empty queue is polled by the idle pollers only; a burst scales them out to the maximum, never past it, and back once the queue is empty', async () => {
+    const name = `scaling-${randomBytes(4).toString('hex')}`;
+    const url = (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl ?? '';
+    const state = slowHandlerState();
+    state.slowHandlerMs = 300;
+    const consumers = startQueueConsumers({
+      sqsEndpoint: inject('localAws').sqsEndpoint,
+      consumers: [{ name: 'Scaling', entry: 'test/local/fixtures/slow-handler.ts', queueUrl: url, queueArn: queueArnOf(name), batchSize: 1, pollers: 5 }],
+      idlePollers: 2,
+      // Short polls, so the pollers left over after the burst find the queue empty soon.
+      waitTimeSeconds: 1,
+    });
+    try {
+      expect(consumers.pollers('Scaling')).toBe(2);
+      const bodies = Array.from({ length: 20 }, (_, n) => `burst-${name}-${n}`);
+      for (let start = 0; start < bodies.length; start += 10) {
+        await sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: url,
+            Entries: bodies.slice(start, start + 10).map((body, n) => ({ Id: String(n), MessageBody: body })),
+          }),
+        );
+      }
+      const handled = (): string[] => state.invocations.flat().filter((body) => body.startsWith(`burst-${name}-`));
+      await until('every message of the burst handled', () => handled().length >= bodies.length);
+      expect(new Set(handled())).toEqual(new Set(bodies));
+      // 20 messages of 300 ms each, one a batch: the pollers reach the maximum, and no more run.
+      expect(state.mostAtOnce.get(queueArnOf(name))).toBe(5);
+      await until('the pollers back to the idle ones', () => consumers.pollers('Scaling') === 2);
+    } finally {
+      await consumers.stop();
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+    }
+    expect(consumers.pollers('Scaling')).toBe(0);
   });
 });
