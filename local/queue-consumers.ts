@@ -172,7 +172,7 @@ async function withinTimeout(invocation: Promise<unknown>, timeoutMs: number): P
 
 /**
  * Each consumer's pollers scale as the event source mapping's do (it scales out while messages
- * keep coming and back to as few as two concurrent batches when traffic is low): `idlePollers`
+ * keep coming and back to a few concurrent batches when traffic is low): `idlePollers`
  * long-poll while its queue is empty, each batch received starts one more poller up to the
  * consumer's maximum (its function's maximum concurrency), and a poller whose receive comes back
  * empty stops while more than `idlePollers` are left. Why not all of them all the time: fauxqs answers every waiting
