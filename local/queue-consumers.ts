@@ -170,20 +170,20 @@ async function withinTimeout(invocation: Promise<unknown>, timeoutMs: number): P
   }
 }
 
-/**
- * Each consumer's pollers scale as the event source mapping's do (it scales out while messages
- * keep coming and back to a few concurrent batches when traffic is low): `idlePollers`
- * long-poll while its queue is empty, each batch received starts one more poller up to the
- * consumer's maximum (its function's maximum concurrency), and a poller whose receive comes back
- * empty stops while more than `idlePollers` are left. Why not all of them all the time: fauxqs answers every waiting
- * long poll of a queue when one message arrives, so the publish worker's 100 idle pollers asked
- * again 99 times for nothing per message (docs/performance.md, "The test suite's own time").
- */
 export interface ConsumersRunner extends Runner {
   /** How many pollers of the named consumer are running now (0 for a name it does not have). */
   pollers(name: string): number;
 }
 
+/**
+ * Each consumer's pollers scale as the event source mapping's do (it scales out while messages
+ * keep coming and back to a few concurrent batches when traffic is low): `idlePollers` long-poll
+ * while its queue is empty, each batch received starts one more poller up to the consumer's
+ * maximum (its function's maximum concurrency), and a poller whose receive comes back empty stops
+ * while more than `idlePollers` are left. Why not all of them all the time: fauxqs answers every
+ * waiting long poll of a queue when one message arrives, so the publish worker's 100 idle pollers
+ * asked again 99 times for nothing per message (docs/performance.md, "The test suite's own time").
+ */
 export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[consumers] ${message}`, error ?? ''));
   // One controller per poller, not one for all: every long poll in flight holds an abort listener
@@ -214,7 +214,6 @@ export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
     const abort = new AbortController();
     controllers.add(abort);
     const poller = poll(consumer, abort).finally(() => {
-      live.set(consumer, (live.get(consumer) ?? 1) - 1);
       controllers.delete(abort);
       running.delete(poller);
     });
@@ -225,53 +224,58 @@ export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
     const sqs = clients.get(consumer)!;
     const most = pollersOf(consumer);
     const idle = Math.min(most, idlePollers);
-    while (!abort.signal.aborted) {
-      let messages: Message[];
-      try {
-        const out = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: consumer.queueUrl,
-            MaxNumberOfMessages: consumer.batchSize ?? 10,
-            WaitTimeSeconds: wait,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        );
-        messages = out.Messages ?? [];
-      } catch (error) {
-        if (abort.signal.aborted) return;
-        log(`${consumer.name}: receive failed`, error);
-        await sleep(1000);
-        continue;
-      }
-      if (messages.length === 0) {
-        // Checked and left in one step (no await between), so two pollers cannot both leave the last idle places.
-        if ((live.get(consumer) ?? 0) > idle) return;
-        continue;
-      }
-      if ((live.get(consumer) ?? 0) < most) startPoller(consumer);
-      let succeeded: string[] = [];
-      const ids = messages.map((message) => message.MessageId ?? '');
-      try {
-        const handler = await loadHandler(consumer.entry);
-        const invocation = handler(toSqsEvent(messages, consumer.queueArn), lambdaContext(consumer.name, timeoutMs));
-        const result = await withinTimeout(invocation, timeoutMs);
-        if (result === TIMED_OUT) {
-          log(`${consumer.name} ran past its ${timeoutMs} ms timeout and was abandoned; the batch becomes visible again after the visibility timeout`);
-        } else {
-          succeeded = succeededMessageIds(result, ids);
+    // Counted out in the finally below, as it returns: in the same step as the check that lets it
+    // leave (no await between), so no other poller can still count it once it has decided to go.
+    try {
+      while (!abort.signal.aborted) {
+        let messages: Message[];
+        try {
+          const out = await sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: consumer.queueUrl,
+              MaxNumberOfMessages: consumer.batchSize ?? 10,
+              WaitTimeSeconds: wait,
+              MessageSystemAttributeNames: ['All'],
+              MessageAttributeNames: ['All'],
+            }),
+            { abortSignal: abort.signal },
+          );
+          messages = out.Messages ?? [];
+        } catch (error) {
+          if (abort.signal.aborted) return;
+          log(`${consumer.name}: receive failed`, error);
+          await sleep(1000);
+          continue;
         }
-      } catch (error) {
-        log(`${consumer.name} failed; the batch becomes visible again after the visibility timeout`, error);
+        if (messages.length === 0) {
+          if ((live.get(consumer) ?? 0) > idle) return;
+          continue;
+        }
+        if ((live.get(consumer) ?? 0) < most) startPoller(consumer);
+        let succeeded: string[] = [];
+        const ids = messages.map((message) => message.MessageId ?? '');
+        try {
+          const handler = await loadHandler(consumer.entry);
+          const invocation = handler(toSqsEvent(messages, consumer.queueArn), lambdaContext(consumer.name, timeoutMs));
+          const result = await withinTimeout(invocation, timeoutMs);
+          if (result === TIMED_OUT) {
+            log(`${consumer.name} ran past its ${timeoutMs} ms timeout and was abandoned; the batch becomes visible again after the visibility timeout`);
+          } else {
+            succeeded = succeededMessageIds(result, ids);
+          }
+        } catch (error) {
+          log(`${consumer.name} failed; the batch becomes visible again after the visibility timeout`, error);
+        }
+        const done = messages.filter((message) => succeeded.includes(message.MessageId ?? ''));
+        if (done.length === 0) continue;
+        try {
+          await deleteMessages(sqs, consumer.queueUrl, done);
+        } catch (error) {
+          log(`${consumer.name}: could not delete processed messages (they will be received again)`, error);
+        }
       }
-      const done = messages.filter((message) => succeeded.includes(message.MessageId ?? ''));
-      if (done.length === 0) continue;
-      try {
-        await deleteMessages(sqs, consumer.queueUrl, done);
-      } catch (error) {
-        log(`${consumer.name}: could not delete processed messages (they will be received again)`, error);
-      }
+    } finally {
+      live.set(consumer, (live.get(consumer) ?? 1) - 1);
     }
   }
 

@@ -202,6 +202,10 @@ describe('pollers scale as the event source mapping scales them', () => {
       // 20 messages of 300 ms each, one a batch: the pollers reach the maximum, and no more run.
       expect(state.mostAtOnce.get(queueArnOf(name))).toBe(5);
       await until('the pollers back to the idle ones', () => consumers.pollers('Scaling') === 2);
+      // And those still take what comes.
+      const later = `later-${name}`;
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: later }));
+      await until('the later message handled', () => state.invocations.some((bodies) => bodies.includes(later)));
     } finally {
       await consumers.stop();
       await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
