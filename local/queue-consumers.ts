@@ -186,11 +186,11 @@ export interface ConsumersRunner extends Runner {
  */
 export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(`[consumers] ${message}`, error ?? ''));
-  // One controller per poller, not one for all: every long poll in flight holds an abort listener
-  // on its signal until it returns, so a shared signal carried one per poller (102 with the
-  // catalogue's consumers) and Node warned of a listener leak (MaxListenersExceededWarning).
-  const controllers = new Set<AbortController>();
-  const running = new Set<Promise<void>>();
+  // Each running poller, by its own abort controller. One controller per poller, not one for all:
+  // every long poll in flight holds an abort listener on its signal until it returns, so a shared
+  // signal carried one per poller (102 with the catalogue's consumers) and Node warned of a
+  // listener leak (MaxListenersExceededWarning).
+  const running = new Map<AbortController, Promise<void>>();
   let stopped = false;
   const pollers = options.pollersPerQueue ?? 4;
   const idlePollers = options.idlePollers ?? 2;
@@ -207,17 +207,13 @@ export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
 
   /** Pollers of each consumer now running. */
   const live = new Map(options.consumers.map((consumer) => [consumer, 0]));
+  const liveOf = (consumer: ConsumerDefinition): number => live.get(consumer) ?? 0;
 
   function startPoller(consumer: ConsumerDefinition): void {
     if (stopped) return;
-    live.set(consumer, (live.get(consumer) ?? 0) + 1);
+    live.set(consumer, liveOf(consumer) + 1);
     const abort = new AbortController();
-    controllers.add(abort);
-    const poller = poll(consumer, abort).finally(() => {
-      controllers.delete(abort);
-      running.delete(poller);
-    });
-    running.add(poller);
+    running.set(abort, poll(consumer, abort).finally(() => running.delete(abort)));
   }
 
   async function poll(consumer: ConsumerDefinition, abort: AbortController): Promise<void> {
@@ -248,10 +244,10 @@ export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
           continue;
         }
         if (messages.length === 0) {
-          if ((live.get(consumer) ?? 0) > idle) return;
+          if (liveOf(consumer) > idle) return;
           continue;
         }
-        if ((live.get(consumer) ?? 0) < most) startPoller(consumer);
+        if (liveOf(consumer) < most) startPoller(consumer);
         let succeeded: string[] = [];
         const ids = messages.map((message) => message.MessageId ?? '');
         try {
@@ -275,7 +271,7 @@ export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
         }
       }
     } finally {
-      live.set(consumer, (live.get(consumer) ?? 1) - 1);
+      live.set(consumer, liveOf(consumer) - 1);
     }
   }
 
@@ -284,12 +280,12 @@ export function startQueueConsumers(options: ConsumerOptions): ConsumersRunner {
   }
   let stopping: Promise<void> | undefined;
   return {
-    pollers: (name) => [...live].reduce((sum, [consumer, count]) => (consumer.name === name ? sum + count : sum), 0),
+    pollers: (name) => options.consumers.reduce((sum, consumer) => (consumer.name === name ? sum + liveOf(consumer) : sum), 0),
     stop: () => {
       stopping ??= (async () => {
         stopped = true;
-        for (const controller of controllers) controller.abort();
-        await Promise.allSettled([...running]);
+        for (const controller of running.keys()) controller.abort();
+        await Promise.allSettled([...running.values()]);
         for (const sqs of clients.values()) sqs.destroy();
       })();
       return stopping;

@@ -145,7 +145,8 @@ describe('pollers of different consumers', () => {
     const state = slowHandlerState();
     state.slowHandlerMs = 0;
     // More long polls on an empty queue than the SDK's default of 50 connections per client (all of
-    // them idle pollers, so they poll from the start), started first: on one shared client the other consumer's receive waited behind them for 20 s.
+    // them idle pollers, so they poll from the start), started first: on one shared client the
+    // other consumer's receive waited behind them for 20 s.
     const consumers = startQueueConsumers({
       sqsEndpoint: inject('localAws').sqsEndpoint,
       consumers: [
@@ -205,7 +206,7 @@ describe('pollers scale as the event source mapping scales them', () => {
       // And those still take what comes.
       const later = `later-${name}`;
       await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: later }));
-      await until('the later message handled', () => state.invocations.some((bodies) => bodies.includes(later)));
+      await until('the later message handled', () => state.invocations.some((batch) => batch.includes(later)));
     } finally {
       await consumers.stop();
       await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
